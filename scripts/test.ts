@@ -1,0 +1,87 @@
+// `npm test`: typecheck, lint, then every Vitest suite (the server's twice when TEST_DATABASE_URL
+// names a real PostgreSQL server), then the end-to-end suite in Chromium. Ends with the totals.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureWebBuild, ROOT } from "./web-build.ts";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const vitest = join(ROOT, "node_modules/vitest/vitest.mjs");
+const reports = mkdtempSync(join(tmpdir(), "keepsake-test-"));
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures: string[] = [];
+
+function run(label: string, cmd: string, args: string[], env: Record<string, string> = {}) {
+  console.log(`\n▶ ${label}`);
+  const started = Date.now();
+  const result = spawnSync(cmd, args, {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, ...env },
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (result.status !== 0) failures.push(`${label} (exit ${result.status ?? result.signal})`);
+  console.log(`${result.status === 0 ? "✔" : "✘"} ${label} (${seconds}s)`);
+  return result.status === 0;
+}
+
+function suite(label: string, root: string, env: Record<string, string> = {}) {
+  if (!existsSync(join(ROOT, root, "vitest.config.ts"))) return;
+  const out = join(reports, `${label.replace(/\W+/g, "-")}.json`);
+  run(
+    label,
+    process.execPath,
+    [
+      vitest,
+      "run",
+      "--root",
+      root,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${out}`,
+    ],
+    env,
+  );
+  if (!existsSync(out)) {
+    failures.push(`${label}: no report`);
+    return;
+  }
+  const r = JSON.parse(readFileSync(out, "utf8"));
+  totals.passed += r.numPassedTests;
+  totals.failed += r.numFailedTests;
+  totals.skipped += r.numPendingTests + r.numTodoTests;
+  if (r.numTotalTests === 0) failures.push(`${label}: ran no test`);
+}
+
+const only = process.argv[2];
+const want = (name: string) => !only || only === name;
+
+if (want("static")) {
+  run("typecheck", npm, ["run", "--silent", "typecheck"]);
+  run("lint", npm, ["run", "--silent", "lint"]);
+}
+if (want("unit")) {
+  suite("contracts", "packages/contracts");
+  suite("web", "apps/web");
+  suite("sandbox", "sandbox");
+  suite("server (embedded PGlite)", "apps/server", { TEST_DATABASE_URL: "" });
+  if (process.env.TEST_DATABASE_URL) {
+    suite("server (PostgreSQL server)", "apps/server", {
+      TEST_DATABASE_URL: process.env.TEST_DATABASE_URL,
+    });
+  } else {
+    console.log("\n(TEST_DATABASE_URL is not set: the server suites ran on embedded PGlite only)");
+  }
+}
+if (want("e2e")) {
+  console.log("\n▶ build the web app for end-to-end tests");
+  ensureWebBuild({ force: !!process.env.CI });
+  suite("end-to-end (Chromium)", "e2e");
+}
+
+rmSync(reports, { recursive: true, force: true });
+console.log("");
+for (const f of failures) console.log(`✘ ${f}`);
+console.log(`Tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exitCode = failures.length > 0 || totals.failed > 0 ? 1 : 0;
