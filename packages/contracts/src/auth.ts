@@ -1,0 +1,104 @@
+import { z } from "zod";
+
+/** SPEC §5 validation messages, shared by the server and the forms. */
+export const messages = {
+  fullNameRequired: "Full name is required",
+  fullNameShort: "Full name must be at least 2 characters",
+  emailRequired: "Email is required",
+  emailInvalid: "Invalid email address",
+  passwordRequired: "Password is required",
+  passwordShortLogin: "Password must be at least 6 characters",
+  passwordShortRegister: "Password must be at least 8 characters",
+  passwordWeak:
+    "Password must contain at least one uppercase letter, one lowercase letter, and one number",
+  confirmRequired: "Please confirm your password",
+  passwordsDiffer: "Passwords do not match",
+} as const;
+
+/** The "standard e-mail pattern" of SPEC §5. */
+export const EMAIL_PATTERN = /^[A-Z0-9._%+-]+@[A-Z0-9.-]+\.[A-Z]{2,}$/i;
+
+const email = z
+  .string({ error: messages.emailRequired })
+  .trim()
+  .min(1, messages.emailRequired)
+  .regex(EMAIL_PATTERN, messages.emailInvalid);
+
+export const loginRequest = z.object({
+  email,
+  password: z
+    .string({ error: messages.passwordRequired })
+    .min(1, messages.passwordRequired)
+    .min(6, messages.passwordShortLogin),
+});
+export type LoginRequest = z.infer<typeof loginRequest>;
+
+const registerPassword = z
+  .string({ error: messages.passwordRequired })
+  .min(1, messages.passwordRequired)
+  .min(8, messages.passwordShortRegister)
+  .regex(/^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)/, messages.passwordWeak);
+
+const fullName = z
+  .string({ error: messages.fullNameRequired })
+  .trim()
+  .min(1, messages.fullNameRequired)
+  .min(2, messages.fullNameShort)
+  .max(200, "Full name must be at most 200 characters");
+
+export const registerRequest = z.object({
+  full_name: fullName,
+  email,
+  password: registerPassword,
+});
+export type RegisterRequest = z.infer<typeof registerRequest>;
+
+/** The register form: the API payload plus the confirmation field, which is never sent. */
+export const registerForm = registerRequest
+  .extend({
+    confirm_password: z
+      .string({ error: messages.confirmRequired })
+      .min(1, messages.confirmRequired),
+  })
+  .refine((v) => v.password === v.confirm_password, {
+    message: messages.passwordsDiffer,
+    path: ["confirm_password"],
+  });
+export type RegisterForm = z.infer<typeof registerForm>;
+
+export const profileUpdateRequest = z.object({ full_name: fullName });
+export type ProfileUpdateRequest = z.infer<typeof profileUpdateRequest>;
+
+export const tokenResponse = z.object({
+  access_token: z.string(),
+  token_type: z.literal("bearer"),
+});
+export type TokenResponse = z.infer<typeof tokenResponse>;
+
+export const subscriptionTier = z.enum(["free", "premium", "pro", "agency"]);
+export type SubscriptionTier = z.infer<typeof subscriptionTier>;
+
+/** An Instagram account as embedded in the profile (SPEC §3 `social_accounts`). */
+export const socialAccountSummary = z.object({
+  id: z.string(),
+  username: z.string(),
+  display_name: z.string().nullable(),
+  profile_picture_url: z.string().nullable(),
+});
+
+/** SPEC §3 User. */
+export const user = z.object({
+  id: z.string(),
+  email: z.string(),
+  full_name: z.string().nullable(),
+  is_admin: z.boolean(),
+  is_active: z.boolean(),
+  subscription_tier: subscriptionTier,
+  token_expires_at: z.string().nullable(),
+  created_at: z.string(),
+  social_accounts: z.array(socialAccountSummary),
+});
+export type User = z.infer<typeof user>;
+
+export const errorResponse = z.object({ detail: z.string() });
+export type ErrorResponse = z.infer<typeof errorResponse>;

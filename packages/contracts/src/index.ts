@@ -1,0 +1,3 @@
+export * from "./auth.ts";
+export * from "./connections.ts";
+export * from "./sync.ts";

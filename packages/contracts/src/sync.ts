@@ -1,0 +1,193 @@
+import { z } from "zod";
+
+/** Post limits per tier (SPEC §9); null means unlimited. */
+export const POST_LIMITS = { free: 100, premium: 5000, pro: null, agency: null } as const;
+
+/** Tiers whose accounts are synced automatically every 10 minutes (SPEC §1, §9). */
+export const AUTO_SYNC_TIERS = ["premium", "pro", "agency"] as const;
+export const SYNC_INTERVAL_MINUTES = 10;
+
+/** Messages shared by the server and the screens (SPEC §5, §8, and the backup engine). */
+export const syncMessages = {
+  instagramNotConnected: "Please connect your Instagram account first",
+  googleNotConnected: "Please connect your Google Drive account first",
+  driveFull: "Your Google Drive is full. Free up space or buy more storage, then retry.",
+  /** Drive found the file already uploaded (by its appProperties); hidden in the Backups table. */
+  skippedDuplicate: "skipped duplicate",
+  mediaWithheld:
+    "Instagram does not provide this media for download (for example a reel with licensed music), so it cannot be backed up.",
+  instagramReconnect: (username: string) =>
+    `Instagram access for @${username} expired or was revoked. Reconnect the account in Settings to resume backups.`,
+  googleReconnect:
+    "Google Drive access was revoked or expired. Reconnect Google Drive in Settings to resume backups.",
+  postLimit: (limit: number, tier: string) =>
+    `Your ${tier} plan backs up the newest ${limit.toLocaleString("en-US")} posts. Upgrade to back up this post.`,
+  syncFailed: "Sync failed - please check your connections and try again",
+  syncStarted: "Sync started",
+  syncAlreadyRunning: "A sync is already running",
+  retryStarted: "Backup retry started",
+  backupNotFound: "Backup not found",
+  postNotFound: "Post not found",
+  accountNotFound: "Instagram account not found",
+} as const;
+
+/** An empty query value is the same as an absent one (SPEC §3 "Filters"). */
+const optionalQuery = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === "" || v === null ? undefined : v), schema.optional());
+
+const accountId = z.uuid({ error: "account_id must be an account id" });
+
+export const syncJobType = z.enum(["scheduled_sync", "manual"]);
+export type SyncJobType = z.infer<typeof syncJobType>;
+
+export const syncJobStatus = z.enum(["running", "completed", "failed", "cancelled"]);
+export type SyncJobStatus = z.infer<typeof syncJobStatus>;
+
+export const backupStatus = z.enum(["pending", "processing", "completed", "failed"]);
+export type BackupStatus = z.infer<typeof backupStatus>;
+
+/** SPEC §3 "Sync job", plus the account it syncs. */
+export const syncJob = z.object({
+  id: z.string(),
+  account_id: z.string().nullable(),
+  job_type: syncJobType,
+  status: syncJobStatus,
+  posts_processed: z.number().int(),
+  posts_total: z.number().int(),
+  error_message: z.string().nullable(),
+  started_at: z.string(),
+  completed_at: z.string().nullable(),
+});
+export type SyncJob = z.infer<typeof syncJob>;
+
+/** Post media type as the API shows it; the `media_type` filter uses the same words. */
+export const postMediaType = z.enum(["image", "video", "carousel"]);
+export type PostMediaType = z.infer<typeof postMediaType>;
+
+export const postProductType = z.enum(["feed", "reels", "story", "ad"]);
+export type PostProductType = z.infer<typeof postProductType>;
+
+/** SPEC §3 Post, plus where it comes from and why it is not backed up. */
+export const post = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  instagram_id: z.string(),
+  media_type: postMediaType,
+  media_product_type: postProductType.nullable(),
+  media_url: z.string().nullable(),
+  thumbnail_url: z.string().nullable(),
+  permalink: z.string().nullable(),
+  caption: z.string().nullable(),
+  timestamp: z.string(),
+  like_count: z.number().int().nullable(),
+  comments_count: z.number().int().nullable(),
+  children_count: z.number().int(),
+  /** Status of the post's backup; null when no backup exists (e.g. beyond the plan's limit). */
+  backup_status: backupStatus.nullable(),
+  is_backed_up: z.boolean(),
+  /** Why the post is not backed up (plan limit, media withheld …); null otherwise. */
+  not_backed_up_reason: z.string().nullable(),
+});
+export type Post = z.infer<typeof post>;
+
+/** SPEC §3 "Posts response". */
+export const postsResponse = z.object({ posts: z.array(post), total: z.number().int() });
+export type PostsResponse = z.infer<typeof postsResponse>;
+
+/** SPEC §3 Backup, with the embedded post and a link that opens the file in Drive. */
+export const backup = z.object({
+  id: z.string(),
+  status: backupStatus,
+  error_message: z.string().nullable(),
+  backup_size_bytes: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  completed_at: z.string().nullable(),
+  attempts: z.number().int(),
+  google_drive_file_id: z.string().nullable(),
+  /** Opens the backed-up file in Drive (the sandbox's drive page in sandbox mode). */
+  google_drive_url: z.string().nullable(),
+  /** Keepsake's post id (`instagram_post.id`); the retry path takes this id. */
+  instagram_post_id: z.string(),
+  account_id: z.string(),
+  instagram_post: post,
+});
+export type Backup = z.infer<typeof backup>;
+
+export const backupsResponse = z.array(backup);
+export type BackupsResponse = z.infer<typeof backupsResponse>;
+
+/** SPEC §3 "Dashboard stats". */
+export const dashboardStats = z.object({
+  total_posts: z.number().int(),
+  backed_up_posts: z.number().int(),
+  pending_backups: z.number().int(),
+  /** Bytes. */
+  total_storage_used: z.number().int(),
+  /** Minutes until the next automatic sync; null for free users (manual only). */
+  next_sync_in: z.number().int().nullable(),
+  last_sync: z.string().nullable(),
+});
+export type DashboardStats = z.infer<typeof dashboardStats>;
+
+/** SPEC §3 "Sync status": the caller's running job (else the latest), or null. */
+export const syncStatus = z.object({
+  is_syncing: z.boolean(),
+  sync_job: syncJob.nullable(),
+});
+export type SyncStatus = z.infer<typeof syncStatus>;
+
+/** SPEC §3 "New-posts check". */
+export const newPostsCheck = z.object({
+  has_new_posts: z.boolean(),
+  new_posts_count: z.number().int(),
+  unbacked_posts_count: z.number().int(),
+  upgrade_message: z.string().nullable(),
+});
+export type NewPostsCheck = z.infer<typeof newPostsCheck>;
+
+/** SPEC §3 "Sync start payload". Without account_id every connected account is synced. */
+export const startSyncRequest = z
+  .object({ account_id: optionalQuery(accountId) })
+  .default({ account_id: undefined });
+export type StartSyncRequest = z.infer<typeof startSyncRequest>;
+
+/**
+ * Answer of `POST /api/sync/start` and `POST /api/sync/refresh-instagram-posts`.
+ * `sync_job` is the first of `sync_jobs`; when a sync was already running for an account,
+ * its running job is returned instead of a new one and `already_running` is true.
+ */
+export const startSyncResponse = z.object({
+  message: z.string(),
+  already_running: z.boolean(),
+  sync_job: syncJob,
+  sync_jobs: z.array(syncJob),
+});
+export type StartSyncResponse = z.infer<typeof startSyncResponse>;
+
+export const retryBackupResponse = z.object({ message: z.string(), backup });
+export type RetryBackupResponse = z.infer<typeof retryBackupResponse>;
+
+export const syncJobsQuery = z.object({
+  limit: optionalQuery(z.coerce.number().int().min(1).max(100)).transform((v) => v ?? 10),
+});
+export type SyncJobsQuery = z.infer<typeof syncJobsQuery>;
+
+export const postsQuery = z.object({
+  limit: optionalQuery(z.coerce.number().int().min(1).max(200)).transform((v) => v ?? 36),
+  offset: optionalQuery(z.coerce.number().int().min(0)).transform((v) => v ?? 0),
+  media_type: optionalQuery(postMediaType),
+  search: optionalQuery(z.string().trim().max(200)),
+  account_id: optionalQuery(accountId),
+});
+export type PostsQuery = z.input<typeof postsQuery>;
+export type PostsQueryParsed = z.infer<typeof postsQuery>;
+
+/** `status_filter` "all" (or absent) lists every status. */
+export const backupsQuery = z.object({
+  status_filter: optionalQuery(z.enum(["all", ...backupStatus.options])),
+  account_id: optionalQuery(accountId),
+  limit: optionalQuery(z.coerce.number().int().min(1).max(1000)).transform((v) => v ?? 500),
+});
+export type BackupsQuery = z.input<typeof backupsQuery>;
+export type BackupsQueryParsed = z.infer<typeof backupsQuery>;
