@@ -1,0 +1,307 @@
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Clock } from "./clock.ts";
+import type { SandboxState, Store } from "./state.ts";
+import { randomId, sleep } from "./util.ts";
+
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  publicUrl?: string;
+  stripeWebhookUrl?: string;
+  demoTimer?: boolean;
+  /** Demo timer period; default 120 s. */
+  demoTimerSeconds?: number;
+  largeVideoBytes?: number;
+  /** Log requests (pino) — off by default. */
+  logger?: boolean;
+}
+
+export interface FaultRule {
+  endpoint: string;
+  remaining: number;
+  error: string;
+  retryAfter?: number;
+  message?: string;
+}
+
+export interface CutRule {
+  afterBytes: number;
+  remaining: number;
+  uploadId?: string;
+}
+
+export interface UsageOverride {
+  appCallCount?: number;
+  bucCallCount?: number;
+  regainMinutes?: number;
+}
+
+export type Family = "graph" | "cdn" | "google" | "drive" | "stripe" | "page" | "control";
+
+export function familyOf(endpoint: string): Family {
+  if (endpoint.startsWith("ig.") || endpoint.startsWith("fb.")) return "graph";
+  if (endpoint.startsWith("cdn")) return "cdn";
+  if (endpoint.startsWith("google.")) return "google";
+  if (endpoint.startsWith("drive.")) return "drive";
+  if (endpoint.startsWith("stripe.")) return "stripe";
+  if (endpoint.startsWith("control")) return "control";
+  return "page";
+}
+
+const GRAPH_MESSAGES: Record<number, string> = {
+  1: "An unknown error has occurred.",
+  2: "An unexpected error has occurred. Please retry your request later.",
+  4: "(#4) Application request limit reached",
+  10: "(#10) Application does not have permission for this action",
+  17: "(#17) User request limit reached",
+  32: "(#32) Page request limit reached",
+  190: "Error validating access token: Session has expired.",
+  200: "(#200) Permissions error",
+  613: "(#613) Calls to this api have exceeded the rate limit.",
+  80002:
+    "(#80002) There have been too many calls to this Instagram account. Wait a bit and try again.",
+};
+
+export function fbtraceId(): string {
+  return randomId(9).replace(/[-_]/g, "A");
+}
+
+export function sendGraphError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  extra: { type?: string; subcode?: number; transient?: boolean } = {},
+): FastifyReply {
+  const error: Record<string, unknown> = { message, type: extra.type ?? "OAuthException", code };
+  if (extra.subcode !== undefined) error.error_subcode = extra.subcode;
+  if (extra.transient) error.is_transient = true;
+  error.fbtrace_id = fbtraceId();
+  return reply.code(status).header("www-authenticate", 'OAuth "Facebook Platform"').send({ error });
+}
+
+export function sendDriveError(
+  reply: FastifyReply,
+  status: number,
+  reason: string,
+  message: string,
+  extra: Record<string, string> = {},
+): FastifyReply {
+  const domain =
+    reason.endsWith("RateLimitExceeded") || reason === "rateLimitExceeded"
+      ? "usageLimits"
+      : "global";
+  return reply.code(status).send({
+    error: { code: status, message, errors: [{ message, domain, reason, ...extra }] },
+  });
+}
+
+export function sendStripeError(
+  reply: FastifyReply,
+  status: number,
+  type: string,
+  message: string,
+  extra: { param?: string; code?: string } = {},
+): FastifyReply {
+  return reply
+    .code(status)
+    .header("request-id", `req_${randomId(10)}`)
+    .send({ error: { type, message, ...extra } });
+}
+
+export class Ctx {
+  readonly clock = new Clock();
+  readonly faults: FaultRule[] = [];
+  readonly cuts: CutRule[] = [];
+  latency: { all: number; endpoints: Record<string, number> } = { all: 0, endpoints: {} };
+  calls: Record<string, number> = {};
+  usage: UsageOverride = {};
+  bucBudgetPerDay = 4800;
+  appBudgetPerHour = 2000;
+  graphCalls: { at: number; account: string }[] = [];
+  cdnGeneration = 0;
+  cdnTtlSeconds = 3 * 86_400;
+  igTokenShape: "wrapped" | "flat" = "wrapped";
+  webhookRetryBaseMs = 1000;
+  webhookMaxAttempts = 6;
+  readonly blobDir: string;
+  readonly largeVideoBytes: number;
+  readonly cdnSecret: string;
+
+  readonly store: Store;
+  readonly options: SandboxOptions;
+
+  constructor(store: Store, options: SandboxOptions) {
+    this.store = store;
+    this.options = options;
+    this.blobDir = options.dataDir
+      ? join(options.dataDir, "drive")
+      : mkdtempSync(join(tmpdir(), "keepsake-sandbox-drive-"));
+    mkdirSync(this.blobDir, { recursive: true });
+    this.largeVideoBytes = options.largeVideoBytes ?? 300 * 1024 * 1024;
+    this.cdnSecret = "sandbox-cdn-signing-key";
+    this.clock.offsetMs = store.state.clockOffsetMs;
+  }
+
+  get state(): SandboxState {
+    return this.store.state;
+  }
+
+  changed(): void {
+    this.state.clockOffsetMs = this.clock.offsetMs;
+    this.store.changed();
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  baseUrl(req: FastifyRequest): string {
+    if (this.options.publicUrl) return this.options.publicUrl.replace(/\/$/, "");
+    return `${req.protocol}://${req.headers.host ?? "127.0.0.1"}`;
+  }
+
+  /** Set by the server assembly: reseeds state and clears runtime controls. */
+  resetHooks: (() => void | Promise<void>)[] = [];
+  stopHooks: (() => void)[] = [];
+
+  async reset(): Promise<void> {
+    this.resetRuntime();
+    for (const hook of this.resetHooks) await hook();
+  }
+
+  stop(): void {
+    for (const hook of this.stopHooks) hook();
+  }
+
+  resetRuntime(): void {
+    this.faults.length = 0;
+    this.cuts.length = 0;
+    this.latency = { all: 0, endpoints: {} };
+    this.calls = {};
+    this.usage = {};
+    this.bucBudgetPerDay = 4800;
+    this.appBudgetPerHour = 2000;
+    this.graphCalls = [];
+    this.cdnGeneration = 0;
+    this.cdnTtlSeconds = 3 * 86_400;
+    this.igTokenShape = "wrapped";
+    this.webhookRetryBaseMs = 1000;
+    this.webhookMaxAttempts = 6;
+    this.clock.offsetMs = 0;
+  }
+
+  /**
+   * Every emulated endpoint starts here: counts the call, applies latency and injected faults.
+   * Returns false when a fault answer was sent (the handler must stop).
+   */
+  async enter(req: FastifyRequest, reply: FastifyReply, endpoint: string): Promise<boolean> {
+    this.calls[endpoint] = (this.calls[endpoint] ?? 0) + 1;
+    const delay = this.latency.endpoints[endpoint] ?? this.latency.all;
+    if (delay > 0) await sleep(delay);
+    const rule = this.faults.find((f) => f.remaining > 0 && matches(f.endpoint, endpoint));
+    if (!rule) return true;
+    rule.remaining--;
+    if (rule.remaining <= 0) this.faults.splice(this.faults.indexOf(rule), 1);
+    this.sendFault(req, reply, endpoint, rule);
+    return false;
+  }
+
+  private sendFault(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    endpoint: string,
+    rule: FaultRule,
+  ): void {
+    if (rule.retryAfter !== undefined) reply.header("retry-after", String(rule.retryAfter));
+    const [kind = "http", arg = "500"] = rule.error.split(":");
+    const family = familyOf(endpoint);
+    if (kind === "reset") {
+      req.raw.socket.destroy();
+      reply.hijack();
+      return;
+    }
+    if (kind === "graph") {
+      const code = Number(arg);
+      const throttle = [4, 17, 32, 613, 80002].includes(code);
+      const status = throttle ? 403 : code === 190 ? 400 : code <= 2 ? 500 : 400;
+      sendGraphError(
+        reply,
+        status,
+        code,
+        rule.message ?? GRAPH_MESSAGES[code] ?? `(#${code}) Error`,
+        {
+          type: code === 80002 ? "IGApiException" : "OAuthException",
+          subcode: code === 190 ? 463 : undefined,
+          transient: code <= 2 ? true : undefined,
+        },
+      );
+      return;
+    }
+    if (kind === "drive") {
+      const reasons: Record<string, [number, string]> = {
+        rateLimitExceeded: [403, "Rate Limit Exceeded"],
+        userRateLimitExceeded: [403, "User Rate Limit Exceeded"],
+        storageQuotaExceeded: [403, "The user's Drive storage quota has been exceeded."],
+        backendError: [500, "Internal Error"],
+        notFound: [404, "File not found."],
+        authError: [401, "Invalid Credentials"],
+      };
+      const [status, message] = reasons[arg] ?? [400, arg];
+      sendDriveError(reply, status, arg, rule.message ?? message);
+      return;
+    }
+    if (kind === "stripe") {
+      if (arg === "rate_limit") {
+        sendStripeError(
+          reply,
+          429,
+          "invalid_request_error",
+          "Too many requests made to the API too quickly",
+          {
+            code: "rate_limit",
+          },
+        );
+      } else if (arg === "card_declined") {
+        sendStripeError(reply, 402, "card_error", "Your card was declined.", {
+          code: "card_declined",
+        });
+      } else {
+        sendStripeError(reply, 500, "api_error", rule.message ?? "An unknown error occurred");
+      }
+      return;
+    }
+    if (kind === "google") {
+      const status = arg === "invalid_client" ? 401 : arg === "temporarily_unavailable" ? 503 : 400;
+      reply.code(status).send({ error: arg, error_description: rule.message ?? "Bad Request" });
+      return;
+    }
+    // Generic HTTP status rendered in the family's shape.
+    const status = Number(arg) || 500;
+    if (family === "graph") {
+      sendGraphError(reply, status, 2, GRAPH_MESSAGES[2]!, { transient: true });
+    } else if (family === "drive") {
+      if (status === 429)
+        sendDriveError(reply, 429, "rateLimitExceeded", rule.message ?? "Rate Limit Exceeded");
+      else sendDriveError(reply, status, "backendError", rule.message ?? "Internal Error");
+    } else if (family === "stripe") {
+      sendStripeError(reply, status, "api_error", rule.message ?? "An unknown error occurred");
+    } else if (family === "google") {
+      reply.code(status).send({ error: "internal_failure", error_description: "Backend Error" });
+    } else {
+      reply
+        .code(status)
+        .type("text/plain")
+        .send(rule.message ?? "Service Unavailable");
+    }
+  }
+}
+
+function matches(pattern: string, endpoint: string): boolean {
+  if (pattern === "*" || pattern === endpoint) return true;
+  return pattern.endsWith("*") && endpoint.startsWith(pattern.slice(0, -1));
+}

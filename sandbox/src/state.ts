@@ -1,0 +1,237 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export type AccountType = "BUSINESS" | "MEDIA_CREATOR" | "PERSONAL";
+export type MediaType = "IMAGE" | "VIDEO" | "CAROUSEL_ALBUM";
+export type ProductType = "FEED" | "REELS" | "STORY" | "AD";
+
+export interface ImageAsset {
+  kind: "image";
+  width: number;
+  height: number;
+  seed: number;
+}
+export interface VideoAsset {
+  kind: "video";
+  width: number;
+  height: number;
+  /** Exact file size; 0 means "the configured large video size". */
+  bytes: number;
+  seed: number;
+}
+export type Asset = ImageAsset | VideoAsset;
+
+export interface IgAccount {
+  /** App-scoped id (what the token response calls user_id). */
+  id: string;
+  /** Instagram professional account id (ig-user-id, `user_id` in /me). */
+  userId: string;
+  username: string;
+  name: string;
+  accountType: AccountType;
+  biography: string;
+  website: string;
+  followersCount: number;
+  followsCount: number;
+  avatar: ImageAsset;
+  /** Pagination slots, in API order (pinned first, then newest first). Ghost slots are never returned. */
+  media: string[];
+  stories: string[];
+}
+
+export interface IgMedia {
+  id: string;
+  ownerId: string;
+  mediaType: MediaType;
+  productType?: ProductType;
+  caption?: string;
+  timestamp: number;
+  likeCount?: number;
+  commentsCount: number;
+  shortcode: string;
+  asset?: Asset;
+  thumbnail?: ImageAsset;
+  children?: string[];
+  /** media_url withheld (copyrighted audio). */
+  withheld?: boolean;
+  /** Occupies a pagination slot but is filtered out of every answer. */
+  ghost?: boolean;
+  pinned?: boolean;
+  parentId?: string;
+}
+
+export interface FbPage {
+  id: string;
+  name: string;
+  category: string;
+  /** ig-user-id of the linked professional account. */
+  instagramUserId?: string;
+}
+export interface FbUser {
+  id: string;
+  name: string;
+  email: string;
+  pages: FbPage[];
+}
+
+export interface GoogleUser {
+  sub: string;
+  email: string;
+  name: string;
+  givenName: string;
+  familyName: string;
+  rootId: string;
+  quotaLimit: number;
+  /** Extra bytes counted as used (the "fill quota" control). */
+  quotaFill: number;
+}
+
+export type TokenProvider = "instagram" | "facebook" | "google";
+export type TokenKind = "short" | "long" | "page" | "access" | "refresh";
+export interface TokenRecord {
+  token: string;
+  provider: TokenProvider;
+  kind: TokenKind;
+  /** IG account id, FB user id or Google sub. */
+  subject: string;
+  clientId: string;
+  scopes: string[];
+  issuedAt: number;
+  expiresAt: number | null;
+  revoked?: { subcode: number; message: string };
+  /** Google: the refresh token that minted this access token. */
+  parent?: string;
+  pageId?: string;
+  /** Google refresh tokens die after six months without use. */
+  lastUsedAt?: number;
+}
+
+export interface AuthCode {
+  code: string;
+  provider: TokenProvider;
+  subject: string;
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  issuedAt: number;
+  expiresAt: number;
+  used: boolean;
+  offline?: boolean;
+}
+
+export interface DriveFile {
+  id: string;
+  ownerSub: string;
+  appClientId: string;
+  name: string;
+  mimeType: string;
+  parents: string[];
+  size?: number;
+  md5?: string;
+  appProperties: Record<string, string>;
+  properties: Record<string, string>;
+  description?: string;
+  createdTime: number;
+  modifiedTime: number;
+  trashed: boolean;
+}
+
+export interface UploadSession {
+  id: string;
+  ownerSub: string;
+  appClientId: string;
+  metadata: Record<string, unknown>;
+  contentType?: string;
+  total?: number;
+  received: number;
+  createdAt: number;
+  expiresAt: number;
+  fileId?: string;
+}
+
+export interface StripeObject {
+  id: string;
+  object: string;
+  [key: string]: unknown;
+}
+
+export interface WebhookDelivery {
+  at: number;
+  status: number | null;
+  error?: string;
+}
+export interface StripeEventRecord {
+  event: StripeObject;
+  deliveries: WebhookDelivery[];
+  delivered: boolean;
+}
+
+export interface SandboxState {
+  version: 1;
+  seq: number;
+  igAccounts: Record<string, IgAccount>;
+  media: Record<string, IgMedia>;
+  fbUsers: Record<string, FbUser>;
+  googleUsers: Record<string, GoogleUser>;
+  tokens: Record<string, TokenRecord>;
+  codes: Record<string, AuthCode>;
+  /** Google scopes granted per `${sub}|${clientId}`. */
+  googleGrants: Record<string, string[]>;
+  driveFiles: Record<string, DriveFile>;
+  uploads: Record<string, UploadSession>;
+  stripe: {
+    customers: Record<string, StripeObject>;
+    subscriptions: Record<string, StripeObject>;
+    checkoutSessions: Record<string, StripeObject>;
+    portalSessions: Record<string, StripeObject>;
+    invoices: Record<string, StripeObject>;
+    events: StripeEventRecord[];
+    webhookUrl?: string;
+  };
+  /** RSA key (PKCS8/SPKI PEM) that signs Google id_tokens. */
+  idTokenKey?: { privatePem: string; publicPem: string; kid: string };
+  clockOffsetMs: number;
+}
+
+export class Store {
+  state: SandboxState;
+  private readonly file: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(dataDir: string | undefined, seed: () => SandboxState) {
+    this.file = dataDir ? join(dataDir, "state.json") : undefined;
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    let loaded: SandboxState | undefined;
+    if (this.file) {
+      try {
+        const parsed = JSON.parse(readFileSync(this.file, "utf8")) as SandboxState;
+        if (parsed.version === 1) loaded = parsed;
+      } catch {
+        loaded = undefined;
+      }
+    }
+    this.state = loaded ?? seed();
+    if (!loaded) this.saveNow();
+  }
+
+  /** Persist soon (debounced); cheap to call after every mutation. */
+  changed(): void {
+    if (!this.file || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.saveNow();
+    }, 100);
+    this.timer.unref();
+  }
+
+  saveNow(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (!this.file) return;
+    const tmp = `${this.file}.tmp`;
+    writeFileSync(tmp, JSON.stringify(this.state));
+    renameSync(tmp, this.file);
+  }
+}

@@ -1,0 +1,116 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { jpeg } from "../src/images.ts";
+import { DEMO_IG } from "../src/index.ts";
+import { mp4Bytes, mp4Layout } from "../src/mp4.ts";
+import { harness, igLongToken } from "./helpers.ts";
+
+async function collect(gen: AsyncGenerator<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const p of gen) parts.push(p);
+  return Buffer.concat(parts);
+}
+
+function boxes(buf: Buffer): { type: string; size: number }[] {
+  const out: { type: string; size: number }[] = [];
+  let pos = 0;
+  while (pos < buf.length) {
+    const size = buf.readUInt32BE(pos);
+    out.push({ type: buf.subarray(pos + 4, pos + 8).toString("latin1"), size });
+    if (size < 8) throw new Error("bad box");
+    pos += size;
+  }
+  expect(pos).toBe(buf.length);
+  return out;
+}
+
+describe("generated media", () => {
+  it("MP4s have exact sizes and a valid ftyp/moov/mdat layout", async () => {
+    for (const bytes of [5000, 300_000, 2_345_678]) {
+      const spec = { bytes, aspectW: 9, aspectH: 16, seed: 42 };
+      const file = await collect(mp4Bytes(spec));
+      expect(file.length).toBe(bytes);
+      const types = boxes(file).map((b) => b.type);
+      expect(types.slice(0, 3)).toEqual(["ftyp", "moov", "mdat"]);
+      expect(types.slice(3).every((t) => t === "free")).toBe(true);
+      const layout = mp4Layout(spec);
+      expect(layout.frames).toBeGreaterThan(0);
+      expect(file.includes(Buffer.from("avcC"))).toBe(true);
+    }
+  });
+
+  it("any byte range equals the same slice of the whole file", async () => {
+    const spec = { bytes: 1_500_000, aspectW: 16, aspectH: 9, seed: 7 };
+    const whole = await collect(mp4Bytes(spec));
+    for (const [a, b] of [
+      [0, 99],
+      [1000, 400_000],
+      [1_499_000, 1_499_999],
+    ] as const) {
+      expect(await collect(mp4Bytes(spec, a, b))).toEqual(whole.subarray(a, b + 1));
+    }
+  });
+
+  it("JPEGs are deterministic", async () => {
+    const a = await jpeg(640, 800, 99);
+    const b = await jpeg(640, 800, 99);
+    expect(a.equals(b)).toBe(true);
+    expect(a.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  });
+
+  it("bytes are identical in a separate process (stable across restarts)", async () => {
+    const src = fileURLToPath(new URL("../src/", import.meta.url));
+    const script = `
+      const { jpeg } = await import(${JSON.stringify(`${src}images.ts`)});
+      const { mp4Bytes } = await import(${JSON.stringify(`${src}mp4.ts`)});
+      const { createHash } = await import("node:crypto");
+      const parts = [];
+      for await (const p of mp4Bytes({ bytes: 500000, aspectW: 9, aspectH: 16, seed: 5 })) parts.push(p);
+      const md5 = (b) => createHash("md5").update(b).digest("hex");
+      console.log(JSON.stringify([md5(await jpeg(1080, 1350, 77)), md5(Buffer.concat(parts))]));`;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(child.status).toBe(0);
+    const md5 = (b: Buffer) => createHash("md5").update(b).digest("hex");
+    const here = [
+      md5(await jpeg(1080, 1350, 77)),
+      md5(await collect(mp4Bytes({ bytes: 500000, aspectW: 9, aspectH: 16, seed: 5 }))),
+    ];
+    expect(JSON.parse(child.stdout.trim())).toEqual(here);
+  });
+
+  it("streams the configurable large video from the CDN", async () => {
+    const large = 40 * 1024 * 1024;
+    const h = await harness({ largeVideoBytes: large });
+    try {
+      const token = await igLongToken(h, DEMO_IG.business.id);
+      const media = (await h.ctl(`instagram/${DEMO_IG.business.username}/media`)).media as {
+        id: string;
+        video_bytes: number | null;
+      }[];
+      const big = media.find((m) => m.video_bytes === large)!;
+      expect(big).toBeDefined();
+      const item = (await (
+        await h.get(`/graph.instagram.com/v25.0/${big.id}?fields=media_url&access_token=${token}`)
+      ).json()) as { media_url: string };
+      const res = await fetch(item.media_url);
+      expect(res.headers.get("content-length")).toBe(String(large));
+      const hash = createHash("md5");
+      let n = 0;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        hash.update(chunk);
+        n += chunk.length;
+      }
+      expect(n).toBe(large);
+      const tail = await fetch(item.media_url, { headers: { range: `bytes=${large - 10}-` } });
+      expect(tail.status).toBe(206);
+      expect((await tail.arrayBuffer()).byteLength).toBe(10);
+      expect(hash.digest("hex")).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      await h.sb.close();
+    }
+  });
+});
