@@ -1,0 +1,229 @@
+/**
+ * `npm run bench:backup`: backs up a sandbox account over loopback — the demo account's images
+ * (carousel children included) plus one large video — with a Keepsake worker in its own
+ * process, then copies the same bytes with a plain streaming download-and-upload (no Keepsake
+ * logic) and prints both.
+ *
+ * BENCH_VIDEO_MB (default 300): size of the large video. BENCH_IMAGES (default all): how many
+ * image posts to include. TEST_DATABASE_URL: use that PostgreSQL instead of the embedded one.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createDriveClient, RESUMABLE_QUANTUM } from "../src/providers/google/drive.client.ts";
+import { DEFAULT_ENGINE_SETTINGS } from "../src/sync/backoff.ts";
+import { backupHelpers } from "../test/support/backup.ts";
+import { createSandboxedApp } from "../test/support/sandbox.ts";
+
+const VIDEO_MB = Number(process.env.BENCH_VIDEO_MB ?? 300);
+const IMAGES = process.env.BENCH_IMAGES
+  ? Number(process.env.BENCH_IMAGES)
+  : Number.POSITIVE_INFINITY;
+const WORKER = fileURLToPath(new URL("../test/support/worker-process.ts", import.meta.url));
+const MB = 1024 * 1024;
+const secrets = {
+  JWT_SECRET: randomBytes(32).toString("hex"),
+  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+};
+
+const log = (...a: unknown[]) => console.error("[bench]", ...a);
+
+/** Peak resident set size of a process (Linux: VmHWM), in bytes. */
+function peakRss(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+async function main() {
+  log(`starting sandbox (large video ${VIDEO_MB} MB) and database`);
+  const t = await createSandboxedApp(secrets, {
+    sandbox: { largeVideoBytes: Math.round(VIDEO_MB * MB) },
+  });
+  let worker: ChildProcess | null = null;
+  try {
+    const h = backupHelpers(t);
+    const user = await h.connectedUser({ tier: "pro" });
+    const refresh = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+    await t.ctx.syncEngine.run(
+      {
+        accountId: user.accountId,
+        syncJobId: refresh.sync_job.id,
+        kind: "manual",
+        mode: "refresh",
+      },
+      { retryCount: 0, retryLimit: 3 },
+    );
+
+    // The set to back up: image posts (carousels' children too) and the one large video.
+    const media = await h.media();
+    const images = media
+      .filter((m) => m.media_type === "IMAGE" || m.media_type === "CAROUSEL_ALBUM")
+      .slice(0, IMAGES);
+    const large = media.find((m) => (m.video_bytes ?? 0) === Math.round(VIDEO_MB * MB));
+    if (!large) throw new Error("the sandbox has no large video");
+    const chosen = new Set([...images.map((m) => m.id), large.id]);
+    await h.leaveOnlyToBackUp(user.user.id, chosen);
+
+    log("starting a worker process");
+    worker = spawn(process.execPath, [WORKER], {
+      env: {
+        ...process.env,
+        ...secrets,
+        WORKER_ENGINE: "default",
+        WORKER_DATABASE_URL: t.database.url,
+        ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
+        WORKER_SANDBOX_URL: t.sandbox.url,
+        DATA_DIR: `/tmp/keepsake-bench-${process.pid}`,
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise<void>((resolve, reject) => {
+      worker?.stdout?.on("data", (d) => String(d).includes("ready") && resolve());
+      worker?.on("exit", (c) => reject(new Error(`worker exited ${c}`)));
+    });
+    const baselineRss = peakRss(worker.pid as number);
+
+    await h.control("/calls", { method: "DELETE" });
+    log(`backing up ${chosen.size} posts`);
+    const t0 = performance.now();
+    const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
+    const jobId = started.body.sync_job.id as string;
+    for (;;) {
+      const job = await t.ctx.syncRepo.findSyncJob(jobId);
+      if (job && job.status !== "running") {
+        if (job.status !== "completed") throw new Error(`sync ${job.status}: ${job.error_message}`);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    if (process.env.BENCH_DEBUG) {
+      const rows = await t.ctx.db
+        .selectFrom("backups")
+        .select(["started_at", "completed_at", "backup_size_bytes", "attempts"])
+        .where("user_id", "=", user.user.id)
+        .where("google_drive_file_id", "is not", null)
+        .orderBy("started_at")
+        .execute();
+      const job = await t.ctx.syncRepo.findSyncJob(jobId);
+      log("job", job?.started_at, job?.completed_at);
+      for (const r of rows)
+        log(
+          r.started_at?.toISOString(),
+          r.completed_at?.toISOString(),
+          r.backup_size_bytes,
+          r.attempts,
+        );
+    }
+    const rss = peakRss(worker.pid as number);
+    const calls = await h.calls();
+    const done = await t.ctx.db
+      .selectFrom("backups")
+      .select(["backup_size_bytes", "status"])
+      .where("user_id", "=", user.user.id)
+      .where("google_drive_file_id", "is not", null)
+      .execute();
+    const bytes = done.reduce((n, b) => n + Number(b.backup_size_bytes ?? 0), 0);
+    const sum = (prefix: string[]) =>
+      Object.entries(calls)
+        .filter(([k]) => prefix.some((p) => k.startsWith(p)))
+        .reduce((n, [, v]) => n + v, 0);
+    const driveCalls = sum(["drive."]);
+    const graphCalls = sum(["ig.", "fb."]);
+
+    // The same media, copied by a plain streaming download-and-upload.
+    log("plain copy of the same bytes");
+    const files = await t.ctx.db
+      .selectFrom("backup_files as f")
+      .innerJoin("backups as b", "b.id", "f.backup_id")
+      .select(["f.item_key", "f.size_bytes", "f.name"])
+      .where("b.user_id", "=", user.user.id)
+      .execute();
+    const urls: string[] = [];
+    let metaBytes = 0;
+    for (const p of await t.ctx.db
+      .selectFrom("posts")
+      .selectAll()
+      .where("user_id", "=", user.user.id)
+      .execute()) {
+      if (!chosen.has(p.instagram_id)) continue;
+      if (p.children.length) for (const c of p.children) if (c.media_url) urls.push(c.media_url);
+      if (!p.children.length && p.media_url) urls.push(p.media_url);
+    }
+    for (const f of files) if (f.item_key.endsWith("_meta")) metaBytes += Number(f.size_bytes ?? 0);
+    const token = await t.ctx.connections.googleAccessToken(user.user.id);
+    const drive = createDriveClient({ apisUrl: `${t.sandbox.url}/www.googleapis.com` });
+    const chunk = DEFAULT_ENGINE_SETTINGS.chunkBytes;
+    let plainBytes = 0;
+    const p0 = performance.now();
+    const queue = [...urls];
+    const copyOne = async (url: string) => {
+      const res = await fetch(url);
+      const total = Number(res.headers.get("content-length"));
+      const session = await drive.startResumable(
+        token,
+        { name: "plain-copy" },
+        "application/octet-stream",
+        total,
+      );
+      let offset = 0;
+      let buf: Uint8Array[] = [];
+      let len = 0;
+      const flush = async (final: boolean) => {
+        while (len >= chunk || (final && len > 0)) {
+          const size = final ? len : chunk;
+          const all = Buffer.concat(buf);
+          await drive.putChunk(token, session, all.subarray(0, size), offset, total);
+          offset += size;
+          buf = [all.subarray(size)];
+          len -= size;
+        }
+      };
+      for await (const piece of res.body as ReadableStream<Uint8Array>) {
+        buf.push(piece);
+        len += piece.length;
+        plainBytes += piece.length;
+        await flush(false);
+      }
+      await flush(true);
+    };
+    await Promise.all(
+      [0, 1, 2].map(async () => {
+        for (let u = queue.shift(); u; u = queue.shift()) await copyOne(u);
+      }),
+    );
+    const plainSeconds = (performance.now() - p0) / 1000;
+    void RESUMABLE_QUANTUM;
+
+    const postsN = chosen.size;
+    const f2 = (n: number) => n.toFixed(2);
+    console.log(
+      [
+        "Keepsake backup benchmark (sandbox over loopback, embedded database unless TEST_DATABASE_URL)",
+        `  posts: ${postsN} (${images.length} image/carousel posts + 1 video of ${VIDEO_MB} MB), files: ${files.length}`,
+        `  total bytes:        ${bytes.toLocaleString("en-US")} (${f2(bytes / MB)} MiB, sidecars ${f2(metaBytes / 1024)} KiB)`,
+        `  seconds:            ${f2(seconds)}`,
+        `  throughput:         ${f2(bytes / MB / seconds)} MiB/s`,
+        `  Drive calls / post: ${f2(driveCalls / postsN)} (${driveCalls} total)`,
+        `  Graph calls / post: ${f2(graphCalls / postsN)} (${graphCalls} total)`,
+        `  worker peak RSS:    ${rss ? `${f2(rss / MB)} MiB` : "n/a"} (idle worker: ${baselineRss ? `${f2(baselineRss / MB)} MiB` : "n/a"})`,
+        "Plain streaming download-and-upload of the same media (no Keepsake logic, 3 at a time):",
+        `  total bytes:        ${plainBytes.toLocaleString("en-US")} (${f2(plainBytes / MB)} MiB)`,
+        `  seconds:            ${f2(plainSeconds)}`,
+        `  throughput:         ${f2(plainBytes / MB / plainSeconds)} MiB/s`,
+        `Ratio (Keepsake time / plain time): ${f2(seconds / plainSeconds)}`,
+      ].join("\n"),
+    );
+  } finally {
+    if (worker && worker.exitCode === null) worker.kill("SIGTERM");
+    await t.close();
+  }
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,91 @@
+import {
+  ACCOUNT_LIMITS,
+  type InstagramAccount,
+  type InstagramAccountsResponse,
+  type SubscriptionTier,
+} from "@keepsake/contracts";
+import type { ConnectionsService } from "../connections/connections.service.ts";
+import type { InstagramAccountRow } from "../db/schema.ts";
+import type { Clock } from "../lib/clock.ts";
+import { HttpError } from "../lib/errors.ts";
+
+export interface AccountStats {
+  synced_posts_count: number;
+  backed_up_posts_count: number;
+  last_sync: Date | null;
+}
+
+/**
+ * Per-account post counts and last sync, supplied by the sync area (its tables own them).
+ * Without it an account reports what the accounts table knows: no posts yet.
+ */
+export type AccountStatsLoader = (accountIds: string[]) => Promise<Map<string, AccountStats>>;
+
+export interface AccountsServiceDeps {
+  connections: ConnectionsService;
+  clock: Clock;
+  stats?: AccountStatsLoader;
+}
+
+export function createAccountsService(deps: AccountsServiceDeps) {
+  const { connections, clock } = deps;
+
+  async function shape(rows: InstagramAccountRow[]): Promise<InstagramAccount[]> {
+    const stats = deps.stats ? await deps.stats(rows.map((r) => r.id)) : new Map();
+    const now = clock.now();
+    return rows.map((a) => {
+      const s: AccountStats | undefined = stats.get(a.id);
+      const health = connections.instagramHealth(a, now);
+      const lastSync = s?.last_sync ?? a.last_sync_at;
+      return {
+        id: a.id,
+        username: a.username,
+        display_name: a.display_name,
+        profile_picture_url: a.profile_picture_url,
+        follower_count: a.followers_count,
+        following_count: a.follows_count,
+        posts_count: a.media_count,
+        synced_posts_count: s?.synced_posts_count ?? 0,
+        backed_up_posts_count: s?.backed_up_posts_count ?? 0,
+        connected_at: new Date(a.connected_at).toISOString(),
+        last_sync: lastSync ? new Date(lastSync).toISOString() : null,
+        token_expires_at: a.token_expires_at ? new Date(a.token_expires_at).toISOString() : null,
+        connected_via: a.connected_via,
+        status: health.status,
+        status_reason: health.reason,
+      };
+    });
+  }
+
+  return {
+    /** SPEC §3 "Social accounts response". */
+    async list(user: {
+      id: string;
+      subscription_tier: SubscriptionTier;
+    }): Promise<InstagramAccountsResponse> {
+      const rows = await connections.listInstagramAccounts(user.id);
+      const limit = ACCOUNT_LIMITS[user.subscription_tier];
+      const remaining = Math.max(0, limit - rows.length);
+      return {
+        accounts: await shape(rows),
+        limit,
+        can_connect_more: remaining > 0,
+        remaining_slots: remaining,
+        subscription_tier: user.subscription_tier,
+      };
+    },
+
+    async remove(userId: string, accountId: string) {
+      return connections.disconnectInstagram(userId, accountId);
+    },
+
+    async refreshProfile(userId: string, accountId: string): Promise<InstagramAccount> {
+      const row = await connections.refreshProfile(userId, accountId);
+      const [account] = await shape([row]);
+      if (!account) throw new HttpError(404, "Instagram account not found");
+      return account;
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,186 @@
+import type { RegisterRequest, User } from "@keepsake/contracts";
+import { hash, verify } from "@node-rs/argon2";
+import { jwtVerify, SignJWT } from "jose";
+import type { Config } from "../config.ts";
+import type { UserRow } from "../db/schema.ts";
+import type { Clock } from "../lib/clock.ts";
+import { HttpError } from "../lib/errors.ts";
+import type { AuthRepository } from "./auth.repository.ts";
+
+/** What the profile says about the user's connected accounts (filled in by connections). */
+export type SocialAccountsLoader = (
+  userId: string,
+) => Promise<{ accounts: User["social_accounts"]; tokenExpiresAt: Date | null }>;
+
+export interface AuthServiceDeps {
+  repo: AuthRepository;
+  clock: Clock;
+  jwtSecret: Uint8Array;
+  config: Pick<
+    Config,
+    | "ACCESS_TOKEN_TTL_MINUTES"
+    | "SESSION_TTL_DAYS"
+    | "LOGIN_MAX_FAILURES"
+    | "LOGIN_FAILURE_WINDOW_SECONDS"
+  >;
+  socialAccounts?: SocialAccountsLoader;
+}
+
+export interface Principal {
+  user: UserRow;
+  sessionId: string;
+}
+
+const INCORRECT = "Incorrect email or password";
+const ISSUER = "keepsake";
+
+// argon2id (the library's default algorithm) with OWASP's suggested memory and passes.
+const HASH_OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+export function createAuthService(deps: AuthServiceDeps) {
+  const { repo, clock, config } = deps;
+  // Verified against when the e-mail is unknown, so both failures take as long.
+  const dummyHash = hash("keepsake-timing-equaliser", HASH_OPTIONS);
+
+  async function issueToken(userId: string, sessionId: string): Promise<string> {
+    const now = Math.floor(clock.now().getTime() / 1000);
+    return new SignJWT({ sid: sessionId })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setSubject(userId)
+      .setIssuer(ISSUER)
+      .setIssuedAt(now)
+      .setExpirationTime(now + config.ACCESS_TOKEN_TTL_MINUTES * 60)
+      .sign(deps.jwtSecret);
+  }
+
+  function sessionExpiry(): Date {
+    return new Date(clock.now().getTime() + config.SESSION_TTL_DAYS * 86_400_000);
+  }
+
+  async function throttle(email: string, ip: string) {
+    const now = clock.now();
+    const windowMs = config.LOGIN_FAILURE_WINDOW_SECONDS * 1000;
+    const since = new Date(now.getTime() - windowMs);
+    const f = await repo.countLoginFailures(email, ip, since);
+    const ipLimit = config.LOGIN_MAX_FAILURES * 4;
+    const oldest =
+      f.by_email >= config.LOGIN_MAX_FAILURES
+        ? f.oldest_email
+        : f.by_ip >= ipLimit
+          ? f.oldest_ip
+          : null;
+    if (oldest) {
+      const retryAfter = Math.max(
+        1,
+        Math.ceil((new Date(oldest).getTime() + windowMs - now.getTime()) / 1000),
+      );
+      throw new HttpError(
+        429,
+        `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+        { "Retry-After": String(retryAfter) },
+      );
+    }
+  }
+
+  return {
+    async register(input: RegisterRequest): Promise<UserRow> {
+      const password_hash = await hash(input.password, HASH_OPTIONS);
+      const user = await repo.insertUser({
+        email: input.email,
+        full_name: input.full_name,
+        password_hash,
+      });
+      if (!user) throw new HttpError(409, "Email already registered");
+      return user;
+    },
+
+    async login(
+      input: { email: string; password: string },
+      client: { ip: string; userAgent: string | null },
+    ): Promise<string> {
+      const email = input.email.trim().toLowerCase();
+      await throttle(email, client.ip);
+      const user = await repo.findUserByEmail(email);
+      const ok = await verify(user?.password_hash ?? (await dummyHash), input.password);
+      if (!user || !ok) {
+        await repo.recordLoginFailure(email, client.ip, clock.now());
+        throw new HttpError(401, INCORRECT);
+      }
+      if (!user.is_active) throw new HttpError(403, "Account is deactivated");
+      const windowStart = new Date(
+        clock.now().getTime() - config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+      );
+      await repo.clearLoginFailures(email, windowStart);
+      const session = await repo.insertSession({
+        user_id: user.id,
+        expires_at: sessionExpiry(),
+        user_agent: client.userAgent?.slice(0, 300) ?? null,
+        ip: client.ip,
+      });
+      return issueToken(user.id, session.id);
+    },
+
+    /** The principal behind a bearer token, or a 401 that says why. */
+    async authenticate(token: string): Promise<Principal> {
+      let sessionId: string;
+      let userId: string;
+      try {
+        const { payload } = await jwtVerify(token, deps.jwtSecret, {
+          issuer: ISSUER,
+          algorithms: ["HS256"],
+          currentDate: clock.now(),
+        });
+        if (typeof payload.sid !== "string" || typeof payload.sub !== "string") throw new Error();
+        sessionId = payload.sid;
+        userId = payload.sub;
+      } catch {
+        throw new HttpError(401, "Could not validate credentials");
+      }
+      const row = await repo.findLiveSession(sessionId, clock.now());
+      if (!row || row.id !== userId) throw new HttpError(401, "Session has ended");
+      if (!row.is_active) throw new HttpError(401, "Account is deactivated");
+      const { session_id, session_expires_at: _, ...user } = row;
+      return { user, sessionId: session_id };
+    },
+
+    async logout(principal: Principal) {
+      await repo.revokeSession(principal.sessionId, clock.now());
+    },
+
+    /** A fresh access token for the same live session, whose lifetime is extended. */
+    async refresh(principal: Principal): Promise<string> {
+      await repo.extendSession(principal.sessionId, sessionExpiry());
+      return issueToken(principal.user.id, principal.sessionId);
+    },
+
+    async updateProfile(userId: string, fullName: string): Promise<UserRow> {
+      const user = await repo.updateUser(userId, { full_name: fullName });
+      if (!user) throw new HttpError(404, "User not found");
+      return user;
+    },
+
+    async revokeAllSessions(userId: string) {
+      await repo.revokeUserSessions(userId, clock.now());
+    },
+
+    /** SPEC §3 User. */
+    async profile(user: UserRow): Promise<User> {
+      const social = deps.socialAccounts
+        ? await deps.socialAccounts(user.id)
+        : { accounts: [], tokenExpiresAt: null };
+      return {
+        id: user.id,
+        email: user.email,
+        full_name: user.full_name,
+        is_admin: user.is_admin,
+        is_active: user.is_active,
+        subscription_tier: user.subscription_tier,
+        token_expires_at: social.tokenExpiresAt?.toISOString() ?? null,
+        created_at: new Date(user.created_at).toISOString(),
+        social_accounts: social.accounts,
+      };
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,207 @@
+import { z } from "zod";
+
+/**
+ * The only reader of process.env. Every setting is parsed once, typed, and a bad
+ * value stops start-up with a message naming the variable.
+ */
+const boolish = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const url = z.url({ error: "must be a URL such as http://localhost:8080" });
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default("localhost"),
+  APP_URL: url.optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
+      .optional(),
+  ),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  JWT_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
+  ENCRYPTION_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)")
+      .optional(),
+  ),
+  ACCESS_TOKEN_TTL_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60 * 24 * 7),
+  SESSION_TTL_DAYS: z.coerce.number().int().min(1).default(30),
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
+  LOGIN_FAILURE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(15 * 60),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  TRUST_PROXY: boolish.default(false),
+
+  // Providers (issue 4). With none of these credentials set, Keepsake runs in sandbox mode.
+  INSTAGRAM_CLIENT_ID: optionalString,
+  INSTAGRAM_CLIENT_SECRET: optionalString,
+  FACEBOOK_APP_ID: optionalString,
+  FACEBOOK_APP_SECRET: optionalString,
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  /** One base URL per provider host; the defaults are the live hosts. */
+  INSTAGRAM_WWW_URL: url.default("https://www.instagram.com"),
+  INSTAGRAM_API_URL: url.default("https://api.instagram.com"),
+  INSTAGRAM_GRAPH_URL: url.default("https://graph.instagram.com"),
+  FACEBOOK_WWW_URL: url.default("https://www.facebook.com"),
+  FACEBOOK_GRAPH_URL: url.default("https://graph.facebook.com"),
+  GOOGLE_ACCOUNTS_URL: url.default("https://accounts.google.com"),
+  GOOGLE_OAUTH2_URL: url.default("https://oauth2.googleapis.com"),
+  GOOGLE_OPENID_URL: url.default("https://openidconnect.googleapis.com"),
+  GOOGLE_APIS_URL: url.default("https://www.googleapis.com"),
+  GRAPH_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/, "must look like v25.0")
+    .default("v25.0"),
+  /**
+   * How often the queue looks for jobs whose worker died (missed heartbeats) and retries them.
+   * Lower it only where a fast takeover matters more than a little extra database work.
+   */
+  QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Where the in-process sandbox listens in sandbox mode. */
+  SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Credentials and base URLs of the OAuth providers; sandbox mode swaps the whole object. */
+export interface ProviderSettings {
+  instagram: {
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+    wwwUrl: string;
+    apiUrl: string;
+    graphUrl: string;
+  };
+  facebook: {
+    appId: string | undefined;
+    appSecret: string | undefined;
+    wwwUrl: string;
+    graphUrl: string;
+  };
+  google: {
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+    accountsUrl: string;
+    oauth2Url: string;
+    openidUrl: string;
+    apisUrl: string;
+  };
+  graphVersion: string;
+}
+
+export interface Config extends Env {
+  /** The public origin of Keepsake, used to build OAuth redirect URIs. */
+  appUrl: string;
+  /** True when no provider credentials are configured: the sandbox stands in for the providers. */
+  sandboxMode: boolean;
+  providers: ProviderSettings;
+}
+
+const PROVIDER_PAIRS = [
+  ["INSTAGRAM_CLIENT_ID", "INSTAGRAM_CLIENT_SECRET"],
+  ["FACEBOOK_APP_ID", "FACEBOOK_APP_SECRET"],
+  ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],
+] as const;
+
+const trim = (u: string) => u.replace(/\/+$/, "");
+
+/** Provider settings pointing every host at a sandbox origin (its path-prefix layout). */
+export function sandboxProviders(
+  sandboxUrl: string,
+  credentials: {
+    instagram: { clientId: string; clientSecret: string };
+    facebook: { appId: string; appSecret: string };
+    google: { clientId: string; clientSecret: string };
+  },
+  graphVersion = "v25.0",
+): ProviderSettings {
+  const base = trim(sandboxUrl);
+  return {
+    instagram: {
+      ...credentials.instagram,
+      wwwUrl: `${base}/www.instagram.com`,
+      apiUrl: `${base}/api.instagram.com`,
+      graphUrl: `${base}/graph.instagram.com`,
+    },
+    facebook: {
+      ...credentials.facebook,
+      wwwUrl: `${base}/www.facebook.com`,
+      graphUrl: `${base}/graph.facebook.com`,
+    },
+    google: {
+      ...credentials.google,
+      accountsUrl: `${base}/accounts.google.com`,
+      oauth2Url: `${base}/oauth2.googleapis.com`,
+      openidUrl: `${base}/openidconnect.googleapis.com`,
+      apisUrl: `${base}/www.googleapis.com`,
+    },
+    graphVersion,
+  };
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const appUrl = (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
+  const half = PROVIDER_PAIRS.filter(([a, b]) => (e[a] === undefined) !== (e[b] === undefined));
+  if (half.length > 0) {
+    const lines = half.map(([a, b]) => `  ${e[a] ? b : a}: required when ${e[a] ? a : b} is set`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const sandboxMode = PROVIDER_PAIRS.every(([a]) => e[a] === undefined);
+  const providers: ProviderSettings = {
+    instagram: {
+      clientId: e.INSTAGRAM_CLIENT_ID,
+      clientSecret: e.INSTAGRAM_CLIENT_SECRET,
+      wwwUrl: trim(e.INSTAGRAM_WWW_URL),
+      apiUrl: trim(e.INSTAGRAM_API_URL),
+      graphUrl: trim(e.INSTAGRAM_GRAPH_URL),
+    },
+    facebook: {
+      appId: e.FACEBOOK_APP_ID,
+      appSecret: e.FACEBOOK_APP_SECRET,
+      wwwUrl: trim(e.FACEBOOK_WWW_URL),
+      graphUrl: trim(e.FACEBOOK_GRAPH_URL),
+    },
+    google: {
+      clientId: e.GOOGLE_CLIENT_ID,
+      clientSecret: e.GOOGLE_CLIENT_SECRET,
+      accountsUrl: trim(e.GOOGLE_ACCOUNTS_URL),
+      oauth2Url: trim(e.GOOGLE_OAUTH2_URL),
+      openidUrl: trim(e.GOOGLE_OPENID_URL),
+      apisUrl: trim(e.GOOGLE_APIS_URL),
+    },
+    graphVersion: e.GRAPH_API_VERSION,
+  };
+  return { ...e, appUrl, sandboxMode, providers };
+}

@@ -1,0 +1,262 @@
+import { type Kysely, sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import type {
+  ConnectionRowStatus,
+  Database,
+  GoogleConnectionRow,
+  InstagramAccountRow,
+  NewGoogleConnection,
+  NewInstagramAccount,
+  OAuthStateRow,
+} from "../db/schema.ts";
+
+type Tier = "free" | "premium" | "pro" | "agency";
+
+export interface InstagramAccountUpdate {
+  connected_via?: "instagram" | "facebook";
+  facebook_page_id?: string | null;
+  username?: string;
+  display_name?: string | null;
+  account_type?: string | null;
+  profile_picture_url?: string | null;
+  followers_count?: number;
+  follows_count?: number;
+  media_count?: number;
+  access_token_encrypted?: string;
+  token_issued_at?: Date;
+  token_expires_at?: Date | null;
+  status?: ConnectionRowStatus;
+  status_reason?: string | null;
+  last_validated_at?: Date | null;
+}
+
+export interface GoogleConnectionUpdate {
+  google_sub?: string;
+  google_email?: string;
+  scopes?: string;
+  refresh_token_encrypted?: string;
+  access_token_encrypted?: string | null;
+  access_token_expires_at?: Date | null;
+  status?: ConnectionRowStatus;
+  status_reason?: string | null;
+  last_validated_at?: Date | null;
+}
+
+function repository(db: Kysely<Database>) {
+  return {
+    // --- users -----------------------------------------------------------------------------
+    async userTier(userId: string): Promise<Tier | undefined> {
+      const row = await db
+        .selectFrom("users")
+        .select("subscription_tier")
+        .where("id", "=", userId)
+        .executeTakeFirst();
+      return row?.subscription_tier;
+    },
+
+    /** Serialises connection changes of one user (held until the transaction ends). */
+    async lockUser(userId: string): Promise<Tier | undefined> {
+      const row = await db
+        .selectFrom("users")
+        .select("subscription_tier")
+        .where("id", "=", userId)
+        .forUpdate()
+        .executeTakeFirst();
+      return row?.subscription_tier;
+    },
+
+    // --- oauth_states ----------------------------------------------------------------------
+    insertState(s: {
+      user_id: string;
+      provider: OAuthStateRow["provider"];
+      account_type: string | null;
+      created_at: Date;
+      expires_at: Date;
+    }): Promise<OAuthStateRow> {
+      return db.insertInto("oauth_states").values(s).returningAll().executeTakeFirstOrThrow();
+    },
+
+    findState(id: string): Promise<OAuthStateRow | undefined> {
+      return db.selectFrom("oauth_states").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+
+    /** Marks the state used; undefined when another request used it first. */
+    useState(id: string, now: Date): Promise<OAuthStateRow | undefined> {
+      return db
+        .updateTable("oauth_states")
+        .set({ used_at: now })
+        .where("id", "=", id)
+        .where("used_at", "is", null)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async deleteStatesBefore(before: Date) {
+      await db.deleteFrom("oauth_states").where("expires_at", "<", before).execute();
+    },
+
+    // --- instagram_accounts ----------------------------------------------------------------
+    listInstagramAccounts(userId: string): Promise<InstagramAccountRow[]> {
+      return db
+        .selectFrom("instagram_accounts")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .orderBy("connected_at")
+        .orderBy("id")
+        .execute();
+    },
+
+    findInstagramAccount(userId: string, id: string): Promise<InstagramAccountRow | undefined> {
+      return db
+        .selectFrom("instagram_accounts")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+    },
+
+    findInstagramAccountById(id: string): Promise<InstagramAccountRow | undefined> {
+      return db
+        .selectFrom("instagram_accounts")
+        .selectAll()
+        .where("id", "=", id)
+        .executeTakeFirst();
+    },
+
+    findByInstagramUserId(instagramUserId: string): Promise<InstagramAccountRow | undefined> {
+      return db
+        .selectFrom("instagram_accounts")
+        .selectAll()
+        .where("instagram_user_id", "=", instagramUserId)
+        .executeTakeFirst();
+    },
+
+    /** Inserts the account; undefined when the Instagram account is already taken. */
+    insertInstagramAccount(a: NewInstagramAccount): Promise<InstagramAccountRow | undefined> {
+      return db
+        .insertInto("instagram_accounts")
+        .values(a)
+        .onConflict((oc) => oc.column("instagram_user_id").doNothing())
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    updateInstagramAccount(
+      id: string,
+      update: InstagramAccountUpdate,
+      now: Date,
+    ): Promise<InstagramAccountRow | undefined> {
+      return db
+        .updateTable("instagram_accounts")
+        .set({ ...update, updated_at: now })
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async deleteInstagramAccounts(userId: string, id?: string): Promise<number> {
+      let q = db.deleteFrom("instagram_accounts").where("user_id", "=", userId);
+      if (id) q = q.where("id", "=", id);
+      const r = await q.executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+
+    /** Active Instagram-Login accounts whose token may be refreshed now and ends before `until`. */
+    listRefreshable(p: { issuedBefore: Date; expiresBefore: Date }) {
+      return db
+        .selectFrom("instagram_accounts")
+        .selectAll()
+        .where("status", "=", "active")
+        .where("connected_via", "=", "instagram")
+        .where("token_issued_at", "<=", p.issuedBefore)
+        .where("token_expires_at", "<=", p.expiresBefore)
+        .orderBy("token_expires_at")
+        .execute();
+    },
+
+    /** Marks active accounts whose token has ended as needing reconnection. */
+    async markExpired(now: Date, reason: string): Promise<InstagramAccountRow[]> {
+      return db
+        .updateTable("instagram_accounts")
+        .set({ status: "needs_reconnection", status_reason: reason, updated_at: now })
+        .where("status", "=", "active")
+        .where("token_expires_at", "<=", now)
+        .returningAll()
+        .execute();
+    },
+
+    /** The soonest Instagram token expiry of the user (the profile's `token_expires_at`). */
+    async earliestTokenExpiry(userId: string): Promise<Date | null> {
+      const row = await db
+        .selectFrom("instagram_accounts")
+        .select(sql<Date | null>`min(token_expires_at)`.as("min"))
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      return row?.min ? new Date(row.min) : null;
+    },
+
+    // --- google_connections ----------------------------------------------------------------
+    findGoogleConnection(userId: string): Promise<GoogleConnectionRow | undefined> {
+      return db
+        .selectFrom("google_connections")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+    },
+
+    upsertGoogleConnection(c: NewGoogleConnection, now: Date): Promise<GoogleConnectionRow> {
+      return db
+        .insertInto("google_connections")
+        .values(c)
+        .onConflict((oc) =>
+          oc.column("user_id").doUpdateSet({
+            google_sub: c.google_sub,
+            google_email: c.google_email,
+            scopes: c.scopes,
+            refresh_token_encrypted: c.refresh_token_encrypted,
+            access_token_encrypted: c.access_token_encrypted ?? null,
+            access_token_expires_at: c.access_token_expires_at ?? null,
+            status: "active",
+            status_reason: null,
+            last_validated_at: c.last_validated_at ?? null,
+            updated_at: now,
+          }),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    updateGoogleConnection(
+      userId: string,
+      update: GoogleConnectionUpdate,
+      now: Date,
+    ): Promise<GoogleConnectionRow | undefined> {
+      return db
+        .updateTable("google_connections")
+        .set({ ...update, updated_at: now })
+        .where("user_id", "=", userId)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async deleteGoogleConnection(userId: string): Promise<number> {
+      const r = await db
+        .deleteFrom("google_connections")
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+  };
+}
+
+export type ConnectionsRepository = ReturnType<typeof repository> & {
+  /** Runs `fn` in one transaction with a repository bound to it. */
+  transaction<T>(fn: (repo: ReturnType<typeof repository>) => Promise<T>): Promise<T>;
+};
+
+export function createConnectionsRepository(db: Db): ConnectionsRepository {
+  return {
+    ...repository(db),
+    transaction: (fn) => db.transaction().execute((trx) => fn(repository(trx))),
+  };
+}

@@ -1,0 +1,97 @@
+import type pg from "pg";
+import { createAccountsRepository } from "./accounts/accounts.repository.ts";
+import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
+import { createAuthRepository } from "./auth/auth.repository.ts";
+import { type AuthService, createAuthService } from "./auth/auth.service.ts";
+import type { Config } from "./config.ts";
+import { createConnectionsRepository } from "./connections/connections.repository.ts";
+import {
+  type ConnectionsService,
+  createConnectionsService,
+} from "./connections/connections.service.ts";
+import { createOAuthStates } from "./connections/oauth-state.ts";
+import type { Db } from "./db/database.ts";
+import { authGuards } from "./http/auth.plugin.ts";
+import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
+import { jobRegistry } from "./jobs/registry.ts";
+import type { Clock } from "./lib/clock.ts";
+import type { Secrets } from "./lib/secrets.ts";
+import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
+import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
+import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
+import { createSyncModule, type EngineSettings, type SyncModule } from "./sync/sync.module.ts";
+
+export interface ContextDeps {
+  config: Config;
+  db: Db;
+  pool: pg.Pool;
+  clock: Clock;
+  secrets: Secrets;
+  /** Where pg-boss connects, and the schema it keeps its tables in. */
+  databaseUrl: string;
+  queueSchema: string;
+  /** Tests may run other job definitions than the registry's. */
+  jobs?: readonly AnyJob<AppContext>[];
+  /** Backup engine tunables (tests shrink waits, the benchmark sets the chunk size). */
+  engineSettings?: Partial<EngineSettings>;
+}
+
+/** What routes and job handlers receive: configuration, database, services. */
+export interface AppContext extends ContextDeps, SyncModule {
+  auth: AuthService;
+  guards: ReturnType<typeof authGuards>;
+  queue: JobQueue<AppContext>;
+  connections: ConnectionsService;
+  accounts: AccountsService;
+}
+
+/** Wires repositories and services once; routes and jobs receive what they use from here. */
+export function createContext(deps: ContextDeps): AppContext {
+  const providers = deps.config.providers;
+  const connectionsRepo = createConnectionsRepository(deps.db);
+  const connections = createConnectionsService({
+    repo: connectionsRepo,
+    states: createOAuthStates({
+      repo: connectionsRepo,
+      clock: deps.clock,
+      key: deps.secrets.jwtSecret,
+    }),
+    clock: deps.clock,
+    encryptionKey: deps.secrets.encryptionKey,
+    appUrl: deps.config.appUrl,
+    instagram: createInstagramClient({
+      ...providers.instagram,
+      graphVersion: providers.graphVersion,
+    }),
+    facebook: createFacebookClient({ ...providers.facebook, graphVersion: providers.graphVersion }),
+    google: createGoogleOAuthClient(providers.google),
+  });
+  const accounts = createAccountsService({
+    connections,
+    clock: deps.clock,
+    stats: createAccountsRepository(deps.db).stats,
+  });
+  const auth = createAuthService({
+    repo: createAuthRepository(deps.db),
+    clock: deps.clock,
+    jwtSecret: deps.secrets.jwtSecret,
+    config: deps.config,
+    socialAccounts: connections.socialAccounts,
+  });
+  const queue = createJobQueue<AppContext>({
+    connectionString: deps.databaseUrl,
+    schema: deps.queueSchema,
+    jobs: deps.jobs ?? jobRegistry,
+    superviseIntervalSeconds: deps.config.QUEUE_SUPERVISE_SECONDS,
+  });
+  const sync = createSyncModule({
+    db: deps.db,
+    clock: deps.clock,
+    config: deps.config,
+    connections,
+    queue,
+    encryptionKey: deps.secrets.encryptionKey,
+    ...(deps.engineSettings ? { settings: deps.engineSettings } : {}),
+  });
+  return { ...deps, auth, guards: authGuards(auth), queue, connections, accounts, ...sync };
+}

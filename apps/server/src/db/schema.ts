@@ -1,0 +1,108 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { SyncTables } from "./sync-tables.ts";
+
+/** Timestamps come back as Date and may be written as Date or ISO text. */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamp with a database default. */
+export type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface UsersTable {
+  id: Generated<string>;
+  email: string;
+  full_name: string | null;
+  password_hash: string;
+  is_admin: Generated<boolean>;
+  is_active: Generated<boolean>;
+  subscription_tier: Generated<"free" | "premium" | "pro" | "agency">;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface SessionsTable {
+  id: Generated<string>;
+  user_id: string;
+  created_at: GeneratedTimestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  user_agent: string | null;
+  ip: string | null;
+}
+
+export interface LoginFailuresTable {
+  id: Generated<string>;
+  email: string;
+  ip: string;
+  created_at: GeneratedTimestamp;
+}
+
+export interface OAuthStatesTable {
+  id: Generated<string>;
+  user_id: string;
+  provider: "instagram" | "facebook" | "google";
+  account_type: string | null;
+  created_at: GeneratedTimestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export type ConnectionRowStatus = "active" | "needs_reconnection";
+
+export interface InstagramAccountsTable {
+  id: Generated<string>;
+  user_id: string;
+  instagram_user_id: string;
+  connected_via: "instagram" | "facebook";
+  facebook_page_id: string | null;
+  username: string;
+  display_name: string | null;
+  account_type: string | null;
+  profile_picture_url: string | null;
+  followers_count: Generated<number>;
+  follows_count: Generated<number>;
+  media_count: Generated<number>;
+  access_token_encrypted: string;
+  token_issued_at: Timestamp;
+  token_expires_at: Timestamp | null;
+  status: Generated<ConnectionRowStatus>;
+  status_reason: string | null;
+  last_validated_at: Timestamp | null;
+  last_sync_at: Timestamp | null;
+  connected_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface GoogleConnectionsTable {
+  id: Generated<string>;
+  user_id: string;
+  google_sub: string;
+  google_email: string;
+  scopes: string;
+  refresh_token_encrypted: string;
+  access_token_encrypted: string | null;
+  access_token_expires_at: Timestamp | null;
+  root_folder_id: string | null;
+  status: Generated<ConnectionRowStatus>;
+  status_reason: string | null;
+  last_validated_at: Timestamp | null;
+  connected_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface Database extends SyncTables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  login_failures: LoginFailuresTable;
+  oauth_states: OAuthStatesTable;
+  instagram_accounts: InstagramAccountsTable;
+  google_connections: GoogleConnectionsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type OAuthStateRow = Selectable<OAuthStatesTable>;
+export type InstagramAccountRow = Selectable<InstagramAccountsTable>;
+export type NewInstagramAccount = Insertable<InstagramAccountsTable>;
+export type GoogleConnectionRow = Selectable<GoogleConnectionsTable>;
+export type NewGoogleConnection = Insertable<GoogleConnectionsTable>;

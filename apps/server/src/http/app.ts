@@ -1,0 +1,114 @@
+import { randomUUID } from "node:crypto";
+import helmet from "@fastify/helmet";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
+import { registerAuthRoutes } from "../auth/auth.routes.ts";
+import { registerConnectionRoutes } from "../connections/connections.routes.ts";
+import type { AppContext } from "../context.ts";
+import { HttpError } from "../lib/errors.ts";
+import { registerSyncRoutes } from "../sync/sync.routes.ts";
+import { loggerOptions } from "./logging.ts";
+import { registerMetrics } from "./metrics.ts";
+import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
+
+export interface AppOptions {
+  /** The built SPA (apps/web/dist); when absent the API is served alone. */
+  webDist?: string;
+  /** Extra origins images and media may load from (provider CDNs, the sandbox). */
+  mediaOrigins?: string[];
+  logger?: boolean;
+}
+
+/** Route registrars of the feature areas, called with the app and the context. */
+export type RouteRegistrar = (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+
+const registrars: RouteRegistrar[] = [
+  registerAuthRoutes,
+  registerConnectionRoutes,
+  registerAccountRoutes,
+  registerSyncRoutes,
+];
+
+export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(ctx.config.LOG_LEVEL),
+    bodyLimit: ctx.config.BODY_LIMIT_BYTES,
+    trustProxy: ctx.config.TRUST_PROXY,
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+  });
+
+  app.decorateRequest("principal", null);
+  app.addHook("onSend", async (req, reply) => {
+    reply.header("x-request-id", req.id);
+  });
+
+  const media = options.mediaOrigins ?? [];
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", "data:", "blob:", "https:", ...media],
+        mediaSrc: ["'self'", "blob:", "https:", ...media],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'", "data:"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+
+  app.setErrorHandler((error: FastifyError | HttpError, req, reply) => {
+    if (error instanceof HttpError) {
+      return reply.code(error.status).headers(error.headers).send({ detail: error.message });
+    }
+    const status = error.statusCode ?? 500;
+    if (
+      error.code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
+      (status === 400 && error instanceof SyntaxError)
+    ) {
+      return reply.code(400).send({ detail: "Malformed JSON body" });
+    }
+    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      return reply.code(413).send({ detail: "Request body is too large" });
+    }
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ detail: error.message });
+    }
+    req.log.error({ err: error }, "request failed");
+    return reply.code(500).send({ detail: "Internal server error" });
+  });
+
+  registerMetrics(app);
+  app.get("/api/health", async () => ({ status: "ok" }));
+  app.get("/api/ready", async (_req, reply) => {
+    try {
+      await ctx.pool.query("SELECT 1");
+      return { status: "ready" };
+    } catch {
+      return reply.code(503).send({ detail: "Database unavailable" });
+    }
+  });
+
+  for (const register of registrars) await register(app, ctx);
+
+  const spa = options.webDist ? await registerSpa(app, options.webDist) : false;
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split("?")[0] ?? "";
+    if (path === "/api" || path.startsWith("/api/") || req.method !== "GET") {
+      return reply.code(404).send({ detail: "Not Found" });
+    }
+    // A missing hashed asset is a 404, never the HTML shell under a script's name.
+    if (path.startsWith("/assets/")) return reply.code(404).type("text/plain").send("Not Found");
+    if (!spa) return reply.code(503).type("text/plain").send(SPA_NOT_BUILT);
+    return reply.header("Cache-Control", "no-cache").sendFile("index.html");
+  });
+
+  return app;
+}

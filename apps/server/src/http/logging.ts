@@ -1,0 +1,38 @@
+import type { FastifyServerOptions } from "fastify";
+
+const SECRET_PARAMS =
+  /([?&](?:code|state|token|access_token|refresh_token|id_token|client_secret)=)[^&#]*/gi;
+
+/** A URL fit for a log line: the values of secret-bearing parameters are replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PARAMS, "$1[redacted]");
+}
+
+/** pino options: JSON lines, request ids, and no password, token or cookie ever written. */
+export function loggerOptions(level: string): FastifyServerOptions["logger"] {
+  return {
+    level,
+    redact: {
+      paths: [
+        "req.headers.authorization",
+        "req.headers.cookie",
+        "res.headers['set-cookie']",
+        "*.password",
+        "*.access_token",
+        "*.refresh_token",
+        "*.token",
+      ],
+      censor: "[redacted]",
+    },
+    serializers: {
+      req(req) {
+        return {
+          method: req.method,
+          url: redactUrl(req.url),
+          remoteAddress: req.ip,
+          userAgent: req.headers["user-agent"],
+        };
+      },
+    },
+  };
+}

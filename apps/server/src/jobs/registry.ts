@@ -1,0 +1,17 @@
+import type { AppContext } from "../context.ts";
+import { backupPostJob } from "./backup-post.job.ts";
+import type { AnyJob } from "./queue.ts";
+import { refreshInstagramTokensJob } from "./refresh-instagram-tokens.job.ts";
+import { syncAccountJob } from "./sync-account.job.ts";
+import { syncSchedulerJob } from "./sync-scheduler.job.ts";
+
+/**
+ * Every background job Keepsake runs, one file each under jobs/. A job added here gets its
+ * queue created at start and its handler run by every worker process.
+ */
+export const jobRegistry: AnyJob<AppContext>[] = [
+  refreshInstagramTokensJob,
+  syncSchedulerJob,
+  syncAccountJob,
+  backupPostJob,
+];

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { defineJob } from "./job.ts";
+
+export const SYNC_RETRY_LIMIT = 3;
+
+/**
+ * Syncs one Instagram account (sync/sync.engine.ts). Manual runs carry the sync_jobs row the
+ * API created; scheduled runs use the queue job's id as the row id, so a retry continues it.
+ * One run per account at a time is enforced by the database (one running row per account).
+ */
+export const syncAccountJob = defineJob({
+  name: "sync-account",
+  payload: z.object({
+    accountId: z.uuid(),
+    kind: z.enum(["manual", "scheduled"]),
+    mode: z.enum(["backup", "refresh"]).default("backup"),
+    syncJobId: z.uuid().optional(),
+  }),
+  queue: {
+    policy: "stately",
+    retryLimit: SYNC_RETRY_LIMIT,
+    retryDelay: 15,
+    retryBackoff: true,
+    retryDelayMax: 300,
+    expireInSeconds: 2 * 3600,
+    heartbeatSeconds: 15,
+  },
+  concurrency: 2,
+  async handler(payload, ctx: AppContext, job) {
+    const syncJobId = payload.syncJobId ?? job.id;
+    const result = await ctx.syncEngine.run(
+      { accountId: payload.accountId, kind: payload.kind, mode: payload.mode, syncJobId },
+      { retryCount: job.retryCount, retryLimit: SYNC_RETRY_LIMIT },
+    );
+    if (result.outcome === "retry") throw result.error;
+    if (result.outcome === "deferred") {
+      await ctx.queue.send(
+        syncAccountJob,
+        { ...payload, syncJobId },
+        {
+          singletonKey: `sync:${payload.accountId}:deferred`,
+          startAfter: Math.ceil(result.delayMs / 1000),
+        },
+      );
+    }
+  },
+});

@@ -1,0 +1,29 @@
+import { AUTO_SYNC_TIERS } from "@keepsake/contracts";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { spreadOffsetSeconds } from "../sync/schedule.ts";
+import { defineJob } from "./job.ts";
+import { syncAccountJob } from "./sync-account.job.ts";
+
+/**
+ * Every 10 minutes: one scheduled sync per active account of a premium, pro or agency user,
+ * each delayed by its account's stable offset so they spread over the interval. The
+ * `stately` key drops a new one while the previous is still waiting.
+ */
+export const syncSchedulerJob = defineJob({
+  name: "sync-scheduler",
+  payload: z.object({}),
+  queue: { policy: "singleton", retryLimit: 1 },
+  cron: "*/10 * * * *",
+  scheduleData: {},
+  async handler(_payload, ctx: AppContext) {
+    const accounts = await ctx.syncRepo.accountsForAutoSync(AUTO_SYNC_TIERS);
+    for (const a of accounts) {
+      await ctx.queue.send(
+        syncAccountJob,
+        { accountId: a.id, kind: "scheduled", mode: "backup" },
+        { singletonKey: `sync:${a.id}:scheduled`, startAfter: spreadOffsetSeconds(a.id) },
+      );
+    }
+  },
+});

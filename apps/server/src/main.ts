@@ -1,0 +1,32 @@
+import { ConfigError, loadConfig } from "./config.ts";
+import { type Role, startKeepsake } from "./runtime.ts";
+
+const role = (process.argv[2] ?? "all") as Role;
+if (!["api", "worker", "all"].includes(role)) {
+  console.error(`Unknown role "${role}". Use one of: api, worker, all.`);
+  process.exit(2);
+}
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const keepsake = await startKeepsake({ config, role });
+if (keepsake.url) console.log(`Keepsake (${role}) is running at ${keepsake.url}`);
+else console.log(`Keepsake (${role}) is running`);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    keepsake.close().finally(() => process.exit(0));
+  });
+}

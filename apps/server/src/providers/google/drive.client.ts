@@ -1,0 +1,280 @@
+import { randomBytes } from "node:crypto";
+import { parseRetryAfter, readJson, withRetryAfter } from "../http-retry.ts";
+import {
+  type FetchLike,
+  googleError,
+  PROVIDER_TIMEOUT_MS,
+  ProviderError,
+} from "../provider-error.ts";
+
+export const FOLDER_MIME = "application/vnd.google-apps.folder";
+/** Resumable chunks must be multiples of this, except the last. */
+export const RESUMABLE_QUANTUM = 256 * 1024;
+export const FILE_FIELDS =
+  "id,name,mimeType,size,md5Checksum,appProperties,parents,createdTime,modifiedTime,description,trashed,webViewLink";
+
+export interface DriveFile {
+  id: string;
+  name: string;
+  mimeType: string;
+  size: number | null;
+  md5Checksum: string | null;
+  appProperties: Record<string, string>;
+  parents: string[];
+  createdTime: string | null;
+  trashed: boolean;
+  webViewLink: string | null;
+}
+
+/** What Drive stores about a new file. */
+export interface DriveFileMetadata {
+  name: string;
+  mimeType?: string;
+  parents?: string[];
+  description?: string;
+  createdTime?: string;
+  modifiedTime?: string;
+  appProperties?: Record<string, string>;
+}
+
+/** The state of a resumable session after a request. */
+export type UploadProgress =
+  | { done: true; file: DriveFile }
+  | { done: false /** Bytes the server holds: the next chunk starts here. */; received: number };
+
+function toFile(raw: unknown): DriveFile {
+  const f = (raw ?? {}) as Record<string, unknown>;
+  if (typeof f.id !== "string")
+    throw new ProviderError("google", "unknown", "Drive returned a file without id");
+  return {
+    id: f.id,
+    name: typeof f.name === "string" ? f.name : "",
+    mimeType: typeof f.mimeType === "string" ? f.mimeType : "",
+    size: typeof f.size === "string" || typeof f.size === "number" ? Number(f.size) : null,
+    md5Checksum: typeof f.md5Checksum === "string" ? f.md5Checksum : null,
+    appProperties: (f.appProperties as Record<string, string> | undefined) ?? {},
+    parents: Array.isArray(f.parents) ? f.parents.map(String) : [],
+    createdTime: typeof f.createdTime === "string" ? f.createdTime : null,
+    trashed: f.trashed === true,
+    webViewLink: typeof f.webViewLink === "string" ? f.webViewLink : null,
+  };
+}
+
+/** `bytes=0-N` → N + 1; no header means nothing arrived. */
+export function receivedFromRange(range: string | null): number {
+  const m = range ? /bytes=(\d+)-(\d+)/.exec(range) : null;
+  return m ? Number(m[2]) + 1 : 0;
+}
+
+const quote = (v: string) => `'${v.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+
+/** Google Drive v3: folders, multipart and resumable uploads, list, get, delete. HTTP only. */
+export function createDriveClient(
+  settings: { apisUrl: string },
+  options: { fetch?: FetchLike; now?: () => number; timeoutMs?: number } = {},
+) {
+  const fetchImpl = options.fetch ?? fetch;
+  const now = options.now ?? Date.now;
+  const api = `${settings.apisUrl}/drive/v3`;
+  const upload = `${settings.apisUrl}/upload/drive/v3/files`;
+  const origin = new URL(settings.apisUrl).origin;
+  const timeout = options.timeoutMs ?? PROVIDER_TIMEOUT_MS * 3;
+
+  async function send(url: string | URL, init: RequestInit): Promise<Response> {
+    try {
+      return await fetchImpl(url, { ...init, signal: init.signal ?? AbortSignal.timeout(timeout) });
+    } catch (err) {
+      const why = err instanceof Error ? err.name : "error";
+      throw new ProviderError("google", "network", `Could not reach Google Drive (${why})`);
+    }
+  }
+
+  async function fail(res: Response): Promise<never> {
+    const body = await readJson(res);
+    throw withRetryAfter(
+      googleError(res.status, body),
+      parseRetryAfter(res.headers.get("retry-after"), now()),
+    );
+  }
+
+  async function json(res: Response): Promise<unknown> {
+    if (!res.ok) await fail(res);
+    return readJson(res);
+  }
+
+  const auth = (token: string, extra: Record<string, string> = {}) => ({
+    authorization: `Bearer ${token}`,
+    ...extra,
+  });
+
+  function sessionUrl(uri: string): URL {
+    const u = new URL(uri, settings.apisUrl);
+    if (u.origin !== origin)
+      throw new ProviderError("google", "unknown", "Unexpected upload session host");
+    return u;
+  }
+
+  async function progress(res: Response): Promise<UploadProgress | "gone"> {
+    if (res.status === 200 || res.status === 201)
+      return { done: true, file: toFile(await readJson(res)) };
+    if (res.status === 308) {
+      await res.body?.cancel().catch(() => {});
+      return { done: false, received: receivedFromRange(res.headers.get("range")) };
+    }
+    if (res.status === 404 || res.status === 410) {
+      await res.body?.cancel().catch(() => {});
+      return "gone";
+    }
+    return fail(res);
+  }
+
+  return {
+    async list(token: string, q: string, pageSize = 100): Promise<DriveFile[]> {
+      const out: DriveFile[] = [];
+      let pageToken: string | undefined;
+      do {
+        const u = new URL(`${api}/files`);
+        u.search = new URLSearchParams({
+          q,
+          fields: `nextPageToken,files(${FILE_FIELDS})`,
+          pageSize: String(pageSize),
+          orderBy: "createdTime",
+          ...(pageToken ? { pageToken } : {}),
+        }).toString();
+        const body = (await json(await send(u, { headers: auth(token) }))) as {
+          files?: unknown[];
+          nextPageToken?: string;
+        };
+        out.push(...(body.files ?? []).map(toFile));
+        pageToken = body.nextPageToken;
+      } while (pageToken);
+      return out;
+    },
+
+    /** Files (not trashed) tagged with `appProperties[key] = value`, oldest first. */
+    findByAppProperty(token: string, key: string, value: string, extra: string[] = []) {
+      const q = [
+        `appProperties has { key=${quote(key)} and value=${quote(value)} }`,
+        "trashed = false",
+        ...extra,
+      ].join(" and ");
+      return this.list(token, q);
+    },
+
+    async get(token: string, id: string): Promise<DriveFile> {
+      const u = new URL(`${api}/files/${encodeURIComponent(id)}`);
+      u.searchParams.set("fields", FILE_FIELDS);
+      return toFile(await json(await send(u, { headers: auth(token) })));
+    },
+
+    async remove(token: string, id: string): Promise<void> {
+      const res = await send(`${api}/files/${encodeURIComponent(id)}`, {
+        method: "DELETE",
+        headers: auth(token),
+      });
+      if (res.status === 404) return;
+      if (!res.ok) await fail(res);
+      await res.body?.cancel().catch(() => {});
+    },
+
+    async createFolder(
+      token: string,
+      meta: Omit<DriveFileMetadata, "mimeType">,
+    ): Promise<DriveFile> {
+      const u = new URL(`${api}/files`);
+      u.searchParams.set("fields", FILE_FIELDS);
+      const res = await send(u, {
+        method: "POST",
+        headers: auth(token, { "content-type": "application/json; charset=UTF-8" }),
+        body: JSON.stringify({ ...meta, mimeType: FOLDER_MIME }),
+      });
+      return toFile(await json(res));
+    },
+
+    /** One request with the metadata and the bytes (small files). */
+    async multipart(
+      token: string,
+      meta: DriveFileMetadata,
+      media: Uint8Array,
+      contentType: string,
+    ): Promise<DriveFile> {
+      const boundary = `keepsake_${randomBytes(12).toString("hex")}`;
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(meta)}\r\n` +
+          `--${boundary}\r\nContent-Type: ${contentType}\r\n\r\n`,
+      );
+      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+      const u = new URL(upload);
+      u.search = new URLSearchParams({ uploadType: "multipart", fields: FILE_FIELDS }).toString();
+      const res = await send(u, {
+        method: "POST",
+        headers: auth(token, { "content-type": `multipart/related; boundary=${boundary}` }),
+        body: Buffer.concat([head, media, tail]),
+      });
+      return toFile(await json(res));
+    },
+
+    /** Opens a resumable session; returns its URI (valid about a week). */
+    async startResumable(
+      token: string,
+      meta: DriveFileMetadata,
+      contentType: string,
+      total: number | null,
+    ): Promise<string> {
+      const u = new URL(upload);
+      u.search = new URLSearchParams({ uploadType: "resumable", fields: FILE_FIELDS }).toString();
+      const res = await send(u, {
+        method: "POST",
+        headers: auth(token, {
+          "content-type": "application/json; charset=UTF-8",
+          "x-upload-content-type": contentType,
+          ...(total !== null ? { "x-upload-content-length": String(total) } : {}),
+        }),
+        body: JSON.stringify(meta),
+      });
+      if (!res.ok) await fail(res);
+      await res.body?.cancel().catch(() => {});
+      const location = res.headers.get("location");
+      if (!location)
+        throw new ProviderError("google", "unknown", "Drive did not return an upload session");
+      return sessionUrl(location).toString();
+    },
+
+    /**
+     * Sends bytes `start … start + chunk.length - 1`. Non-final chunks must be multiples of
+     * 256 KiB; the answer says how much the server really holds (resume from there).
+     */
+    async putChunk(
+      token: string,
+      session: string,
+      chunk: Uint8Array,
+      start: number,
+      total: number | null,
+    ): Promise<UploadProgress | "gone"> {
+      const end = start + chunk.length - 1;
+      const range =
+        chunk.length === 0 ? `bytes */${total ?? "*"}` : `bytes ${start}-${end}/${total ?? "*"}`;
+      const res = await send(sessionUrl(session), {
+        method: "PUT",
+        headers: auth(token, { "content-range": range }),
+        body: chunk,
+      });
+      return progress(res);
+    },
+
+    /** Asks where an interrupted session stands: done, continue from `received`, or gone. */
+    async status(
+      token: string,
+      session: string,
+      total: number | null,
+    ): Promise<UploadProgress | "gone"> {
+      const res = await send(sessionUrl(session), {
+        method: "PUT",
+        headers: auth(token, { "content-range": `bytes */${total ?? "*"}`, "content-length": "0" }),
+      });
+      return progress(res);
+    },
+  };
+}
+
+export type DriveClient = ReturnType<typeof createDriveClient>;

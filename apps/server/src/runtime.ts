@@ -1,0 +1,145 @@
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance } from "fastify";
+import { type Config, sandboxProviders } from "./config.ts";
+import { type AppContext, type ContextDeps, createContext } from "./context.ts";
+import { connectDatabase, type DatabaseHandle } from "./db/database.ts";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.ts";
+import { migrate } from "./db/migrate.ts";
+import { buildApp } from "./http/app.ts";
+import { type Clock, systemClock } from "./lib/clock.ts";
+import { loadSecrets } from "./lib/secrets.ts";
+
+export type Role = "api" | "worker" | "all";
+
+export const WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
+
+export interface Keepsake {
+  ctx: AppContext;
+  app: FastifyInstance | null;
+  /** Where the API listens, when it does. */
+  url: string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database — DATABASE_URL, or embedded PGlite under DATA_DIR (shared with the
+ * process that already owns it) — and applies pending migrations.
+ */
+export async function openDatabase(
+  config: Config,
+  options: { databaseUrl?: string; schema?: string } = {},
+): Promise<{ database: DatabaseHandle; url: string; close(): Promise<void> }> {
+  let embedded: EmbeddedPostgres | null = null;
+  let url = options.databaseUrl ?? config.DATABASE_URL;
+  if (!url) {
+    embedded = await startEmbeddedPostgres({ dataDir: join(config.DATA_DIR, "pglite") });
+    url = embedded.url;
+  }
+  const database = connectDatabase({
+    url,
+    max: config.DATABASE_POOL_SIZE,
+    ...(options.schema ? { schema: options.schema } : {}),
+  });
+  try {
+    await migrate(database.pool);
+  } catch (err) {
+    await database.close();
+    await embedded?.close();
+    throw err;
+  }
+  return {
+    database,
+    url,
+    async close() {
+      await database.close();
+      await embedded?.close();
+    },
+  };
+}
+
+/**
+ * Opens the database, then starts the roles asked for. `close` stops them in reverse order.
+ */
+export async function startKeepsake(options: {
+  config: Config;
+  role: Role;
+  clock?: Clock;
+  /** Test hooks: an already running database, a schema on its search_path. */
+  databaseUrl?: string;
+  schema?: string;
+  logger?: boolean;
+  /** Sandbox mode: use this already running sandbox instead of starting one on SANDBOX_PORT. */
+  sandboxUrl?: string;
+  /** Backup engine tunables (tests and the benchmark). */
+  engineSettings?: ContextDeps["engineSettings"];
+}): Promise<Keepsake> {
+  const { role } = options;
+  let config = options.config;
+  const closers: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch(() => {});
+  };
+  try {
+    const opened = await openDatabase(config, options);
+    closers.push(opened.close);
+    const { database, url } = opened;
+
+    // Sandbox mode: the provider emulators stand in for Meta and Google. The api role runs
+    // them in-process; a worker on its own expects them where the api role put them.
+    let sandboxOrigin: string | null = null;
+    if (config.sandboxMode) {
+      const sandbox = await import("@keepsake/sandbox");
+      sandboxOrigin = options.sandboxUrl ?? `http://127.0.0.1:${config.SANDBOX_PORT}`;
+      if (!options.sandboxUrl && role !== "worker") {
+        const running = await sandbox.startSandbox({
+          port: config.SANDBOX_PORT,
+          dataDir: join(config.DATA_DIR, "sandbox"),
+        });
+        closers.push(() => running.close());
+        sandboxOrigin = running.url;
+      }
+      config = {
+        ...config,
+        providers: sandboxProviders(
+          sandboxOrigin,
+          sandbox.SANDBOX_CREDENTIALS,
+          config.GRAPH_API_VERSION,
+        ),
+      };
+    }
+
+    const ctx = createContext({
+      config,
+      db: database.db,
+      pool: database.pool,
+      clock: options.clock ?? systemClock,
+      secrets: loadSecrets(config),
+      databaseUrl: url,
+      queueSchema: options.schema ? `${options.schema}_boss` : "pgboss",
+      ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
+    });
+    await ctx.queue.start();
+    closers.push(() => ctx.queue.stop());
+    if (role === "worker" || role === "all") await ctx.queue.work(ctx);
+
+    let app: FastifyInstance | null = null;
+    let listening: string | null = null;
+    if (role === "api" || role === "all") {
+      app = await buildApp(ctx, {
+        webDist: WEB_DIST,
+        ...(sandboxOrigin ? { mediaOrigins: [new URL(sandboxOrigin).origin] } : {}),
+        ...(options.logger === false ? { logger: false } : {}),
+      });
+      closers.push(() => app!.close());
+      await app.listen({ port: config.PORT, host: config.HOST });
+      const address = app.server.address();
+      const port = typeof address === "object" && address ? address.port : config.PORT;
+      listening = `http://localhost:${port}`;
+    }
+    return { ctx, app, url: listening, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,234 @@
+import { syncMessages as m, POST_LIMITS } from "@keepsake/contracts";
+import type { SyncJobRow } from "../db/sync-tables.ts";
+import type { Clock } from "../lib/clock.ts";
+import { isRetryable } from "../providers/http-retry.ts";
+import type { GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
+import { ProviderError } from "../providers/provider-error.ts";
+import { DeferError, type EngineSettings, type GraphPacer, withBackoff } from "./backoff.ts";
+import type { ConnectionTokens } from "./backup.engine.ts";
+import type { PostUpsert, SyncRepository } from "./sync.repository.ts";
+
+export interface SyncEngineDeps {
+  repo: SyncRepository;
+  connections: ConnectionTokens;
+  media: MediaClient;
+  pacer: GraphPacer;
+  clock: Clock;
+  settings: EngineSettings;
+  /** Queues one backup per post id (idempotent per post). */
+  enqueueBackups(postIds: string[]): Promise<void>;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+export interface SyncRequest {
+  accountId: string;
+  /** The sync_jobs row: created by the API for manual runs, by the job itself when scheduled. */
+  syncJobId: string;
+  kind: "manual" | "scheduled";
+  mode: "backup" | "refresh";
+}
+
+export type SyncOutcome =
+  | { outcome: "done"; job: SyncJobRow }
+  | { outcome: "skipped" }
+  | { outcome: "retry"; error: unknown }
+  | { outcome: "deferred"; delayMs: number };
+
+const TIER_LABEL: Record<string, string> = {
+  free: "Free",
+  premium: "Premium",
+  pro: "Pro",
+  agency: "Agency",
+};
+
+function toUpsert(userId: string, accountId: string, g: GraphMedia): PostUpsert {
+  return {
+    user_id: userId,
+    account_id: accountId,
+    instagram_id: g.id,
+    media_type: g.mediaType,
+    media_product_type: g.productType,
+    caption: g.caption,
+    posted_at: g.timestamp,
+    like_count: g.likeCount,
+    comments_count: g.commentsCount,
+    permalink: g.permalink,
+    shortcode: g.shortcode,
+    media_url: g.mediaUrl,
+    thumbnail_url: g.thumbnailUrl,
+    children: g.children.map((c) => ({
+      id: c.id,
+      media_type: c.mediaType,
+      media_url: c.mediaUrl,
+      thumbnail_url: c.thumbnailUrl,
+    })),
+  };
+}
+
+/** What a person reads when a sync fails. */
+function syncFailure(err: unknown): string {
+  if (err instanceof ProviderError) {
+    if (err.kind === "throttled") {
+      return "Instagram is limiting requests right now. Keepsake will try again shortly.";
+    }
+    if (err.kind === "transient" || err.kind === "network") {
+      return "Instagram is not responding right now. Please try again in a few minutes.";
+    }
+    if (err.kind === "permission") {
+      return "Instagram did not allow Keepsake to read this account's media. Reconnect it and allow access.";
+    }
+  }
+  return m.syncFailed;
+}
+
+/**
+ * One sync of one account: lists media newest first (the whole history the first time, else
+ * until a run of known posts), upserts posts, applies the plan's post limit, reads stories,
+ * and queues a backup for every post not yet backed up.
+ */
+export function createSyncEngine(deps: SyncEngineDeps) {
+  const { repo, connections, media, pacer, clock, settings: s } = deps;
+
+  async function run(req: SyncRequest, attempt: { retryCount: number; retryLimit: number }) {
+    const account = await repo.accountWithOwner(req.accountId);
+    let job = await repo.findSyncJob(req.syncJobId);
+    if (!account) {
+      if (job)
+        await repo.finishSyncJob(job.id, "cancelled", clock.now(), "The account was disconnected.");
+      return { outcome: "skipped" } satisfies SyncOutcome;
+    }
+    if (!job) {
+      if (req.kind === "manual") return { outcome: "skipped" } satisfies SyncOutcome;
+      // Scheduled: the queue job's id is the run's id, so a retry continues the same row.
+      await repo.failStaleSyncJobs(
+        new Date(clock.now().getTime() - s.staleSyncMs),
+        clock.now(),
+        m.syncFailed,
+      );
+      job = await repo.insertSyncJob({
+        id: req.syncJobId,
+        user_id: account.user_id,
+        account_id: account.id,
+        job_type: "scheduled_sync",
+        mode: req.mode,
+        now: clock.now(),
+      });
+      if (!job) return { outcome: "skipped" } satisfies SyncOutcome;
+    }
+    if (job.status !== "running") return { outcome: "skipped" } satisfies SyncOutcome;
+    const jobId = job.id;
+    if (account.status === "needs_reconnection") {
+      const done = await repo.finishSyncJob(
+        jobId,
+        "failed",
+        clock.now(),
+        m.instagramReconnect(account.username),
+      );
+      return { outcome: "done", job: done ?? job } satisfies SyncOutcome;
+    }
+
+    try {
+      const ig = await connections.instagramAccessToken(account.id);
+      const graph = <T>(fn: () => Promise<T>) =>
+        withBackoff(async () => {
+          await pacer.beforeCall(ig.instagramUserId);
+          return fn();
+        }, s);
+      const historyComplete = await repo.historyComplete(account.id);
+      let next: string | null = null;
+      let knownRun = 0;
+      let seen = 0;
+      let reachedEnd = false;
+      for (;;) {
+        const page = await graph(() =>
+          media.mediaPage({
+            host: ig.connectedVia,
+            token: ig.token,
+            igUserId: ig.instagramUserId,
+            limit: s.pageSize,
+            next,
+          }),
+        );
+        const known = await repo.knownInstagramIds(
+          account.id,
+          page.media.map((p) => p.id),
+        );
+        await repo.upsertPosts(
+          page.media.map((g) => toUpsert(account.user_id, account.id, g)),
+          clock.now(),
+        );
+        for (const p of page.media) knownRun = known.has(p.id) ? knownRun + 1 : 0;
+        seen += page.media.length;
+        await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
+        if (!page.next) {
+          reachedEnd = true;
+          break;
+        }
+        if (historyComplete && knownRun >= s.knownRunToStop) break;
+        next = page.next;
+      }
+
+      const stories = await graph(() =>
+        media.stories({ host: ig.connectedVia, token: ig.token, igUserId: ig.instagramUserId }),
+      );
+      await repo.upsertPosts(
+        stories.map((g) => toUpsert(account.user_id, account.id, { ...g, productType: "STORY" })),
+        clock.now(),
+      );
+      seen += stories.length;
+
+      const tier = account.subscription_tier;
+      const limit = POST_LIMITS[tier];
+      await repo.applyPostLimit(
+        account.user_id,
+        limit,
+        limit === null ? null : m.postLimit(limit, TIER_LABEL[tier] ?? tier),
+      );
+      await repo.markSynced(account.id, clock.now(), reachedEnd);
+
+      if (req.mode === "refresh") {
+        const done = await repo.updateSyncJob(jobId, { posts_total: seen, posts_processed: seen });
+        const finished = await repo.finishSyncJob(jobId, "completed", clock.now(), null);
+        return { outcome: "done", job: finished ?? done ?? job } satisfies SyncOutcome;
+      }
+      const due = await repo.claimBackupsForSync(account.id, account.user_id, jobId, clock.now());
+      const updated = await repo.updateSyncJob(jobId, {
+        posts_total: due.length,
+        posts_processed: 0,
+        heartbeat_at: clock.now(),
+      });
+      if (due.length === 0) {
+        const finished = await repo.finishSyncJob(jobId, "completed", clock.now(), null);
+        return { outcome: "done", job: finished ?? job } satisfies SyncOutcome;
+      }
+      await deps.enqueueBackups(due.map((d) => d.post_id));
+      return { outcome: "done", job: updated ?? job } satisfies SyncOutcome;
+    } catch (err) {
+      if (err instanceof DeferError) {
+        await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
+        return { outcome: "deferred", delayMs: err.delayMs } satisfies SyncOutcome;
+      }
+      if (
+        err instanceof ProviderError &&
+        (err.provider === "instagram" || err.provider === "facebook") &&
+        err.kind === "token_invalid"
+      ) {
+        const message = m.instagramReconnect(account.username);
+        await connections.markInstagramNeedsReconnection(account.id, message);
+        const done = await repo.finishSyncJob(jobId, "failed", clock.now(), message);
+        return { outcome: "done", job: done ?? job } satisfies SyncOutcome;
+      }
+      if (isRetryable(err) && attempt.retryCount < attempt.retryLimit) {
+        await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
+        return { outcome: "retry", error: err } satisfies SyncOutcome;
+      }
+      deps.log?.warn({ accountId: account.id, err: String(err) }, "sync failed");
+      const done = await repo.finishSyncJob(jobId, "failed", clock.now(), syncFailure(err));
+      return { outcome: "done", job: done ?? job } satisfies SyncOutcome;
+    }
+  }
+
+  return { run };
+}
+
+export type SyncEngine = ReturnType<typeof createSyncEngine>;

@@ -1,0 +1,105 @@
+import type { Config } from "../config.ts";
+import type { Db } from "../db/database.ts";
+import { backupPostJob, backupSingletonKey } from "../jobs/backup-post.job.ts";
+import type { JobQueue } from "../jobs/queue.ts";
+import { syncAccountJob } from "../jobs/sync-account.job.ts";
+import type { Clock } from "../lib/clock.ts";
+import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
+import { createDriveClient } from "../providers/google/drive.client.ts";
+import { createMediaClient } from "../providers/instagram/media.client.ts";
+import { createGraphPacer, DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./backoff.ts";
+import { type BackupEngine, type ConnectionTokens, createBackupEngine } from "./backup.engine.ts";
+import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
+import { createSyncRepository, type SyncRepository } from "./sync.repository.ts";
+import { createSyncService, type SyncService } from "./sync.service.ts";
+
+export type { EngineSettings };
+
+/** What the backup engine adds to the application context. */
+export interface SyncModule {
+  sync: SyncService;
+  syncRepo: SyncRepository;
+  syncEngine: SyncEngine;
+  backupEngine: BackupEngine;
+  engine: EngineSettings;
+}
+
+/** Wires the provider clients, engines and API service of the backup pipeline. */
+export function createSyncModule(deps: {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  connections: ConnectionTokens;
+  // biome-ignore lint/suspicious/noExplicitAny: the queue is typed by the full context
+  queue: JobQueue<any>;
+  settings?: Partial<EngineSettings>;
+  /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
+  encryptionKey: Buffer;
+}): SyncModule {
+  const settings: EngineSettings = {
+    ...DEFAULT_ENGINE_SETTINGS,
+    ...deps.settings,
+    backoff: { ...DEFAULT_ENGINE_SETTINGS.backoff, ...deps.settings?.backoff },
+  };
+  const providers = deps.config.providers;
+  const pacer = createGraphPacer(settings, () => deps.clock.now().getTime());
+  const media = createMediaClient(
+    {
+      instagramGraphUrl: providers.instagram.graphUrl,
+      facebookGraphUrl: providers.facebook.graphUrl,
+      graphVersion: providers.graphVersion,
+    },
+    { onUsage: (key, usage) => pacer.record(key, usage) },
+  );
+  const drive = createDriveClient({ apisUrl: `${providers.google.apisUrl}` });
+  const repo = createSyncRepository(deps.db);
+
+  const enqueueBackups = async (postIds: string[]) => {
+    const jobs = postIds.map((postId) => ({
+      data: backupPostJob.payload.parse({ postId }),
+      singletonKey: backupSingletonKey(postId),
+    }));
+    for (let i = 0; i < jobs.length; i += 500) {
+      await deps.queue.boss.insert(backupPostJob.name, jobs.slice(i, i + 500));
+    }
+  };
+
+  const backupEngine = createBackupEngine({
+    repo,
+    connections: deps.connections,
+    media,
+    drive,
+    pacer,
+    clock: deps.clock,
+    settings,
+    sessions: {
+      seal: (uri) => encryptSecret(deps.encryptionKey, uri),
+      open: (sealed) => decryptSecret(deps.encryptionKey, sealed),
+    },
+  });
+  const syncEngine = createSyncEngine({
+    repo,
+    connections: deps.connections,
+    media,
+    pacer,
+    clock: deps.clock,
+    settings,
+    enqueueBackups,
+  });
+  const sync = createSyncService({
+    repo,
+    connections: deps.connections,
+    media,
+    clock: deps.clock,
+    settings,
+    enqueueBackups,
+    async enqueueSync(req) {
+      await deps.queue.send(
+        syncAccountJob,
+        { accountId: req.accountId, kind: req.kind, mode: req.mode, syncJobId: req.syncJobId },
+        { singletonKey: `sync:${req.accountId}:${req.syncJobId}` },
+      );
+    },
+  });
+  return { sync, syncRepo: repo, syncEngine, backupEngine, engine: settings };
+}

@@ -1,0 +1,675 @@
+import { type Kysely, sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import type { Database } from "../db/schema.ts";
+import type {
+  BackupFileRow,
+  BackupRow,
+  BackupRowStatus,
+  GraphMediaType,
+  GraphProductType,
+  PostChild,
+  PostRow,
+  SyncJobRow,
+} from "../db/sync-tables.ts";
+
+export interface PostUpsert {
+  user_id: string;
+  account_id: string;
+  instagram_id: string;
+  media_type: GraphMediaType;
+  media_product_type: GraphProductType | null;
+  caption: string | null;
+  posted_at: Date;
+  like_count: number | null;
+  comments_count: number | null;
+  permalink: string | null;
+  shortcode: string | null;
+  media_url: string | null;
+  thumbnail_url: string | null;
+  children: PostChild[];
+}
+
+export interface PostFilter {
+  userId: string;
+  accountId?: string | undefined;
+  mediaType?: GraphMediaType | undefined;
+  search?: string | undefined;
+}
+
+export type BackupWithPost = BackupRow & { post: PostRow };
+export type PostWithBackup = PostRow & {
+  backup_status: BackupRowStatus | null;
+  backup_error: string | null;
+};
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+const POST_COLUMNS = [
+  "p.id",
+  "p.user_id",
+  "p.account_id",
+  "p.instagram_id",
+  "p.media_type",
+  "p.media_product_type",
+  "p.caption",
+  "p.posted_at",
+  "p.like_count",
+  "p.comments_count",
+  "p.permalink",
+  "p.shortcode",
+  "p.media_url",
+  "p.thumbnail_url",
+  "p.children",
+  "p.not_backed_up_reason",
+  "p.first_seen_at",
+  "p.updated_at",
+] as const;
+
+function repository(db: Kysely<Database>) {
+  return {
+    // --- accounts (read-only views of the Connections tables) ------------------------------
+    accountWithOwner(accountId: string) {
+      return db
+        .selectFrom("instagram_accounts as a")
+        .innerJoin("users as u", "u.id", "a.user_id")
+        .select([
+          "a.id",
+          "a.user_id",
+          "a.username",
+          "a.instagram_user_id",
+          "a.connected_via",
+          "a.status",
+          "a.status_reason",
+          "u.subscription_tier",
+          "u.is_active",
+        ])
+        .where("a.id", "=", accountId)
+        .executeTakeFirst();
+    },
+
+    /** Active accounts of users whose plan syncs automatically. */
+    accountsForAutoSync(tiers: readonly string[]) {
+      return db
+        .selectFrom("instagram_accounts as a")
+        .innerJoin("users as u", "u.id", "a.user_id")
+        .select(["a.id", "a.user_id"])
+        .where("a.status", "=", "active")
+        .where("u.is_active", "=", true)
+        .where("u.subscription_tier", "in", tiers as ("premium" | "pro" | "agency")[])
+        .orderBy("a.id")
+        .execute();
+    },
+
+    userAccounts(userId: string) {
+      return db
+        .selectFrom("instagram_accounts")
+        .select(["id", "username", "status", "status_reason", "media_count"])
+        .where("user_id", "=", userId)
+        .orderBy("connected_at")
+        .execute();
+    },
+
+    userTier(userId: string) {
+      return db
+        .selectFrom("users")
+        .select("subscription_tier")
+        .where("id", "=", userId)
+        .executeTakeFirst();
+    },
+
+    googleConnection(userId: string) {
+      return db
+        .selectFrom("google_connections")
+        .select(["google_sub", "status", "status_reason"])
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+    },
+
+    // --- account_sync_state ----------------------------------------------------------------
+    async historyComplete(accountId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("account_sync_state")
+        .select("history_complete_at")
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
+      return Boolean(row?.history_complete_at);
+    },
+
+    async markSynced(accountId: string, now: Date, historyComplete: boolean) {
+      await db
+        .insertInto("account_sync_state")
+        .values({
+          account_id: accountId,
+          last_sync_at: now,
+          history_complete_at: historyComplete ? now : null,
+        })
+        .onConflict((oc) =>
+          oc.column("account_id").doUpdateSet({
+            last_sync_at: now,
+            ...(historyComplete
+              ? {
+                  history_complete_at: sql<Date>`coalesce(account_sync_state.history_complete_at, ${now})`,
+                }
+              : {}),
+          }),
+        )
+        .execute();
+    },
+
+    // --- posts -----------------------------------------------------------------------------
+    async knownInstagramIds(accountId: string, ids: string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db
+        .selectFrom("posts")
+        .select("instagram_id")
+        .where("account_id", "=", accountId)
+        .where("instagram_id", "in", ids)
+        .execute();
+      return new Set(rows.map((r) => r.instagram_id));
+    },
+
+    async upsertPosts(posts: PostUpsert[], now: Date): Promise<void> {
+      if (posts.length === 0) return;
+      await db
+        .insertInto("posts")
+        .values(
+          posts.map((p) => ({
+            ...p,
+            children: JSON.stringify(p.children),
+            first_seen_at: now,
+            updated_at: now,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(["account_id", "instagram_id"]).doUpdateSet((eb) => ({
+            media_type: eb.ref("excluded.media_type"),
+            media_product_type: eb.ref("excluded.media_product_type"),
+            caption: eb.ref("excluded.caption"),
+            posted_at: eb.ref("excluded.posted_at"),
+            like_count: eb.ref("excluded.like_count"),
+            comments_count: eb.ref("excluded.comments_count"),
+            permalink: eb.ref("excluded.permalink"),
+            shortcode: eb.ref("excluded.shortcode"),
+            media_url: eb.ref("excluded.media_url"),
+            thumbnail_url: eb.ref("excluded.thumbnail_url"),
+            children: eb.ref("excluded.children"),
+            updated_at: eb.ref("excluded.updated_at"),
+          })),
+        )
+        .execute();
+    },
+
+    updatePostMedia(
+      postId: string,
+      m: { media_url: string | null; thumbnail_url: string | null; children: PostChild[] },
+      now: Date,
+    ) {
+      return db
+        .updateTable("posts")
+        .set({ ...m, children: JSON.stringify(m.children), updated_at: now })
+        .where("id", "=", postId)
+        .execute();
+    },
+
+    /**
+     * The plan's post limit: the user's newest `limit` posts may be backed up, older ones carry
+     * `reason`. `limit` null clears every reason.
+     */
+    async applyPostLimit(userId: string, limit: number | null, reason: string | null) {
+      if (limit === null) {
+        await db
+          .updateTable("posts")
+          .set({ not_backed_up_reason: null })
+          .where("user_id", "=", userId)
+          .where("not_backed_up_reason", "is not", null)
+          .execute();
+        return;
+      }
+      await sql`
+        UPDATE posts SET not_backed_up_reason = CASE WHEN r.rank > ${limit} THEN ${reason}::text ELSE NULL END
+        FROM (
+          SELECT id, row_number() OVER (ORDER BY posted_at DESC, id) AS rank
+          FROM posts WHERE user_id = ${userId}
+        ) r
+        WHERE posts.id = r.id
+          AND posts.not_backed_up_reason IS DISTINCT FROM
+              (CASE WHEN r.rank > ${limit} THEN ${reason}::text ELSE NULL END)`.execute(db);
+    },
+
+    /**
+     * Backups to (re)start for the account: posts within the limit without a backup, still
+     * pending, or failed in a way the next sync may retry. Creates the missing rows, attaches
+     * them to the sync run, and answers their post ids.
+     */
+    async claimBackupsForSync(accountId: string, userId: string, syncJobId: string, now: Date) {
+      await sql`
+        INSERT INTO backups (post_id, user_id, account_id, sync_job_id, status, created_at, updated_at)
+        SELECT p.id, p.user_id, p.account_id, ${syncJobId}, 'pending', ${now}, ${now}
+        FROM posts p
+        WHERE p.account_id = ${accountId} AND p.user_id = ${userId}
+          AND p.not_backed_up_reason IS NULL
+          AND NOT EXISTS (SELECT 1 FROM backups b WHERE b.post_id = p.id)
+        ON CONFLICT (post_id) DO NOTHING`.execute(db);
+      const rows = await db
+        .updateTable("backups as b")
+        .from("posts as p")
+        .set({
+          sync_job_id: syncJobId,
+          status: sql`CASE WHEN b.status = 'failed' THEN 'pending' ELSE b.status END`,
+          error_message: sql`CASE WHEN b.status = 'failed' THEN NULL ELSE b.error_message END`,
+          updated_at: now,
+        })
+        .whereRef("p.id", "=", "b.post_id")
+        .where("b.account_id", "=", accountId)
+        .where("p.not_backed_up_reason", "is", null)
+        .where((eb) =>
+          eb.or([
+            eb("b.status", "=", "pending"),
+            eb.and([eb("b.status", "=", "failed"), eb("b.retry_on_sync", "=", true)]),
+            // A processing backup whose worker died: the new job takes it over.
+            eb.and([eb("b.status", "=", "processing"), eb("b.lease_expires_at", "<", now)]),
+          ]),
+        )
+        .returning(["b.post_id", "b.id", "p.posted_at"])
+        .execute();
+      return rows.sort((a, b) => new Date(b.posted_at).getTime() - new Date(a.posted_at).getTime());
+    },
+
+    findPost(postId: string) {
+      return db.selectFrom("posts").selectAll().where("id", "=", postId).executeTakeFirst();
+    },
+
+    findUserPostByInstagramId(userId: string, instagramId: string) {
+      return db
+        .selectFrom("posts")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("instagram_id", "=", instagramId)
+        .orderBy("updated_at", "desc")
+        .executeTakeFirst();
+    },
+
+    async listPosts(f: PostFilter, limit: number, offset: number) {
+      let q = db
+        .selectFrom("posts as p")
+        .leftJoin("backups as b", "b.post_id", "p.id")
+        .where("p.user_id", "=", f.userId);
+      if (f.accountId) q = q.where("p.account_id", "=", f.accountId);
+      if (f.mediaType) q = q.where("p.media_type", "=", f.mediaType);
+      if (f.search) q = q.where("p.caption", "ilike", `%${likeEscape(f.search)}%`);
+      const [rows, count] = await Promise.all([
+        q
+          .select([...POST_COLUMNS, "b.status as backup_status", "b.error_message as backup_error"])
+          .orderBy("p.posted_at", "desc")
+          .orderBy("p.id")
+          .limit(limit)
+          .offset(offset)
+          .execute(),
+        q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+      ]);
+      return { rows: rows as PostWithBackup[], total: Number(count.n) };
+    },
+
+    // --- sync_jobs -------------------------------------------------------------------------
+    runningSyncJob(accountId: string) {
+      return db
+        .selectFrom("sync_jobs")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where("status", "=", "running")
+        .executeTakeFirst();
+    },
+
+    findSyncJob(id: string) {
+      return db.selectFrom("sync_jobs").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+
+    /** A new running job; undefined when the account already has one running. */
+    async insertSyncJob(j: {
+      id?: string;
+      user_id: string;
+      account_id: string;
+      job_type: "scheduled_sync" | "manual";
+      mode: "backup" | "refresh";
+      now: Date;
+    }): Promise<SyncJobRow | undefined> {
+      return db
+        .insertInto("sync_jobs")
+        .values({
+          ...(j.id ? { id: j.id } : {}),
+          user_id: j.user_id,
+          account_id: j.account_id,
+          job_type: j.job_type,
+          mode: j.mode,
+          status: "running",
+          started_at: j.now,
+          heartbeat_at: j.now,
+        })
+        .onConflict((oc) => oc.column("account_id").where("status", "=", "running").doNothing())
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    updateSyncJob(
+      id: string,
+      set: Partial<{
+        status: SyncJobRow["status"];
+        posts_processed: number;
+        posts_total: number;
+        error_message: string | null;
+        completed_at: Date | null;
+        heartbeat_at: Date;
+      }>,
+    ) {
+      return db
+        .updateTable("sync_jobs")
+        .set(set)
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Finishes a running job; no-op when it already ended. */
+    finishSyncJob(
+      id: string,
+      status: "completed" | "failed" | "cancelled",
+      now: Date,
+      error: string | null,
+    ) {
+      return db
+        .updateTable("sync_jobs")
+        .set({ status, completed_at: now, heartbeat_at: now, error_message: error })
+        .where("id", "=", id)
+        .where("status", "=", "running")
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Counts one finished backup; completes the run when it was the last one. */
+    async countBackupDone(syncJobId: string, now: Date) {
+      const row = await db
+        .updateTable("sync_jobs")
+        .set((eb) => ({ posts_processed: eb("posts_processed", "+", 1), heartbeat_at: now }))
+        .where("id", "=", syncJobId)
+        .where("status", "=", "running")
+        .returningAll()
+        .executeTakeFirst();
+      if (row && row.posts_processed >= row.posts_total) {
+        await this.finishSyncJob(syncJobId, "completed", now, null);
+      }
+    },
+
+    /** Running jobs untouched since `before` (their worker died): marked failed. */
+    async failStaleSyncJobs(before: Date, now: Date, message: string) {
+      await db
+        .updateTable("sync_jobs")
+        .set({ status: "failed", completed_at: now, error_message: message })
+        .where("status", "=", "running")
+        .where("heartbeat_at", "<", before)
+        .execute();
+    },
+
+    listSyncJobs(userId: string, limit: number) {
+      return db
+        .selectFrom("sync_jobs")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .orderBy("started_at", "desc")
+        .orderBy("seq", "desc")
+        .limit(limit)
+        .execute();
+    },
+
+    latestRunningSyncJob(userId: string) {
+      return db
+        .selectFrom("sync_jobs")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("status", "=", "running")
+        .orderBy("started_at", "desc")
+        .orderBy("seq", "desc")
+        .executeTakeFirst();
+    },
+
+    lastCompletedSync(userId: string) {
+      return db
+        .selectFrom("sync_jobs")
+        .select((eb) => eb.fn.max("completed_at").as("at"))
+        .where("user_id", "=", userId)
+        .where("status", "=", "completed")
+        .executeTakeFirst();
+    },
+
+    // --- backups ---------------------------------------------------------------------------
+    /**
+     * Takes the backup for one worker: pending, or processing with an expired lease.
+     * Undefined when someone else holds it or there is nothing to do.
+     */
+    claimBackup(postId: string, token: string, now: Date, leaseUntil: Date) {
+      return db
+        .updateTable("backups")
+        .set((eb) => ({
+          status: "processing",
+          lease_token: token,
+          lease_expires_at: leaseUntil,
+          attempts: eb("attempts", "+", 1),
+          started_at: now,
+          updated_at: now,
+        }))
+        .where("post_id", "=", postId)
+        .where((eb) =>
+          eb.or([
+            eb("status", "=", "pending"),
+            eb.and([eb("status", "=", "processing"), eb("lease_expires_at", "<", now)]),
+          ]),
+        )
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async backupStatus(postId: string) {
+      const row = await db
+        .selectFrom("backups")
+        .select("status")
+        .where("post_id", "=", postId)
+        .executeTakeFirst();
+      return row?.status ?? null;
+    },
+
+    async renewLease(backupId: string, token: string, leaseUntil: Date): Promise<boolean> {
+      const r = await db
+        .updateTable("backups")
+        .set({ lease_expires_at: leaseUntil })
+        .where("id", "=", backupId)
+        .where("lease_token", "=", token)
+        .where("status", "=", "processing")
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    /** Ends the claim with a final state; undefined when the lease was lost meanwhile. */
+    finishBackup(
+      backupId: string,
+      token: string,
+      set: {
+        status: "completed" | "failed" | "pending";
+        error_message: string | null;
+        retry_on_sync?: boolean;
+        backup_size_bytes?: number | null;
+        md5?: string | null;
+        google_drive_file_id?: string | null;
+        google_drive_url?: string | null;
+        now: Date;
+      },
+    ) {
+      const { now, ...rest } = set;
+      return db
+        .updateTable("backups")
+        .set({
+          ...rest,
+          lease_token: null,
+          lease_expires_at: null,
+          updated_at: now,
+          completed_at: set.status === "pending" ? null : now,
+        })
+        .where("id", "=", backupId)
+        .where("lease_token", "=", token)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    findBackupByPost(userId: string, postId: string) {
+      return db
+        .selectFrom("backups")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("post_id", "=", postId)
+        .executeTakeFirst();
+    },
+
+    /** Puts a backup back to pending for a retry (not while a worker holds it). */
+    resetBackup(userId: string, postId: string, now: Date) {
+      return db
+        .updateTable("backups")
+        .set({ status: "pending", error_message: null, sync_job_id: null, updated_at: now })
+        .where("user_id", "=", userId)
+        .where("post_id", "=", postId)
+        .where((eb) =>
+          eb.or([
+            eb("status", "in", ["failed", "pending"]),
+            eb.and([eb("status", "=", "processing"), eb("lease_expires_at", "<", now)]),
+          ]),
+        )
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Creates a pending backup for a post that has none (a retry of a never-tried post). */
+    async ensureBackup(post: PostRow, now: Date) {
+      await db
+        .insertInto("backups")
+        .values({
+          post_id: post.id,
+          user_id: post.user_id,
+          account_id: post.account_id,
+          status: "pending",
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.column("post_id").doNothing())
+        .execute();
+    },
+
+    async listBackups(
+      userId: string,
+      f: { status?: BackupRowStatus | undefined; accountId?: string | undefined; limit: number },
+    ): Promise<BackupWithPost[]> {
+      let q = db
+        .selectFrom("backups as b")
+        .innerJoin("posts as p", "p.id", "b.post_id")
+        .where("b.user_id", "=", userId);
+      if (f.status) q = q.where("b.status", "=", f.status);
+      if (f.accountId) q = q.where("b.account_id", "=", f.accountId);
+      const rows = await q
+        .selectAll("b")
+        .select(sql<PostRow>`to_jsonb(p)`.as("post_json"))
+        .orderBy("b.updated_at", "desc")
+        .orderBy("p.posted_at", "desc")
+        .limit(f.limit)
+        .execute();
+      return rows.map(({ post_json, ...b }) => ({ ...(b as BackupRow), post: post_json }));
+    },
+
+    async backupStats(userId: string) {
+      const row = await db
+        .selectFrom("posts as p")
+        // The owner in the join lets Postgres read only this user's backups (by
+        // backups_user_status_idx) instead of scanning the whole table (issue 6, 10,000 posts).
+        .leftJoin("backups as b", (j) =>
+          j.onRef("b.post_id", "=", "p.id").on("b.user_id", "=", userId),
+        )
+        .where("p.user_id", "=", userId)
+        .select((eb) => [
+          eb.fn.countAll<number>().as("total_posts"),
+          sql<number>`count(*) FILTER (WHERE b.status = 'completed')`.as("backed_up"),
+          sql<number>`count(*) FILTER (WHERE b.status IN ('pending', 'processing'))`.as("pending"),
+          sql<number>`count(*) FILTER (WHERE b.status IS DISTINCT FROM 'completed')`.as("unbacked"),
+          sql<number>`coalesce(sum(b.backup_size_bytes) FILTER (WHERE b.status = 'completed'), 0)`.as(
+            "bytes",
+          ),
+          sql<number>`count(*) FILTER (WHERE p.media_product_type IS DISTINCT FROM 'STORY')`.as(
+            "feed_posts",
+          ),
+        ])
+        .executeTakeFirstOrThrow();
+      return {
+        totalPosts: Number(row.total_posts),
+        backedUp: Number(row.backed_up),
+        pending: Number(row.pending),
+        unbacked: Number(row.unbacked),
+        bytes: Number(row.bytes),
+        feedPosts: Number(row.feed_posts),
+      };
+    },
+
+    // --- backup_files ----------------------------------------------------------------------
+    backupFiles(backupId: string): Promise<BackupFileRow[]> {
+      return db.selectFrom("backup_files").selectAll().where("backup_id", "=", backupId).execute();
+    },
+
+    async saveBackupFile(
+      f: Partial<Omit<BackupFileRow, "backup_id" | "item_key" | "updated_at">> & {
+        backup_id: string;
+        item_key: string;
+        name: string;
+      },
+      now: Date,
+    ) {
+      const { backup_id, item_key, ...rest } = f;
+      await db
+        .insertInto("backup_files")
+        .values({ ...f, updated_at: now })
+        .onConflict((oc) =>
+          oc.columns(["backup_id", "item_key"]).doUpdateSet({ ...rest, updated_at: now }),
+        )
+        .execute();
+    },
+
+    // --- drive_folders ---------------------------------------------------------------------
+    async findFolder(userId: string, googleSub: string, path: string) {
+      const row = await db
+        .selectFrom("drive_folders")
+        .select("folder_id")
+        .where("user_id", "=", userId)
+        .where("google_sub", "=", googleSub)
+        .where("path", "=", path)
+        .executeTakeFirst();
+      return row?.folder_id ?? null;
+    },
+
+    /** Records a folder; answers the folder id that won when two workers raced. */
+    async saveFolder(userId: string, googleSub: string, path: string, folderId: string) {
+      await db
+        .insertInto("drive_folders")
+        .values({ user_id: userId, google_sub: googleSub, path, folder_id: folderId })
+        .onConflict((oc) => oc.columns(["user_id", "google_sub", "path"]).doNothing())
+        .execute();
+      return (await this.findFolder(userId, googleSub, path)) as string;
+    },
+
+    async forgetFolder(userId: string, googleSub: string, path: string) {
+      await db
+        .deleteFrom("drive_folders")
+        .where("user_id", "=", userId)
+        .where("google_sub", "=", googleSub)
+        .where("path", "=", path)
+        .execute();
+    },
+  };
+}
+
+export type SyncRepository = ReturnType<typeof repository>;
+
+export function createSyncRepository(db: Db): SyncRepository {
+  return repository(db);
+}

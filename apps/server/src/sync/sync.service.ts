@@ -1,0 +1,336 @@
+import { Readable } from "node:stream";
+import {
+  AUTO_SYNC_TIERS,
+  type Backup,
+  type BackupsQueryParsed,
+  type DashboardStats,
+  syncMessages as m,
+  type NewPostsCheck,
+  POST_LIMITS,
+  type Post,
+  type PostMediaType,
+  type PostsQueryParsed,
+  type PostsResponse,
+  type RetryBackupResponse,
+  type StartSyncResponse,
+  type SyncJob,
+  type SyncStatus,
+} from "@keepsake/contracts";
+import type { BackupRow, GraphMediaType, PostRow, SyncJobRow } from "../db/sync-tables.ts";
+import type { Clock } from "../lib/clock.ts";
+import { HttpError } from "../lib/errors.ts";
+import type { MediaClient } from "../providers/instagram/media.client.ts";
+import { ProviderError } from "../providers/provider-error.ts";
+import { type EngineSettings, withBackoff } from "./backoff.ts";
+import type { ConnectionTokens } from "./backup.engine.ts";
+import { minutesUntilNextSync } from "./schedule.ts";
+import type { SyncRequest } from "./sync.engine.ts";
+import type { PostWithBackup, SyncRepository } from "./sync.repository.ts";
+
+export interface SyncServiceDeps {
+  repo: SyncRepository;
+  connections: ConnectionTokens;
+  media: MediaClient;
+  clock: Clock;
+  settings: EngineSettings;
+  enqueueSync(req: SyncRequest): Promise<void>;
+  enqueueBackups(postIds: string[]): Promise<void>;
+}
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+const TO_API_TYPE: Record<GraphMediaType, PostMediaType> = {
+  IMAGE: "image",
+  VIDEO: "video",
+  CAROUSEL_ALBUM: "carousel",
+};
+const FROM_API_TYPE: Record<PostMediaType, GraphMediaType> = {
+  image: "IMAGE",
+  video: "VIDEO",
+  carousel: "CAROUSEL_ALBUM",
+};
+
+export function toSyncJob(j: SyncJobRow): SyncJob {
+  return {
+    id: j.id,
+    account_id: j.account_id,
+    job_type: j.job_type,
+    status: j.status,
+    posts_processed: j.posts_processed,
+    posts_total: j.posts_total,
+    error_message: j.error_message,
+    started_at: iso(j.started_at) as string,
+    completed_at: iso(j.completed_at),
+  };
+}
+
+function toPost(p: PostRow, backup: { status: BackupRow["status"] | null } | null): Post {
+  const children = Array.isArray(p.children) ? p.children : [];
+  return {
+    id: p.id,
+    account_id: p.account_id,
+    instagram_id: p.instagram_id,
+    media_type: TO_API_TYPE[p.media_type],
+    media_product_type: p.media_product_type
+      ? (p.media_product_type.toLowerCase() as Post["media_product_type"])
+      : null,
+    media_url: p.media_url ?? children[0]?.media_url ?? null,
+    thumbnail_url: p.thumbnail_url,
+    permalink: p.permalink,
+    caption: p.caption,
+    timestamp: iso(p.posted_at) as string,
+    like_count: p.like_count,
+    comments_count: p.comments_count,
+    children_count: children.length,
+    backup_status: backup?.status ?? null,
+    is_backed_up: backup?.status === "completed",
+    not_backed_up_reason: p.not_backed_up_reason,
+  };
+}
+
+function toBackup(b: BackupRow & { post: PostRow }): Backup {
+  return {
+    id: b.id,
+    status: b.status,
+    error_message: b.error_message,
+    backup_size_bytes: b.backup_size_bytes === null ? null : Number(b.backup_size_bytes),
+    created_at: iso(b.created_at) as string,
+    updated_at: iso(b.updated_at) as string,
+    completed_at: iso(b.completed_at),
+    attempts: b.attempts,
+    google_drive_file_id: b.google_drive_file_id,
+    google_drive_url: b.google_drive_url,
+    instagram_post_id: b.post_id,
+    account_id: b.account_id,
+    instagram_post: toPost(b.post, { status: b.status }),
+  };
+}
+
+/** The rules behind /api/sync: every read and write is scoped to the caller. */
+export function createSyncService(deps: SyncServiceDeps) {
+  const { repo, clock } = deps;
+
+  const expireStale = () =>
+    repo.failStaleSyncJobs(
+      new Date(clock.now().getTime() - deps.settings.staleSyncMs),
+      clock.now(),
+      m.syncFailed,
+    );
+
+  /** The accounts a sync would run on, after checking both connections (SPEC §5 messages). */
+  async function syncTargets(userId: string, accountId?: string) {
+    const accounts = await repo.userAccounts(userId);
+    if (accounts.length === 0) throw new HttpError(400, m.instagramNotConnected);
+    const google = await repo.googleConnection(userId);
+    if (!google) throw new HttpError(400, m.googleNotConnected);
+    if (google.status === "needs_reconnection") {
+      throw new HttpError(400, google.status_reason ?? m.googleReconnect);
+    }
+    const chosen = accountId ? accounts.filter((a) => a.id === accountId) : accounts;
+    if (chosen.length === 0) throw new HttpError(404, m.accountNotFound);
+    const usable = chosen.filter((a) => a.status === "active");
+    if (usable.length === 0) {
+      const first = chosen[0] as (typeof chosen)[number];
+      throw new HttpError(400, first.status_reason ?? m.instagramReconnect(first.username));
+    }
+    return usable;
+  }
+
+  async function start(
+    userId: string,
+    accountId: string | undefined,
+    mode: "backup" | "refresh",
+  ): Promise<StartSyncResponse> {
+    const targets = await syncTargets(userId, accountId);
+    await expireStale();
+    const jobs: SyncJobRow[] = [];
+    let alreadyRunning = false;
+    for (const a of targets) {
+      const inserted = await repo.insertSyncJob({
+        user_id: userId,
+        account_id: a.id,
+        job_type: "manual",
+        mode,
+        now: clock.now(),
+      });
+      if (!inserted) {
+        const running = await repo.runningSyncJob(a.id);
+        if (running) {
+          alreadyRunning = true;
+          jobs.push(running);
+          continue;
+        }
+        throw new HttpError(409, "A sync just finished; please try again.");
+      }
+      await deps.enqueueSync({ accountId: a.id, syncJobId: inserted.id, kind: "manual", mode });
+      jobs.push(inserted);
+    }
+    const out = jobs.map(toSyncJob);
+    return {
+      message: alreadyRunning ? m.syncAlreadyRunning : m.syncStarted,
+      already_running: alreadyRunning,
+      sync_job: out[0] as SyncJob,
+      sync_jobs: out,
+    };
+  }
+
+  return {
+    start: (userId: string, accountId?: string) => start(userId, accountId, "backup"),
+    refreshPosts: (userId: string, accountId?: string) => start(userId, accountId, "refresh"),
+
+    async syncJobs(userId: string, limit: number): Promise<SyncJob[]> {
+      await expireStale();
+      return (await repo.listSyncJobs(userId, limit)).map(toSyncJob);
+    },
+
+    async status(userId: string): Promise<SyncStatus> {
+      await expireStale();
+      const running = await repo.latestRunningSyncJob(userId);
+      if (running) return { is_syncing: true, sync_job: toSyncJob(running) };
+      const [latest] = await repo.listSyncJobs(userId, 1);
+      return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null };
+    },
+
+    async posts(userId: string, q: PostsQueryParsed): Promise<PostsResponse> {
+      const { rows, total } = await repo.listPosts(
+        {
+          userId,
+          accountId: q.account_id,
+          mediaType: q.media_type ? FROM_API_TYPE[q.media_type] : undefined,
+          search: q.search,
+        },
+        q.limit,
+        q.offset,
+      );
+      return {
+        posts: rows.map((r: PostWithBackup) => toPost(r, { status: r.backup_status })),
+        total,
+      };
+    },
+
+    async backups(userId: string, q: BackupsQueryParsed): Promise<Backup[]> {
+      const status = q.status_filter && q.status_filter !== "all" ? q.status_filter : undefined;
+      const rows = await repo.listBackups(userId, {
+        status,
+        accountId: q.account_id,
+        limit: q.limit,
+      });
+      return rows.map(toBackup);
+    },
+
+    async stats(userId: string): Promise<DashboardStats> {
+      const [s, tier, last, accounts] = await Promise.all([
+        repo.backupStats(userId),
+        repo.userTier(userId),
+        repo.lastCompletedSync(userId),
+        repo.userAccounts(userId),
+      ]);
+      const auto = (AUTO_SYNC_TIERS as readonly string[]).includes(tier?.subscription_tier ?? "");
+      const active = accounts.filter((a) => a.status === "active");
+      const next = auto
+        ? active.map((a) => minutesUntilNextSync(a.id, clock.now())).sort((a, b) => a - b)[0]
+        : undefined;
+      return {
+        total_posts: s.totalPosts,
+        backed_up_posts: s.backedUp,
+        pending_backups: s.pending,
+        total_storage_used: s.bytes,
+        next_sync_in: next ?? null,
+        last_sync: iso(last?.at ?? null),
+      };
+    },
+
+    async retry(userId: string, postId: string): Promise<RetryBackupResponse> {
+      const post = await repo.findPost(postId);
+      if (!post || post.user_id !== userId) throw new HttpError(404, m.backupNotFound);
+      if (post.not_backed_up_reason) throw new HttpError(400, post.not_backed_up_reason);
+      await repo.ensureBackup(post, clock.now());
+      const reset = await repo.resetBackup(userId, postId, clock.now());
+      if (!reset) {
+        const current = await repo.findBackupByPost(userId, postId);
+        if (current?.status === "completed")
+          throw new HttpError(409, "This post is already backed up");
+        throw new HttpError(409, "This backup is running right now");
+      }
+      await deps.enqueueBackups([postId]);
+      return { message: m.retryStarted, backup: toBackup({ ...reset, post }) };
+    },
+
+    async checkNewPosts(userId: string): Promise<NewPostsCheck> {
+      const [s, tier, accounts] = await Promise.all([
+        repo.backupStats(userId),
+        repo.userTier(userId),
+        repo.userAccounts(userId),
+      ]);
+      const plan = tier?.subscription_tier ?? "free";
+      const known = s.feedPosts;
+      const onInstagram = accounts.reduce((n, a) => n + a.media_count, 0);
+      const newPosts = Math.max(0, onInstagram - known);
+      const limit = POST_LIMITS[plan];
+      const unbacked = s.unbacked;
+      let upgrade: string | null = null;
+      if (plan === "free") {
+        if (limit !== null && Math.max(onInstagram, s.totalPosts) > limit) {
+          upgrade = `Your Free plan backs up your newest ${limit} posts. Upgrade to Premium to back up up to ${(POST_LIMITS.premium ?? 0).toLocaleString("en-US")} posts automatically.`;
+        } else if (newPosts > 0 || unbacked > 0) {
+          upgrade = "Upgrade to Premium for automatic backups every 10 minutes.";
+        }
+      }
+      return {
+        has_new_posts: newPosts > 0 || unbacked > 0,
+        new_posts_count: newPosts,
+        unbacked_posts_count: unbacked,
+        upgrade_message: upgrade,
+      };
+    },
+
+    /**
+     * A fresh copy of the caller's own media (the image fallback): the URL comes from Graph for
+     * a post the caller owns, never from the request. Videos answer their thumbnail.
+     */
+    async media(userId: string, instagramId: string) {
+      const post = await repo.findUserPostByInstagramId(userId, instagramId);
+      if (!post) throw new HttpError(404, m.postNotFound);
+      let ig: Awaited<ReturnType<ConnectionTokens["instagramAccessToken"]>>;
+      try {
+        ig = await deps.connections.instagramAccessToken(post.account_id);
+      } catch {
+        throw new HttpError(404, m.postNotFound);
+      }
+      let url: string | null;
+      try {
+        const fresh = await withBackoff(
+          () =>
+            deps.media.media({
+              host: ig.connectedVia,
+              token: ig.token,
+              mediaId: post.instagram_id,
+              accountKey: ig.instagramUserId,
+            }),
+          { ...deps.settings, backoff: { ...deps.settings.backoff, attempts: 2 } },
+        );
+        url = fresh.mediaType === "VIDEO" ? (fresh.thumbnailUrl ?? fresh.mediaUrl) : fresh.mediaUrl;
+      } catch (err) {
+        if (err instanceof ProviderError && err.kind === "token_invalid") {
+          throw new HttpError(409, m.instagramReconnect("your account"));
+        }
+        throw new HttpError(502, "Instagram is not responding right now. Please try again later.");
+      }
+      if (!url) throw new HttpError(404, m.mediaWithheld);
+      let res: Response;
+      try {
+        res = await deps.media.download(url);
+      } catch {
+        throw new HttpError(502, "Instagram is not responding right now. Please try again later.");
+      }
+      const body = res.body as ReadableStream<Uint8Array>;
+      return {
+        contentType: res.headers.get("content-type") ?? "application/octet-stream",
+        contentLength: res.headers.get("content-length"),
+        stream: Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>),
+      };
+    },
+  };
+}
+
+export type SyncService = ReturnType<typeof createSyncService>;

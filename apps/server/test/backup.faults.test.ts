@@ -1,0 +1,332 @@
+import { syncMessages as m } from "@keepsake/contracts";
+import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { backupHelpers, FAST_ENGINE, md5 } from "./support/backup.ts";
+import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+
+/** Waits the engine asked for; nothing really sleeps, so storms run fast and are inspectable. */
+const sleeps: number[] = [];
+
+let t: SandboxedApp;
+let h: ReturnType<typeof backupHelpers>;
+let user: Awaited<ReturnType<ReturnType<typeof backupHelpers>["connectedUser"]>>;
+
+beforeAll(async () => {
+  t = await createSandboxedApp(
+    {},
+    {
+      sandbox: { largeVideoBytes: 3 * 1024 * 1024 },
+      engineSettings: {
+        ...FAST_ENGINE,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+      },
+    },
+  );
+  h = backupHelpers(t);
+  user = await h.connectedUser({ tier: "pro" });
+  // List the posts without backing anything up: each test backs up the posts it needs.
+  const started = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+  const r = await t.ctx.syncEngine.run(
+    { accountId: user.accountId, syncJobId: started.sync_job.id, kind: "manual", mode: "refresh" },
+    { retryCount: 0, retryLimit: 3 },
+  );
+  expect(r.outcome).toBe("done");
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(async () => {
+  sleeps.length = 0;
+  await h.control("/faults", { method: "DELETE" });
+  await h.control("/calls", { method: "DELETE" });
+});
+
+/** A post of the business account: a feed image, a carousel, or a video of 1–4 MB. */
+async function pick(kind: "image" | "carousel" | "video", skip = 0) {
+  const media = await h.media();
+  const candidates = media.filter((x) =>
+    kind === "image"
+      ? x.media_type === "IMAGE"
+      : kind === "carousel"
+        ? x.media_type === "CAROUSEL_ALBUM"
+        : x.media_type === "VIDEO" &&
+          !x.media_url_withheld &&
+          (x.video_bytes ?? 0) > 1024 * 1024 &&
+          (x.video_bytes ?? 0) < 4 * 1024 * 1024,
+  );
+  const chosen = candidates[skip];
+  if (!chosen) throw new Error(`no ${kind} post in the demo account`);
+  return t.ctx.db
+    .selectFrom("posts")
+    .selectAll()
+    .where("instagram_id", "=", chosen.id)
+    .executeTakeFirstOrThrow();
+}
+
+/** Queues a backup the way the retry endpoint does and runs it up to `attempts` times. */
+async function backUp(postId: string, attempts = 1) {
+  await t.ctx.sync.retry(user.user.id, postId);
+  let outcome: Awaited<ReturnType<typeof t.ctx.backupEngine.run>> | undefined;
+  for (let i = 0; i < attempts; i++) {
+    outcome = await t.ctx.backupEngine.run(postId, { retryCount: i, retryLimit: 5 });
+    if (outcome.outcome !== "retry") break;
+  }
+  const backup = await t.ctx.db
+    .selectFrom("backups")
+    .selectAll()
+    .where("post_id", "=", postId)
+    .executeTakeFirstOrThrow();
+  return { outcome, backup };
+}
+
+const fault = (endpoint: string, error: string, count = 1, retryAfter?: number) =>
+  h.control("/faults", {
+    body: {
+      endpoint,
+      error,
+      count,
+      ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
+    },
+  });
+
+async function copiesOf(mediaId: string) {
+  return (await h.driveFiles()).filter(
+    (f) => !f.trashed && f.appProperties.keepsakeMediaId === mediaId,
+  );
+}
+
+describe("resilience", () => {
+  it("rides out a storm of Graph throttling and Drive rate limits with growing, jittered waits", async () => {
+    const video = await pick("video");
+    await h.control("/cdn/expire", { method: "POST" });
+    await fault("ig.media.get", "graph:4", 2);
+    await fault("drive.upload", "drive:rateLimitExceeded", 3);
+    const { outcome, backup } = await backUp(video.id);
+    expect(outcome?.outcome).toBe("completed");
+    expect(backup.status).toBe("completed");
+    expect(await copiesOf(video.instagram_id)).toHaveLength(1);
+    // Waits double (2, 4, 8 ms plus < 2 ms of jitter) between attempts of one call.
+    const storm = sleeps.filter((s) => s < 100);
+    expect(storm.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...storm)).toBeGreaterThanOrEqual(8);
+  });
+
+  it("honours Retry-After", async () => {
+    const image = await pick("image");
+    await fault("drive.upload", "drive:userRateLimitExceeded", 1, 3);
+    const { backup } = await backUp(image.id);
+    expect(backup.status).toBe("completed");
+    expect(sleeps).toContain(3000);
+  });
+
+  it("retries 5xx answers from the CDN and Drive", async () => {
+    const carousel = await pick("carousel");
+    await fault("cdn", "http:502", 2);
+    await fault("drive.upload", "http:503", 2);
+    const { backup } = await backUp(carousel.id);
+    expect(backup.status).toBe("completed");
+    for (const c of carousel.children) expect(await copiesOf(c.id)).toHaveLength(1);
+    expect(await copiesOf(`${carousel.instagram_id}_meta`)).toHaveLength(1);
+  });
+
+  it("re-fetches media URLs the CDN no longer accepts", async () => {
+    const image = await pick("image", 1);
+    await h.control("/cdn/expire", { method: "POST" });
+    const { backup } = await backUp(image.id);
+    expect(backup.status).toBe("completed");
+    expect((await h.calls())["ig.media.get"]).toBe(1);
+    const after = await t.ctx.db
+      .selectFrom("posts")
+      .select("media_url")
+      .where("id", "=", image.id)
+      .executeTakeFirstOrThrow();
+    expect(after.media_url).not.toBe(image.media_url);
+  });
+
+  it("resumes a cut resumable upload from the server's Range, in the same session", async () => {
+    const video = await pick("video", 1);
+    await h.control("/drive/cut", { body: { after_bytes: 700_000 } });
+    const { backup } = await backUp(video.id);
+    expect(backup.status).toBe("completed");
+    const calls = await h.calls();
+    expect(calls["drive.upload.resumable.start"]).toBe(1);
+    const [file] = await copiesOf(video.instagram_id);
+    const fresh = await t.ctx.db
+      .selectFrom("posts")
+      .select("media_url")
+      .where("id", "=", video.id)
+      .executeTakeFirstOrThrow();
+    const original = new Uint8Array(await (await fetch(fresh.media_url!)).arrayBuffer());
+    expect(file?.md5Checksum).toBe(md5(original));
+    expect(backup.md5).toBe(md5(original));
+  });
+
+  it("lets a later attempt resume the session an earlier attempt left behind", async () => {
+    const video = await pick("video", 2);
+    // More cuts than one attempt retries: the first attempt gives up, the second resumes.
+    await h.control("/drive/cut", { body: { after_bytes: 600_000, count: 5 } });
+    const first = await t.ctx.sync.retry(user.user.id, video.id);
+    expect(first.backup.status).toBe("pending");
+    const a1 = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
+    expect(a1.outcome).toBe("retry");
+    const row = await t.ctx.db
+      .selectFrom("backup_files")
+      .selectAll()
+      .where("item_key", "=", video.instagram_id)
+      .executeTakeFirstOrThrow();
+    expect(row.upload_session_uri).toBeTruthy();
+    // The session URI is a write capability: it is stored sealed, never as the URL itself.
+    expect(row.upload_session_uri).not.toMatch(/https?:|upload_id|googleapis/);
+    const a2 = await t.ctx.backupEngine.run(video.id, { retryCount: 1, retryLimit: 5 });
+    expect(a2.outcome).toBe("completed");
+    expect((await h.calls())["drive.upload.resumable.start"]).toBe(1);
+    expect(await copiesOf(video.instagram_id)).toHaveLength(1);
+  });
+
+  it("marks a backup whose media Instagram withholds as failed, saying why", async () => {
+    const withheld = (await h.media()).find((x) => x.media_url_withheld);
+    const post = await t.ctx.db
+      .selectFrom("posts")
+      .selectAll()
+      .where("instagram_id", "=", withheld!.id)
+      .executeTakeFirstOrThrow();
+    const { outcome, backup } = await backUp(post.id);
+    expect(outcome?.outcome).toBe("failed");
+    expect(backup.error_message).toBe(m.mediaWithheld);
+    expect(backup.retry_on_sync).toBe(false);
+  });
+
+  it("slows down before Graph usage reaches 100 % and defers the job when it does", async () => {
+    await h.control("/graph/usage", { body: { app_call_count: 95 } });
+    const started = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+    const slow = await t.ctx.syncEngine.run(
+      {
+        accountId: user.accountId,
+        syncJobId: started.sync_job.id,
+        kind: "manual",
+        mode: "refresh",
+      },
+      { retryCount: 0, retryLimit: 3 },
+    );
+    expect(slow.outcome).toBe("done");
+    expect(sleeps.some((s) => s > 0 && s <= FAST_ENGINE.maxPacingPauseMs!)).toBe(true);
+
+    await h.control("/graph/usage", {
+      body: { app_call_count: null, buc_call_count: 100, regain_minutes: 30 },
+    });
+    const again = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+    const deferred = await t.ctx.syncEngine.run(
+      { accountId: user.accountId, syncJobId: again.sync_job.id, kind: "manual", mode: "refresh" },
+      { retryCount: 0, retryLimit: 3 },
+    );
+    expect(deferred).toEqual({ outcome: "deferred", delayMs: 30 * 60_000 });
+    const row = await t.ctx.syncRepo.findSyncJob(again.sync_job.id);
+    expect(row?.status).toBe("running");
+    await h.control("/graph/usage", { body: { buc_call_count: null, regain_minutes: 0 } });
+    await t.ctx.syncRepo.finishSyncJob(again.sync_job.id, "cancelled", new Date(), null);
+
+    // Until the regain time has passed, this process does not call Graph for the account.
+    await h.control("/calls", { method: "DELETE" });
+    const runRefresh = async () => {
+      const job = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+      const out = await t.ctx.syncEngine.run(
+        { accountId: user.accountId, syncJobId: job.sync_job.id, kind: "manual", mode: "refresh" },
+        { retryCount: 0, retryLimit: 3 },
+      );
+      await t.ctx.syncRepo.finishSyncJob(job.sync_job.id, "cancelled", new Date(), null);
+      return out;
+    };
+    expect((await runRefresh()).outcome).toBe("deferred");
+    expect((await h.calls())["ig.media.list"]).toBeUndefined();
+    t.clock.advance(31 * 60_000);
+    expect((await runRefresh()).outcome).toBe("done");
+    expect((await h.calls())["ig.media.list"]).toBeGreaterThan(0);
+  });
+
+  it("fails a backup into a full Drive with a message that says so, without retrying", async () => {
+    const image = await pick("image", 2);
+    await h.control("/drive/quota", { body: { email: DEMO_GOOGLE.jordan.email, fill: true } });
+    const { outcome, backup } = await backUp(image.id, 3);
+    expect(outcome?.outcome).toBe("failed");
+    expect(backup.error_message).toBe(m.driveFull);
+    expect(backup.retry_on_sync).toBe(false);
+    expect(await copiesOf(image.instagram_id)).toHaveLength(0);
+    await h.control("/drive/quota", {
+      body: {
+        email: DEMO_GOOGLE.jordan.email,
+        limit_bytes: 50 * 1024 ** 3,
+        free_bytes: 40 * 1024 ** 3,
+      },
+    });
+  });
+
+  it("stops every backup of the user when Google revokes the grant", async () => {
+    const a = await pick("image", 3);
+    const b = await pick("image", 4);
+    await h.control("/tokens/revoke", { body: { google_email: DEMO_GOOGLE.jordan.email } });
+    const first = await backUp(a.id, 3);
+    expect(first.backup.status).toBe("failed");
+    expect(first.backup.error_message).toBe(m.googleReconnect);
+    const g = await t.ctx.db
+      .selectFrom("google_connections")
+      .selectAll()
+      .where("user_id", "=", user.user.id)
+      .executeTakeFirstOrThrow();
+    expect(g.status).toBe("needs_reconnection");
+    await h.control("/calls", { method: "DELETE" });
+    const second = await backUp(b.id);
+    expect(second.backup.status).toBe("failed");
+    expect(second.backup.error_message).toBe(m.googleReconnect);
+    const calls = await h.calls();
+    expect(Object.keys(calls).filter((k) => k.startsWith("drive."))).toEqual([]);
+    expect((await t.call("POST", "/api/sync/start", { token: user.token })).status).toBe(400);
+  });
+
+  it("marks the account for reconnection when Instagram revokes the token, and stops its jobs", async () => {
+    const video = await pick("video", 3);
+    await h.control("/tokens/revoke", { body: { instagram_user_id: DEMO_IG.business.id } });
+    await h.control("/cdn/expire", { method: "POST" });
+    // Google was revoked by the test before: the sync job row is made directly.
+    const job0 = await t.ctx.syncRepo.insertSyncJob({
+      user_id: user.user.id,
+      account_id: user.accountId,
+      job_type: "manual",
+      mode: "refresh",
+      now: new Date(),
+    });
+    const started = { sync_job: job0! };
+    const r = await t.ctx.syncEngine.run(
+      {
+        accountId: user.accountId,
+        syncJobId: started.sync_job.id,
+        kind: "manual",
+        mode: "refresh",
+      },
+      { retryCount: 0, retryLimit: 3 },
+    );
+    expect(r.outcome).toBe("done");
+    const job = await t.ctx.syncRepo.findSyncJob(started.sync_job.id);
+    expect(job?.status).toBe("failed");
+    expect(job?.error_message).toBe(m.instagramReconnect(DEMO_IG.business.username));
+    const account = await t.ctx.db
+      .selectFrom("instagram_accounts")
+      .selectAll()
+      .where("id", "=", user.accountId)
+      .executeTakeFirstOrThrow();
+    expect(account.status).toBe("needs_reconnection");
+    await h.control("/calls", { method: "DELETE" });
+    await t.ctx.db
+      .insertInto("backups")
+      .values({ post_id: video.id, user_id: user.user.id, account_id: user.accountId })
+      .onConflict((oc) => oc.column("post_id").doUpdateSet({ status: "pending" }))
+      .execute();
+    const out = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
+    expect(out).toEqual({
+      outcome: "failed",
+      message: m.instagramReconnect(DEMO_IG.business.username),
+    });
+    expect(await h.calls()).toEqual({});
+  });
+});

@@ -1,0 +1,160 @@
+import { syncMessages as m } from "@keepsake/contracts";
+import { DEMO_IG } from "@keepsake/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backupHelpers, FAST_ENGINE, md5 } from "./support/backup.ts";
+import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+
+let t: SandboxedApp;
+let h: ReturnType<typeof backupHelpers>;
+let user: Awaited<ReturnType<ReturnType<typeof backupHelpers>["connectedUser"]>>;
+
+beforeAll(async () => {
+  t = await createSandboxedApp(
+    {},
+    { sandbox: { largeVideoBytes: 3 * 1024 * 1024 }, engineSettings: FAST_ENGINE },
+  );
+  h = backupHelpers(t);
+  user = await h.connectedUser({ tier: "pro" });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** Every media item the account shows (carousel children each), and which are withheld. */
+async function expectedItems() {
+  const media = await h.media();
+  const all = new Map((await h.media()).map((x) => [x.id, x]));
+  const items: { id: string; postId: string; video: boolean }[] = [];
+  const withheld: string[] = [];
+  for (const p of media) {
+    if (p.media_url_withheld) {
+      withheld.push(p.id);
+      continue;
+    }
+    if (p.media_type === "CAROUSEL_ALBUM") {
+      for (const c of p.children) items.push({ id: c, postId: p.id, video: false });
+    } else items.push({ id: p.id, postId: p.id, video: p.media_type === "VIDEO" });
+  }
+  return { media, items, withheld, all };
+}
+
+describe("the first sync of the 150-post demo account", () => {
+  it("puts every media item and sidecar in Drive exactly once, organised by year, with matching md5", async () => {
+    const { job } = await h.syncAndDrain(user.user.id, user.accountId);
+    const { media, items, withheld } = await expectedItems();
+    expect(media.length).toBeGreaterThanOrEqual(150);
+
+    const files = (await h.driveFiles()).filter((f) => !f.isFolder && !f.trashed);
+    const byKey = new Map<string, typeof files>();
+    for (const f of files) {
+      const key = f.appProperties.keepsakeMediaId as string;
+      byKey.set(key, [...(byKey.get(key) ?? []), f]);
+    }
+    for (const item of items) {
+      const copies = byKey.get(item.id) ?? [];
+      expect(copies, `media ${item.id}`).toHaveLength(1);
+      const f = copies[0]!;
+      expect(f.folder).toMatch(
+        new RegExp(`^Keepsake/@${DEMO_IG.business.username.replace(".", "\\.")}/\\d{4}$`),
+      );
+      expect(f.folder.slice(-4)).toBe(f.createdTime.slice(0, 4));
+      expect(f.name).toMatch(
+        /^\d{4}-\d{2}-\d{2}_(photo|video|reel|carousel|story)_\d+(_\d+)?\.(jpg|mp4)$/,
+      );
+    }
+    // One sidecar per post that was backed up (every post but the withheld ones).
+    const posts = new Set(items.map((i) => i.postId));
+    for (const id of posts) expect(byKey.get(`${id}_meta`), `sidecar ${id}`).toHaveLength(1);
+    expect(files.length).toBe(items.length + posts.size + (await storyFiles()).length);
+
+    // md5: what Drive holds is byte-for-byte what the CDN serves (checked for every video).
+    const rows = await t.ctx.db.selectFrom("backup_files").selectAll().execute();
+    const recorded = new Map(rows.map((r) => [r.item_key, r]));
+    for (const item of items.filter((i) => i.video)) {
+      const f = byKey.get(item.id)![0]!;
+      const row = recorded.get(item.id)!;
+      const post = await t.ctx.db
+        .selectFrom("posts")
+        .select("media_url")
+        .where("instagram_id", "=", item.id)
+        .executeTakeFirstOrThrow();
+      const original = new Uint8Array(await (await fetch(post.media_url!)).arrayBuffer());
+      expect(f.md5Checksum).toBe(md5(original));
+      expect(row.md5).toBe(f.md5Checksum);
+      expect(f.size).toBe(original.length);
+    }
+
+    // The backups and the sync job tell the same story.
+    const backups = await h.backups(user.user.id);
+    const byStatus = (s: string) => backups.filter((b) => b.status === s);
+    expect(byStatus("pending")).toHaveLength(0);
+    expect(byStatus("failed").length).toBe(withheld.length);
+    for (const b of byStatus("failed")) expect(b.error_message).toBe(m.mediaWithheld);
+    expect(job?.status).toBe("completed");
+    expect(job?.posts_processed).toBe(job?.posts_total);
+    expect(job?.posts_total).toBe(backups.length);
+  }, 240_000);
+
+  it("stores caption, post time and appProperties on each file", async () => {
+    const post = await t.ctx.db
+      .selectFrom("posts")
+      .selectAll()
+      .where("user_id", "=", user.user.id)
+      .where("media_type", "=", "VIDEO")
+      .where("caption", "is not", null)
+      .executeTakeFirstOrThrow();
+    const file = (await h.driveFiles()).find(
+      (f) => f.appProperties.keepsakeMediaId === post.instagram_id,
+    );
+    expect(file?.description).toBe(post.caption);
+    expect(new Date(file!.createdTime).toISOString()).toBe(new Date(post.posted_at).toISOString());
+    const meta = (await h.driveFiles()).find(
+      (f) => f.appProperties.keepsakeMediaId === `${post.instagram_id}_meta`,
+    );
+    expect(meta?.name).toMatch(new RegExp(`_${post.instagram_id}_meta\\.json$`));
+  });
+
+  it("a second sync uploads nothing", async () => {
+    await h.control("/calls", { method: "DELETE" });
+    const before = (await h.driveFiles()).length;
+    const { job } = await h.syncAndDrain(user.user.id, user.accountId);
+    const calls = await h.calls();
+    expect(calls["drive.upload.multipart"] ?? 0).toBe(0);
+    expect(calls["drive.upload.resumable.start"] ?? 0).toBe(0);
+    expect((await h.driveFiles()).length).toBe(before);
+    expect(job?.status).toBe("completed");
+    expect(job?.posts_total).toBe(0);
+  });
+
+  it("picks up new posts and stories", async () => {
+    const added = await h.control<{ created: { id: string }[] }>("/instagram/posts", {
+      body: { account: DEMO_IG.business.username, count: 3 },
+    });
+    const story = await h.control<{ created: { id: string }[] }>("/instagram/stories", {
+      body: { account: DEMO_IG.business.username, count: 1 },
+    });
+    const { job } = await h.syncAndDrain(user.user.id, user.accountId);
+    const keys = new Set((await h.driveFiles()).map((f) => f.appProperties.keepsakeMediaId));
+    for (const p of [...added.created, ...story.created])
+      expect(keys.has(`${p.id}_meta`)).toBe(true);
+    const storyPost = await t.ctx.db
+      .selectFrom("posts")
+      .selectAll()
+      .where("instagram_id", "=", story.created[0]!.id)
+      .executeTakeFirstOrThrow();
+    expect(storyPost.media_product_type).toBe("STORY");
+    expect(job?.status).toBe("completed");
+    expect(job?.posts_total).toBe(4);
+  });
+});
+
+async function storyFiles() {
+  const stories = await t.ctx.db
+    .selectFrom("posts")
+    .select("instagram_id")
+    .where("user_id", "=", user.user.id)
+    .where("media_product_type", "=", "STORY")
+    .execute();
+  // A story is one media item plus its sidecar.
+  return stories.flatMap((s) => [s.instagram_id, `${s.instagram_id}_meta`]);
+}

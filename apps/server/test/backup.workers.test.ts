@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
+import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+
+const WORKER = fileURLToPath(new URL("./support/worker-process.ts", import.meta.url));
+const secrets = {
+  JWT_SECRET: randomBytes(32).toString("hex"),
+  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+};
+
+let t: SandboxedApp;
+let h: ReturnType<typeof backupHelpers>;
+const workers: ChildProcess[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), "keepsake-workers-"));
+
+beforeAll(async () => {
+  t = await createSandboxedApp(secrets, {
+    sandbox: { largeVideoBytes: 4 * 1024 * 1024 },
+    engineSettings: FAST_ENGINE,
+  });
+  h = backupHelpers(t);
+});
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null) w.kill("SIGKILL");
+  await t?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function startWorker(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [WORKER], {
+    env: {
+      ...process.env,
+      ...secrets,
+      DATA_DIR: dataDir,
+      QUEUE_SUPERVISE_SECONDS: "2",
+      WORKER_DATABASE_URL: t.database.url,
+      ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
+      WORKER_SANDBOX_URL: t.sandbox.url,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  workers.push(child);
+  let err = "";
+  child.stderr?.on("data", (d) => {
+    err += String(d);
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (d) => {
+      if (String(d).includes("ready")) resolve(child);
+    });
+    child.on("exit", (code) => reject(new Error(`worker exited (${code}): ${err}`)));
+  });
+}
+
+async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 180_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await what();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`gave up waiting: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe("several worker processes on one database", () => {
+  it("end with exactly one copy of each file when one is killed with SIGKILL mid-upload", async () => {
+    const user = await h.connectedUser({ tier: "pro" });
+    // List the posts, then leave a few to back up: six videos of 1–4 MB and a carousel.
+    const refresh = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+    await t.ctx.syncEngine.run(
+      {
+        accountId: user.accountId,
+        syncJobId: refresh.sync_job.id,
+        kind: "manual",
+        mode: "refresh",
+      },
+      { retryCount: 0, retryLimit: 3 },
+    );
+    const media = await h.media();
+    const videos = media
+      .filter((x) => x.media_type === "VIDEO" && !x.media_url_withheld)
+      .filter((x) => (x.video_bytes ?? 0) >= 1024 * 1024 && (x.video_bytes ?? 0) <= 4 * 1024 * 1024)
+      .slice(0, 6);
+    const carousel = media.find((x) => x.media_type === "CAROUSEL_ALBUM")!;
+    const chosen = new Set([...videos.map((v) => v.id), carousel.id]);
+    await h.leaveOnlyToBackUp(user.user.id, chosen);
+    // Slow chunk uploads down so a kill lands mid-upload.
+    await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 150 } });
+    await h.control("/calls", { method: "DELETE" });
+
+    const doomed = await startWorker();
+    const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
+    expect(started.status).toBe(200);
+    await until(
+      () =>
+        h.control<{ uploads: { received: number; file_id: string | null }[] }>("/drive/uploads"),
+      (u) => u.uploads.some((x) => x.received > 0 && x.file_id === null),
+    );
+    doomed.kill("SIGKILL");
+    await new Promise((r) => doomed.once("exit", r));
+    type Uploads = { uploads: { upload_id: string; received: number; file_id: string | null }[] };
+    const interrupted = (await h.control<Uploads>("/drive/uploads")).uploads.filter(
+      (x) => x.received > 0 && x.file_id === null,
+    );
+    expect(interrupted.length).toBeGreaterThan(0);
+
+    await Promise.all([startWorker(), startWorker()]);
+    const job = await until(
+      () => t.ctx.syncRepo.findSyncJob(started.body.sync_job.id),
+      (j) => j?.status !== "running",
+    );
+    expect(job).toMatchObject({
+      status: "completed",
+      posts_total: chosen.size,
+      posts_processed: chosen.size,
+    });
+
+    const files = (await h.driveFiles()).filter((f) => !f.isFolder && !f.trashed);
+    const count = (key: string) =>
+      files.filter((f) => f.appProperties.keepsakeMediaId === key).length;
+    for (const v of videos) {
+      expect(count(v.id), `video ${v.id}`).toBe(1);
+      expect(count(`${v.id}_meta`)).toBe(1);
+    }
+    for (const c of carousel.children) expect(count(c), `child ${c}`).toBe(1);
+    expect(files).toHaveLength(videos.length * 2 + carousel.children.length + 1);
+    // Folders too: one Keepsake, one @user, one per year.
+    const folders = (await h.driveFiles()).filter((f) => f.isFolder);
+    expect(new Set(folders.map((f) => `${f.folder}/${f.name}`)).size).toBe(folders.length);
+    // The sessions the killed worker left half-done were resumed to the end, not started over.
+    const after = new Map(
+      (await h.control<Uploads>("/drive/uploads")).uploads.map((u) => [u.upload_id, u]),
+    );
+    for (const u of interrupted) expect(after.get(u.upload_id)?.file_id, u.upload_id).toBeTruthy();
+    // At most the killed worker's in-flight items (3 at a time) may have needed a new session.
+    const resumable = files.filter((f) => (f.size ?? 0) > FAST_ENGINE.multipartMaxBytes!).length;
+    const sessions = (await h.calls())["drive.upload.resumable.start"] ?? 0;
+    expect(sessions).toBeGreaterThanOrEqual(resumable);
+    expect(sessions).toBeLessThanOrEqual(resumable + 3);
+    const backups = await t.ctx.db
+      .selectFrom("backups")
+      .selectAll()
+      .where("user_id", "=", user.user.id)
+      .where("status", "!=", "completed")
+      .execute();
+    expect(backups).toEqual([]);
+  }, 300_000);
+});

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "./support/app.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ BODY_LIMIT_BYTES: "2048" });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe("HTTP conventions", () => {
+  it("answers unknown API paths with 404 and a detail", async () => {
+    const res = await t.call("GET", "/api/does-not-exist");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: "Not Found" });
+  });
+
+  it("answers malformed JSON with 400", async () => {
+    const res = await t.call("POST", "/api/auth/login", {
+      body: "{not json",
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: "Malformed JSON body" });
+  });
+
+  it("answers oversized bodies with 413", async () => {
+    const res = await t.call("POST", "/api/auth/register", {
+      body: { full_name: "x".repeat(5000), email: "a@b.co", password: "Abcdefg1" },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ detail: "Request body is too large" });
+  });
+
+  it("sets security headers and echoes a request id", async () => {
+    const res = await t.call("GET", "/api/health");
+    expect(res.status).toBe(200);
+    expect(String(res.headers["content-security-policy"])).toContain("default-src 'self'");
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    expect(String(res.headers["x-request-id"])).toMatch(/^[0-9a-f-]{36}$/);
+    const given = await t.call("GET", "/api/health", { headers: { "x-request-id": "abc-123" } });
+    expect(given.headers["x-request-id"]).toBe("abc-123");
+  });
+
+  it("reports readiness and metrics", async () => {
+    expect((await t.call("GET", "/api/ready")).body).toEqual({ status: "ready" });
+    const metrics = await t.call("GET", "/metrics");
+    expect(metrics.status).toBe(200);
+    expect(String(metrics.body)).toContain("keepsake_http_request_duration_seconds");
+  });
+
+  it("serves no SPA fallback for API paths and 404s unknown methods there", async () => {
+    const res = await t.call("DELETE", "/api/auth/me");
+    expect(res.status).toBe(404);
+  });
+});

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance, InjectOptions } from "fastify";
+import { loadConfig, type ProviderSettings } from "../../src/config.ts";
+import { type AppContext, type ContextDeps, createContext } from "../../src/context.ts";
+import { connectDatabase } from "../../src/db/database.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { buildApp } from "../../src/http/app.ts";
+import { loadSecrets } from "../../src/lib/secrets.ts";
+import { TestClock } from "./clock.ts";
+import { createTestDatabase } from "./database.ts";
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: TestClock;
+  /** Where the test's database is, for other processes (a schema on a real server). */
+  database: { url: string; schema?: string };
+  close(): Promise<void>;
+  /** Registers (and logs in) a user; returns its bearer token and profile. */
+  signUp(overrides?: Partial<{ full_name: string; email: string; password: string }>): Promise<{
+    token: string;
+    user: { id: string; email: string };
+    password: string;
+  }>;
+  call(
+    method: InjectOptions["method"],
+    url: string,
+    opts?: { token?: string; body?: unknown; headers?: Record<string, string> },
+    // biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers loosely
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+}
+
+let counter = 0;
+
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: {
+    jobs?: ContextDeps["jobs"];
+    /** Provider base URLs and credentials, e.g. `sandboxProviders(sandbox.url, SANDBOX_CREDENTIALS)`. */
+    providers?: ProviderSettings;
+    /** A built SPA folder to serve. */
+    webDist?: string;
+    /** Backup engine tunables (short waits, small chunks). */
+    engineSettings?: ContextDeps["engineSettings"];
+  } = {},
+): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), "keepsake-test-"));
+  const loaded = loadConfig({
+    NODE_ENV: "test",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const config = options.providers ? { ...loaded, providers: options.providers } : loaded;
+  const handle = connectDatabase({
+    url: database.url,
+    max: 5,
+    ...(database.schema ? { schema: database.schema } : {}),
+  });
+  await migrate(handle.pool);
+  const clock = new TestClock();
+  const ctx = createContext({
+    config,
+    db: handle.db,
+    pool: handle.pool,
+    clock,
+    secrets: loadSecrets(config),
+    databaseUrl: database.url,
+    queueSchema: database.schema ? `${database.schema}_boss` : "pgboss",
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
+  });
+  await ctx.queue.start();
+  const app = await buildApp(ctx, {
+    logger: false,
+    ...(options.webDist ? { webDist: options.webDist } : {}),
+  });
+
+  const call: TestApp["call"] = async (method, url, opts = {}) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: {
+        ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+        ...opts.headers,
+      },
+      ...(opts.body !== undefined ? { payload: opts.body as InjectOptions["payload"] } : {}),
+    });
+    let body: unknown = res.body;
+    try {
+      body = res.body ? JSON.parse(res.body) : undefined;
+    } catch {}
+    return { status: res.statusCode, body, headers: res.headers };
+  };
+
+  return {
+    app,
+    ctx,
+    clock,
+    call,
+    database: { url: database.url, ...(database.schema ? { schema: database.schema } : {}) },
+    async signUp(overrides = {}) {
+      counter += 1;
+      const input = {
+        full_name: "Test User",
+        email: `user${counter}.${Date.now()}@example.com`,
+        password: "Passw0rdOk",
+        ...overrides,
+      };
+      const reg = await call("POST", "/api/auth/register", { body: input });
+      if (reg.status !== 201) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
+      const login = await call("POST", "/api/auth/login", {
+        body: { email: input.email, password: input.password },
+      });
+      return { token: login.body.access_token, user: reg.body, password: input.password };
+    },
+    async close() {
+      await ctx.queue.stop();
+      await app.close();
+      await handle.close();
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

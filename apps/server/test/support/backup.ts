@@ -1,0 +1,170 @@
+import { createHash } from "node:crypto";
+import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
+import type { EngineSettings } from "../../src/sync/backoff.ts";
+import type { SandboxedApp } from "./sandbox.ts";
+
+/** Engine settings for tests: tiny waits, small chunks (several per video), short leases. */
+export const FAST_ENGINE: Partial<EngineSettings> = {
+  chunkBytes: 512 * 1024,
+  multipartMaxBytes: 256 * 1024,
+  leaseMs: 4000,
+  leaseRenewMs: 1000,
+  maxPacingPauseMs: 20,
+  backoff: { baseMs: 2, maxMs: 40, attempts: 4, maxInlineWaitMs: 5000 },
+};
+
+export interface DriveListing {
+  id: string;
+  name: string;
+  folder: string;
+  path: string;
+  isFolder: boolean;
+  size: number | null;
+  md5Checksum: string | null;
+  appProperties: Record<string, string>;
+  description: string | null;
+  createdTime: string;
+  trashed: boolean;
+}
+
+export interface SandboxMedia {
+  id: string;
+  media_type: "IMAGE" | "VIDEO" | "CAROUSEL_ALBUM";
+  media_product_type?: string;
+  timestamp: string;
+  pinned: boolean;
+  media_url_withheld: boolean;
+  children: string[];
+  video_bytes: number | null;
+}
+
+export function backupHelpers(t: SandboxedApp) {
+  const control = async <T>(path: string, init?: { method?: string; body?: unknown }) => {
+    const res = await fetch(`${t.sandbox.url}/_control${path}`, {
+      method: init?.method ?? (init?.body ? "POST" : "GET"),
+      headers: init?.body ? { "content-type": "application/json" } : {},
+      ...(init?.body ? { body: JSON.stringify(init.body) } : {}),
+    });
+    if (!res.ok) throw new Error(`control ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+
+  return {
+    control,
+
+    /** Signs up a user and connects the business demo account and a Google Drive. */
+    async connectedUser(
+      opts: {
+        instagram?: string;
+        google?: string;
+        tier?: "free" | "premium" | "pro" | "agency";
+      } = {},
+    ) {
+      const u = await t.signUp();
+      const ig = await t.call("GET", "/api/oauth/instagram/login?account_type=business", {
+        token: u.token,
+      });
+      await t.land(
+        await t.consent(ig.body.auth_url, {
+          decision: "allow",
+          account: opts.instagram ?? DEMO_IG.business.id,
+        }),
+      );
+      const g = await t.call("GET", "/api/oauth/google/auth-url", { token: u.token });
+      await t.land(
+        await t.consent(g.body.auth_url, {
+          decision: "allow",
+          authuser: opts.google ?? DEMO_GOOGLE.jordan.sub,
+          drive_file: "on",
+        }),
+      );
+      if (opts.tier) {
+        await t.ctx.db
+          .updateTable("users")
+          .set({ subscription_tier: opts.tier })
+          .where("id", "=", u.user.id)
+          .execute();
+      }
+      const account = await t.ctx.db
+        .selectFrom("instagram_accounts")
+        .selectAll()
+        .where("user_id", "=", u.user.id)
+        .executeTakeFirstOrThrow();
+      return { ...u, accountId: account.id };
+    },
+
+    /**
+     * Runs what the workers would: the sync itself, then every backup it queued (retrying those
+     * that ask for it), until none is pending. Answers the sync job's row.
+     */
+    async syncAndDrain(userId: string, accountId: string, mode: "backup" | "refresh" = "backup") {
+      const started = await t.ctx.sync.start(userId, accountId);
+      const syncJobId = started.sync_job.id;
+      const r = await t.ctx.syncEngine.run(
+        { accountId, syncJobId, kind: "manual", mode },
+        { retryCount: 0, retryLimit: 3 },
+      );
+      await this.drain(userId);
+      return { result: r, job: await t.ctx.syncRepo.findSyncJob(syncJobId) };
+    },
+
+    /** Runs pending backups of the user (three at a time) until none is left. */
+    async drain(userId: string, maxRounds = 12) {
+      const attempts = new Map<string, number>();
+      for (let round = 0; round < maxRounds; round++) {
+        const pending = await t.ctx.db
+          .selectFrom("backups")
+          .select("post_id")
+          .where("user_id", "=", userId)
+          .where("status", "=", "pending")
+          .execute();
+        if (pending.length === 0) return;
+        const queue = pending.map((p) => p.post_id);
+        const worker = async () => {
+          for (let id = queue.shift(); id; id = queue.shift()) {
+            const n = attempts.get(id) ?? 0;
+            attempts.set(id, n + 1);
+            await t.ctx.backupEngine.run(id, { retryCount: n, retryLimit: 3 });
+          }
+        };
+        await Promise.all([worker(), worker(), worker()]);
+      }
+    },
+
+    driveFiles: async (email = DEMO_GOOGLE.jordan.email) =>
+      (await control<{ files: DriveListing[] }>(`/drive/files?email=${encodeURIComponent(email)}`))
+        .files,
+
+    media: async (account = DEMO_IG.business.username) =>
+      (await control<{ media: SandboxMedia[] }>(`/instagram/${account}/media`)).media,
+
+    calls: async () => (await control<{ calls: Record<string, number> }>("/calls")).calls,
+
+    backups: (userId: string) =>
+      t.ctx.db.selectFrom("backups").selectAll().where("user_id", "=", userId).execute(),
+
+    /** Records every post of the user but `keep` (Instagram ids) as already backed up. */
+    async leaveOnlyToBackUp(userId: string, keep: Set<string>) {
+      const posts = await t.ctx.db
+        .selectFrom("posts")
+        .select(["id", "user_id", "account_id", "instagram_id"])
+        .where("user_id", "=", userId)
+        .execute();
+      const done = posts.filter((p) => !keep.has(p.instagram_id));
+      if (done.length === 0) return;
+      await t.ctx.db
+        .insertInto("backups")
+        .values(
+          done.map((p) => ({
+            post_id: p.id,
+            user_id: p.user_id,
+            account_id: p.account_id,
+            status: "completed" as const,
+          })),
+        )
+        .execute();
+    },
+  };
+}
+
+export const md5 = (b: Uint8Array) => createHash("md5").update(b).digest("hex");

@@ -1,0 +1,37 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { startEmbeddedPostgres } from "../../src/db/embedded.ts";
+
+export interface TestDatabase {
+  url: string;
+  schema?: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A clean database for one test file: a fresh schema on TEST_DATABASE_URL when it is set
+ * (the real server), otherwise a fresh in-memory PGlite behind its socket.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    const embedded = await startEmbeddedPostgres({});
+    return { url: embedded.url, close: () => embedded.close() };
+  }
+  const schema = `t_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  return {
+    url,
+    schema,
+    async close() {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await c.query(`DROP SCHEMA IF EXISTS ${schema}_boss CASCADE`);
+      await c.end();
+    },
+  };
+}

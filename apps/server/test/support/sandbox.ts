@@ -1,0 +1,55 @@
+import {
+  SANDBOX_CREDENTIALS,
+  type Sandbox,
+  type SandboxOptions,
+  startSandbox,
+} from "@keepsake/sandbox";
+import { sandboxProviders } from "../../src/config.ts";
+import type { ContextDeps } from "../../src/context.ts";
+import { createTestApp, type TestApp } from "./app.ts";
+
+export interface SandboxedApp extends TestApp {
+  sandbox: Sandbox;
+  /** Walks a consent page like a browser: submits it and answers where it redirects. */
+  consent(authUrl: string, fields: Record<string, string>): Promise<URL>;
+  /** Follows a provider redirect into Keepsake's GET callback; answers the dashboard URL. */
+  land(callback: URL): Promise<URL>;
+}
+
+/** A Keepsake test app whose providers are a sandbox started for the test file. */
+export async function createSandboxedApp(
+  env: Record<string, string> = {},
+  options: { sandbox?: SandboxOptions; engineSettings?: ContextDeps["engineSettings"] } = {},
+): Promise<SandboxedApp> {
+  const sandbox = await startSandbox({ port: 0, ...options.sandbox });
+  const t = await createTestApp(env, {
+    providers: sandboxProviders(sandbox.url, SANDBOX_CREDENTIALS),
+    ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
+  });
+  return {
+    ...t,
+    sandbox,
+    async consent(authUrl, fields) {
+      const res = await fetch(authUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(fields).toString(),
+        redirect: "manual",
+      });
+      const location = res.headers.get("location");
+      if (res.status !== 302 || !location) {
+        throw new Error(`consent page answered ${res.status}: ${await res.text()}`);
+      }
+      return new URL(location);
+    },
+    async land(callback) {
+      const res = await t.call("GET", `${callback.pathname}${callback.search}`);
+      if (res.status !== 302) throw new Error(`callback answered ${res.status}`);
+      return new URL(String(res.headers.location), "http://keepsake.test");
+    },
+    async close() {
+      await t.close();
+      await sandbox.close();
+    },
+  };
+}

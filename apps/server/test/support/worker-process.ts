@@ -1,0 +1,26 @@
+/**
+ * A Keepsake worker in its own process, for tests that run several and kill one.
+ * Environment: WORKER_DATABASE_URL, WORKER_SCHEMA (optional), WORKER_SANDBOX_URL, and the usual
+ * Keepsake settings (JWT_SECRET, ENCRYPTION_KEY, DATA_DIR, QUEUE_SUPERVISE_SECONDS).
+ * Prints "ready" once it polls for jobs.
+ */
+import { loadConfig } from "../../src/config.ts";
+import { startKeepsake } from "../../src/runtime.ts";
+import { FAST_ENGINE } from "./backup.ts";
+
+const env = process.env;
+const config = loadConfig({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent", PORT: "0" });
+const keepsake = await startKeepsake({
+  config,
+  role: "worker",
+  databaseUrl: env.WORKER_DATABASE_URL as string,
+  ...(env.WORKER_SCHEMA ? { schema: env.WORKER_SCHEMA } : {}),
+  sandboxUrl: env.WORKER_SANDBOX_URL as string,
+  logger: false,
+  // WORKER_ENGINE=default: production settings (the benchmark); otherwise the tests' fast ones.
+  ...(env.WORKER_ENGINE === "default" ? {} : { engineSettings: FAST_ENGINE }),
+});
+console.log("ready");
+process.on("SIGTERM", () => {
+  keepsake.close().finally(() => process.exit(0));
+});
