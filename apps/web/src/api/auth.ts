@@ -1,0 +1,69 @@
+import {
+  type LoginRequest,
+  type ProfileUpdateRequest,
+  type RegisterRequest,
+  type TokenResponse,
+  tokenResponse,
+  type User,
+  user as userSchema,
+} from "@keepsake/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "react-toastify";
+import { setStoredUser } from "../lib/session.ts";
+import { api, errorDetail } from "./client.ts";
+
+export const authKeys = {
+  me: ["auth", "me"] as const,
+  oauthStatus: ["oauth", "status"] as const,
+};
+
+export async function fetchMe(options: { silent?: boolean } = {}): Promise<User> {
+  const { data } = await api.get<unknown>("/auth/me", { silentAuthFailure: options.silent });
+  return userSchema.parse(data);
+}
+
+export async function login(body: LoginRequest): Promise<TokenResponse> {
+  const { data } = await api.post<unknown>("/auth/login", body);
+  return tokenResponse.parse(data);
+}
+
+export async function register(body: RegisterRequest): Promise<User> {
+  const { data } = await api.post<unknown>("/auth/register", body);
+  return userSchema.parse(data);
+}
+
+export async function logout(): Promise<void> {
+  await api.post("/auth/logout");
+}
+
+export async function updateProfile(body: ProfileUpdateRequest): Promise<User> {
+  const { data } = await api.patch<unknown>("/auth/me", body);
+  return userSchema.parse(data);
+}
+
+/** SPEC §8: 'Profile updated successfully', else the detail or 'Profile update failed'. */
+export function useUpdateProfileMutation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: updateProfile,
+    onSuccess: (profile) => {
+      setStoredUser(profile);
+      queryClient.setQueriesData<User>({ queryKey: authKeys.me }, profile);
+      toast.success("Profile updated successfully");
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, "Profile update failed"));
+    },
+  });
+}
+
+/** The profile of the stored token; a failure is handled by the auth provider. */
+export function useMeQuery(token: string | null) {
+  return useQuery({
+    queryKey: [...authKeys.me, token],
+    queryFn: () => fetchMe({ silent: true }),
+    enabled: token !== null,
+    retry: false,
+    staleTime: 5 * 60_000,
+  });
+}

@@ -1,0 +1,201 @@
+import {
+  type Backup,
+  type BackupsQuery,
+  backupsResponse,
+  type DashboardStats,
+  dashboardStats,
+  type NewPostsCheck,
+  newPostsCheck,
+  type PostsQuery,
+  type PostsResponse,
+  postsResponse,
+  type RetryBackupResponse,
+  retryBackupResponse,
+  type StartSyncRequest,
+  type StartSyncResponse,
+  type SyncJob,
+  type SyncStatus,
+  startSyncResponse,
+  syncJob,
+  syncStatus,
+} from "@keepsake/contracts";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "react-toastify";
+import { z } from "zod";
+import { api, errorDetail } from "./client.ts";
+
+/** Query keys of /api/sync; everything under `all` is refetched after a sync. */
+export const syncKeys = {
+  all: ["sync"] as const,
+  stats: ["sync", "stats"] as const,
+  status: ["sync", "status"] as const,
+  jobs: (limit: number) => ["sync", "jobs", limit] as const,
+  posts: (query: PostsQuery) => ["sync", "posts", query] as const,
+  newPosts: ["sync", "check-new-posts"] as const,
+  backups: (query: BackupsQuery) => ["sync", "backups", query] as const,
+};
+
+/** SPEC §3 "Filters": empty values are dropped from the query. */
+function dropEmpty<T extends object>(query: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ""),
+  ) as Partial<T>;
+}
+
+export async function fetchDashboardStats(): Promise<DashboardStats> {
+  const { data } = await api.get<unknown>("/sync/dashboard/stats");
+  return dashboardStats.parse(data);
+}
+
+export async function fetchSyncStatus(): Promise<SyncStatus> {
+  const { data } = await api.get<unknown>("/sync/status");
+  return syncStatus.parse(data);
+}
+
+export async function fetchSyncJobs(limit: number): Promise<SyncJob[]> {
+  const { data } = await api.get<unknown>("/sync/sync-jobs", { params: { limit } });
+  return z.array(syncJob).parse(data);
+}
+
+export async function fetchPosts(query: PostsQuery): Promise<PostsResponse> {
+  const { data } = await api.get<unknown>("/sync/posts", { params: dropEmpty(query) });
+  return postsResponse.parse(data);
+}
+
+export async function checkNewPosts(): Promise<NewPostsCheck> {
+  const { data } = await api.get<unknown>("/sync/check-new-posts");
+  return newPostsCheck.parse(data);
+}
+
+export async function startSync(body: StartSyncRequest = {}): Promise<StartSyncResponse> {
+  const { data } = await api.post<unknown>("/sync/start", dropEmpty(body));
+  return startSyncResponse.parse(data);
+}
+
+export async function refreshInstagramPosts(): Promise<StartSyncResponse> {
+  const { data } = await api.post<unknown>("/sync/refresh-instagram-posts");
+  return startSyncResponse.parse(data);
+}
+
+/** `refetchInterval` may depend on the last answer (e.g. faster while backups are pending). */
+export function useDashboardStats(
+  options: {
+    refetchInterval?: number | false | ((data: DashboardStats | undefined) => number | false);
+  } = {},
+) {
+  const { refetchInterval = false } = options;
+  return useQuery({
+    queryKey: syncKeys.stats,
+    queryFn: fetchDashboardStats,
+    refetchInterval:
+      typeof refetchInterval === "function"
+        ? (query) => refetchInterval(query.state.data)
+        : refetchInterval,
+  });
+}
+
+/**
+ * The latest `limit` sync jobs. `runningPollMs` (SPEC §9: 2 s) applies while the newest job
+ * runs; `idlePollMs` otherwise (false: no polling).
+ */
+export function useSyncJobs(
+  limit: number,
+  options: { runningPollMs?: number; idlePollMs?: number | false; enabled?: boolean } = {},
+) {
+  const { runningPollMs = 2_000, idlePollMs = false, enabled = true } = options;
+  return useQuery({
+    queryKey: syncKeys.jobs(limit),
+    queryFn: () => fetchSyncJobs(limit),
+    enabled,
+    refetchInterval: (query) =>
+      query.state.data?.[0]?.status === "running" ? runningPollMs : idlePollMs,
+  });
+}
+
+/** One page of posts; the previous page stays on screen while the next loads. */
+export function usePosts(
+  query: PostsQuery,
+  options: { enabled?: boolean; refetchInterval?: number | false } = {},
+) {
+  return useQuery({
+    queryKey: syncKeys.posts(query),
+    queryFn: () => fetchPosts(query),
+    placeholderData: keepPreviousData,
+    // Going back to a page seen a moment ago does not ask again; a sync invalidates it.
+    staleTime: 30_000,
+    enabled: options.enabled ?? true,
+    refetchInterval: options.refetchInterval ?? false,
+  });
+}
+
+/** SPEC §9: polled every 60 s, for free users only. */
+export function useNewPostsCheck(enabled: boolean) {
+  return useQuery({
+    queryKey: syncKeys.newPosts,
+    queryFn: checkNewPosts,
+    enabled,
+    refetchInterval: enabled ? 60_000 : false,
+  });
+}
+
+/**
+ * Refresh button of the content grid: the server's detail (e.g. the §5 connection messages),
+ * else §8 'Failed to refresh posts'.
+ */
+export function useRefreshInstagramPosts() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: refreshInstagramPosts,
+    onSuccess: async (answer) => {
+      toast.info(answer.message);
+      await queryClient.invalidateQueries({ queryKey: syncKeys.all });
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, "Failed to refresh posts"));
+    },
+  });
+}
+
+export async function fetchBackups(query: BackupsQuery): Promise<Backup[]> {
+  const { data } = await api.get<unknown>("/sync/backups", { params: dropEmpty(query) });
+  return backupsResponse.parse(data);
+}
+
+/** `postId` is Keepsake's post id (`backup.instagram_post_id`). */
+export async function retryBackup(postId: string): Promise<RetryBackupResponse> {
+  const { data } = await api.post<unknown>(`/sync/backups/${encodeURIComponent(postId)}/retry`);
+  return retryBackupResponse.parse(data);
+}
+
+/** SPEC §9: the backups list is polled every 5 s. */
+export function useBackups(
+  query: BackupsQuery,
+  options: { refetchInterval?: number | false } = {},
+) {
+  return useQuery({
+    queryKey: syncKeys.backups(query),
+    queryFn: () => fetchBackups(query),
+    placeholderData: keepPreviousData,
+    refetchInterval: options.refetchInterval ?? 5_000,
+  });
+}
+
+/** SPEC §4: after a retry the lists are fetched again 2 s later. */
+export const RETRY_REFETCH_MS = 2_000;
+
+/** Retries one failed backup; §8 'Failed to retry backup' (or the server's detail) on failure. */
+export function useRetryBackup() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: retryBackup,
+    onSuccess: (answer) => {
+      toast.success(answer.message);
+      setTimeout(() => {
+        void queryClient.invalidateQueries({ queryKey: syncKeys.all });
+      }, RETRY_REFETCH_MS);
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, "Failed to retry backup"));
+    },
+  });
+}

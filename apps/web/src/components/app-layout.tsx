@@ -1,0 +1,21 @@
+import { Outlet } from "react-router";
+import { ScrollToTop } from "./scroll-to-top.tsx";
+import { SiteFooter } from "./site-footer.tsx";
+import { SiteHeader } from "./site-header.tsx";
+
+/** The common layout of every screen: navigation, the page, the footer. */
+export function AppLayout() {
+  return (
+    <div className="app">
+      <ScrollToTop />
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <SiteHeader />
+      <main id="main" className="app-main">
+        <Outlet />
+      </main>
+      <SiteFooter />
+    </div>
+  );
+}

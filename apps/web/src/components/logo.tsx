@@ -1,0 +1,12 @@
+import { Link } from "react-router";
+
+export function Logo() {
+  return (
+    <Link to="/" className="logo" aria-label="Keepsake home">
+      <span className="logo-mark" aria-hidden="true">
+        K
+      </span>
+      <span className="logo-text">Keepsake</span>
+    </Link>
+  );
+}

@@ -1,0 +1,96 @@
+import { useEffect, useState } from "react";
+import { NavLink, useLocation, useNavigate } from "react-router";
+import { useAuth } from "../lib/auth.tsx";
+import { avatarInitial, displayName } from "../lib/user.ts";
+import { Icon } from "./icons.tsx";
+import { Logo } from "./logo.tsx";
+
+const navClass = ({ isActive }: { isActive: boolean }) =>
+  isActive ? "nav-link nav-link-active" : "nav-link";
+
+export function SiteHeader() {
+  const { user, logout } = useAuth();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const [menuOpen, setMenuOpen] = useState(false);
+
+  // Close the mobile menu after every navigation.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on location change only
+  useEffect(() => setMenuOpen(false), [location.pathname, location.hash]);
+
+  const onLogout = async () => {
+    await logout();
+    navigate("/");
+  };
+
+  return (
+    <header className="site-header">
+      <div className="container header-inner">
+        <Logo />
+        <button
+          type="button"
+          className="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="primary-nav"
+          aria-label={menuOpen ? "Close menu" : "Open menu"}
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          {menuOpen ? <Icon.Close /> : <Icon.Menu />}
+        </button>
+        <nav
+          id="primary-nav"
+          aria-label="Main"
+          className={menuOpen ? "primary-nav primary-nav-open" : "primary-nav"}
+        >
+          {user ? (
+            <>
+              <NavLink to="/dashboard" className={navClass}>
+                Dashboard
+              </NavLink>
+              <NavLink to="/backups" className={navClass}>
+                Backups
+              </NavLink>
+              <NavLink to="/settings" className={navClass}>
+                Settings
+              </NavLink>
+              <NavLink to="/pricing" className={navClass}>
+                Pricing
+              </NavLink>
+              {user.is_admin && (
+                <NavLink to="/admin" className={navClass}>
+                  Admin
+                </NavLink>
+              )}
+              <div className="nav-user">
+                <span className="avatar" title={displayName(user)} data-testid="avatar-initial">
+                  {avatarInitial(user)}
+                </span>
+                <span className="nav-user-name">{displayName(user)}</span>
+                <button type="button" className="btn btn-ghost btn-sm" onClick={onLogout}>
+                  Logout
+                </button>
+              </div>
+            </>
+          ) : (
+            <>
+              {location.pathname === "/" && (
+                <a href="#features" className="nav-link">
+                  Features
+                </a>
+              )}
+              <NavLink to="/pricing" className={navClass}>
+                Pricing
+              </NavLink>
+              <NavLink to="/login" className={navClass}>
+                Sign In
+              </NavLink>
+              <NavLink to="/register" className="btn btn-primary btn-sm">
+                Get Started
+              </NavLink>
+            </>
+          )}
+        </nav>
+      </div>
+    </header>
+  );
+}

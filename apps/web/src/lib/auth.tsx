@@ -1,0 +1,139 @@
+import type { LoginRequest, RegisterRequest, User } from "@keepsake/contracts";
+import { useQueryClient } from "@tanstack/react-query";
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useState,
+} from "react";
+import { toast } from "react-toastify";
+import * as authApi from "../api/auth.ts";
+import { errorDetail } from "../api/client.ts";
+import { clearSession, getToken, setStoredUser, setToken } from "./session.ts";
+
+export interface AuthContextValue {
+  user: User | null;
+  token: string | null;
+  /** True while the profile of a stored token is being fetched. */
+  isLoading: boolean;
+  isAuthenticated: boolean;
+  /** Signs in; toasts 'Welcome back!' or the failure, and rethrows it for the form. */
+  login: (credentials: LoginRequest) => Promise<User>;
+  /** Creates the account, then signs in; toasts the outcome, rethrows a failure. */
+  register: (payload: RegisterRequest) => Promise<User>;
+  /** Revokes the session on the server (a failure is ignored) and forgets it here. */
+  logout: () => Promise<void>;
+  /** Fetches the profile again (e.g. on dashboard load). */
+  refreshUser: () => Promise<User | null>;
+}
+
+export const AuthContext = createContext<AuthContextValue | null>(null);
+
+export function useAuth(): AuthContextValue {
+  const value = useContext(AuthContext);
+  if (!value) throw new Error("useAuth must be used inside <AuthProvider>");
+  return value;
+}
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const [token, setTokenState] = useState<string | null>(() => getToken());
+  const me = authApi.useMeQuery(token);
+
+  // SPEC §4: a stored token whose profile cannot be fetched is cleared silently.
+  useEffect(() => {
+    if (token !== null && me.isError) {
+      clearSession();
+      setTokenState(null);
+    }
+  }, [token, me.isError]);
+
+  useEffect(() => {
+    if (me.data) setStoredUser(me.data);
+  }, [me.data]);
+
+  const signIn = useCallback(
+    async (credentials: LoginRequest): Promise<User> => {
+      const { access_token } = await authApi.login(credentials);
+      setToken(access_token);
+      try {
+        const profile = await authApi.fetchMe();
+        setStoredUser(profile);
+        queryClient.setQueryData([...authApi.authKeys.me, access_token], profile);
+        setTokenState(access_token);
+        return profile;
+      } catch (error) {
+        clearSession();
+        throw error;
+      }
+    },
+    [queryClient],
+  );
+
+  const login = useCallback(
+    async (credentials: LoginRequest): Promise<User> => {
+      try {
+        const profile = await signIn(credentials);
+        toast.success("Welcome back!");
+        return profile;
+      } catch (error) {
+        toast.error(errorDetail(error, "Login failed"));
+        throw error;
+      }
+    },
+    [signIn],
+  );
+
+  const register = useCallback(
+    async (payload: RegisterRequest): Promise<User> => {
+      try {
+        await authApi.register(payload);
+        const profile = await signIn({ email: payload.email, password: payload.password });
+        toast.success("Account created successfully!");
+        return profile;
+      } catch (error) {
+        toast.error(errorDetail(error, "Registration failed"));
+        throw error;
+      }
+    },
+    [signIn],
+  );
+
+  const logout = useCallback(async (): Promise<void> => {
+    try {
+      await authApi.logout();
+    } catch {
+      // The session is forgotten locally either way.
+    }
+    clearSession();
+    setTokenState(null);
+    queryClient.clear();
+    toast.success("Logged out successfully");
+  }, [queryClient]);
+
+  const refreshUser = useCallback(async (): Promise<User | null> => {
+    if (token === null) return null;
+    const result = await me.refetch();
+    return result.data ?? null;
+  }, [token, me.refetch]);
+
+  const user = token !== null ? (me.data ?? null) : null;
+  const value = useMemo<AuthContextValue>(
+    () => ({
+      user,
+      token,
+      isLoading: token !== null && me.isPending,
+      isAuthenticated: user !== null,
+      login,
+      register,
+      logout,
+      refreshUser,
+    }),
+    [user, token, me.isPending, login, register, logout, refreshUser],
+  );
+
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}

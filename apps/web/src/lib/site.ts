@@ -1,0 +1,56 @@
+/** Contact details and links shown across the site (SPEC §2 footer, /contact, legal pages). */
+export const site = {
+  name: "Keepsake",
+  supportEmail: "support@keepsake.app",
+  careersEmail: "careers@keepsake.app",
+  pressEmail: "press@keepsake.app",
+  privacyEmail: "privacy@keepsake.app",
+  phone: "+1 (555) 010-2024",
+  phoneHref: "tel:+15550102024",
+  city: "San Francisco, CA",
+  businessHours: "Mon-Fri 9am-6pm PST",
+  chatHours: "Mon-Fri 9am-5pm PST",
+  socials: [
+    { label: "X", href: "https://x.com/keepsakeapp" },
+    { label: "Instagram", href: "https://www.instagram.com/keepsakeapp" },
+    { label: "LinkedIn", href: "https://www.linkedin.com/company/keepsakeapp" },
+  ],
+} as const;
+
+export const footerColumns = [
+  {
+    title: "Product",
+    links: [
+      { to: "/pricing", label: "Pricing" },
+      { to: "/dashboard", label: "Dashboard" },
+      { to: "/backups", label: "Backups" },
+      { to: "/status", label: "System Status" },
+    ],
+  },
+  {
+    title: "Support",
+    links: [
+      { to: "/help", label: "Help Center" },
+      { to: "/contact", label: "Contact Us" },
+      { to: "/docs", label: "API Docs" },
+    ],
+  },
+  {
+    title: "Legal",
+    links: [
+      { to: "/privacy", label: "Privacy Policy" },
+      { to: "/terms", label: "Terms of Service" },
+      { to: "/cookies", label: "Cookie Policy" },
+      { to: "/security", label: "Security" },
+    ],
+  },
+  {
+    title: "Company",
+    links: [
+      { to: "/about", label: "About" },
+      { to: "/blog", label: "Blog" },
+      { to: "/careers", label: "Careers" },
+      { to: "/press", label: "Press" },
+    ],
+  },
+] as const;

@@ -1,0 +1,143 @@
+import type { Backup, BackupStatus } from "@keepsake/contracts";
+import { useState } from "react";
+import { useInstagramAccounts } from "../../api/connections.ts";
+import { useBackups, useRetryBackup, useSyncJobs } from "../../api/sync.ts";
+import { PageHeader } from "../../components/page-header.tsx";
+import { useAuth } from "../../lib/auth.tsx";
+import { BackupsTable, visibleBackups } from "./backups-table.tsx";
+import { SyncJobCard } from "./sync-job-card.tsx";
+import { useRetryAllFailed } from "./use-retry-all.ts";
+import "./backups.css";
+
+type Filter = "all" | BackupStatus;
+const FILTERS: Filter[] = ["all", "pending", "processing", "completed", "failed"];
+const LABELS: Record<Filter, string> = {
+  all: "All",
+  pending: "Pending",
+  processing: "Processing",
+  completed: "Completed",
+  failed: "Failed",
+};
+
+/** SPEC §2 /backups: the current sync, the backups (polled every 5 s), filters and retries. */
+export function BackupsPage() {
+  const { user } = useAuth();
+  const [filter, setFilter] = useState<Filter>("all");
+  const [accountId, setAccountId] = useState("");
+  const multiAccountTier =
+    user?.subscription_tier === "pro" || user?.subscription_tier === "agency";
+  const accounts = useInstagramAccounts(multiAccountTier);
+  const showAccountFilter = multiAccountTier && (accounts.data?.accounts.length ?? 0) > 1;
+  const account = showAccountFilter && accountId ? accountId : undefined;
+
+  const backups = useBackups({
+    status_filter: filter === "all" ? undefined : filter,
+    account_id: account,
+  });
+  const jobs = useSyncJobs(1, { runningPollMs: 2_000, idlePollMs: 5_000 });
+  const retryOne = useRetryBackup();
+  const [retrying, setRetrying] = useState<ReadonlySet<string>>(new Set());
+  const { retryAll, isRetrying } = useRetryAllFailed(account);
+
+  const retry = (b: Backup) => {
+    setRetrying((s) => new Set(s).add(b.instagram_post_id));
+    retryOne.mutate(b.instagram_post_id, {
+      onSettled: () =>
+        setRetrying((s) => {
+          const next = new Set(s);
+          next.delete(b.instagram_post_id);
+          return next;
+        }),
+    });
+  };
+
+  const rows = visibleBackups(backups.data ?? []);
+  const job = jobs.data?.[0];
+
+  return (
+    <div className="container page backups-page">
+      <PageHeader
+        title="Backup Progress"
+        subtitle="Every post Keepsake copies into your Google Drive, and how it went."
+      >
+        <span className="badge badge-success auto-refresh" title="Updated every 5 seconds">
+          <span className="status-dot status-dot-live" aria-hidden="true" /> Auto-refreshing
+        </span>
+      </PageHeader>
+
+      {job && <SyncJobCard job={job} />}
+
+      <div className="backups-toolbar">
+        <fieldset className="filter-buttons">
+          <legend className="visually-hidden">Filter by status</legend>
+          {FILTERS.map((f) => (
+            <button
+              key={f}
+              type="button"
+              className={`btn btn-sm ${filter === f ? "btn-primary" : "btn-ghost"}`}
+              aria-pressed={filter === f}
+              onClick={() => setFilter(f)}
+            >
+              {LABELS[f]}
+            </button>
+          ))}
+        </fieldset>
+        <div className="backups-toolbar-end">
+          {showAccountFilter && (
+            <label className="account-filter">
+              <span className="visually-hidden">Account</span>
+              <select
+                value={accountId}
+                onChange={(e) => setAccountId(e.target.value)}
+                aria-label="Account"
+              >
+                <option value="">All accounts</option>
+                {accounts.data?.accounts.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    @{a.username}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            onClick={retryAll}
+            disabled={isRetrying}
+          >
+            {isRetrying ? "Retrying..." : "Retry All Failed"}
+          </button>
+        </div>
+      </div>
+
+      {backups.isPending ? (
+        <div className="card backups-empty">
+          <span className="spinner" aria-hidden="true" /> <span>Loading backups...</span>
+        </div>
+      ) : backups.isError && !backups.data ? (
+        <div className="card backups-empty">
+          <p className="backups-empty-title">Failed to load backups</p>
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            onClick={() => backups.refetch()}
+          >
+            Try Again
+          </button>
+        </div>
+      ) : rows.length === 0 ? (
+        <div className="card backups-empty">
+          <p className="backups-empty-title">No backups found</p>
+          <p className="backups-empty-hint">
+            {filter === "all"
+              ? "Start your first sync to see backups here."
+              : `No backups with status "${filter}" found.`}
+          </p>
+        </div>
+      ) : (
+        <BackupsTable backups={rows} onRetry={retry} retrying={retrying} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,129 @@
+import type { Backup } from "@keepsake/contracts";
+import { useState } from "react";
+import { formatBytes, formatDate } from "../../lib/format.ts";
+
+const STATUS_BADGE: Record<Backup["status"], string> = {
+  completed: "badge badge-success",
+  failed: "badge badge-danger",
+  processing: "badge badge-warning",
+  pending: "badge",
+};
+
+/** SPEC §2: backups recorded as a duplicate of a file already in Drive are not listed. */
+export function visibleBackups(backups: Backup[]): Backup[] {
+  return backups.filter((b) => !b.error_message?.includes("skipped duplicate"));
+}
+
+function Thumbnail({ backup }: { backup: Backup }) {
+  const post = backup.instagram_post;
+  const src = post.thumbnail_url || post.media_url;
+  const [broken, setBroken] = useState(false);
+  if (!src || broken) {
+    return (
+      <span className="backup-thumb backup-thumb-empty" aria-hidden="true">
+        {post.media_type === "video" ? "▶" : "🖼"}
+      </span>
+    );
+  }
+  return (
+    <img
+      className="backup-thumb"
+      src={src}
+      alt=""
+      loading="lazy"
+      decoding="async"
+      onError={() => setBroken(true)}
+    />
+  );
+}
+
+export function BackupsTable({
+  backups,
+  onRetry,
+  retrying,
+}: {
+  backups: Backup[];
+  onRetry: (backup: Backup) => void;
+  /** Post ids whose retry is being sent. */
+  retrying: ReadonlySet<string>;
+}) {
+  return (
+    <div className="table-wrap">
+      <table className="backups-table">
+        <thead>
+          <tr>
+            <th scope="col">Post</th>
+            <th scope="col">Status</th>
+            <th scope="col">Size</th>
+            <th scope="col">Backup Date</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {backups.map((b) => {
+            const post = b.instagram_post;
+            const date = b.completed_at ?? b.created_at;
+            return (
+              <tr key={b.id} data-testid="backup-row" data-status={b.status}>
+                <td>
+                  <div className="backup-post">
+                    <Thumbnail backup={b} />
+                    <div className="backup-post-text">
+                      <p className="backup-caption" title={post.caption ?? undefined}>
+                        {post.caption?.trim() || "No caption"}
+                      </p>
+                      <p className="backup-meta">
+                        {post.media_product_type === "story"
+                          ? "Story"
+                          : post.media_product_type === "reels"
+                            ? "Reel"
+                            : post.media_type === "carousel"
+                              ? `Album · ${post.children_count} items`
+                              : post.media_type === "video"
+                                ? "Video"
+                                : "Photo"}{" "}
+                        · {formatDate(post.timestamp)}
+                      </p>
+                    </div>
+                  </div>
+                </td>
+                <td>
+                  <span className={STATUS_BADGE[b.status]}>{b.status}</span>
+                  {b.error_message && b.status !== "completed" && (
+                    <p className="backup-error">{b.error_message}</p>
+                  )}
+                </td>
+                <td>{b.backup_size_bytes ? formatBytes(b.backup_size_bytes) : "-"}</td>
+                <td>{b.status === "completed" ? formatDate(date) : "-"}</td>
+                <td>
+                  <div className="backup-actions">
+                    {b.google_drive_url && (
+                      <a
+                        className="btn btn-ghost btn-sm"
+                        href={b.google_drive_url}
+                        target="_blank"
+                        rel="noopener noreferrer"
+                      >
+                        View
+                      </a>
+                    )}
+                    {b.status === "failed" && (
+                      <button
+                        type="button"
+                        className="btn btn-secondary btn-sm"
+                        onClick={() => onRetry(b)}
+                        disabled={retrying.has(b.instagram_post_id)}
+                      >
+                        {retrying.has(b.instagram_post_id) ? "Retrying..." : "Retry"}
+                      </button>
+                    )}
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

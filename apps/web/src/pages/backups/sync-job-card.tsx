@@ -1,0 +1,61 @@
+import type { SyncJob } from "@keepsake/contracts";
+import { progressPercent } from "../dashboard/running-job-card.tsx";
+import { progressText } from "../dashboard/use-manual-backup.ts";
+
+/** SPEC §4 texts of a sync job in each state. */
+export function syncJobText(job: SyncJob): string {
+  switch (job.status) {
+    case "running":
+      return progressText(job);
+    case "completed":
+      return job.posts_processed > 0
+        ? `Successfully processed ${job.posts_processed} posts`
+        : "No new posts to process";
+    case "failed":
+      return job.error_message || "Sync failed - please check your connections and try again";
+    case "cancelled":
+      return "Sync was cancelled";
+  }
+}
+
+const TITLES: Record<SyncJob["status"], string> = {
+  running: "Sync in progress",
+  completed: "Last sync completed",
+  failed: "Last sync failed",
+  cancelled: "Last sync cancelled",
+};
+
+/** The current (or latest) sync: its state text and, while it runs, a progress bar. */
+export function SyncJobCard({ job }: { job: SyncJob }) {
+  const running = job.status === "running";
+  const percent = progressPercent(job);
+  return (
+    <section
+      className={`card sync-job-card sync-job-${job.status}`}
+      aria-live="polite"
+      aria-label="Current sync"
+    >
+      <div className="sync-job-head">
+        {running && <span className="spinner spinner-sm" aria-hidden="true" />}
+        <p className="sync-job-title">
+          {TITLES[job.status]}
+          {job.job_type === "scheduled_sync" ? " (automatic)" : ""}
+        </p>
+        {running && <span className="sync-job-percent">{percent}%</span>}
+      </div>
+      <p className="sync-job-text">{syncJobText(job)}</p>
+      {running && (
+        <div
+          className="progress"
+          role="progressbar"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={percent}
+          aria-label="Sync progress"
+        >
+          <div className="progress-bar" style={{ width: `${percent}%` }} />
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { toast } from "react-toastify";
+import { Icon } from "../../components/icons.tsx";
+import { StaticPage } from "../../components/static-page.tsx";
+import { site } from "../../lib/site.ts";
+
+/** SPEC §9: the message is not sent anywhere; sending is simulated for 1 second. */
+export const CONTACT_DELAY_MS = 1000;
+export const CONTACT_SUCCESS = "Message sent successfully! We'll get back to you soon.";
+
+const empty = { name: "", email: "", subject: "", message: "" };
+
+export function ContactPage() {
+  const [draft, setDraft] = useState(empty);
+  const [sending, setSending] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+
+  const update =
+    (field: keyof typeof empty) =>
+    (e: { target: { value: string } }): void =>
+      setDraft((d) => ({ ...d, [field]: e.target.value }));
+
+  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setSending(true);
+    timer.current = setTimeout(() => {
+      setSending(false);
+      setDraft(empty);
+      toast.success(CONTACT_SUCCESS);
+    }, CONTACT_DELAY_MS);
+  };
+
+  return (
+    <StaticPage
+      eyebrow="Contact"
+      title="Get in Touch"
+      lead="Questions about backups, billing or partnerships? We'd love to hear from you."
+    >
+      <div className="contact-grid">
+        <aside className="contact-info card">
+          <h2>Contact information</h2>
+          <ul className="contact-list">
+            <li>
+              <Icon.Mail />
+              <div>
+                <strong>Email</strong>
+                <a href={`mailto:${site.supportEmail}`}>{site.supportEmail}</a>
+              </div>
+            </li>
+            <li>
+              <Icon.Phone />
+              <div>
+                <strong>Phone</strong>
+                <a href={site.phoneHref}>{site.phone}</a>
+              </div>
+            </li>
+            <li>
+              <Icon.MapPin />
+              <div>
+                <strong>Office</strong>
+                <span>{site.city}</span>
+              </div>
+            </li>
+            <li>
+              <Icon.Clock />
+              <div>
+                <strong>Hours</strong>
+                <span>{site.businessHours}</span>
+              </div>
+            </li>
+          </ul>
+          <h3>Follow us</h3>
+          <ul className="contact-social">
+            {site.socials.map((s) => (
+              <li key={s.label}>
+                <a href={s.href} target="_blank" rel="noopener noreferrer">
+                  {s.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </aside>
+
+        <form className="card contact-form" onSubmit={onSubmit}>
+          <h2>Send us a Message</h2>
+          <div className="form-row">
+            <div className="field">
+              <label className="field-label" htmlFor="contact-name">
+                Name
+              </label>
+              <input
+                id="contact-name"
+                name="name"
+                className="input"
+                required
+                autoComplete="name"
+                value={draft.name}
+                onChange={update("name")}
+              />
+            </div>
+            <div className="field">
+              <label className="field-label" htmlFor="contact-email">
+                Email
+              </label>
+              <input
+                id="contact-email"
+                name="email"
+                type="email"
+                className="input"
+                required
+                autoComplete="email"
+                value={draft.email}
+                onChange={update("email")}
+              />
+            </div>
+          </div>
+          <div className="field">
+            <label className="field-label" htmlFor="contact-subject">
+              Subject
+            </label>
+            <input
+              id="contact-subject"
+              name="subject"
+              className="input"
+              required
+              value={draft.subject}
+              onChange={update("subject")}
+            />
+          </div>
+          <div className="field">
+            <label className="field-label" htmlFor="contact-message">
+              Message
+            </label>
+            <textarea
+              id="contact-message"
+              name="message"
+              className="textarea"
+              rows={6}
+              required
+              value={draft.message}
+              onChange={update("message")}
+            />
+          </div>
+          <button type="submit" className="btn btn-primary" disabled={sending}>
+            {sending ? "Sending..." : "Send Message"}
+          </button>
+        </form>
+      </div>
+    </StaticPage>
+  );
+}

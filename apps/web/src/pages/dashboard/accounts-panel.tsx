@@ -1,0 +1,196 @@
+import {
+  ACCOUNT_LIMITS,
+  type InstagramAccount,
+  type SubscriptionTier,
+  TOKEN_WARNING_WINDOW_MS,
+} from "@keepsake/contracts";
+import { useState } from "react";
+import {
+  useConnect,
+  useDeleteAccount,
+  useInstagramAccounts,
+  useRefreshProfile,
+} from "../../api/connections.ts";
+import { ConfirmDialog } from "../../components/modal.tsx";
+import { Spinner } from "../../components/spinner.tsx";
+import "./connections.css";
+
+/** SPEC §2: e.g. 'Upgrade to Pro to connect up to 3 Instagram accounts'. */
+export function limitNotice(tier: SubscriptionTier): string {
+  if (tier === "free" || tier === "premium") {
+    return `Upgrade to Pro to connect up to ${ACCOUNT_LIMITS.pro} Instagram accounts`;
+  }
+  if (tier === "pro") {
+    return `Upgrade to Agency to connect up to ${ACCOUNT_LIMITS.agency} Instagram accounts`;
+  }
+  return `You have connected the maximum of ${ACCOUNT_LIMITS.agency} Instagram accounts`;
+}
+
+/** True when the token ends within the SPEC §9 warning window (7 days). */
+export function tokenExpiresSoon(tokenExpiresAt: string | null, now = Date.now()): boolean {
+  if (!tokenExpiresAt) return false;
+  return Date.parse(tokenExpiresAt) - now <= TOKEN_WARNING_WINDOW_MS;
+}
+
+const count = (n: number) => new Intl.NumberFormat("en-US").format(n);
+const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "-");
+
+/**
+ * SPEC §2 accounts panel (pro and agency): 'All Accounts' and one card per account. The
+ * selection (null = all) belongs to the dashboard, which filters its content with it.
+ */
+export function AccountsPanel({
+  selectedAccountId,
+  onSelect,
+}: {
+  selectedAccountId: string | null;
+  onSelect: (accountId: string | null) => void;
+}) {
+  const accounts = useInstagramAccounts();
+  const connect = useConnect("instagram");
+  const refresh = useRefreshProfile();
+  const remove = useDeleteAccount();
+  const [confirming, setConfirming] = useState<InstagramAccount | null>(null);
+
+  if (accounts.isPending) return <Spinner label="Loading accounts..." />;
+  if (accounts.isError) {
+    return (
+      <p className="form-error" role="alert">
+        Could not load your Instagram accounts.
+      </p>
+    );
+  }
+  const data = accounts.data;
+
+  return (
+    <section className="accounts-panel" aria-labelledby="accounts-panel-title">
+      <div className="accounts-panel-head">
+        <h2 id="accounts-panel-title">Instagram Accounts</h2>
+        <span className="muted">
+          {data.accounts.length} of {data.limit} connected
+        </span>
+        <button
+          className="btn btn-primary btn-sm"
+          onClick={() => connect.mutate()}
+          disabled={!data.can_connect_more || connect.isPending}
+        >
+          Add Account
+        </button>
+      </div>
+      {!data.can_connect_more && (
+        <p className="accounts-limit-notice" role="note">
+          {limitNotice(data.subscription_tier)}
+        </p>
+      )}
+      <div className="accounts-grid">
+        <button
+          className={`account-card account-card-all${selectedAccountId === null ? " account-card-selected" : ""}`}
+          aria-pressed={selectedAccountId === null}
+          onClick={() => onSelect(null)}
+        >
+          <span className="account-avatar account-avatar-all" aria-hidden="true">
+            ★
+          </span>
+          <strong>All Accounts</strong>
+          <span className="muted">{data.accounts.length} accounts</span>
+        </button>
+        {data.accounts.map((a) => (
+          <article
+            key={a.id}
+            className={`account-card${selectedAccountId === a.id ? " account-card-selected" : ""}`}
+            aria-label={`@${a.username}`}
+          >
+            <button
+              className="account-card-select"
+              aria-pressed={selectedAccountId === a.id}
+              onClick={() => onSelect(a.id)}
+            >
+              {a.profile_picture_url ? (
+                <img className="account-avatar" src={a.profile_picture_url} alt="" />
+              ) : (
+                <span className="account-avatar" aria-hidden="true">
+                  {a.username.charAt(0).toUpperCase()}
+                </span>
+              )}
+              <span className="account-names">
+                <strong>@{a.username}</strong>
+                {a.display_name && <span className="muted">{a.display_name}</span>}
+              </span>
+            </button>
+            <dl className="account-stats">
+              <div>
+                <dt>Followers</dt>
+                <dd>{count(a.follower_count)}</dd>
+              </div>
+              <div>
+                <dt>Posts</dt>
+                <dd>{count(a.posts_count)}</dd>
+              </div>
+              <div>
+                <dt>Synced</dt>
+                <dd>{count(a.synced_posts_count)}</dd>
+              </div>
+              <div>
+                <dt>Backed up</dt>
+                <dd>{count(a.backed_up_posts_count)}</dd>
+              </div>
+            </dl>
+            <p className="account-meta muted">
+              Connected {date(a.connected_at)} · Last sync {date(a.last_sync)} · Syncs every 10m
+            </p>
+            {a.status === "needs_reconnection" ? (
+              <p className="account-warning" role="status">
+                {a.status_reason ?? "Reconnect this account."}
+              </p>
+            ) : (
+              tokenExpiresSoon(a.token_expires_at) && (
+                <p className="account-warning" role="status">
+                  Token expires soon
+                </p>
+              )
+            )}
+            <div className="account-actions">
+              <button
+                className="btn btn-secondary btn-sm"
+                onClick={() => refresh.mutate(a.id)}
+                disabled={refresh.isPending && refresh.variables === a.id}
+                aria-label={`Refresh profile of @${a.username}`}
+              >
+                Refresh profile
+              </button>
+              <button
+                className="btn btn-ghost btn-sm"
+                onClick={() => setConfirming(a)}
+                aria-label={`Disconnect @${a.username}`}
+              >
+                Disconnect
+              </button>
+            </div>
+          </article>
+        ))}
+      </div>
+      {confirming && (
+        <ConfirmDialog
+          title={`Disconnect @${confirming.username}?`}
+          confirmLabel="Disconnect"
+          busy={remove.isPending}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() =>
+            remove.mutate(confirming.id, {
+              onSuccess: () => {
+                if (selectedAccountId === confirming.id) onSelect(null);
+              },
+              onSettled: () => setConfirming(null),
+            })
+          }
+        >
+          <p>
+            Keepsake will stop backing up @{confirming.username} and remove its posts and backup
+            records from Keepsake.
+          </p>
+          <p>Files already in your Google Drive stay where they are.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,32 @@
+import { Link } from "react-router";
+import "./connections.css";
+
+/** SPEC §2: the red banner about the Facebook Page, with 'Go to Settings' and 'Dismiss'. */
+export function ConnectionBanner({
+  message,
+  onDismiss,
+}: {
+  message: string;
+  onDismiss: () => void;
+}) {
+  return (
+    <div className="connection-banner" role="alert">
+      <div>
+        <strong className="connection-banner-title">Instagram could not be connected</strong>
+        <p>{message}</p>
+        <p className="connection-banner-hint">
+          Keepsake needs an Instagram Professional account linked to a Facebook Page. Link them in
+          the Instagram app under Settings → Account type and tools, then connect again.
+        </p>
+      </div>
+      <div className="connection-banner-actions">
+        <Link to="/settings" className="btn btn-light btn-sm">
+          Go to Settings
+        </Link>
+        <button className="btn btn-ghost btn-sm connection-banner-dismiss" onClick={onDismiss}>
+          Dismiss
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,160 @@
+import type { Post, PostMediaType } from "@keepsake/contracts";
+import { type ReactNode, useCallback, useId, useState } from "react";
+import { usePosts, useRefreshInstagramPosts } from "../../api/sync.ts";
+import { Pagination } from "../../components/pagination.tsx";
+import { POSTS_PAGE_SIZE, pageCount } from "../../lib/pagination.ts";
+import { useDebouncedValue } from "../../lib/use-debounced-value.ts";
+import { PostTile } from "./post-tile.tsx";
+import { VideoModal } from "./video-modal.tsx";
+
+export type MediaFilter = "all" | Extract<PostMediaType, "image" | "video">;
+
+const FILTERS: { value: MediaFilter; label: string }[] = [
+  { value: "all", label: "All Posts" },
+  { value: "image", label: "Photos Only" },
+  { value: "video", label: "Videos Only" },
+];
+
+/** Typing settles for this long before the search is sent, so keystrokes do not each query. */
+export const SEARCH_DEBOUNCE_MS = 300;
+const LIVE_REFRESH_MS = 5_000;
+
+interface ContentGridProps {
+  /** The selected account (pro/agency), or undefined for All Accounts. */
+  accountId: string | undefined;
+  /** Backups are under way: the visible page refreshes so badges follow them. */
+  live?: boolean;
+}
+
+/** SPEC §2 "Your Instagram Content": search, type filter, Refresh, tiles, pagination. */
+export function ContentGrid({ accountId, live = false }: ContentGridProps) {
+  const [searchInput, setSearchInput] = useState("");
+  const [filter, setFilter] = useState<MediaFilter>("all");
+  const [playing, setPlaying] = useState<{ post: Post; trigger: HTMLElement } | null>(null);
+  const search = useDebouncedValue(searchInput.trim(), SEARCH_DEBOUNCE_MS);
+  const searchId = useId();
+  const filterId = useId();
+
+  // SPEC §4: a change of search, filter (or account) starts again at page 1, in the same
+  // render, so the old page of the new query is never requested.
+  const resetKey = JSON.stringify([search, filter, accountId ?? null]);
+  const [paging, setPaging] = useState({ key: resetKey, page: 1 });
+  if (paging.key !== resetKey) setPaging({ key: resetKey, page: 1 });
+  const page = paging.key === resetKey ? paging.page : 1;
+  const setPage = useCallback((n: number) => setPaging({ key: resetKey, page: n }), [resetKey]);
+
+  const query = {
+    limit: POSTS_PAGE_SIZE,
+    offset: (page - 1) * POSTS_PAGE_SIZE,
+    media_type: filter === "all" ? undefined : filter,
+    search: search || undefined,
+    account_id: accountId,
+  };
+  const posts = usePosts(query, { refetchInterval: live ? LIVE_REFRESH_MS : false });
+  const refresh = useRefreshInstagramPosts();
+  const data = posts.data;
+  const total = data?.total ?? 0;
+  const totalPages = pageCount(total);
+
+  const openPost = useCallback((post: Post, trigger: HTMLElement) => {
+    if (post.media_type === "video") {
+      setPlaying({ post, trigger });
+      return;
+    }
+    if (post.media_url) window.open(post.media_url, "_blank", "noopener,noreferrer");
+  }, []);
+
+  const closeModal = useCallback(() => {
+    setPlaying((current) => {
+      current?.trigger.focus();
+      return null;
+    });
+  }, []);
+
+  const isSearching = search !== "";
+  let body: ReactNode;
+  if (posts.isPending) {
+    body = (
+      <ul className="post-grid" aria-hidden="true" data-testid="posts-skeleton">
+        {Array.from({ length: 12 }, (_, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
+          <li key={i} className="post-tile skeleton" />
+        ))}
+      </ul>
+    );
+  } else if (posts.isError && !data) {
+    body = (
+      <div className="grid-empty" role="alert">
+        <p className="grid-empty-title">Failed to load posts</p>
+        <button type="button" className="btn btn-secondary btn-sm" onClick={() => posts.refetch()}>
+          Try Again
+        </button>
+      </div>
+    );
+  } else if (!data || data.posts.length === 0) {
+    body = (
+      <div className="grid-empty">
+        <p className="grid-empty-title">No posts found</p>
+        {isSearching && <p className="muted">Try a different search term</p>}
+      </div>
+    );
+  } else {
+    body = (
+      <ul className="post-grid" aria-busy={posts.isFetching}>
+        {data.posts.map((post) => (
+          <PostTile key={post.id} post={post} onOpen={openPost} />
+        ))}
+      </ul>
+    );
+  }
+
+  return (
+    <section className="card content-section" aria-labelledby="content-heading">
+      <div className="content-head">
+        <h2 id="content-heading" className="section-title">
+          Your Instagram Content
+        </h2>
+        {data && <span className="muted content-count">{total.toLocaleString("en-US")} posts</span>}
+      </div>
+      <div className="content-toolbar">
+        <label htmlFor={searchId} className="visually-hidden">
+          Search posts
+        </label>
+        <input
+          id={searchId}
+          type="search"
+          className="input content-search"
+          placeholder="Search posts..."
+          value={searchInput}
+          onChange={(e) => setSearchInput(e.target.value)}
+        />
+        <label htmlFor={filterId} className="visually-hidden">
+          Post type
+        </label>
+        <select
+          id={filterId}
+          className="input content-filter"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value as MediaFilter)}
+        >
+          {FILTERS.map((f) => (
+            <option key={f.value} value={f.value}>
+              {f.label}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          onClick={() => refresh.mutate()}
+          disabled={refresh.isPending}
+        >
+          {refresh.isPending ? "Refreshing..." : "Refresh"}
+        </button>
+      </div>
+      {body}
+      <Pagination page={page} totalPages={totalPages} onChange={setPage} label="Posts pages" />
+      {playing && <VideoModal post={playing.post} onClose={closeModal} />}
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { useConnectionsStatus, useInstagramAccounts } from "../../api/connections.ts";
+import { syncKeys, useDashboardStats, useNewPostsCheck, useSyncJobs } from "../../api/sync.ts";
+import { useAuth } from "../../lib/auth.tsx";
+import { displayName } from "../../lib/user.ts";
+import { AccountsPanel } from "./accounts-panel.tsx";
+import { ConnectionBanner } from "./connection-banner.tsx";
+import { ContentGrid } from "./content-grid.tsx";
+import { hasNewOrUnbacked, NewPostsBanner } from "./new-posts-banner.tsx";
+import { ReadyForBackupBadge } from "./ready-badge.tsx";
+import { RunningJobCard } from "./running-job-card.tsx";
+import { StatCards } from "./stat-cards.tsx";
+import { isAutoSyncTier, TierState } from "./tier-state.tsx";
+import { useConnectionRedirect } from "./use-connection-redirect.tsx";
+import { useManualBackup } from "./use-manual-backup.ts";
+import "./dashboard.css";
+
+/** While a sync runs or backups are pending, stats and the visible posts refresh at the backups pace (§9). */
+const PENDING_REFRESH_MS = 5_000;
+/** Automatic tiers: the next-sync countdown is re-read once a minute. */
+const COUNTDOWN_REFRESH_MS = 60_000;
+/** Automatic tiers: how often an idle dashboard looks for a scheduled sync that started. */
+const IDLE_JOB_POLL_MS = 30_000;
+
+/** SPEC §2 "/dashboard". */
+export function DashboardPage() {
+  const { user, refreshUser } = useAuth();
+  const queryClient = useQueryClient();
+  const tier = user?.subscription_tier ?? "free";
+  const auto = isAutoSyncTier(tier);
+  const isFree = tier === "free";
+  const hasAccountsPanel = tier === "pro" || tier === "agency";
+  // The accounts panel's selection (pro/agency): null is All Accounts.
+  const [selectedAccountId, setSelectedAccountId] = useState<string | null>(null);
+  const redirect = useConnectionRedirect();
+  // Same cached query as the panel; a selected account that was disconnected falls back to all.
+  const accounts = useInstagramAccounts(hasAccountsPanel);
+  const accountId =
+    selectedAccountId !== null && accounts.data?.accounts.some((a) => a.id === selectedAccountId)
+      ? selectedAccountId
+      : undefined;
+
+  // SPEC §2: the profile is refreshed on dashboard load.
+  const refreshedOnce = useRef(false);
+  useEffect(() => {
+    if (refreshedOnce.current) return;
+    refreshedOnce.current = true;
+    void refreshUser();
+  }, [refreshUser]);
+
+  const connections = useConnectionsStatus(user !== null);
+  const instagramConnected = connections.data?.instagram_connected === true;
+  const googleConnected = connections.data?.google_connected === true;
+
+  const backup = useManualBackup(
+    connections.data ? { instagramConnected, googleConnected } : undefined,
+  );
+
+  const jobs = useSyncJobs(1, { idlePollMs: auto ? IDLE_JOB_POLL_MS : false });
+  const latestJob = jobs.data?.[0];
+  const runningJob = latestJob?.status === "running" ? latestJob : undefined;
+
+  // While a sync runs or backups are pending, the numbers and tiles follow at the backups pace.
+  const syncing = runningJob !== undefined || backup.isWaiting;
+  const bothConnected = instagramConnected && googleConnected;
+  const stats = useDashboardStats({
+    refetchInterval: (data) =>
+      bothConnected && (syncing || (data?.pending_backups ?? 0) > 0)
+        ? PENDING_REFRESH_MS
+        : auto
+          ? COUNTDOWN_REFRESH_MS
+          : false,
+  });
+  const live = bothConnected && (syncing || (stats.data?.pending_backups ?? 0) > 0);
+
+  // A sync that ends (manual or scheduled) changes the stats and the tiles.
+  const lastJobState = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    const state = latestJob ? `${latestJob.id}:${latestJob.status}` : undefined;
+    const previous = lastJobState.current;
+    lastJobState.current = state;
+    if (previous !== undefined && previous !== state && latestJob?.status !== "running") {
+      void queryClient.invalidateQueries({ queryKey: syncKeys.all });
+    }
+  }, [latestJob, queryClient]);
+
+  const newPosts = useNewPostsCheck(isFree && instagramConnected);
+
+  if (!user) return null;
+  return (
+    <div className="container page dashboard">
+      <title>Dashboard · Keepsake</title>
+      {redirect.banner && (
+        <ConnectionBanner message={redirect.banner} onDismiss={redirect.dismiss} />
+      )}
+      <header className="dashboard-header">
+        <div className="dashboard-identity">
+          <h1 className="page-title">{displayName(user)}</h1>
+          {user.full_name?.trim() && <p className="page-subtitle">{user.email}</p>}
+          <ReadyForBackupBadge />
+        </div>
+        <TierState
+          tier={tier}
+          nextSyncIn={stats.data?.next_sync_in}
+          statsLoading={stats.isPending}
+          onStartBackup={() => void backup.start()}
+          backupBusy={backup.isBusy}
+        />
+      </header>
+
+      <StatCards stats={stats.data} isLoading={stats.isPending} isError={stats.isError} />
+
+      {runningJob && <RunningJobCard job={runningJob} />}
+
+      {hasAccountsPanel && (
+        <AccountsPanel selectedAccountId={accountId ?? null} onSelect={setSelectedAccountId} />
+      )}
+
+      {isFree && newPosts.data && hasNewOrUnbacked(newPosts.data) && (
+        <NewPostsBanner
+          check={newPosts.data}
+          onCheckAgain={() => void newPosts.refetch()}
+          checking={newPosts.isFetching}
+          onBackupNow={() => void backup.start()}
+          backupBusy={backup.isBusy}
+        />
+      )}
+
+      {instagramConnected && (
+        <ContentGrid accountId={hasAccountsPanel ? accountId : undefined} live={live} />
+      )}
+    </div>
+  );
+}

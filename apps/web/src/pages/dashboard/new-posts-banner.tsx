@@ -1,0 +1,73 @@
+import type { NewPostsCheck } from "@keepsake/contracts";
+import { Link } from "react-router";
+
+export const DEFAULT_UPGRADE_MESSAGE =
+  "Upgrade to Premium for automatic backups every 10 minutes, so new posts are saved without you lifting a finger.";
+
+/** True when the check reports new or not-yet-backed-up posts. */
+export function hasNewOrUnbacked(check: NewPostsCheck | undefined): boolean {
+  return (
+    !!check && (check.has_new_posts || check.new_posts_count > 0 || check.unbacked_posts_count > 0)
+  );
+}
+
+function summary(check: NewPostsCheck): string {
+  const parts: string[] = [];
+  if (check.new_posts_count > 0)
+    parts.push(`${check.new_posts_count} new post${check.new_posts_count === 1 ? "" : "s"}`);
+  if (check.unbacked_posts_count > 0)
+    parts.push(
+      `${check.unbacked_posts_count} post${check.unbacked_posts_count === 1 ? "" : "s"} not backed up yet`,
+    );
+  return parts.length > 0 ? `You have ${parts.join(" and ")}.` : "You have new posts to back up.";
+}
+
+interface NewPostsBannerProps {
+  check: NewPostsCheck;
+  onCheckAgain: () => void;
+  checking: boolean;
+  onBackupNow: () => void;
+  backupBusy: boolean;
+}
+
+/** SPEC §2 free-user banner. */
+export function NewPostsBanner({
+  check,
+  onCheckAgain,
+  checking,
+  onBackupNow,
+  backupBusy,
+}: NewPostsBannerProps) {
+  return (
+    <section className="banner banner-info new-posts-banner" aria-label="New posts">
+      <div className="banner-body">
+        <p className="banner-title">{summary(check)}</p>
+        <p>{check.upgrade_message || DEFAULT_UPGRADE_MESSAGE}</p>
+        <p className="banner-note">
+          New posts may take 5-15 minutes to appear after you publish them.
+        </p>
+      </div>
+      <div className="banner-actions">
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          onClick={onCheckAgain}
+          disabled={checking}
+        >
+          {checking ? "Checking..." : "Check Again"}
+        </button>
+        <Link to="/pricing" className="btn btn-secondary btn-sm">
+          Upgrade Now
+        </Link>
+        <button
+          type="button"
+          className="btn btn-primary btn-sm"
+          onClick={onBackupNow}
+          disabled={backupBusy}
+        >
+          Backup Now
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,30 @@
+import type { Post } from "@keepsake/contracts";
+
+export type PostBadgeKind = "backed_up" | "in_progress" | "pending";
+
+export interface PostBadge {
+  kind: PostBadgeKind;
+  label: string;
+  className: string;
+}
+
+/**
+ * SPEC §4 "Post tile badge": 'backed up' when backup_status is completed or is_backed_up;
+ * 'in progress' when processing or pending; otherwise 'pending backup'.
+ */
+export function postBadge(post: Pick<Post, "backup_status" | "is_backed_up">): PostBadge {
+  if (post.backup_status === "completed" || post.is_backed_up) {
+    return { kind: "backed_up", label: "backed up", className: "badge badge-success" };
+  }
+  if (post.backup_status === "processing" || post.backup_status === "pending") {
+    return { kind: "in_progress", label: "in progress", className: "badge" };
+  }
+  return { kind: "pending", label: "pending backup", className: "badge badge-warning" };
+}
+
+/** SPEC §2 tile label by media type. */
+export function mediaTypeLabel(mediaType: Post["media_type"]): "Photo" | "Video" | "Album" {
+  if (mediaType === "video") return "Video";
+  if (mediaType === "carousel") return "Album";
+  return "Photo";
+}

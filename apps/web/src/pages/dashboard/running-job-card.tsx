@@ -1,0 +1,34 @@
+import type { SyncJob } from "@keepsake/contracts";
+import { progressText } from "./use-manual-backup.ts";
+
+export function progressPercent(job: Pick<SyncJob, "posts_processed" | "posts_total">): number {
+  if (job.posts_total <= 0) return 0;
+  return Math.min(100, Math.max(0, Math.round((job.posts_processed / job.posts_total) * 100)));
+}
+
+/** SPEC §4 running card: 'Starting sync...' or 'Processing X of Y posts...' and a bar. */
+export function RunningJobCard({ job }: { job: SyncJob }) {
+  const percent = progressPercent(job);
+  return (
+    <section className="card running-job" aria-live="polite" aria-label="Sync in progress">
+      <div className="running-job-head">
+        <span className="spinner spinner-sm" aria-hidden="true" />
+        <p className="running-job-title">
+          {job.job_type === "scheduled_sync" ? "Automatic sync in progress" : "Sync in progress"}
+        </p>
+        <span className="running-job-percent">{percent}%</span>
+      </div>
+      <p className="running-job-text">{progressText(job)}</p>
+      <div
+        className="progress"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+        aria-label="Sync progress"
+      >
+        <div className="progress-bar" style={{ width: `${percent}%` }} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,225 @@
+import type { InstagramAccount } from "@keepsake/contracts";
+import { useState } from "react";
+import { Link } from "react-router";
+import {
+  useConnect,
+  useConnectionsStatus,
+  useDisconnectGoogle,
+  useDisconnectInstagram,
+  useInstagramAccounts,
+} from "../../api/connections.ts";
+import { ConfirmDialog } from "../../components/modal.tsx";
+import { Spinner } from "../../components/spinner.tsx";
+import { useAuth } from "../../lib/auth.tsx";
+import { DriveNoticeModal } from "./drive-notice-modal.tsx";
+
+/** Pro and agency manage several accounts from the dashboard's accounts panel. */
+export const isMultiAccountTier = (tier: string) => tier === "pro" || tier === "agency";
+
+/** SPEC §2 /settings → Connected Accounts: the Instagram card and the Google Drive card. */
+export function ConnectedAccountsTab() {
+  const status = useConnectionsStatus();
+  if (status.isPending) return <Spinner label="Loading..." />;
+  if (status.isError) {
+    return (
+      <p className="form-error" role="alert">
+        Could not load your connections.{" "}
+        <button className="btn btn-ghost btn-sm" onClick={() => status.refetch()}>
+          Try again
+        </button>
+      </p>
+    );
+  }
+  return (
+    <div className="connection-cards">
+      <InstagramCard
+        connected={status.data.instagram_connected}
+        username={status.data.instagram_username}
+        needsReconnect={status.data.instagram_needs_reconnect}
+      />
+      <GoogleDriveCard
+        connected={status.data.google_connected}
+        email={status.data.google_email}
+        needsReconnect={status.data.google_needs_reconnect}
+      />
+    </div>
+  );
+}
+
+function StatusPill({
+  connected,
+  needsReconnect,
+}: {
+  connected: boolean;
+  needsReconnect: boolean;
+}) {
+  if (!connected) return <span className="badge">Not connected</span>;
+  if (needsReconnect) return <span className="badge badge-warning">Needs reconnection</span>;
+  return <span className="badge badge-success">Connected</span>;
+}
+
+function InstagramCard({
+  connected,
+  username,
+  needsReconnect,
+}: {
+  connected: boolean;
+  username: string | null;
+  needsReconnect: boolean;
+}) {
+  const { user } = useAuth();
+  const tier = user?.subscription_tier ?? "free";
+  const multi = isMultiAccountTier(tier);
+  const accounts = useInstagramAccounts(connected);
+  const connectInstagram = useConnect("instagram");
+  const connectFacebook = useConnect("facebook");
+  const disconnect = useDisconnectInstagram();
+  const [confirming, setConfirming] = useState(false);
+  const list: InstagramAccount[] = accounts.data?.accounts ?? [];
+  const troubled = list.find((a) => a.status === "needs_reconnection");
+
+  return (
+    <section className="card connection-card" aria-labelledby="instagram-card-title">
+      <div className="connection-card-head">
+        <div className="connection-icon connection-icon-instagram" aria-hidden="true">
+          IG
+        </div>
+        <div>
+          <h2 id="instagram-card-title" className="connection-card-title">
+            Instagram
+          </h2>
+          <p className="muted connection-card-detail">
+            {connected
+              ? multi && list.length > 1
+                ? `${list.length} accounts connected`
+                : `@${username ?? list[0]?.username ?? ""}`
+              : "Connect your Instagram Professional (Business or Creator) account."}
+          </p>
+        </div>
+        <StatusPill connected={connected} needsReconnect={needsReconnect} />
+      </div>
+      {troubled?.status_reason && (
+        <p className="connection-warning" role="status">
+          {troubled.status_reason}
+        </p>
+      )}
+      <div className="connection-card-actions">
+        {multi ? (
+          <Link to="/dashboard" className="btn btn-primary btn-sm">
+            Manage Accounts
+          </Link>
+        ) : (
+          (!connected || needsReconnect) && (
+            <>
+              <button
+                className="btn btn-primary btn-sm"
+                onClick={() => connectInstagram.mutate()}
+                disabled={connectInstagram.isPending}
+              >
+                {needsReconnect ? "Reconnect Instagram" : "Connect Instagram"}
+              </button>
+              <button
+                className="btn btn-secondary btn-sm"
+                onClick={() => connectFacebook.mutate()}
+                disabled={connectFacebook.isPending}
+              >
+                Connect via Facebook
+              </button>
+            </>
+          )
+        )}
+        {connected && !multi && (
+          <button className="btn btn-ghost btn-sm" onClick={() => setConfirming(true)}>
+            Disconnect
+          </button>
+        )}
+      </div>
+      {!connected && !multi && (
+        <p className="muted connection-note">
+          Personal accounts cannot be backed up. Use “Connect via Facebook” if your Instagram
+          account is linked to a Facebook Page.
+        </p>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title="Disconnect Instagram?"
+          confirmLabel="Disconnect"
+          busy={disconnect.isPending}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => disconnect.mutate(undefined, { onSettled: () => setConfirming(false) })}
+        >
+          <p>
+            Keepsake will stop backing up @{username} and remove its posts and backup records from
+            Keepsake.
+          </p>
+          <p>Files already in your Google Drive stay where they are.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+function GoogleDriveCard({
+  connected,
+  email,
+  needsReconnect,
+}: {
+  connected: boolean;
+  email: string | null;
+  needsReconnect: boolean;
+}) {
+  const connect = useConnect("google");
+  const disconnect = useDisconnectGoogle();
+  const [notice, setNotice] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+
+  return (
+    <section className="card connection-card" aria-labelledby="drive-card-title">
+      <div className="connection-card-head">
+        <div className="connection-icon connection-icon-drive" aria-hidden="true">
+          GD
+        </div>
+        <div>
+          <h2 id="drive-card-title" className="connection-card-title">
+            Google Drive
+          </h2>
+          <p className="muted connection-card-detail">
+            {connected ? email : "Your backups are saved in a Keepsake folder in your own Drive."}
+          </p>
+        </div>
+        <StatusPill connected={connected} needsReconnect={needsReconnect} />
+      </div>
+      <div className="connection-card-actions">
+        {(!connected || needsReconnect) && (
+          <button className="btn btn-primary btn-sm" onClick={() => setNotice(true)}>
+            {needsReconnect ? "Reconnect Google Drive" : "Connect Google Drive"}
+          </button>
+        )}
+        {connected && (
+          <button className="btn btn-ghost btn-sm" onClick={() => setConfirming(true)}>
+            Disconnect
+          </button>
+        )}
+      </div>
+      {notice && (
+        <DriveNoticeModal
+          busy={connect.isPending}
+          onCancel={() => setNotice(false)}
+          onContinue={() => connect.mutate(undefined, { onError: () => setNotice(false) })}
+        />
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title="Disconnect Google Drive?"
+          confirmLabel="Disconnect"
+          busy={disconnect.isPending}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => disconnect.mutate(undefined, { onSettled: () => setConfirming(false) })}
+        >
+          <p>Keepsake will stop saving backups to {email} and give up its access to your Drive.</p>
+          <p>Files already in your Google Drive stay where they are.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,81 @@
+import { zodResolver } from "@hookform/resolvers/zod";
+import { type ProfileUpdateRequest, profileUpdateRequest } from "@keepsake/contracts";
+import { useEffect } from "react";
+import { useForm } from "react-hook-form";
+import { useUpdateProfileMutation } from "../../api/auth.ts";
+import { TextField } from "../../components/form-field.tsx";
+import { useAuth } from "../../lib/auth.tsx";
+import "./profile-tab.css";
+
+/**
+ * Settings → Profile Information (SPEC §2): the e-mail (read-only) and the full name, saved
+ * with PATCH /api/auth/me; §8 toasts come from the mutation.
+ */
+export function ProfileTab() {
+  const { user } = useAuth();
+  const update = useUpdateProfileMutation();
+  const {
+    register,
+    handleSubmit,
+    reset,
+    formState: { errors, isDirty },
+  } = useForm<ProfileUpdateRequest>({
+    resolver: zodResolver(profileUpdateRequest),
+    mode: "onSubmit",
+    reValidateMode: "onChange",
+    defaultValues: { full_name: user?.full_name ?? "" },
+  });
+
+  // A profile that arrives or changes (e.g. after saving) becomes the form's baseline.
+  const savedName = user?.full_name ?? "";
+  useEffect(() => {
+    reset({ full_name: savedName });
+  }, [savedName, reset]);
+
+  if (!user) return null;
+
+  const onSubmit = handleSubmit(async (values) => {
+    try {
+      await update.mutateAsync(values);
+    } catch {
+      // The mutation has already shown the failure.
+    }
+  });
+
+  return (
+    <section className="card profile-tab" aria-labelledby="profile-heading">
+      <h2 id="profile-heading" className="section-title">
+        Profile Information
+      </h2>
+      <form onSubmit={onSubmit} noValidate className="profile-form">
+        <TextField
+          id="profile-email"
+          label="Email address"
+          type="email"
+          value={user.email}
+          readOnly
+          aria-readonly="true"
+          className="input-readonly"
+        />
+        <p className="field-hint">
+          Your e-mail address is your sign-in and cannot be changed here.
+        </p>
+        <TextField
+          id="full_name"
+          label="Full name"
+          autoComplete="name"
+          error={errors.full_name?.message}
+          {...register("full_name")}
+        />
+        <div className="profile-actions">
+          <button type="submit" className="btn btn-primary" disabled={update.isPending || !isDirty}>
+            {update.isPending ? "Saving..." : "Save Changes"}
+          </button>
+        </div>
+      </form>
+      <p className="muted profile-note">
+        More settings are coming soon: notification preferences, backup folder naming and more.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,69 @@
+import { type KeyboardEvent, useRef } from "react";
+import { useSearchParams } from "react-router";
+import { PageHeader } from "../../components/page-header.tsx";
+import { ConnectedAccountsTab } from "./connected-accounts-tab.tsx";
+import { ProfileTab } from "./profile-tab.tsx";
+import { SubscriptionTab } from "./subscription-tab.tsx";
+import "./settings.css";
+
+export const SETTINGS_TABS = [
+  { id: "connections", label: "Connected Accounts" },
+  { id: "subscription", label: "Subscription" },
+  { id: "profile", label: "Profile Information" },
+] as const;
+type TabId = (typeof SETTINGS_TABS)[number]["id"];
+
+/** SPEC §2 /settings: three tabs; `?tab=` selects one so links can point at a tab. */
+export function SettingsPage() {
+  const [params, setParams] = useSearchParams();
+  const requested = params.get("tab");
+  const active: TabId = SETTINGS_TABS.some((t) => t.id === requested)
+    ? (requested as TabId)
+    : "connections";
+  const tabs = useRef<(HTMLButtonElement | null)[]>([]);
+
+  const select = (id: TabId) => setParams(id === "connections" ? {} : { tab: id });
+  const onKeyDown = (e: KeyboardEvent, index: number) => {
+    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+    if (!step) return;
+    const next = (index + step + SETTINGS_TABS.length) % SETTINGS_TABS.length;
+    select(SETTINGS_TABS[next]!.id);
+    tabs.current[next]?.focus();
+  };
+
+  return (
+    <div className="container page">
+      <PageHeader title="Settings" subtitle="Manage your connections, plan and profile" />
+      <div className="settings-tabs" role="tablist" aria-label="Settings">
+        {SETTINGS_TABS.map((tab, i) => (
+          <button
+            key={tab.id}
+            ref={(el) => {
+              tabs.current[i] = el;
+            }}
+            id={`settings-tab-${tab.id}`}
+            role="tab"
+            aria-selected={active === tab.id}
+            aria-controls={`settings-panel-${tab.id}`}
+            tabIndex={active === tab.id ? 0 : -1}
+            className={`settings-tab${active === tab.id ? " settings-tab-active" : ""}`}
+            onClick={() => select(tab.id)}
+            onKeyDown={(e) => onKeyDown(e, i)}
+          >
+            {tab.label}
+          </button>
+        ))}
+      </div>
+      <div
+        id={`settings-panel-${active}`}
+        role="tabpanel"
+        aria-labelledby={`settings-tab-${active}`}
+        className="settings-panel"
+      >
+        {active === "connections" && <ConnectedAccountsTab />}
+        {active === "subscription" && <SubscriptionTab />}
+        {active === "profile" && <ProfileTab />}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,231 @@
+import type { Backup } from "@keepsake/contracts";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { toast } from "react-toastify";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { api } from "../src/api/client.ts";
+import { BackupsPage } from "../src/pages/backups/backups-page.tsx";
+import { syncJobText } from "../src/pages/backups/sync-job-card.tsx";
+import { type FakeRequest, fakeAdapter, makeJob, makePost } from "./fake-api.ts";
+import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
+
+let seq = 0;
+function makeBackup(overrides: Partial<Backup> = {}): Backup {
+  seq += 1;
+  const post = makePost({ caption: `Backup caption ${seq}` });
+  return {
+    id: `b${seq}`,
+    status: "completed",
+    error_message: null,
+    backup_size_bytes: 1536,
+    created_at: "2026-03-05T12:00:00.000Z",
+    updated_at: "2026-03-05T12:00:00.000Z",
+    completed_at: "2026-03-06T12:00:00.000Z",
+    attempts: 1,
+    google_drive_file_id: `f${seq}`,
+    google_drive_url: `http://sandbox.test/drive/file/f${seq}`,
+    instagram_post_id: post.id,
+    account_id: "a1",
+    instagram_post: post,
+    ...overrides,
+  };
+}
+
+let backups: Backup[];
+let calls: FakeRequest[];
+let retryStatus: (postId: string) => number;
+const originalAdapter = api.defaults.adapter;
+const spies = {
+  info: vi.spyOn(toast, "info"),
+  success: vi.spyOn(toast, "success"),
+  error: vi.spyOn(toast, "error"),
+};
+
+beforeEach(() => {
+  calls = [];
+  retryStatus = () => 200;
+  for (const spy of Object.values(spies)) spy.mockClear();
+  api.defaults.adapter = fakeAdapter((req) => {
+    if (req.path === "/sync/backups") {
+      const status = req.params.status_filter as string | undefined;
+      const account = req.params.account_id as string | undefined;
+      return [
+        200,
+        backups.filter(
+          (b) => (!status || b.status === status) && (!account || b.account_id === account),
+        ),
+      ];
+    }
+    if (req.path === "/sync/sync-jobs") {
+      return [200, [makeJob({ status: "running", posts_processed: 3, posts_total: 12 })]];
+    }
+    if (req.path === "/accounts/instagram-accounts") {
+      const account = (id: string, username: string) => ({
+        id,
+        username,
+        display_name: null,
+        profile_picture_url: null,
+        follower_count: 0,
+        following_count: 0,
+        posts_count: 0,
+        synced_posts_count: 0,
+        backed_up_posts_count: 0,
+        connected_at: "2026-01-01T00:00:00.000Z",
+        last_sync: null,
+        token_expires_at: null,
+        connected_via: "instagram",
+        status: "healthy",
+        status_reason: null,
+      });
+      return [
+        200,
+        {
+          accounts: [account("a1", "lumen.studio"), account("a2", "maya.creates")],
+          limit: 3,
+          can_connect_more: true,
+          remaining_slots: 1,
+          subscription_tier: "pro",
+        },
+      ];
+    }
+    const retry = /^\/sync\/backups\/(.+)\/retry$/.exec(req.path);
+    if (retry && req.method === "POST") {
+      const id = decodeURIComponent(retry[1] as string);
+      const status = retryStatus(id);
+      if (status !== 200) return [status, { detail: "This backup is running right now" }];
+      const b = backups.find((x) => x.instagram_post_id === id) as Backup;
+      return [200, { message: "Backup retry started", backup: { ...b, status: "pending" } }];
+    }
+    return [404, { detail: "Not Found" }];
+  }, calls);
+});
+afterEach(() => {
+  api.defaults.adapter = originalAdapter;
+});
+
+const render = (tier: "free" | "pro" = "free") =>
+  renderWithAuth(<BackupsPage />, {
+    auth: makeAuth({ user: makeUser({ subscription_tier: tier }) }),
+    path: "/backups",
+  });
+
+describe("Backups screen (SPEC §2 /backups)", () => {
+  it("shows the heading, the auto-refresh badge, the running sync and the table", async () => {
+    backups = [
+      makeBackup(),
+      makeBackup({
+        status: "failed",
+        error_message: "Your Google Drive is full.",
+        backup_size_bytes: null,
+        google_drive_url: null,
+      }),
+      makeBackup({ error_message: "skipped duplicate" }),
+    ];
+    render();
+    expect(screen.getByRole("heading", { name: "Backup Progress" })).toBeTruthy();
+    expect(screen.getByText("Auto-refreshing")).toBeTruthy();
+    expect(await screen.findByText("Processing 3 of 12 posts...")).toBeTruthy();
+    expect(screen.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("25");
+    const rows = await screen.findAllByTestId("backup-row");
+    // The duplicate is hidden.
+    expect(rows).toHaveLength(2);
+    const done = within(rows[0] as HTMLElement);
+    expect(done.getByText("1.5 KB")).toBeTruthy();
+    expect(done.getByRole("link", { name: "View" }).getAttribute("href")).toBe(
+      backups[0]!.google_drive_url,
+    );
+    const failed = within(rows[1] as HTMLElement);
+    expect(failed.getByText("Your Google Drive is full.")).toBeTruthy();
+    expect(failed.getByRole("button", { name: "Retry" })).toBeTruthy();
+    expect(failed.queryByRole("link", { name: "View" })).toBeNull();
+    // No account filter for a free user.
+    expect(screen.queryByRole("combobox", { name: "Account" })).toBeNull();
+  });
+
+  it("filters by status and says so when nothing matches", async () => {
+    backups = [makeBackup()];
+    render();
+    await screen.findAllByTestId("backup-row");
+    fireEvent.click(screen.getByRole("button", { name: "Failed" }));
+    expect(await screen.findByText('No backups with status "failed" found.')).toBeTruthy();
+    expect(
+      calls.some((c) => c.path === "/sync/backups" && c.params.status_filter === "failed"),
+    ).toBe(true);
+    fireEvent.click(screen.getByRole("button", { name: "All" }));
+    await screen.findAllByTestId("backup-row");
+    expect(calls.at(-1)?.params.status_filter).toBeUndefined();
+  });
+
+  it("shows the first-sync hint when there are no backups at all", async () => {
+    backups = [];
+    render();
+    expect(await screen.findByText("No backups found")).toBeTruthy();
+    expect(screen.getByText("Start your first sync to see backups here.")).toBeTruthy();
+  });
+
+  it("offers the account filter to pro users with more than one account", async () => {
+    backups = [makeBackup(), makeBackup({ account_id: "a2" })];
+    render("pro");
+    const select = (await screen.findByRole("combobox", { name: "Account" })) as HTMLSelectElement;
+    await waitFor(() => expect(select.options.length).toBe(3));
+    fireEvent.change(select, { target: { value: "a2" } });
+    await waitFor(() => expect(screen.getAllByTestId("backup-row")).toHaveLength(1));
+    expect(calls.at(-1)?.params.account_id).toBe("a2");
+  });
+
+  it("retries one failed backup", async () => {
+    backups = [makeBackup({ status: "failed", error_message: "x" })];
+    render();
+    fireEvent.click(await screen.findByRole("button", { name: "Retry" }));
+    await waitFor(() => expect(spies.success).toHaveBeenCalledWith("Backup retry started"));
+    expect(
+      calls.some(
+        (c) =>
+          c.method === "POST" && c.path === `/sync/backups/${backups[0]!.instagram_post_id}/retry`,
+      ),
+    ).toBe(true);
+  });
+
+  it("Retry All Failed: none to retry, all retried, some refused", async () => {
+    backups = [makeBackup()];
+    render();
+    const button = await screen.findByRole("button", { name: "Retry All Failed" });
+    fireEvent.click(button);
+    await waitFor(() => expect(spies.info).toHaveBeenCalledWith("No failed backups to retry"));
+
+    backups = [makeBackup({ status: "failed" }), makeBackup({ status: "failed" })];
+    fireEvent.click(button);
+    expect(screen.getByRole("button", { name: "Retrying..." })).toHaveProperty("disabled", true);
+    await waitFor(() => expect(spies.success).toHaveBeenCalledWith("Retrying 2 failed backups"));
+
+    retryStatus = (id) => (id === backups[1]!.instagram_post_id ? 409 : 200);
+    fireEvent.click(await screen.findByRole("button", { name: "Retry All Failed" }));
+    await waitFor(() =>
+      expect(spies.error).toHaveBeenCalledWith(
+        "Some retries failed. Please check individual backups.",
+      ),
+    );
+  });
+});
+
+describe("sync job texts (SPEC §4)", () => {
+  it("say what happened in each state", () => {
+    const job = (o: Record<string, unknown>) => makeJob(o) as Parameters<typeof syncJobText>[0];
+    expect(syncJobText(job({ status: "running", posts_total: 0 }))).toBe("Starting sync...");
+    expect(syncJobText(job({ status: "running", posts_processed: 2, posts_total: 5 }))).toBe(
+      "Processing 2 of 5 posts...",
+    );
+    expect(syncJobText(job({ status: "completed", posts_processed: 7 }))).toBe(
+      "Successfully processed 7 posts",
+    );
+    expect(syncJobText(job({ status: "completed", posts_processed: 0 }))).toBe(
+      "No new posts to process",
+    );
+    expect(syncJobText(job({ status: "failed", error_message: "Drive is full" }))).toBe(
+      "Drive is full",
+    );
+    expect(syncJobText(job({ status: "failed" }))).toBe(
+      "Sync failed - please check your connections and try again",
+    );
+    expect(syncJobText(job({ status: "cancelled" }))).toBe("Sync was cancelled");
+  });
+});

@@ -1,0 +1,81 @@
+import { messages } from "@keepsake/contracts";
+import { screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { AxiosError, AxiosHeaders } from "axios";
+import { describe, expect, it, vi } from "vitest";
+import { LoginPage, redirectTarget } from "../src/pages/login/login-page.tsx";
+import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
+
+function alerts(): string[] {
+  return screen.queryAllByRole("alert").map((el) => el.textContent ?? "");
+}
+
+describe("login form", () => {
+  it("shows the §5 messages on submit and revalidates on change", async () => {
+    const user = userEvent.setup();
+    const auth = makeAuth();
+    renderWithAuth(<LoginPage />, { auth, path: "/login" });
+
+    expect(alerts()).toEqual([]);
+    await user.click(screen.getByRole("button", { name: "Sign In" }));
+    expect(await screen.findByText(messages.emailRequired)).toBeTruthy();
+    expect(screen.getByText(messages.passwordRequired)).toBeTruthy();
+
+    const email = screen.getByLabelText("Email address");
+    await user.type(email, "jane");
+    expect(await screen.findByText(messages.emailInvalid)).toBeTruthy();
+    await user.type(email, "@example.com");
+    await waitFor(() => expect(screen.queryByText(messages.emailInvalid)).toBeNull());
+
+    const password = screen.getByLabelText("Password");
+    await user.type(password, "abc");
+    expect(await screen.findByText(messages.passwordShortLogin)).toBeTruthy();
+    await user.type(password, "def");
+    await waitFor(() => expect(alerts()).toEqual([]));
+    expect(auth.login).not.toHaveBeenCalled();
+
+    await user.click(screen.getByRole("button", { name: "Sign In" }));
+    await waitFor(() =>
+      expect(auth.login).toHaveBeenCalledWith({ email: "jane@example.com", password: "abcdef" }),
+    );
+  });
+
+  it("shows the server's detail when signing in fails", async () => {
+    const user = userEvent.setup();
+    const response = {
+      status: 401,
+      statusText: "Unauthorized",
+      headers: {},
+      config: { headers: new AxiosHeaders() },
+      data: { detail: "Incorrect email or password" },
+    };
+    const failure = new AxiosError("401", "ERR_BAD_REQUEST", undefined, undefined, response);
+    const auth = makeAuth({ login: vi.fn(async () => Promise.reject(failure)) });
+    renderWithAuth(<LoginPage />, { auth, path: "/login" });
+
+    await user.type(screen.getByLabelText("Email address"), "jane@example.com");
+    await user.type(screen.getByLabelText("Password"), "wrong-password");
+    await user.click(screen.getByRole("button", { name: "Sign In" }));
+    expect(await screen.findByText("Incorrect email or password")).toBeTruthy();
+  });
+
+  it("toggles the password visibility", async () => {
+    const user = userEvent.setup();
+    renderWithAuth(<LoginPage />, { path: "/login" });
+    const password = screen.getByLabelText("Password");
+    expect(password.getAttribute("type")).toBe("password");
+    await user.click(screen.getByRole("button", { name: "Show password" }));
+    expect(password.getAttribute("type")).toBe("text");
+    await user.click(screen.getByRole("button", { name: "Hide password" }));
+    expect(password.getAttribute("type")).toBe("password");
+  });
+
+  it("returns to the origin page after login", () => {
+    expect(redirectTarget({ from: { pathname: "/backups", search: "?x=1", hash: "" } })).toBe(
+      "/backups?x=1",
+    );
+    expect(redirectTarget(null)).toBe("/dashboard");
+    expect(redirectTarget({ from: { pathname: "//evil.example" } })).toBe("/dashboard");
+    expect(makeUser().email).toBe("jane@example.com");
+  });
+});

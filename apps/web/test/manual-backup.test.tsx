@@ -1,0 +1,194 @@
+import { QueryClientProvider } from "@tanstack/react-query";
+import { act, renderHook } from "@testing-library/react";
+import type { ReactNode } from "react";
+import { toast } from "react-toastify";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { api } from "../src/api/client.ts";
+import { createQueryClient } from "../src/app.tsx";
+import {
+  MANUAL_BACKUP,
+  type ManualBackupConnections,
+  manualBackupMessages,
+  useManualBackup,
+} from "../src/pages/dashboard/use-manual-backup.ts";
+import { type FakeRequest, fakeAdapter, makeJob, startAnswer } from "./fake-api.ts";
+
+const connected: ManualBackupConnections = { instagramConnected: true, googleConnected: true };
+
+type StatusAnswer = [number, unknown];
+let statusAnswers: StatusAnswer[];
+let startReply: [number, unknown];
+let calls: FakeRequest[];
+
+function syncing(processed: number, total: number): StatusAnswer {
+  return [
+    200,
+    { is_syncing: true, sync_job: makeJob({ posts_processed: processed, posts_total: total }) },
+  ];
+}
+function done(status: string, extra: Record<string, unknown> = {}): StatusAnswer {
+  return [200, { is_syncing: false, sync_job: makeJob({ status, ...extra }) }];
+}
+
+const spies = {
+  info: vi.spyOn(toast, "info"),
+  success: vi.spyOn(toast, "success"),
+  error: vi.spyOn(toast, "error"),
+  warning: vi.spyOn(toast, "warning"),
+};
+
+function statusPolls() {
+  return calls.filter((c) => c.path === "/sync/status").length;
+}
+
+function setup(connections: ManualBackupConnections | undefined = connected) {
+  const client = createQueryClient();
+  const wrapper = ({ children }: { children: ReactNode }) => (
+    <QueryClientProvider client={client}>{children}</QueryClientProvider>
+  );
+  return renderHook(() => useManualBackup(connections), { wrapper });
+}
+
+describe("manual backup flow (SPEC §4, §9)", () => {
+  const originalAdapter = api.defaults.adapter;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    calls = [];
+    statusAnswers = [];
+    startReply = [202, startAnswer()];
+    for (const spy of Object.values(spies)) spy.mockClear();
+    api.defaults.adapter = fakeAdapter((req) => {
+      if (req.path === "/sync/start") return startReply;
+      if (req.path === "/sync/status") return statusAnswers.shift() ?? syncing(1, 10);
+      return [200, []];
+    }, calls);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    api.defaults.adapter = originalAdapter;
+  });
+
+  it("waits 2 s, polls every 3 s, toasts progress every 4th poll and the completion", async () => {
+    statusAnswers = [
+      syncing(0, 0),
+      syncing(1, 10),
+      syncing(2, 10),
+      syncing(4, 10),
+      syncing(6, 10),
+      done("completed", { posts_processed: 10, posts_total: 10 }),
+    ];
+    const { result } = setup();
+    await act(() => result.current.start());
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toContain("POST /sync/start");
+    expect(spies.info).toHaveBeenCalledWith("Sync started");
+    expect(result.current.isWaiting).toBe(true);
+    expect(statusPolls()).toBe(0);
+
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs - 1));
+    expect(statusPolls()).toBe(0);
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    expect(statusPolls()).toBe(1);
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs - 1));
+    expect(statusPolls()).toBe(1);
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    expect(statusPolls()).toBe(2);
+
+    // Polls 3 and 4: the 4th brings the progress toast.
+    spies.info.mockClear();
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 2));
+    expect(statusPolls()).toBe(4);
+    expect(spies.info).toHaveBeenCalledTimes(1);
+    expect(spies.info).toHaveBeenCalledWith("Processing 4 of 10 posts...");
+
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 2));
+    expect(statusPolls()).toBe(6);
+    expect(spies.success).toHaveBeenCalledWith(manualBackupMessages.completed);
+    expect(result.current.isWaiting).toBe(false);
+
+    // Polling has stopped.
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 5));
+    expect(statusPolls()).toBe(6);
+    expect(spies.info).toHaveBeenCalledTimes(1);
+  });
+
+  it("warns after 60 polls and stops", async () => {
+    const { result } = setup();
+    await act(() => result.current.start());
+    await act(() =>
+      vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs + MANUAL_BACKUP.pollMs * 59),
+    );
+    expect(statusPolls()).toBe(60);
+    expect(spies.warning).toHaveBeenCalledWith(
+      "Backup is taking longer than expected. It will continue in the background.",
+    );
+    expect(result.current.isWaiting).toBe(false);
+    // Progress toasts at polls 4, 8, … 56 (the 60th brings the warning), plus the start toast.
+    expect(spies.info).toHaveBeenCalledTimes(15);
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 10));
+    expect(statusPolls()).toBe(60);
+    expect(spies.success).not.toHaveBeenCalled();
+  });
+
+  it("a failing status poll only ends the waiting state", async () => {
+    statusAnswers = [syncing(1, 5), [500, { detail: "boom" }]];
+    const { result } = setup();
+    await act(() => result.current.start());
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs + MANUAL_BACKUP.pollMs));
+    expect(statusPolls()).toBe(2);
+    expect(result.current.isWaiting).toBe(false);
+    expect(spies.error).not.toHaveBeenCalled();
+    expect(spies.warning).not.toHaveBeenCalled();
+    expect(spies.success).not.toHaveBeenCalled();
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 5));
+    expect(statusPolls()).toBe(2);
+  });
+
+  it("reports a failed or cancelled job when it ends", async () => {
+    statusAnswers = [done("failed", { error_message: null })];
+    const { result } = setup();
+    await act(() => result.current.start());
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));
+    expect(spies.error).toHaveBeenCalledWith(
+      "Sync failed - please check your connections and try again",
+    );
+
+    statusAnswers = [done("cancelled")];
+    await act(() => result.current.start());
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));
+    expect(spies.info).toHaveBeenCalledWith("Sync was cancelled");
+  });
+
+  it("toasts 'Failed to start sync' or the server's detail when the start fails", async () => {
+    startReply = [500, {}];
+    const { result } = setup();
+    await act(() => result.current.start());
+    expect(spies.error).toHaveBeenCalledWith("Failed to start sync");
+    expect(result.current.isWaiting).toBe(false);
+
+    startReply = [400, { detail: "Please connect your Google Drive account first" }];
+    await act(() => result.current.start());
+    expect(spies.error).toHaveBeenLastCalledWith("Please connect your Google Drive account first");
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs * 3));
+    expect(statusPolls()).toBe(0);
+  });
+
+  it("asks for the missing connection before calling the server (SPEC §5)", async () => {
+    const noInstagram = setup({ instagramConnected: false, googleConnected: false });
+    await act(() => noInstagram.result.current.start());
+    expect(spies.error).toHaveBeenLastCalledWith("Please connect your Instagram account first");
+    const noDrive = setup({ instagramConnected: true, googleConnected: false });
+    await act(() => noDrive.result.current.start());
+    expect(spies.error).toHaveBeenLastCalledWith("Please connect your Google Drive account first");
+    expect(calls.filter((c) => c.path === "/sync/start")).toHaveLength(0);
+  });
+
+  it("stops polling when the dashboard unmounts", async () => {
+    const { result, unmount } = setup();
+    await act(() => result.current.start());
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));
+    expect(statusPolls()).toBe(1);
+    unmount();
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 5));
+    expect(statusPolls()).toBe(1);
+  });
+});

@@ -1,0 +1,51 @@
+import { QueryClientProvider } from "@tanstack/react-query";
+import { render, screen } from "@testing-library/react";
+import { createMemoryRouter, RouterProvider } from "react-router";
+import { describe, expect, it } from "vitest";
+import { createQueryClient } from "../src/app.tsx";
+import { AuthContext, type AuthContextValue } from "../src/lib/auth.tsx";
+import { routes } from "../src/router.tsx";
+import { makeAuth, makeUser } from "./helpers.tsx";
+
+function renderAt(path: string, auth: AuthContextValue) {
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const queryClient = createQueryClient();
+  render(
+    <QueryClientProvider client={queryClient}>
+      <AuthContext.Provider value={auth}>
+        <RouterProvider router={router} />
+      </AuthContext.Provider>
+    </QueryClientProvider>,
+  );
+  return router;
+}
+
+describe("routes", () => {
+  it("replaces an unknown path with /", async () => {
+    const router = renderAt("/no-such-page", makeAuth());
+    await screen.findAllByText("Keepsake");
+    expect(router.state.location.pathname).toBe("/");
+    expect(router.state.historyAction).toBe("REPLACE");
+  });
+
+  it("sends a visitor from a protected route to /login, remembering the origin", async () => {
+    const router = renderAt("/backups?status=failed", makeAuth());
+    expect(await screen.findByRole("heading", { name: "Welcome back" })).toBeTruthy();
+    expect(router.state.location.pathname).toBe("/login");
+    const from = (router.state.location.state as { from: { pathname: string; search: string } })
+      .from;
+    expect(from.pathname).toBe("/backups");
+    expect(from.search).toBe("?status=failed");
+  });
+
+  it("shows 'Loading...' while the profile loads", async () => {
+    renderAt("/dashboard", makeAuth({ isLoading: true, token: "t" }));
+    expect(await screen.findByText("Loading...")).toBeTruthy();
+  });
+
+  it("renders the protected screens inside the layout for a user", async () => {
+    renderAt("/admin", makeAuth({ user: makeUser() }));
+    expect(await screen.findByRole("heading", { name: "Admin Dashboard" })).toBeTruthy();
+    expect(screen.getByRole("contentinfo")).toBeTruthy();
+  });
+});
