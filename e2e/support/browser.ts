@@ -1,0 +1,41 @@
+import { type Browser, chromium, type Page } from "playwright-core";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Debian's Chromium, headless, with nothing that reaches beyond this machine. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
+  });
+}
+
+/** A fresh context (no stored token) and page; requests off loopback fail the test. */
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const offsite: string[] = [];
+  await context.route("**/*", (route) => {
+    const host = new URL(route.request().url()).hostname;
+    if (host === "localhost" || host === "127.0.0.1" || host === "[::1]") return route.continue();
+    offsite.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  (page as Page & { offsite?: string[] }).offsite = offsite;
+  return page;
+}
+
+/** Requests the page tried to make to anywhere but this machine. */
+export function offsiteRequests(page: Page): string[] {
+  return (page as Page & { offsite?: string[] }).offsite ?? [];
+}

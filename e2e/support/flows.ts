@@ -1,0 +1,93 @@
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { newPage } from "./browser.ts";
+import type { RunningKeepsake } from "./keepsake.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** What a person does again and again in the end-to-end specs. */
+
+export const toast = (page: Page, text: string | RegExp) =>
+  page.locator(".Toastify__toast", { hasText: text });
+
+/** Registers a new user in a fresh browser context; the page is left on the dashboard. */
+export async function registerInBrowser(
+  browser: Browser,
+  ks: RunningKeepsake,
+  user: { full_name: string; email: string; password: string },
+): Promise<Page> {
+  const page = await newPage(browser);
+  await page.goto(`${ks.url}/register`);
+  await page.locator('input[name="full_name"]').fill(user.full_name);
+  await page.locator('input[name="email"]').fill(user.email);
+  await page.locator('input[name="password"]').fill(user.password);
+  await page.locator('input[name="confirm_password"]').fill(user.password);
+  await page.locator('button[type="submit"]').click();
+  await page.waitForURL(`${ks.url}/dashboard`);
+  return page;
+}
+
+export async function openSettings(page: Page, ks: RunningKeepsake) {
+  await page.getByRole("link", { name: "Settings" }).first().click();
+  await page.waitForURL(`${ks.url}/settings`);
+}
+
+/** On the sandbox's Instagram consent page: choose the account and allow. */
+export async function allowInstagram(page: Page, username: string) {
+  await page.waitForURL(/\/www\.instagram\.com\/oauth\/authorize/);
+  await page.locator("label.acct", { hasText: `@${username}` }).click();
+  await page.getByRole("button", { name: "Allow" }).click();
+}
+
+/** Settings → Connect Instagram → the sandbox consent page → back on the dashboard. */
+export async function connectInstagram(page: Page, ks: RunningKeepsake, username: string) {
+  await openSettings(page, ks);
+  await page.getByRole("button", { name: "Connect Instagram" }).click();
+  await allowInstagram(page, username);
+  await page.waitForURL(`${ks.url}/dashboard`);
+}
+
+/** Settings → Connect Google Drive → the notice → the Google consent page, Drive ticked. */
+export async function connectDrive(page: Page, ks: RunningKeepsake, email: string) {
+  await openSettings(page, ks);
+  await page.getByRole("button", { name: "Connect Google Drive" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Continue to Google" }).click();
+  await page.waitForURL(/\/accounts\.google\.com\//);
+  await page.getByText(email).click();
+  await page.locator('input[name="drive_file"]').check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.waitForURL(`${ks.url}/dashboard`);
+}
+
+/** The sandbox's control API (sandbox/README.md): GET without a body, POST with one. */
+export async function sandboxControl<T = unknown>(
+  ks: RunningKeepsake,
+  path: string,
+  body?: unknown,
+  method: string = body === undefined ? "GET" : "POST",
+): Promise<T> {
+  const res = await fetch(`${ks.sandboxUrl}/_control${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`control ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Changes the running app's database from a separate process, as the CLI does. */
+export function withDatabase(ks: RunningKeepsake, script: string, ...args: string[]) {
+  const code = `
+    import { loadConfig } from "./apps/server/src/config.ts";
+    import { openDatabase } from "./apps/server/src/runtime.ts";
+    const { database, close } = await openDatabase(loadConfig());
+    try { const db = database.db; const args = process.argv.slice(1); ${script} } finally { await close(); }`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: ks.dataDir, LOG_LEVEL: "warn" },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (r.status !== 0) throw new Error(`database script failed: ${r.stdout}${r.stderr}`);
+}

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", rej);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export interface RunningKeepsake {
+  url: string;
+  /** The provider sandbox's origin, in sandbox mode. */
+  sandboxUrl: string;
+  dataDir: string;
+  output(): string;
+  /** Stops the process with `signal` (SIGTERM: graceful; SIGKILL: a crash). */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same data directory and ports. */
+  restart(): Promise<void>;
+  /** Stops it and removes its data. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Runs Keepsake the way `npm start` does (`node scripts/start.ts`): embedded database and
+ * sandbox, on free loopback ports and a private data directory.
+ */
+export async function startKeepsake(env: Record<string, string> = {}): Promise<RunningKeepsake> {
+  const dataDir = mkdtempSync(join(tmpdir(), "keepsake-e2e-"));
+  const port = await freePort();
+  const sandboxPort = await freePort();
+  const url = `http://localhost:${port}`;
+  let child: ChildProcess | null = null;
+  let log = "";
+
+  async function launch() {
+    log = "";
+    child = spawn(process.execPath, ["scripts/start.ts"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "localhost",
+        APP_URL: url,
+        SANDBOX_PORT: String(sandboxPort),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "warn",
+        NODE_ENV: "production",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", (d) => {
+      log += d;
+    });
+    child.stderr?.on("data", (d) => {
+      log += d;
+    });
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`Keepsake exited early:\n${log}`);
+      try {
+        const res = await fetch(`${url}/api/ready`);
+        if (res.ok) return;
+      } catch {}
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`Keepsake did not become ready:\n${log}`);
+  }
+
+  async function stop(signal: NodeJS.Signals = "SIGTERM") {
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise<void>((r) => c.once("exit", () => r()));
+    c.kill(signal);
+    const timer = setTimeout(() => c.kill("SIGKILL"), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  await launch();
+  return {
+    url,
+    sandboxUrl: `http://127.0.0.1:${sandboxPort}`,
+    dataDir,
+    output: () => log,
+    stop,
+    restart: launch,
+    async dispose() {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,314 @@
+import type { Browser, Page, Request } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, offsiteRequests } from "../support/browser.ts";
+import {
+  connectDrive,
+  connectInstagram,
+  registerInBrowser,
+  sandboxControl,
+  toast,
+  withDatabase,
+} from "../support/flows.ts";
+import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
+
+let ks: RunningKeepsake;
+let browser: Browser;
+beforeAll(async () => {
+  [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await ks?.dispose();
+});
+
+const PASSWORD = "Dashb0ard!x";
+let seq = 0;
+
+async function newUser(): Promise<{ page: Page; email: string }> {
+  seq += 1;
+  const email = `dash${seq}@example.com`;
+  const page = await registerInBrowser(browser, ks, {
+    full_name: `Dash User ${seq}`,
+    email,
+    password: PASSWORD,
+  });
+  return { page, email };
+}
+
+const tiles = (page: Page) => page.getByTestId("post-tile");
+const statValue = (page: Page, label: string) =>
+  page.locator(".stat-card", { hasText: label }).locator(".stat-card-value").textContent();
+
+/** Every /api/sync/posts request the page makes, as its query parameters. */
+function recordPostQueries(page: Page): URLSearchParams[] {
+  const seen: URLSearchParams[] = [];
+  page.on("request", (req: Request) => {
+    const url = new URL(req.url());
+    if (url.pathname === "/api/sync/posts") seen.push(url.searchParams);
+  });
+  return seen;
+}
+
+/** Calls the API with the signed-in page's own session. */
+function apiOnPage<T>(page: Page, path: string): Promise<T> {
+  return page.evaluate(async (url) => {
+    const token = Object.values(localStorage).find((v) => v.split(".").length === 3) ?? "";
+    const res = await fetch(url, {
+      headers: { authorization: `Bearer ${token.replace(/^"|"$/g, "")}` },
+    });
+    return res.json();
+  }, path);
+}
+
+const syncingOnServer = async (page: Page) =>
+  (await apiOnPage<{ is_syncing: boolean }>(page, "/api/sync/status")).is_syncing;
+
+const postsTotalOnServer = async (page: Page) =>
+  (await apiOnPage<{ total: number }>(page, "/api/sync/posts?limit=1&offset=0")).total;
+
+/** How many posts the API reports backed up: on the first page (36) and in all. */
+async function backedUpOnServer(page: Page): Promise<{ firstPage: number; all: number }> {
+  type Answer = { posts: { is_backed_up: boolean }[] };
+  const count = (r: Answer) => r.posts.filter((p) => p.is_backed_up).length;
+  const first = await apiOnPage<Answer>(page, "/api/sync/posts?limit=36&offset=0");
+  const second = await apiOnPage<Answer>(page, "/api/sync/posts?limit=36&offset=36");
+  return { firstPage: count(first), all: count(first) + count(second) };
+}
+
+const currentPage = (page: Page) =>
+  page
+    .getByRole("navigation", { name: "Posts pages" })
+    .locator('[aria-current="page"]')
+    .textContent();
+
+// One free creator goes through the whole flow; later tests continue with the same user.
+let free: Page;
+let total = 0;
+
+describe("the dashboard in the browser", () => {
+  it("a free user connects, refreshes, backs up manually and sees tiles and stats change", async () => {
+    const { page } = await newUser();
+    free = page;
+
+    await connectInstagram(page, ks, "maya.creates");
+    await connectDrive(page, ks, "maya.chen@example.com");
+    await expect.poll(() => page.getByText("Ready for backup").count()).toBe(1);
+
+    expect(await page.getByText("Manual backup mode").count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Start Backup" }).count()).toBe(1);
+    expect(await page.getByText("Automatic Backup Active").count()).toBe(0);
+    await expect.poll(() => statValue(page, "Total Posts")).toBe("0");
+    await expect.poll(() => page.getByText("No posts found").count()).toBe(1);
+
+    // Nothing is known yet: the banner reports the account's posts as new.
+    const banner = page.getByRole("region", { name: "New posts" });
+    await expect.poll(() => banner.count()).toBe(1);
+    expect(await banner.getByRole("link", { name: "Upgrade Now" }).getAttribute("href")).toBe(
+      "/pricing",
+    );
+    expect(await banner.getByRole("button", { name: "Check Again" }).count()).toBe(1);
+    expect(await banner.textContent()).toContain("5-15 minutes");
+
+    // Refresh lists the posts without backing them up.
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect.poll(() => tiles(page).count(), { timeout: 30_000 }).toBe(36);
+    // maya.creates has more than one page of posts and stories, all listed.
+    // The refresh job lists posts page by page, stories last: wait for it to finish, then the
+    // stat must settle on the server's count.
+    await expect.poll(() => syncingOnServer(page), { timeout: 30_000 }).toBe(false);
+    total = await postsTotalOnServer(page);
+    await expect
+      .poll(() => statValue(page, "Total Posts"), { timeout: 15_000 })
+      .toBe(String(total));
+    expect(total).toBeGreaterThan(36);
+    expect(total).toBeLessThanOrEqual(72);
+    expect(await tiles(page).filter({ hasText: "pending backup" }).count()).toBe(36);
+    expect(await statValue(page, "Backed Up")).toBe("0");
+    expect(await statValue(page, "Storage Used")).toBe("0 Bytes");
+
+    // Slow the CDN so the backup lasts long enough for progress toasts (every 4th poll, 12 s).
+    await sandboxControl(ks, "/latency", { endpoint: "cdn", ms: 600 });
+    try {
+      await page.getByRole("button", { name: "Start Backup" }).click();
+      await expect.poll(() => toast(page, "Sync started").count()).toBeGreaterThan(0);
+      await expect.poll(() => page.getByRole("button", { name: "Backing up..." }).count()).toBe(1);
+      await expect
+        .poll(() => toast(page, /Processing \d+ of \d+ posts\.\.\.|Starting sync\.\.\./).count(), {
+          timeout: 60_000,
+        })
+        .toBeGreaterThan(0);
+      await expect
+        .poll(() => toast(page, "Backup completed successfully!").count(), { timeout: 120_000 })
+        .toBe(1);
+    } finally {
+      await sandboxControl(ks, "/latency", { endpoint: "cdn", ms: 0 });
+    }
+    await expect.poll(() => page.getByRole("button", { name: "Start Backup" }).count()).toBe(1);
+    // What the server says is backed up is what the tiles and the stats show.
+    const server = await backedUpOnServer(page);
+    expect(server.all).toBeGreaterThan(total / 2);
+    await expect
+      .poll(() => tiles(page).filter({ hasText: "backed up" }).count(), { timeout: 15_000 })
+      .toBe(server.firstPage);
+    await expect
+      .poll(() => statValue(page, "Backed Up"), { timeout: 10_000 })
+      .toBe(String(server.all));
+    expect(await statValue(page, "Pending")).toBe("0");
+    expect(await statValue(page, "Storage Used")).toMatch(/^\d+(\.\d+)? (KB|MB|GB)$/);
+    expect(offsiteRequests(page)).toEqual([]);
+  }, 240_000);
+
+  it("search and the type filter go back to page 1", async () => {
+    const page = free;
+    const queries = recordPostQueries(page);
+    const nav = page.getByRole("navigation", { name: "Posts pages" });
+    await nav.getByRole("button", { name: "Page 2" }).click();
+    await expect.poll(() => currentPage(page)).toBe("2");
+    await expect.poll(() => tiles(page).count()).toBe(total - 36);
+    expect(queries.at(-1)?.get("offset")).toBe("36");
+
+    await page.getByPlaceholder("Search posts...").fill("a");
+    await expect.poll(() => queries.at(-1)?.get("search")).toBe("a");
+    expect(queries.at(-1)?.get("offset")).toBe("0");
+    expect(queries.filter((q) => q.get("search") && q.get("offset") !== "0")).toEqual([]);
+
+    await page.getByPlaceholder("Search posts...").fill("no caption says this");
+    await expect.poll(() => page.getByText("No posts found").count()).toBe(1);
+    expect(await page.getByText("Try a different search term").count()).toBe(1);
+
+    await page.getByPlaceholder("Search posts...").fill("");
+    await expect.poll(() => tiles(page).count()).toBe(36);
+    await nav.getByRole("button", { name: "Page 2" }).click();
+    await expect.poll(() => currentPage(page)).toBe("2");
+    await page.getByRole("combobox", { name: "Post type" }).selectOption({ label: "Photos Only" });
+    await expect.poll(() => queries.at(-1)?.get("media_type")).toBe("image");
+    expect(queries.at(-1)?.get("offset")).toBe("0");
+    await expect
+      .poll(async () => (await tiles(page).allTextContents()).every((t) => t.includes("Photo")))
+      .toBe(true);
+    await page.getByRole("combobox", { name: "Post type" }).selectOption({ label: "Videos Only" });
+    await expect.poll(() => queries.at(-1)?.get("media_type")).toBe("video");
+    await expect
+      .poll(async () => {
+        const all = await tiles(page).allTextContents();
+        return all.length > 0 && all.every((t) => t.includes("Video"));
+      })
+      .toBe(true);
+  });
+
+  it("a video opens in a modal player that Escape closes", async () => {
+    const page = free;
+    // The Videos Only filter is still on.
+    const tile = page.getByRole("button", { name: /^Play video/ }).first();
+    await tile.click();
+    const dialog = page.getByRole("dialog");
+    await expect.poll(() => dialog.count()).toBe(1);
+    const src = await dialog.locator("video").getAttribute("src");
+    expect(src).toMatch(/^http:\/\/(127\.0\.0\.1|localhost):\d+\//);
+    expect(await dialog.textContent()).toMatch(/likes/);
+    // Focus is in the dialog, and Tab keeps it there.
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press("Tab");
+      expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+    }
+    await page.keyboard.press("Escape");
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await tile.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.getByRole("combobox", { name: "Post type" }).selectOption({ label: "All Posts" });
+  });
+
+  it("a broken image is retried once through the media proxy, then shows a placeholder", async () => {
+    // Each phase opens the dashboard in a fresh tab of the same session rather than reloading:
+    // a reloading page aborts its lazy images as it unloads, their error handlers fire, and
+    // the dying page's proxy requests would be counted against the new one.
+    const context = free.context();
+    let proxied = new Map<string, number>();
+    async function openDashboard(previous: Page): Promise<Page> {
+      await previous.close();
+      const page = await context.newPage();
+      proxied = new Map();
+      page.on("request", (req: Request) => {
+        const m = new URL(req.url()).pathname.match(/^\/api\/sync\/instagram-media\/(.+)$/);
+        if (m?.[1]) proxied.set(m[1], (proxied.get(m[1]) ?? 0) + 1);
+      });
+      await page.goto(`${ks.url}/dashboard`);
+      await expect.poll(() => tiles(page).count()).toBe(36);
+      return page;
+    }
+    // Every stored CDN URL expires, and Graph fails too: after the one proxy attempt, the
+    // placeholder shows.
+    await sandboxControl(ks, "/cdn/expire", {});
+    await sandboxControl(ks, "/faults", {
+      endpoint: "ig.media.get",
+      count: 500,
+      error: "http:500",
+    });
+    let page = free;
+    try {
+      page = await openDashboard(page);
+      await expect
+        .poll(() => page.getByTestId("image-placeholder").count(), { timeout: 30_000 })
+        .toBeGreaterThan(0);
+      await expect
+        .poll(
+          async () => {
+            const placeholders = await page.getByTestId("image-placeholder").count();
+            return `${placeholders} placeholders, ${proxied.size} proxied`;
+          },
+          { timeout: 60_000 },
+        )
+        .toBe(`${proxied.size} placeholders, ${proxied.size} proxied`);
+      expect([...proxied.values()].every((n) => n === 1)).toBe(true);
+      expect(await page.locator('[data-testid="post-tile"] img[src^="blob:"]').count()).toBe(0);
+    } finally {
+      await sandboxControl(ks, "/faults", undefined, "DELETE");
+    }
+
+    // With Graph back, the proxy serves a fresh copy: the picture shows from the proxy.
+    page = await openDashboard(page);
+    await expect
+      .poll(() => page.locator('[data-testid="post-tile"] img[src^="blob:"]').count(), {
+        timeout: 20_000,
+      })
+      .toBeGreaterThan(0);
+    expect(await page.getByTestId("image-placeholder").count()).toBe(0);
+    expect([...proxied.values()].every((n) => n === 1)).toBe(true);
+    await context.close();
+  });
+
+  it("a premium user sees the automatic state and the minutes until the next sync", async () => {
+    const { page, email } = await newUser();
+    withDatabase(
+      ks,
+      `await db.updateTable("users").set({ subscription_tier: "premium" }).where("email", "=", args[0]).execute();`,
+      email,
+    );
+    await connectInstagram(page, ks, "lumen.studio");
+    await expect.poll(() => page.getByText("Automatic Backup Active").count()).toBe(1);
+    expect(await page.getByText(/backed up every 10 minutes/).count()).toBe(1);
+    await expect
+      .poll(() => page.getByTestId("next-sync").textContent())
+      .toMatch(/^Next sync in (\d+ minutes?|less than a minute)$/);
+    expect(await page.getByText("Manual backup mode").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Start Backup" }).count()).toBe(0);
+    expect(await page.getByRole("region", { name: "New posts" }).count()).toBe(0);
+    await page.context().close();
+  });
+
+  it("Settings → Profile Information saves the full name", async () => {
+    const { page, email } = await newUser();
+    await page.goto(`${ks.url}/settings?tab=profile`);
+    const emailField = page.getByLabel("Email address");
+    expect(await emailField.inputValue()).toBe(email);
+    expect(await emailField.isEditable()).toBe(false);
+    expect(await page.getByText(/More settings are coming/).count()).toBe(1);
+    await page.getByLabel("Full name").fill("Renamed Person");
+    await page.getByRole("button", { name: "Save Changes" }).click();
+    await expect.poll(() => toast(page, "Profile updated successfully").count()).toBe(1);
+    await page.goto(`${ks.url}/dashboard`);
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent())
+      .toBe("Renamed Person");
+    await page.context().close();
+  });
+});
