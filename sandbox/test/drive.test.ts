@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { request } from "node:http";
 import { Readable } from "node:stream";
 import { type drive_v3, drive as driveApi } from "@googleapis/drive";
 import { OAuth2Client } from "google-auth-library";
@@ -278,6 +279,38 @@ describe("Drive resumable upload protocol", () => {
     );
     expect(done.status).toBe(200);
     expect(((await done.json()) as any).md5Checksum).toBe(md5(data));
+  });
+
+  it("a client that dies mid-chunk leaves only whole blocks, and the upload resumes cleanly", async () => {
+    const tok = await token();
+    const data = bytes(1024 * KiB, 5);
+    const session = await startResumable(tok, data.length);
+    // Announce the whole file, send 300 KiB, then vanish (as a killed worker would).
+    const req = request(session, {
+      method: "PUT",
+      headers: {
+        "content-range": `bytes 0-${data.length - 1}/${data.length}`,
+        "content-length": String(data.length),
+      },
+    });
+    req.on("error", () => {});
+    await new Promise<void>((resolve) => req.write(data.subarray(0, 300 * KiB), () => resolve()));
+    await new Promise((r) => setTimeout(r, 100));
+    req.destroy();
+    let range: string | null = null;
+    for (let i = 0; i < 50 && range !== `bytes=0-${256 * KiB - 1}`; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      range = (await put(session, Buffer.alloc(0), `bytes */${data.length}`)).headers.get("range");
+    }
+    expect(range).toBe(`bytes=0-${256 * KiB - 1}`);
+    const from = 256 * KiB;
+    const done = await put(
+      session,
+      data.subarray(from),
+      `bytes ${from}-${data.length - 1}/${data.length}`,
+    );
+    expect(done.status).toBe(200);
+    expect(await done.json()).toMatchObject({ size: String(data.length), md5Checksum: md5(data) });
   });
 
   it("sessions expire after a week (404: start again)", async () => {

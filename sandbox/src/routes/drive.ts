@@ -850,6 +850,14 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
         let position = start;
         const out = createWriteStream(part, { flags: "a" });
         let cutHappened = false;
+        /** Only whole 256 KiB blocks survive an interrupted request. */
+        const keepWholeBlocks = () => {
+          const written = existsSync(part) ? statSync(part).size : 0;
+          const kept = Math.max(session.received, Math.floor(written / CHUNK) * CHUNK);
+          truncateSync(part, Math.min(kept, written));
+          session.received = Math.min(kept, written);
+          ctx.changed();
+        };
         try {
           for await (const chunk of req.raw) {
             let buf = chunk as Buffer;
@@ -866,29 +874,29 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
               break;
             }
           }
+        } catch (e) {
+          // The client went away mid-body (e.g. its process was killed).
+          await new Promise<void>((resolve) => out.end(() => resolve()));
+          keepWholeBlocks();
+          throw e;
         } finally {
-          await new Promise<void>((resolve, reject) =>
-            out.end((err?: Error | null) => (err ? reject(err) : resolve())),
-          );
+          if (!out.writableEnded) {
+            await new Promise<void>((resolve, reject) =>
+              out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+            );
+          }
         }
         void skip;
         const written = existsSync(part) ? statSync(part).size : 0;
         if (cutHappened) {
-          // Only whole 256 KiB blocks survive an interrupted request.
-          const kept = Math.max(session.received, Math.floor(written / CHUNK) * CHUNK);
-          truncateSync(part, kept);
-          session.received = kept;
-          ctx.changed();
+          keepWholeBlocks();
           socket.destroy();
           reply.hijack();
           return reply;
         }
         if (written < start + chunkLength) {
-          // Client sent fewer bytes than announced (aborted): keep whole blocks.
-          const kept = Math.max(session.received, Math.floor(written / CHUNK) * CHUNK);
-          truncateSync(part, kept);
-          session.received = kept;
-          ctx.changed();
+          // Client sent fewer bytes than announced (aborted).
+          keepWholeBlocks();
           return incomplete();
         }
         if (isFinal) {
