@@ -3,7 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_GOOGLE, DEMO_IG } from "../src/index.ts";
-import { formPost, googleTokens, type Harness, harness, igLongToken } from "./helpers.ts";
+import {
+  type DriveError,
+  formPost,
+  type GraphError,
+  type GraphPage,
+  googleTokens,
+  type Harness,
+  harness,
+  igLongToken,
+  json,
+  type OAuthError,
+} from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,6 +29,12 @@ beforeEach(async () => {
 
 const B = DEMO_IG.business;
 const J = DEMO_GOOGLE.jordan;
+/** The parts of the control API's `accounts` answer these tests read. */
+interface ControlAccounts {
+  instagram: { username: string; media_count: number }[];
+  google: { email: string }[];
+}
+
 const me = (token: string) =>
   h.get(`/graph.instagram.com/v25.0/me?fields=id&access_token=${token}`);
 
@@ -35,7 +52,7 @@ describe("fault controls", () => {
         const res = await me(token);
         expect(res.status).toBe(403);
         expect(res.headers.get("retry-after")).toBe("7");
-        expect(((await res.json()) as any).error.code).toBe(code);
+        expect((await json<GraphError>(res)).error.code).toBe(code);
       }
       expect((await me(token)).status).toBe(200);
     }
@@ -46,7 +63,7 @@ describe("fault controls", () => {
     await h.ctl("faults", { endpoint: "ig.*", error: "http:503" });
     const res = await h.get(`/graph.instagram.com/v25.0/me/media?access_token=${token}`);
     expect(res.status).toBe(503);
-    expect(((await res.json()) as any).error).toMatchObject({ code: 2, is_transient: true });
+    expect((await json<GraphError>(res)).error).toMatchObject({ code: 2, is_transient: true });
   });
 
   it("Drive rateLimitExceeded and storageQuotaExceeded faults", async () => {
@@ -55,7 +72,7 @@ describe("fault controls", () => {
     await h.ctl("faults", { endpoint: "drive.files.list", error: "drive:rateLimitExceeded" });
     const limited = await h.get("/www.googleapis.com/drive/v3/files", { headers: auth });
     expect(limited.status).toBe(403);
-    expect(((await limited.json()) as any).error.errors[0]).toMatchObject({
+    expect((await json<DriveError>(limited)).error.errors[0]).toMatchObject({
       reason: "rateLimitExceeded",
       domain: "usageLimits",
     });
@@ -77,7 +94,7 @@ describe("fault controls", () => {
     });
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get("retry-after")).toBe("2");
-    expect(((await throttled.json()) as any).error.errors[0].reason).toBe("rateLimitExceeded");
+    expect((await json<DriveError>(throttled)).error.errors[0]!.reason).toBe("rateLimitExceeded");
     const retried = await fetch(session.headers.get("location")!, {
       method: "PUT",
       headers: { "content-range": "bytes 0-1/2" },
@@ -91,7 +108,7 @@ describe("fault controls", () => {
       body: "{}",
     });
     expect(full.status).toBe(403);
-    expect(((await full.json()) as any).error.errors[0].reason).toBe("storageQuotaExceeded");
+    expect((await json<DriveError>(full)).error.errors[0]!.reason).toBe("storageQuotaExceeded");
   });
 
   it("Google token endpoint faults and connection resets", async () => {
@@ -103,7 +120,7 @@ describe("fault controls", () => {
       client_secret: C.google.clientSecret,
     });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as any).error).toBe("invalid_grant");
+    expect((await json<OAuthError>(res)).error).toBe("invalid_grant");
     await h.ctl("faults", { endpoint: "cdn", error: "reset" });
     await expect(
       h.get("/scontent.cdninstagram.com/v/t51.2885-15/1_10x10_1_n.jpg"),
@@ -113,9 +130,9 @@ describe("fault controls", () => {
       503,
     );
     await h.ctl("faults", { endpoint: "cdn", error: "http:500", count: 5 });
-    expect((await h.ctl("faults")).faults).toHaveLength(1);
+    expect((await h.ctl<{ faults: unknown[] }>("faults")).faults).toHaveLength(1);
     await h.ctl("faults", undefined, "DELETE");
-    expect((await h.ctl("faults")).faults).toHaveLength(0);
+    expect((await h.ctl<{ faults: unknown[] }>("faults")).faults).toHaveLength(0);
   });
 
   it("adds latency globally and per endpoint", async () => {
@@ -133,14 +150,14 @@ describe("fault controls", () => {
 
   it("expires and revokes tokens", async () => {
     const token = await igLongToken(h, B.id);
-    expect((await h.ctl("tokens/expire", { token })).expired).toBe(1);
-    expect(((await (await me(token)).json()) as any).error).toMatchObject({
+    expect((await h.ctl<{ expired: number }>("tokens/expire", { token })).expired).toBe(1);
+    expect((await json<GraphError>(me(token))).error).toMatchObject({
       code: 190,
       error_subcode: 463,
     });
     const other = await igLongToken(h, B.id);
     await h.ctl("tokens/revoke", { instagram_user_id: B.username, subcode: 460 });
-    expect(((await (await me(other)).json()) as any).error).toMatchObject({
+    expect((await json<GraphError>(me(other))).error).toMatchObject({
       code: 190,
       error_subcode: 460,
     });
@@ -152,7 +169,7 @@ describe("fault controls", () => {
       client_id: C.google.clientId,
       client_secret: C.google.clientSecret,
     });
-    expect(((await refresh.json()) as any).error).toBe("invalid_grant");
+    expect((await json<OAuthError>(refresh)).error).toBe("invalid_grant");
     const drive = await h.get("/www.googleapis.com/drive/v3/files", {
       headers: { authorization: `Bearer ${g.access_token}` },
     });
@@ -162,21 +179,21 @@ describe("fault controls", () => {
   it("adds posts at the top (after the pinned one) and counts calls per endpoint", async () => {
     const token = await igLongToken(h, B.id);
     await h.ctl("calls", undefined, "DELETE");
-    const added = await h.ctl("instagram/posts", {
+    const added = await h.ctl<{ created: { id: string }[] }>("instagram/posts", {
       account: B.username,
       count: 2,
       media_type: "CAROUSEL_ALBUM",
     });
-    const page = (await (
-      await h.get(
+    const page = await json<GraphPage<{ id: string; media_type: string }>>(
+      h.get(
         `/graph.instagram.com/v25.0/me/media?fields=id,media_type&limit=3&access_token=${token}`,
-      )
-    ).json()) as any;
-    const ids = page.data.map((m: { id: string }) => m.id);
-    expect(ids.slice(1)).toEqual(added.created.map((p: { id: string }) => p.id).reverse());
-    expect(page.data[1].media_type).toBe("CAROUSEL_ALBUM");
+      ),
+    );
+    const ids = page.data.map((m) => m.id);
+    expect(ids.slice(1)).toEqual(added.created.map((p) => p.id).reverse());
+    expect(page.data[1]!.media_type).toBe("CAROUSEL_ALBUM");
     await me(token);
-    const calls = (await h.ctl("calls")).calls;
+    const calls = (await h.ctl<{ calls: Record<string, number> }>("calls")).calls;
     expect(calls["ig.media.list"]).toBe(1);
     expect(calls["ig.me"]).toBe(1);
   });
@@ -185,12 +202,10 @@ describe("fault controls", () => {
     const token = await igLongToken(h, B.id);
     await h.ctl("instagram/posts", { account: B.username, count: 3 });
     await h.ctl("reset", {});
-    expect(((await (await me(token)).json()) as any).error.code).toBe(190);
-    const accounts = await h.ctl("accounts");
-    expect(
-      accounts.instagram.find((a: { username: string }) => a.username === B.username).media_count,
-    ).toBe(152);
-    expect(accounts.google.map((g: { email: string }) => g.email)).toContain(J.email);
+    expect((await json<GraphError>(me(token))).error.code).toBe(190);
+    const accounts = await h.ctl<ControlAccounts>("accounts");
+    expect(accounts.instagram.find((a) => a.username === B.username)!.media_count).toBe(152);
+    expect(accounts.google.map((g) => g.email)).toContain(J.email);
   });
 });
 
@@ -228,7 +243,7 @@ describe("modes", () => {
           })
         ).text();
         expect(body).toBe("hello drive");
-        const listed = (await second.ctl("drive/files")).files;
+        const listed = (await second.ctl<{ files: unknown[] }>("drive/files")).files;
         expect(listed[0]).toMatchObject({
           id: file.id,
           name: "note.txt",
@@ -256,16 +271,15 @@ describe("modes", () => {
     });
     const local = `http://127.0.0.1:${timed.sb.port}`;
     const count = async () =>
-      ((await (await fetch(`${local}/_control/accounts`)).json()) as any).instagram[0]
-        .media_count as number;
+      (await json<ControlAccounts>(fetch(`${local}/_control/accounts`))).instagram[0]!.media_count;
     try {
       const before = await count();
       await new Promise((r) => setTimeout(r, 300));
       expect(await count()).toBeGreaterThan(before);
       expect(timed.url).toBe("http://sandbox.test:8090");
-      const discovery = (await (
-        await fetch(`${local}/accounts.google.com/.well-known/openid-configuration`)
-      ).json()) as any;
+      const discovery = await json<{ token_endpoint: string }>(
+        fetch(`${local}/accounts.google.com/.well-known/openid-configuration`),
+      );
       expect(discovery.token_endpoint).toBe("http://sandbox.test:8090/oauth2.googleapis.com/token");
     } finally {
       await timed.sb.close();

@@ -5,7 +5,7 @@ import { type drive_v3, drive as driveApi } from "@googleapis/drive";
 import { OAuth2Client } from "google-auth-library";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_GOOGLE } from "../src/index.ts";
-import { googleTokens, type Harness, harness } from "./helpers.ts";
+import { type DriveError, googleTokens, type Harness, harness, json } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,6 +17,25 @@ afterAll(async () => {
 beforeEach(async () => {
   await h.ctl("reset", {});
 });
+
+/** Fields of a Drive file resource these tests read. */
+interface DriveFile {
+  id: string;
+  name: string;
+  size: string;
+  md5Checksum: string;
+}
+
+/** A row of the control API's `drive/files` listing. */
+interface ControlDriveFile {
+  id: string;
+  ownerEmail: string;
+  folder: string;
+  name: string;
+  size: number;
+  md5Checksum: string;
+  description?: string;
+}
 
 const J = DEMO_GOOGLE.jordan;
 const FOLDER = "application/vnd.google-apps.folder";
@@ -122,8 +141,8 @@ describe("Drive v3 with the official client", () => {
       { responseType: "arraybuffer", ...at() },
     );
     expect(Buffer.from(media.data as unknown as ArrayBuffer)).toEqual(content);
-    const listing = await h.ctl("drive/files");
-    const row = listing.files.find((f: { id: string }) => f.id === created.data.id);
+    const listing = await h.ctl<{ files: ControlDriveFile[] }>("drive/files");
+    const row = listing.files.find((f) => f.id === created.data.id);
     expect(row).toMatchObject({
       ownerEmail: J.email,
       folder: "Keepsake",
@@ -133,7 +152,7 @@ describe("Drive v3 with the official client", () => {
       description: "Golden hour ✨",
     });
     await drive.files.delete({ fileId: folder.data.id! }, at());
-    expect((await h.ctl("drive/files")).files).toHaveLength(0);
+    expect((await h.ctl<{ files: ControlDriveFile[] }>("drive/files")).files).toHaveLength(0);
   });
 
   it("pages lists and applies fields; without fields a file has kind,id,name,mimeType", async () => {
@@ -177,17 +196,17 @@ describe("Drive v3 with the official client", () => {
   it("answers 401 without or with a bad token and 403 when drive.file was not granted", async () => {
     const none = await fetch(`${h.url}/www.googleapis.com/drive/v3/files`);
     expect(none.status).toBe(401);
-    expect(((await none.json()) as any).error.errors[0].reason).toBe("required");
+    expect((await json<DriveError>(none)).error.errors[0]!.reason).toBe("required");
     const bad = await fetch(`${h.url}/www.googleapis.com/drive/v3/files`, {
       headers: { authorization: "Bearer ya29.nope" },
     });
-    expect(((await bad.json()) as any).error.errors[0].reason).toBe("authError");
+    expect((await json<DriveError>(bad)).error.errors[0]!.reason).toBe("authError");
     const noDrive = await token(J.sub, false);
     const res = await fetch(`${h.url}/www.googleapis.com/drive/v3/files`, {
       headers: { authorization: `Bearer ${noDrive}` },
     });
     expect(res.status).toBe(403);
-    expect(((await res.json()) as any).error.errors[0].reason).toBe("insufficientPermissions");
+    expect((await json<DriveError>(res)).error.errors[0]!.reason).toBe("insufficientPermissions");
   });
 });
 
@@ -244,7 +263,7 @@ describe("Drive resumable upload protocol", () => {
       `bytes ${256 * KiB}-${data.length - 1}/${data.length}`,
     );
     expect(rest.status).toBe(200);
-    expect(((await rest.json()) as any).md5Checksum).toBe(md5(data));
+    expect((await json<DriveFile>(rest)).md5Checksum).toBe(md5(data));
   });
 
   it("a gap beyond the received bytes is an error", async () => {
@@ -278,7 +297,7 @@ describe("Drive resumable upload protocol", () => {
       `bytes ${from}-${data.length - 1}/${data.length}`,
     );
     expect(done.status).toBe(200);
-    expect(((await done.json()) as any).md5Checksum).toBe(md5(data));
+    expect((await json<DriveFile>(done)).md5Checksum).toBe(md5(data));
   });
 
   it("a client that dies mid-chunk leaves only whole blocks, and the upload resumes cleanly", async () => {
@@ -356,7 +375,7 @@ describe("Drive quota", () => {
       },
     );
     expect(init.status).toBe(403);
-    expect(((await init.json()) as any).error.errors[0].reason).toBe("storageQuotaExceeded");
+    expect((await json<DriveError>(init)).error.errors[0]!.reason).toBe("storageQuotaExceeded");
     const drive = await officialDrive();
     await expect(
       drive.files.create(
@@ -364,11 +383,11 @@ describe("Drive quota", () => {
         at(),
       ),
     ).rejects.toMatchObject({ status: 403 });
-    const about = (await (
-      await fetch(`${h.url}/www.googleapis.com/drive/v3/about?fields=storageQuota`, {
+    const about = await json<{ storageQuota: { limit: string; usage: string } }>(
+      fetch(`${h.url}/www.googleapis.com/drive/v3/about?fields=storageQuota`, {
         headers: { authorization: `Bearer ${tok}` },
-      })
-    ).json()) as any;
+      }),
+    );
     expect(about.storageQuota.usage).toBe(about.storageQuota.limit);
     await h.ctl("drive/quota", { email: J.email, free_bytes: 10_000 });
     const ok = await drive.files.create(

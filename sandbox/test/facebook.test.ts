@@ -1,6 +1,24 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_FB, DEMO_IG } from "../src/index.ts";
-import { CALLBACK, fbUserToken, formPost, type Harness, harness, igLongToken } from "./helpers.ts";
+import {
+  CALLBACK,
+  fbUserToken,
+  formPost,
+  type GraphError,
+  type GraphPage,
+  type Harness,
+  harness,
+  igLongToken,
+  json,
+} from "./helpers.ts";
+
+/** A Facebook Page as listed by /me/accounts. */
+interface FbPage {
+  id: string;
+  name: string;
+  access_token: string;
+  instagram_business_account?: { id: string };
+}
 
 let h: Harness;
 beforeAll(async () => {
@@ -74,62 +92,60 @@ describe("Facebook Login", () => {
   it("/me/accounts: page with instagram_business_account, page without, and no pages", async () => {
     const fields = "id,name,access_token,instagram_business_account";
     const withIg = await fbUserToken(h, DEMO_FB.withInstagram.id);
-    const a = (await (
-      await h.get(`/graph.facebook.com/v25.0/me/accounts?fields=${fields}&access_token=${withIg}`)
-    ).json()) as any;
+    const a = await json<GraphPage<FbPage>>(
+      h.get(`/graph.facebook.com/v25.0/me/accounts?fields=${fields}&access_token=${withIg}`),
+    );
     expect(a.data).toHaveLength(2);
-    expect(a.data[0].instagram_business_account).toEqual({ id: DEMO_IG.business.userId });
-    expect(a.data[1].instagram_business_account).toBeUndefined();
-    expect(typeof a.data[0].access_token).toBe("string");
+    expect(a.data[0]!.instagram_business_account).toEqual({ id: DEMO_IG.business.userId });
+    expect(a.data[1]!.instagram_business_account).toBeUndefined();
+    expect(typeof a.data[0]!.access_token).toBe("string");
     const pageOnly = await fbUserToken(h, DEMO_FB.pageWithoutInstagram.id);
-    const b = (await (
-      await h.get(`/graph.facebook.com/v26.0/me/accounts?fields=${fields}&access_token=${pageOnly}`)
-    ).json()) as any;
+    const b = await json<GraphPage<FbPage>>(
+      h.get(`/graph.facebook.com/v26.0/me/accounts?fields=${fields}&access_token=${pageOnly}`),
+    );
     expect(b.data).toHaveLength(1);
-    expect(b.data[0].instagram_business_account).toBeUndefined();
+    expect(b.data[0]!.instagram_business_account).toBeUndefined();
     const none = await fbUserToken(h, DEMO_FB.noPage.id);
-    const c = (await (
-      await h.get(`/graph.facebook.com/v25.0/me/accounts?fields=${fields}&access_token=${none}`)
-    ).json()) as any;
+    const c = await json<GraphPage<FbPage>>(
+      h.get(`/graph.facebook.com/v25.0/me/accounts?fields=${fields}&access_token=${none}`),
+    );
     expect(c.data).toEqual([]);
-    const me = (await (
-      await h.get(`/graph.facebook.com/v25.0/me?access_token=${none}`)
-    ).json()) as any;
+    const me = await json<{ id: string; name: string }>(
+      h.get(`/graph.facebook.com/v25.0/me?access_token=${none}`),
+    );
     expect(me).toEqual({ id: DEMO_FB.noPage.id, name: DEMO_FB.noPage.name });
   });
 
   it("reads the linked Instagram account's profile, media and stories on the Facebook host", async () => {
     const token = await fbUserToken(h, DEMO_FB.withInstagram.id);
     const ig = DEMO_IG.business.userId;
-    const profile = (await (
-      await h.get(
-        `/graph.facebook.com/v25.0/${ig}?fields=id,username,media_count&access_token=${token}`,
-      )
-    ).json()) as any;
+    const profile = await json<{ id: string; username: string; media_count: number }>(
+      h.get(`/graph.facebook.com/v25.0/${ig}?fields=id,username,media_count&access_token=${token}`),
+    );
     expect(profile).toEqual({ id: ig, username: "lumen.studio", media_count: 152 });
-    const page = (await (
-      await h.get(
+    const page = await json<GraphPage<{ id: string; media_type: string; media_url?: string }>>(
+      h.get(
         `/graph.facebook.com/v25.0/${ig}/media?fields=id,media_type,media_url&limit=10&access_token=${token}`,
-      )
-    ).json()) as any;
+      ),
+    );
     expect(page.data.length).toBeGreaterThan(0);
-    expect(page.paging.next).toContain("/graph.facebook.com/v25.0/");
-    const stories = (await (
-      await h.get(
+    expect(page.paging!.next).toContain("/graph.facebook.com/v25.0/");
+    const stories = await json<GraphPage<{ id: string; media_product_type: string }>>(
+      h.get(
         `/graph.facebook.com/v25.0/${ig}/stories?fields=id,media_product_type&access_token=${token}`,
-      )
-    ).json()) as any;
+      ),
+    );
     expect(stories.data.length).toBeGreaterThan(0);
     // An account not linked to this user's pages is not visible.
-    const other = (await (
-      await h.get(`/graph.facebook.com/v25.0/${DEMO_IG.creator.userId}/media?access_token=${token}`)
-    ).json()) as any;
+    const other = await json<GraphError>(
+      h.get(`/graph.facebook.com/v25.0/${DEMO_IG.creator.userId}/media?access_token=${token}`),
+    );
     expect(other.error.code).toBe(100);
     // Tokens do not cross hosts.
     const igToken = await igLongToken(h, DEMO_IG.business.id);
-    const cross = (await (
-      await h.get(`/graph.facebook.com/v25.0/me?access_token=${igToken}`)
-    ).json()) as any;
+    const cross = await json<GraphError>(
+      h.get(`/graph.facebook.com/v25.0/me?access_token=${igToken}`),
+    );
     expect(cross.error.code).toBe(190);
   });
 });

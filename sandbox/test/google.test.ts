@@ -1,4 +1,4 @@
-import { createPublicKey, verify } from "node:crypto";
+import { createPublicKey, verify, type webcrypto } from "node:crypto";
 import { OAuth2Client } from "google-auth-library";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_GOOGLE } from "../src/index.ts";
@@ -10,6 +10,8 @@ import {
   googleTokens,
   type Harness,
   harness,
+  json,
+  type OAuthError,
 } from "./helpers.ts";
 
 let h: Harness;
@@ -135,13 +137,13 @@ describe("Google OAuth", () => {
       headers: { authorization: `Bearer ${t.access_token}` },
     });
     expect(res.status).toBe(401);
-    const discovery = (await (
-      await h.get("/accounts.google.com/.well-known/openid-configuration")
-    ).json()) as any;
+    const discovery = await json<{ userinfo_endpoint: string; jwks_uri: string }>(
+      h.get("/accounts.google.com/.well-known/openid-configuration"),
+    );
     expect(discovery.userinfo_endpoint).toBe(`${h.url}/openidconnect.googleapis.com/v1/userinfo`);
-    const jwks = (await (await fetch(discovery.jwks_uri)).json()) as any;
+    const jwks = await json<{ keys: webcrypto.JsonWebKey[] }>(fetch(discovery.jwks_uri));
     const [head, payload, sig] = t.id_token.split(".");
-    const key = createPublicKey({ key: jwks.keys[0], format: "jwk" });
+    const key = createPublicKey({ key: jwks.keys[0]!, format: "jwk" });
     expect(
       verify("RSA-SHA256", Buffer.from(`${head}.${payload}`), key, Buffer.from(sig!, "base64url")),
     ).toBe(true);
@@ -180,7 +182,7 @@ describe("Google OAuth", () => {
       redirect_uri: CALLBACK,
     });
     expect(wrong.status).toBe(401);
-    expect(((await wrong.json()) as any).error).toBe("invalid_client");
+    expect((await json<OAuthError>(wrong)).error).toBe("invalid_client");
     const mismatch = await formPost(`${h.url}/oauth2.googleapis.com/token`, {
       client_id: C.google.clientId,
       client_secret: C.google.clientSecret,
@@ -188,6 +190,6 @@ describe("Google OAuth", () => {
       code,
       redirect_uri: "http://localhost:9/other",
     });
-    expect(((await mismatch.json()) as any).error).toBe("redirect_uri_mismatch");
+    expect((await json<OAuthError>(mismatch)).error).toBe("redirect_uri_mismatch");
   });
 });

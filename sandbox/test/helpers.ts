@@ -10,13 +10,14 @@ export const CALLBACK = "http://localhost:3000/callback";
 export interface Harness {
   sb: Sandbox;
   url: string;
-  ctl: (path: string, body?: unknown, method?: string) => Promise<any>;
+  /** Calls the control API; `T` describes the fields the caller reads from the answer. */
+  ctl: <T = unknown>(path: string, body?: unknown, method?: string) => Promise<T>;
   get: (path: string, init?: RequestInit) => Promise<Response>;
 }
 
 export async function harness(options: SandboxOptions = {}): Promise<Harness> {
   const sb = await startSandbox({ port: 0, ...options });
-  const ctl = async (path: string, body?: unknown, method?: string) => {
+  const ctl = async <T = unknown>(path: string, body?: unknown, method?: string): Promise<T> => {
     const res = await fetch(`${sb.url}/_control/${path}`, {
       method: method ?? (body === undefined ? "GET" : "POST"),
       headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -24,11 +25,65 @@ export async function harness(options: SandboxOptions = {}): Promise<Harness> {
     });
     const json = await res.json();
     if (!res.ok) throw new Error(`control ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
+    return json as T;
   };
   const get = (path: string, init?: RequestInit) =>
     fetch(path.startsWith("http") ? path : `${sb.url}${path}`, init);
   return { sb, url: sb.url, ctl, get };
+}
+
+/** Reads a JSON body as `T` (a description of the fields the test reads; not checked at runtime). */
+export async function json<T>(res: Response | Promise<Response>): Promise<T> {
+  return (await (await res).json()) as T;
+}
+
+/** Graph API (Instagram / Facebook) error body. */
+export interface GraphError {
+  error: {
+    message: string;
+    type: string;
+    code: number;
+    error_subcode?: number;
+    is_transient?: boolean;
+    fbtrace_id: string;
+  };
+}
+
+/** Google API (Drive) error body. */
+export interface DriveError {
+  error: {
+    code: number;
+    message: string;
+    errors: { message: string; domain: string; reason: string }[];
+  };
+}
+
+/** OAuth 2.0 token endpoint error body (Google). */
+export interface OAuthError {
+  error: string;
+  error_description?: string;
+}
+
+/** A page of a Graph API edge. */
+export interface GraphPage<T> {
+  data: T[];
+  paging?: {
+    cursors?: { before: string; after: string };
+    next?: string;
+    previous?: string;
+  };
+}
+
+/** Instagram media fields the tests read (each present only when requested / available). */
+export interface IgMediaItem {
+  id: string;
+  media_type?: "IMAGE" | "VIDEO" | "CAROUSEL_ALBUM";
+  media_product_type?: string;
+  media_url?: string;
+  thumbnail_url?: string;
+  like_count?: number;
+  timestamp?: string;
+  children?: GraphPage<IgMediaItem>;
 }
 
 export function formPost(url: string, fields: Record<string, string>): Promise<Response> {

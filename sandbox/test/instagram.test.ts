@@ -1,7 +1,18 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_IG } from "../src/index.ts";
-import { CALLBACK, formPost, type Harness, harness, igLongToken, igShortToken } from "./helpers.ts";
+import {
+  CALLBACK,
+  formPost,
+  type GraphError,
+  type GraphPage,
+  type Harness,
+  harness,
+  type IgMediaItem,
+  igLongToken,
+  igShortToken,
+  json,
+} from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -234,32 +245,31 @@ describe("Instagram Graph", () => {
 
   it("walks backwards with before/previous", async () => {
     const token = await igLongToken(h, B.id);
-    const p1 = (await (
-      await h.get(`/graph.instagram.com/v25.0/me/media?limit=5&access_token=${token}`)
-    ).json()) as any;
-    const p2 = (await (await fetch(p1.paging.next)).json()) as any;
-    expect(p2.paging.previous).toBeDefined();
-    const back = (await (await fetch(p2.paging.previous)).json()) as any;
-    expect(back.data.map((d: { id: string }) => d.id)).toEqual(
-      p1.data.map((d: { id: string }) => d.id),
+    const p1 = await json<GraphPage<{ id: string }>>(
+      h.get(`/graph.instagram.com/v25.0/me/media?limit=5&access_token=${token}`),
     );
-    expect(p1.paging.previous).toBeUndefined();
+    const p2 = await json<GraphPage<{ id: string }>>(fetch(p1.paging!.next!));
+    expect(p2.paging!.previous).toBeDefined();
+    const back = await json<GraphPage<{ id: string }>>(fetch(p2.paging!.previous!));
+    expect(back.data.map((d) => d.id)).toEqual(p1.data.map((d) => d.id));
+    expect(p1.paging!.previous).toBeUndefined();
   });
 
   it("selects fields, nests children, withholds media_url for some reels", async () => {
     const token = await igLongToken(h, B.id);
-    const all: any[] = [];
+    const all: IgMediaItem[] = [];
     let url: string | undefined =
       `${h.url}/graph.instagram.com/v25.0/me/media?fields=id,caption,media_type,media_product_type,media_url,thumbnail_url,permalink,shortcode,timestamp,like_count,comments_count,children{id,media_type,media_url,thumbnail_url}&limit=100&access_token=${token}`;
     while (url) {
-      const page = (await (await fetch(url)).json()) as any;
+      const page: GraphPage<IgMediaItem> = await json(fetch(url));
       all.push(...page.data);
       url = page.paging?.next;
     }
-    const carousel = all.find((m) => m.media_type === "CAROUSEL_ALBUM");
-    expect(carousel.children.data.length).toBeGreaterThanOrEqual(2);
-    expect(carousel.children.data.length).toBeLessThanOrEqual(10);
-    expect(carousel.media_url).toBe(carousel.children.data[0].media_url);
+    const carousel = all.find((m) => m.media_type === "CAROUSEL_ALBUM")!;
+    const children = carousel.children!.data;
+    expect(children.length).toBeGreaterThanOrEqual(2);
+    expect(children.length).toBeLessThanOrEqual(10);
+    expect(carousel.media_url).toBe(children[0]!.media_url);
     expect(all.some((m) => m.media_type === "VIDEO" && m.media_product_type === "REELS")).toBe(
       true,
     );
@@ -270,24 +280,20 @@ describe("Instagram Graph", () => {
       all.filter((m) => m.media_type === "IMAGE").every((m) => m.thumbnail_url === undefined),
     ).toBe(true);
     expect(all.some((m) => m.like_count === undefined)).toBe(true);
-    expect(all[0].timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000$/);
-    const single = (await (
-      await h.get(
-        `/graph.instagram.com/v25.0/${carousel.id}?fields=id,media_type&access_token=${token}`,
-      )
-    ).json()) as any;
-    expect(single).toEqual({ id: carousel.id, media_type: "CAROUSEL_ALBUM" });
-    const kids = (await (
-      await h.get(
-        `/graph.instagram.com/v25.0/${carousel.id}/children?fields=id,media_type,media_url&access_token=${token}`,
-      )
-    ).json()) as any;
-    expect(kids.data.map((k: { id: string }) => k.id)).toEqual(
-      carousel.children.data.map((k: { id: string }) => k.id),
+    expect(all[0]!.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000$/);
+    const single = await json<{ id: string; media_type: string }>(
+      h.get(`/graph.instagram.com/v25.0/${carousel.id}?fields=id,media_type&access_token=${token}`),
     );
-    const missing = (await (
-      await h.get(`/graph.instagram.com/v25.0/123/children?access_token=${token}`)
-    ).json()) as any;
+    expect(single).toEqual({ id: carousel.id, media_type: "CAROUSEL_ALBUM" });
+    const kids = await json<GraphPage<IgMediaItem>>(
+      h.get(
+        `/graph.instagram.com/v25.0/${carousel.id}/children?fields=id,media_type,media_url&access_token=${token}`,
+      ),
+    );
+    expect(kids.data.map((k) => k.id)).toEqual(children.map((k) => k.id));
+    const missing = await json<GraphError>(
+      h.get(`/graph.instagram.com/v25.0/123/children?access_token=${token}`),
+    );
     expect(missing.error.error_subcode).toBe(33);
   });
 
@@ -295,16 +301,19 @@ describe("Instagram Graph", () => {
     const token = await igLongToken(h, B.id);
     const stories = async () =>
       (
-        (await (
-          await h.get(
+        await json<GraphPage<IgMediaItem>>(
+          h.get(
             `/graph.instagram.com/v25.0/${B.userId}/stories?fields=id,media_type,media_product_type,timestamp&access_token=${token}`,
-          )
-        ).json()) as any
-      ).data as any[];
+          ),
+        )
+      ).data;
     const live = await stories();
     expect(live.length).toBeGreaterThanOrEqual(3);
     expect(live.every((s) => s.media_product_type === "STORY")).toBe(true);
-    const added = await h.ctl("instagram/stories", { account: B.username, count: 2 });
+    const added = await h.ctl<{ created: { id: string }[] }>("instagram/stories", {
+      account: B.username,
+      count: 2,
+    });
     expect((await stories()).length).toBe(live.length + 2);
     await h.ctl("clock", { advance_seconds: 86_401 });
     expect((await stories()).length).toBe(0);
@@ -313,13 +322,13 @@ describe("Instagram Graph", () => {
 
   it("refuses media for a personal account but still answers /me", async () => {
     const token = await igLongToken(h, DEMO_IG.personal.id);
-    const me = (await (
-      await h.get(`/graph.instagram.com/v25.0/me?fields=account_type&access_token=${token}`)
-    ).json()) as any;
+    const me = await json<{ account_type: string }>(
+      h.get(`/graph.instagram.com/v25.0/me?fields=account_type&access_token=${token}`),
+    );
     expect(me.account_type).toBe("PERSONAL");
-    const media = (await (
-      await h.get(`/graph.instagram.com/v25.0/me/media?access_token=${token}`)
-    ).json()) as any;
+    const media = await json<GraphError>(
+      h.get(`/graph.instagram.com/v25.0/me/media?access_token=${token}`),
+    );
     expect(media.error.code).toBe(10);
   });
 
@@ -332,7 +341,7 @@ describe("Instagram Graph", () => {
       const res = await h.get(`/graph.instagram.com/v25.0/me?access_token=${token}`);
       statuses.push(res.status);
       usage = JSON.parse(res.headers.get("x-business-use-case-usage")!)[B.userId][0].call_count;
-      if (res.status !== 200) expect(((await res.json()) as any).error.code).toBe(80002);
+      if (res.status !== 200) expect((await json<GraphError>(res)).error.code).toBe(80002);
     }
     expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
     expect(statuses[4]).toBe(403);
@@ -342,13 +351,13 @@ describe("Instagram Graph", () => {
 
 describe("Instagram CDN", () => {
   async function firstImageAndVideo(token: string) {
-    const page = (await (
-      await h.get(
+    const page = await json<GraphPage<IgMediaItem>>(
+      h.get(
         `/graph.instagram.com/v25.0/me/media?fields=media_type,media_url&limit=40&access_token=${token}`,
-      )
-    ).json()) as any;
-    const image = page.data.find((m: any) => m.media_type === "IMAGE").media_url as string;
-    const video = page.data.find((m: any) => m.media_type === "VIDEO" && m.media_url)
+      ),
+    );
+    const image = page.data.find((m) => m.media_type === "IMAGE")!.media_url as string;
+    const video = page.data.find((m) => m.media_type === "VIDEO" && m.media_url)!
       .media_url as string;
     return { image, video };
   }
@@ -397,14 +406,14 @@ describe("Instagram CDN", () => {
     try {
       const t2 = await igLongToken(other, B.id);
       const again = await (async () => {
-        const page = (await (
-          await other.get(
+        const page = await json<GraphPage<IgMediaItem>>(
+          other.get(
             `/graph.instagram.com/v25.0/me/media?fields=media_type,media_url&limit=40&access_token=${t2}`,
-          )
-        ).json()) as any;
+          ),
+        );
         return [
-          page.data.find((m: any) => m.media_type === "IMAGE").media_url as string,
-          page.data.find((m: any) => m.media_type === "VIDEO" && m.media_url).media_url as string,
+          page.data.find((m) => m.media_type === "IMAGE")!.media_url as string,
+          page.data.find((m) => m.media_type === "VIDEO" && m.media_url)!.media_url as string,
         ];
       })();
       expect(new URL(again[0]!).pathname).toBe(new URL(image).pathname);

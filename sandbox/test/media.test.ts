@@ -87,10 +87,9 @@ describe("generated media", () => {
     const h = await harness({ largeVideoBytes: large });
     try {
       const token = await igLongToken(h, DEMO_IG.business.id);
-      const media = (await h.ctl(`instagram/${DEMO_IG.business.username}/media`)).media as {
-        id: string;
-        video_bytes: number | null;
-      }[];
+      const { media } = await h.ctl<{ media: { id: string; video_bytes: number | null }[] }>(
+        `instagram/${DEMO_IG.business.username}/media`,
+      );
       const big = media.find((m) => m.video_bytes === large)!;
       expect(big).toBeDefined();
       const item = (await (

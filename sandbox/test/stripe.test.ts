@@ -149,10 +149,12 @@ describe("Stripe with the official SDK", () => {
     await stripe.customers.create({ email: "retry@example.com" });
     const ev = await waitFor(() => events().find((e) => e.type === "customer.created"));
     expect(ev).toBeDefined();
-    const log = (await h.ctl("stripe/events")).events.find(
-      (e: { type: string }) => e.type === "customer.created",
-    );
-    expect(log.deliveries.map((d: { status: number }) => d.status)).toEqual([500, 500, 200]);
+    const log = (
+      await h.ctl<{
+        events: { type: string; delivered: boolean; deliveries: { status: number }[] }[];
+      }>("stripe/events")
+    ).events.find((e) => e.type === "customer.created")!;
+    expect(log.deliveries.map((d) => d.status)).toEqual([500, 500, 200]);
     expect(log.delivered).toBe(true);
   });
 
