@@ -1,6 +1,7 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NEW_POSTS_PROFILE_MAX_AGE_MS } from "../src/sync/sync.service.ts";
 import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 
@@ -297,5 +298,22 @@ describe("/api/sync", () => {
     expect(stats.body).toMatchObject({ total_posts: 0, backed_up_posts: 0, last_sync: null });
     expect(stats.body.next_sync_in).toBeGreaterThanOrEqual(1);
     expect(stats.body.next_sync_in).toBeLessThanOrEqual(10);
+  });
+
+  it("check-new-posts sees posts published on Instagram once the profile is a few minutes old", async () => {
+    const check = async () =>
+      (await t.call("GET", "/api/sync/check-new-posts", { token: owner.token })).body;
+    const before = await check();
+    await h.control("/instagram/posts", {
+      body: { account: DEMO_IG.business.username, count: 2 },
+    });
+    // The profile was read a moment ago: the count is not asked for again yet.
+    expect((await check()).new_posts_count).toBe(before.new_posts_count);
+    t.clock.advance(NEW_POSTS_PROFILE_MAX_AGE_MS);
+    const after = await check();
+    expect(after).toMatchObject({
+      has_new_posts: true,
+      new_posts_count: before.new_posts_count + 2,
+    });
   });
 });

@@ -608,6 +608,19 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
       return health(userId);
     },
 
+    /**
+     * Reads again the profiles (and so the media counts) of the user's working accounts that
+     * were last read `maxAgeMs` ago or longer. A provider error keeps what is already known.
+     */
+    async refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<void> {
+      const now = clock.now().getTime();
+      for (const a of await repo.listInstagramAccounts(userId)) {
+        if (a.status === "needs_reconnection") continue;
+        const seen = a.last_validated_at ? new Date(a.last_validated_at).getTime() : 0;
+        if (now - seen >= maxAgeMs) await validateInstagram(a);
+      }
+    },
+
     /** Fetches the account's profile again (and refreshes its token when due). */
     async refreshProfile(userId: string, accountId: string): Promise<InstagramAccountRow> {
       const a = await repo.findInstagramAccount(userId, accountId);

@@ -36,6 +36,8 @@ export interface ConnectionTokens {
     instagramUserId: string;
   }>;
   markInstagramNeedsReconnection(accountId: string, reason: string): Promise<void>;
+  /** Re-reads profiles (media counts) older than `maxAgeMs`; see the new-posts check. */
+  refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<void>;
 }
 
 export interface BackupEngineDeps {

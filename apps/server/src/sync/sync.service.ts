@@ -37,6 +37,9 @@ export interface SyncServiceDeps {
   enqueueBackups(postIds: string[]): Promise<void>;
 }
 
+/** The new-posts check reads an account's profile again when it is older than this. */
+export const NEW_POSTS_PROFILE_MAX_AGE_MS = 5 * 60_000;
+
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 const TO_API_TYPE: Record<GraphMediaType, PostMediaType> = {
@@ -257,6 +260,9 @@ export function createSyncService(deps: SyncServiceDeps) {
     },
 
     async checkNewPosts(userId: string): Promise<NewPostsCheck> {
+      // How many posts each account has now comes from its profile, read again when older
+      // than a few minutes: the banner's "may be delayed by 5-15 minutes".
+      await deps.connections.refreshStaleProfiles(userId, NEW_POSTS_PROFILE_MAX_AGE_MS);
       const [s, tier, accounts] = await Promise.all([
         repo.backupStats(userId),
         repo.userTier(userId),
