@@ -1,4 +1,5 @@
 import type { SyncJob } from "@keepsake/contracts";
+import { ProgressBar } from "../../components/progress-bar.tsx";
 import { progressPercent } from "../dashboard/running-job-card.tsx";
 import { progressText } from "../dashboard/use-manual-backup.ts";
 
@@ -44,18 +45,7 @@ export function SyncJobCard({ job }: { job: SyncJob }) {
         {running && <span className="sync-job-percent">{percent}%</span>}
       </div>
       <p className="sync-job-text">{syncJobText(job)}</p>
-      {running && (
-        <div
-          className="progress"
-          role="progressbar"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={percent}
-          aria-label="Sync progress"
-        >
-          <div className="progress-bar" style={{ width: `${percent}%` }} />
-        </div>
-      )}
+      {running && <ProgressBar percent={percent} label="Sync progress" />}
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import type { SyncJob } from "@keepsake/contracts";
+import { ProgressBar } from "../../components/progress-bar.tsx";
 import { progressText } from "./use-manual-backup.ts";
 
 export function progressPercent(job: Pick<SyncJob, "posts_processed" | "posts_total">): number {
@@ -19,16 +20,7 @@ export function RunningJobCard({ job }: { job: SyncJob }) {
         <span className="running-job-percent">{percent}%</span>
       </div>
       <p className="running-job-text">{progressText(job)}</p>
-      <div
-        className="progress"
-        role="progressbar"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={percent}
-        aria-label="Sync progress"
-      >
-        <div className="progress-bar" style={{ width: `${percent}%` }} />
-      </div>
+      <ProgressBar percent={percent} label="Sync progress" />
     </section>
   );
 }
