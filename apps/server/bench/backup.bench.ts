@@ -48,16 +48,7 @@ async function main() {
   try {
     const h = backupHelpers(t);
     const user = await h.connectedUser({ tier: "pro" });
-    const refresh = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
-    await t.ctx.syncEngine.run(
-      {
-        accountId: user.accountId,
-        syncJobId: refresh.sync_job.id,
-        kind: "manual",
-        mode: "refresh",
-      },
-      { retryCount: 0, retryLimit: 3 },
-    );
+    await h.listPosts(user);
 
     // The set to back up: image posts (carousels' children too) and the one large video.
     const media = await h.media();

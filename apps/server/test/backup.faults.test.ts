@@ -27,12 +27,7 @@ beforeAll(async () => {
   h = backupHelpers(t);
   user = await h.connectedUser({ tier: "pro" });
   // List the posts without backing anything up: each test backs up the posts it needs.
-  const started = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
-  const r = await t.ctx.syncEngine.run(
-    { accountId: user.accountId, syncJobId: started.sync_job.id, kind: "manual", mode: "refresh" },
-    { retryCount: 0, retryLimit: 3 },
-  );
-  expect(r.outcome).toBe("done");
+  expect((await h.listPosts(user)).result.outcome).toBe("done");
 });
 afterAll(async () => {
   await t?.close();
@@ -200,43 +195,26 @@ describe("resilience", () => {
 
   it("slows down before Graph usage reaches 100 % and defers the job when it does", async () => {
     await h.control("/graph/usage", { body: { app_call_count: 95 } });
-    const started = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
-    const slow = await t.ctx.syncEngine.run(
-      {
-        accountId: user.accountId,
-        syncJobId: started.sync_job.id,
-        kind: "manual",
-        mode: "refresh",
-      },
-      { retryCount: 0, retryLimit: 3 },
-    );
-    expect(slow.outcome).toBe("done");
+    const slow = await h.listPosts(user);
+    expect(slow.result.outcome).toBe("done");
     expect(sleeps.some((s) => s > 0 && s <= FAST_ENGINE.maxPacingPauseMs!)).toBe(true);
 
     await h.control("/graph/usage", {
       body: { app_call_count: null, buc_call_count: 100, regain_minutes: 30 },
     });
-    const again = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
-    const deferred = await t.ctx.syncEngine.run(
-      { accountId: user.accountId, syncJobId: again.sync_job.id, kind: "manual", mode: "refresh" },
-      { retryCount: 0, retryLimit: 3 },
-    );
-    expect(deferred).toEqual({ outcome: "deferred", delayMs: 30 * 60_000 });
-    const row = await t.ctx.syncRepo.findSyncJob(again.sync_job.id);
+    const again = await h.listPosts(user);
+    expect(again.result).toEqual({ outcome: "deferred", delayMs: 30 * 60_000 });
+    const row = await t.ctx.syncRepo.findSyncJob(again.syncJobId);
     expect(row?.status).toBe("running");
     await h.control("/graph/usage", { body: { buc_call_count: null, regain_minutes: 0 } });
-    await t.ctx.syncRepo.finishSyncJob(again.sync_job.id, "cancelled", new Date(), null);
+    await t.ctx.syncRepo.finishSyncJob(again.syncJobId, "cancelled", new Date(), null);
 
     // Until the regain time has passed, this process does not call Graph for the account.
     await h.control("/calls", { method: "DELETE" });
     const runRefresh = async () => {
-      const job = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
-      const out = await t.ctx.syncEngine.run(
-        { accountId: user.accountId, syncJobId: job.sync_job.id, kind: "manual", mode: "refresh" },
-        { retryCount: 0, retryLimit: 3 },
-      );
-      await t.ctx.syncRepo.finishSyncJob(job.sync_job.id, "cancelled", new Date(), null);
-      return out;
+      const { syncJobId, result } = await h.listPosts(user);
+      await t.ctx.syncRepo.finishSyncJob(syncJobId, "cancelled", new Date(), null);
+      return result;
     };
     expect((await runRefresh()).outcome).toBe("deferred");
     expect((await h.calls())["ig.media.list"]).toBeUndefined();

@@ -72,16 +72,7 @@ describe("several worker processes on one database", () => {
   it("end with exactly one copy of each file when one is killed with SIGKILL mid-upload", async () => {
     const user = await h.connectedUser({ tier: "pro" });
     // List the posts, then leave a few to back up: six videos of 1–4 MB and a carousel.
-    const refresh = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
-    await t.ctx.syncEngine.run(
-      {
-        accountId: user.accountId,
-        syncJobId: refresh.sync_job.id,
-        kind: "manual",
-        mode: "refresh",
-      },
-      { retryCount: 0, retryLimit: 3 },
-    );
+    await h.listPosts(user);
     const media = await h.media();
     const videos = media
       .filter((x) => x.media_type === "VIDEO" && !x.media_url_withheld)

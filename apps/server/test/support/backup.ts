@@ -143,6 +143,24 @@ export function backupHelpers(t: SandboxedApp) {
     backups: (userId: string) =>
       t.ctx.db.selectFrom("backups").selectAll().where("user_id", "=", userId).execute(),
 
+    /**
+     * Lists the account's posts without backing anything up: a manual refresh, run here in
+     * this process rather than by a queue worker.
+     */
+    async listPosts(user: { user: { id: string }; accountId: string }) {
+      const started = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+      const result = await t.ctx.syncEngine.run(
+        {
+          accountId: user.accountId,
+          syncJobId: started.sync_job.id,
+          kind: "manual",
+          mode: "refresh",
+        },
+        { retryCount: 0, retryLimit: 3 },
+      );
+      return { syncJobId: started.sync_job.id, result };
+    },
+
     /** Records every post of the user but `keep` (Instagram ids) as already backed up. */
     async leaveOnlyToBackUp(userId: string, keep: Set<string>) {
       const posts = await t.ctx.db
