@@ -28,6 +28,24 @@ export async function registerInBrowser(
   return page;
 }
 
+let registered = 0;
+
+/** Registers a new user with a unique email (`<prefix>N@example.com`) and lands on the dashboard. */
+export async function registerNewUser(
+  browser: Browser,
+  ks: RunningKeepsake,
+  prefix: string,
+): Promise<{ page: Page; email: string }> {
+  registered += 1;
+  const email = `${prefix}${registered}@example.com`;
+  const page = await registerInBrowser(browser, ks, {
+    full_name: `${prefix[0]!.toUpperCase()}${prefix.slice(1)} ${registered}`,
+    email,
+    password: "Keeps4ke!pass",
+  });
+  return { page, email };
+}
+
 export async function openSettings(page: Page, ks: RunningKeepsake) {
   await page.getByRole("link", { name: "Settings" }).first().click();
   await page.waitForURL(`${ks.url}/settings`);

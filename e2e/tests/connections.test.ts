@@ -1,11 +1,11 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, offsiteRequests } from "../support/browser.ts";
 import {
   allowInstagram,
   connectInstagram,
   openSettings,
-  registerInBrowser,
+  registerNewUser,
   toast,
   withDatabase,
 } from "../support/flows.ts";
@@ -23,20 +23,8 @@ afterAll(async () => {
 
 /** The machine is shared: give the browser time before a check fails. */
 const WAIT = { timeout: 15_000, interval: 100 };
-let seq = 0;
-const PASSWORD = "Connect3d!x";
 
-/** Registers a new user in the browser and lands on the dashboard. */
-async function newUser(): Promise<{ page: Page; email: string }> {
-  seq += 1;
-  const email = `creator${seq}@example.com`;
-  const page = await registerInBrowser(browser, ks, {
-    full_name: `Creator ${seq}`,
-    email,
-    password: PASSWORD,
-  });
-  return { page, email };
-}
+const newUser = () => registerNewUser(browser, ks, "creator");
 
 describe("connections in the browser", () => {
   it("connects Instagram and Google Drive, then shows 'Ready for backup'", async () => {

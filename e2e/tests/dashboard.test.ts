@@ -4,7 +4,7 @@ import { launchBrowser, offsiteRequests } from "../support/browser.ts";
 import {
   connectDrive,
   connectInstagram,
-  registerInBrowser,
+  registerNewUser,
   sandboxControl,
   toast,
   withDatabase,
@@ -21,19 +21,7 @@ afterAll(async () => {
   await ks?.dispose();
 });
 
-const PASSWORD = "Dashb0ard!x";
-let seq = 0;
-
-async function newUser(): Promise<{ page: Page; email: string }> {
-  seq += 1;
-  const email = `dash${seq}@example.com`;
-  const page = await registerInBrowser(browser, ks, {
-    full_name: `Dash User ${seq}`,
-    email,
-    password: PASSWORD,
-  });
-  return { page, email };
-}
+const newUser = () => registerNewUser(browser, ks, "dash");
 
 const tiles = (page: Page) => page.getByTestId("post-tile");
 const statValue = (page: Page, label: string) =>
