@@ -845,7 +845,6 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
           cut.remaining--;
           if (cut.remaining <= 0) ctx.cuts.splice(cutIndex, 1);
         }
-        const skip = session.received - start;
         const stopAt = cut ? cut.afterBytes : start + chunkLength;
         let position = start;
         const out = createWriteStream(part, { flags: "a" });
@@ -886,7 +885,6 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
             );
           }
         }
-        void skip;
         const written = existsSync(part) ? statSync(part).size : 0;
         if (cutHappened) {
           keepWholeBlocks();
