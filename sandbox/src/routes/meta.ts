@@ -14,6 +14,18 @@ const IG_SHORT_TTL = 3600;
 const FB_SHORT_TTL = 5400;
 const APP_NAME = "Keepsake";
 
+/** The dialog's HTML error page (400), as Instagram and Facebook show one for a bad request. */
+function dialogError(
+  reply: FastifyReply,
+  brand: "instagram" | "facebook",
+  message: string,
+): FastifyReply {
+  return reply
+    .code(400)
+    .type("text/html")
+    .send(providerError(brand, "Error", message));
+}
+
 function igOauthError(reply: FastifyReply, message: string): FastifyReply {
   return reply.code(400).send({ error_type: "OAuthException", code: 400, error_message: message });
 }
@@ -24,25 +36,14 @@ export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
     if (!(await ctx.enter(req, reply, "ig.authorize"))) return reply;
     const p = params(req);
     if (p.client_id !== IG.clientId) {
-      return reply
-        .code(400)
-        .type("text/html")
-        .send(providerError("instagram", "Error", "Invalid platform app"));
+      return dialogError(reply, "instagram", "Invalid platform app");
     }
     if (!isHttpUrl(p.redirect_uri)) {
-      return reply
-        .code(400)
-        .type("text/html")
-        .send(providerError("instagram", "Error", "Invalid redirect_uri"));
+      return dialogError(reply, "instagram", "Invalid redirect_uri");
     }
     const scopes = (p.scope ?? "").split(/[ ,]+/).filter(Boolean);
     if (!scopes.includes("instagram_business_basic") || p.response_type !== "code") {
-      return reply
-        .code(400)
-        .type("text/html")
-        .send(
-          providerError("instagram", "Error", `Invalid Request: invalid scope or response_type`),
-        );
+      return dialogError(reply, "instagram", `Invalid Request: invalid scope or response_type`);
     }
     if (req.method === "GET") {
       const accounts = Object.values(ctx.state.igAccounts).map((a) => ({
@@ -79,11 +80,7 @@ export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
       );
     }
     const account = ctx.state.igAccounts[f.account ?? ""];
-    if (!account)
-      return reply
-        .code(400)
-        .type("text/html")
-        .send(providerError("instagram", "Error", "Choose an account"));
+    if (!account) return dialogError(reply, "instagram", "Choose an account");
     const code = issueCode(ctx, "instagram", account.id, IG.clientId, p.redirect_uri, scopes, 3600);
     return reply.redirect(withParams(p.redirect_uri, { code: code.code, state: p.state }, "_"));
   };
@@ -135,34 +132,21 @@ export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
     const p = params(req);
     const version = req.params.version;
     if (!/^v\d+\.0$/.test(version) || !SUPPORTED_VERSIONS.includes(Number(version.slice(1, -2)))) {
-      return reply
-        .code(400)
-        .type("text/html")
-        .send(providerError("facebook", "Error", `Unsupported Graph version ${version}`));
+      return dialogError(reply, "facebook", `Unsupported Graph version ${version}`);
     }
     if (p.client_id !== FB.appId) {
-      return reply
-        .code(400)
-        .type("text/html")
-        .send(
-          providerError(
-            "facebook",
-            "Error",
-            "Invalid App ID: The provided app ID does not look like a valid app ID.",
-          ),
-        );
+      return dialogError(
+        reply,
+        "facebook",
+        "Invalid App ID: The provided app ID does not look like a valid app ID.",
+      );
     }
     if (!isHttpUrl(p.redirect_uri)) {
-      return reply
-        .code(400)
-        .type("text/html")
-        .send(
-          providerError(
-            "facebook",
-            "Error",
-            "URL Blocked: This redirect failed because the redirect URI is not whitelisted.",
-          ),
-        );
+      return dialogError(
+        reply,
+        "facebook",
+        "URL Blocked: This redirect failed because the redirect URI is not whitelisted.",
+      );
     }
     const scopes = (p.scope ?? "").split(/[ ,]+/).filter(Boolean);
     if (req.method === "GET") {
@@ -211,11 +195,7 @@ export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
       );
     }
     const user = ctx.state.fbUsers[f.user ?? ""];
-    if (!user)
-      return reply
-        .code(400)
-        .type("text/html")
-        .send(providerError("facebook", "Error", "Choose an account"));
+    if (!user) return dialogError(reply, "facebook", "Choose an account");
     const code = issueCode(ctx, "facebook", user.id, FB.appId, p.redirect_uri, scopes, 600);
     return reply.redirect(withParams(p.redirect_uri, { code: code.code, state: p.state }, "_=_"));
   };
