@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_GOOGLE, DEMO_IG } from "../src/index.ts";
 import {
   type DriveError,
@@ -9,23 +9,14 @@ import {
   type GraphError,
   type GraphPage,
   googleTokens,
-  type Harness,
   harness,
   igLongToken,
   json,
   type OAuthError,
+  useHarness,
 } from "./helpers.ts";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await harness();
-});
-afterAll(async () => {
-  await h.sb.close();
-});
-beforeEach(async () => {
-  await h.ctl("reset", {});
-});
+const h = useHarness();
 
 const B = DEMO_IG.business;
 const J = DEMO_GOOGLE.jordan;

@@ -3,20 +3,11 @@ import { request } from "node:http";
 import { Readable } from "node:stream";
 import { type drive_v3, drive as driveApi } from "@googleapis/drive";
 import { OAuth2Client } from "google-auth-library";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_GOOGLE } from "../src/index.ts";
-import { type DriveError, googleTokens, type Harness, harness, json } from "./helpers.ts";
+import { type DriveError, googleTokens, json, useHarness } from "./helpers.ts";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await harness();
-});
-afterAll(async () => {
-  await h.sb.close();
-});
-beforeEach(async () => {
-  await h.ctl("reset", {});
-});
+const h = useHarness();
 
 /** Fields of a Drive file resource these tests read. */
 interface DriveFile {

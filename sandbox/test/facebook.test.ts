@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_FB, DEMO_IG } from "../src/index.ts";
 import {
   CALLBACK,
@@ -6,10 +6,9 @@ import {
   formPost,
   type GraphError,
   type GraphPage,
-  type Harness,
-  harness,
   igLongToken,
   json,
+  useHarness,
 } from "./helpers.ts";
 
 /** A Facebook Page as listed by /me/accounts. */
@@ -20,16 +19,7 @@ interface FbPage {
   instagram_business_account?: { id: string };
 }
 
-let h: Harness;
-beforeAll(async () => {
-  h = await harness();
-});
-afterAll(async () => {
-  await h.sb.close();
-});
-beforeEach(async () => {
-  await h.ctl("reset", {});
-});
+const h = useHarness();
 
 describe("Facebook Login", () => {
   it("shows the dialog with Continue/Cancel and the demo users", async () => {

@@ -1,6 +1,6 @@
 import { createPublicKey, verify, type webcrypto } from "node:crypto";
 import { OAuth2Client } from "google-auth-library";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_GOOGLE } from "../src/index.ts";
 import {
   CALLBACK,
@@ -8,22 +8,12 @@ import {
   GOOGLE_SCOPE,
   googleCode,
   googleTokens,
-  type Harness,
-  harness,
   json,
   type OAuthError,
+  useHarness,
 } from "./helpers.ts";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await harness();
-});
-afterAll(async () => {
-  await h.sb.close();
-});
-beforeEach(async () => {
-  await h.ctl("reset", {});
-});
+const h = useHarness();
 
 const J = DEMO_GOOGLE.jordan;
 const DRIVE = "https://www.googleapis.com/auth/drive.file";

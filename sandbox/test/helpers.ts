@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import {
   SANDBOX_CREDENTIALS as C,
   type Sandbox,
@@ -30,6 +31,24 @@ export async function harness(options: SandboxOptions = {}): Promise<Harness> {
   const get = (path: string, init?: RequestInit) =>
     fetch(path.startsWith("http") ? path : `${sb.url}${path}`, init);
   return { sb, url: sb.url, ctl, get };
+}
+
+/**
+ * One sandbox for the test file: started before all tests, closed after them and reset before
+ * each. The returned harness is filled in by `beforeAll`, so read it inside tests only.
+ */
+export function useHarness(options: SandboxOptions = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(h, await harness(options));
+  });
+  afterAll(async () => {
+    await h.sb.close();
+  });
+  beforeEach(async () => {
+    await h.ctl("reset", {});
+  });
+  return h;
 }
 
 /** Reads a JSON body as `T` (a description of the fields the test reads; not checked at runtime). */

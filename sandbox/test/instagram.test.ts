@@ -1,29 +1,20 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_IG } from "../src/index.ts";
 import {
   CALLBACK,
   formPost,
   type GraphError,
   type GraphPage,
-  type Harness,
   harness,
   type IgMediaItem,
   igLongToken,
   igShortToken,
   json,
+  useHarness,
 } from "./helpers.ts";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await harness();
-});
-afterAll(async () => {
-  await h.sb.close();
-});
-beforeEach(async () => {
-  await h.ctl("reset", {});
-});
+const h = useHarness();
 
 const B = DEMO_IG.business;
 
