@@ -279,6 +279,15 @@ function repository(db: Kysely<Database>) {
       return db.selectFrom("posts").selectAll().where("id", "=", postId).executeTakeFirst();
     },
 
+    findUserPost(userId: string, postId: string) {
+      return db
+        .selectFrom("posts")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("id", "=", postId)
+        .executeTakeFirst();
+    },
+
     findUserPostByInstagramId(userId: string, instagramId: string) {
       return db
         .selectFrom("posts")

@@ -244,8 +244,8 @@ export function createSyncService(deps: SyncServiceDeps) {
     },
 
     async retry(userId: string, postId: string): Promise<RetryBackupResponse> {
-      const post = await repo.findPost(postId);
-      if (!post || post.user_id !== userId) throw new HttpError(404, m.backupNotFound);
+      const post = await repo.findUserPost(userId, postId);
+      if (!post) throw new HttpError(404, m.backupNotFound);
       if (post.not_backed_up_reason) throw new HttpError(400, post.not_backed_up_reason);
       await repo.ensureBackup(post, clock.now());
       const reset = await repo.resetBackup(userId, postId, clock.now());
