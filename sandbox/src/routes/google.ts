@@ -98,6 +98,32 @@ function idToken(
   return `${input}.${sig.toString("base64url")}`;
 }
 
+/**
+ * Mints an access token (child of `parent`, the refresh token) and renders the token endpoint's
+ * answer; `refreshToken` is included only when the grant issued a new one.
+ */
+function tokenAnswer(
+  ctx: Ctx,
+  base: string,
+  user: GoogleUser,
+  scopes: string[],
+  parent: string | undefined,
+  refreshToken?: string,
+): Record<string, unknown> {
+  const access = issueToken(ctx, "google", "access", user.sub, G.clientId, scopes, ACCESS_TTL, {
+    parent,
+  });
+  const body: Record<string, unknown> = {
+    access_token: access.token,
+    expires_in: ACCESS_TTL,
+    scope: scopes.join(" "),
+    token_type: "Bearer",
+  };
+  if (refreshToken) body.refresh_token = refreshToken;
+  if (scopes.includes("openid")) body.id_token = idToken(ctx, base, user, scopes, access.token);
+  return body;
+}
+
 function avatarUrl(base: string, user: GoogleUser): string {
   return `${base}/lh3.googleusercontent.com/a/${user.sub}=s96-c`;
 }
@@ -304,28 +330,7 @@ export function registerGoogle(app: FastifyInstance, ctx: Ctx): void {
           oldest.revoked = { subcode: 0, message: "Token has been expired or revoked." };
         }
       }
-      const access = issueToken(
-        ctx,
-        "google",
-        "access",
-        user.sub,
-        G.clientId,
-        code.scopes,
-        ACCESS_TTL,
-        {
-          parent: refresh?.token,
-        },
-      );
-      const body: Record<string, unknown> = {
-        access_token: access.token,
-        expires_in: ACCESS_TTL,
-        scope: code.scopes.join(" "),
-        token_type: "Bearer",
-      };
-      if (refresh) body.refresh_token = refresh.token;
-      if (code.scopes.includes("openid"))
-        body.id_token = idToken(ctx, base, user, code.scopes, access.token);
-      return reply.send(body);
+      return reply.send(tokenAnswer(ctx, base, user, code.scopes, refresh?.token, refresh?.token));
     }
     if (p.grant_type === "refresh_token") {
       const rec = ctx.state.tokens[p.refresh_token ?? ""];
@@ -338,25 +343,7 @@ export function registerGoogle(app: FastifyInstance, ctx: Ctx): void {
       }
       rec.lastUsedAt = ctx.now();
       const user = ctx.state.googleUsers[rec.subject]!;
-      const access = issueToken(
-        ctx,
-        "google",
-        "access",
-        user.sub,
-        G.clientId,
-        rec.scopes,
-        ACCESS_TTL,
-        { parent: rec.token },
-      );
-      const body: Record<string, unknown> = {
-        access_token: access.token,
-        expires_in: ACCESS_TTL,
-        scope: rec.scopes.join(" "),
-        token_type: "Bearer",
-      };
-      if (rec.scopes.includes("openid"))
-        body.id_token = idToken(ctx, base, user, rec.scopes, access.token);
-      return reply.send(body);
+      return reply.send(tokenAnswer(ctx, base, user, rec.scopes, rec.token));
     }
     return googleOAuthError(
       reply,
