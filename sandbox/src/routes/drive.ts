@@ -469,7 +469,7 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
       const pageSize = q.pageSize ? Number(q.pageSize) : 100;
       if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
         throw invalidParam("pageSize");
-      let files = Object.values(ctx.state.driveFiles).filter(
+      const files = Object.values(ctx.state.driveFiles).filter(
         (f) => visible(ctx, auth, f) && pred(f),
       );
       const order = (q.orderBy ?? "createdTime").split(",").map((s) => s.trim().split(/\s+/));
@@ -494,10 +494,7 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
         offset = Number(decoded[1]);
       }
       const page = files.slice(offset, offset + pageSize);
-      files = page;
-      const hasMore =
-        offset + pageSize <
-        Object.values(ctx.state.driveFiles).filter((f) => visible(ctx, auth, f) && pred(f)).length;
+      const hasMore = offset + pageSize < files.length;
       const base = ctx.baseUrl(req);
       const full: Record<string, unknown> = {
         kind: "drive#fileList",
