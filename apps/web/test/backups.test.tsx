@@ -185,6 +185,19 @@ describe("Backups screen (SPEC §2 /backups)", () => {
     ).toBe(true);
   });
 
+  it("two retries sent at once both finish: no row is left on 'Retrying...'", async () => {
+    backups = [
+      makeBackup({ status: "failed", error_message: "x" }),
+      makeBackup({ status: "failed", error_message: "y" }),
+    ];
+    render();
+    await waitFor(() => expect(screen.getAllByRole("button", { name: "Retry" })).toHaveLength(2));
+    for (const button of screen.getAllByRole("button", { name: "Retry" })) fireEvent.click(button);
+    await waitFor(() => expect(spies.success).toHaveBeenCalledTimes(2));
+    await waitFor(() => expect(screen.queryByRole("button", { name: "Retrying..." })).toBeNull());
+    expect(screen.getAllByRole("button", { name: "Retry" })).toHaveLength(2);
+  });
+
   it("Retry All Failed: none to retry, all retried, some refused", async () => {
     backups = [makeBackup()];
     render();

@@ -19,7 +19,13 @@ import {
   syncJob,
   syncStatus,
 } from "@keepsake/contracts";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  keepPreviousData,
+  useMutation,
+  useMutationState,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
 import { toast } from "react-toastify";
 import { z } from "zod";
 import { api, errorDetail } from "./client.ts";
@@ -183,10 +189,13 @@ export function useBackups(
 /** SPEC §4: after a retry the lists are fetched again 2 s later. */
 export const RETRY_REFETCH_MS = 2_000;
 
+const retryBackupKey = ["sync", "retry-backup"] as const;
+
 /** Retries one failed backup; §8 'Failed to retry backup' (or the server's detail) on failure. */
 export function useRetryBackup() {
   const queryClient = useQueryClient();
   return useMutation({
+    mutationKey: retryBackupKey,
     mutationFn: retryBackup,
     onSuccess: (answer) => {
       toast.success(answer.message);
@@ -198,4 +207,13 @@ export function useRetryBackup() {
       toast.error(errorDetail(error, "Failed to retry backup"));
     },
   });
+}
+
+/** Post ids whose retry (useRetryBackup) is still being sent. */
+export function useRetryingPostIds(): ReadonlySet<string> {
+  const ids = useMutationState({
+    filters: { mutationKey: retryBackupKey, status: "pending" },
+    select: (mutation) => mutation.state.variables as string,
+  });
+  return new Set(ids);
 }

@@ -1,7 +1,7 @@
-import type { Backup, BackupStatus } from "@keepsake/contracts";
+import type { BackupStatus } from "@keepsake/contracts";
 import { useState } from "react";
 import { useInstagramAccounts } from "../../api/connections.ts";
-import { useBackups, useRetryBackup, useSyncJobs } from "../../api/sync.ts";
+import { useBackups, useRetryBackup, useRetryingPostIds, useSyncJobs } from "../../api/sync.ts";
 import { PageHeader } from "../../components/page-header.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { BackupsTable, visibleBackups } from "./backups-table.tsx";
@@ -36,20 +36,8 @@ export function BackupsPage() {
   });
   const jobs = useSyncJobs(1, { runningPollMs: 2_000, idlePollMs: 5_000 });
   const retryOne = useRetryBackup();
-  const [retrying, setRetrying] = useState<ReadonlySet<string>>(new Set());
+  const retrying = useRetryingPostIds();
   const { retryAll, isRetrying } = useRetryAllFailed(account);
-
-  const retry = (b: Backup) => {
-    setRetrying((s) => new Set(s).add(b.instagram_post_id));
-    retryOne.mutate(b.instagram_post_id, {
-      onSettled: () =>
-        setRetrying((s) => {
-          const next = new Set(s);
-          next.delete(b.instagram_post_id);
-          return next;
-        }),
-    });
-  };
 
   const rows = visibleBackups(backups.data ?? []);
   const job = jobs.data?.[0];
@@ -136,7 +124,11 @@ export function BackupsPage() {
           </p>
         </div>
       ) : (
-        <BackupsTable backups={rows} onRetry={retry} retrying={retrying} />
+        <BackupsTable
+          backups={rows}
+          onRetry={(b) => retryOne.mutate(b.instagram_post_id)}
+          retrying={retrying}
+        />
       )}
     </div>
   );
