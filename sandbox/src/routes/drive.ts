@@ -171,11 +171,10 @@ function parseFieldsParam(
   return tree;
 }
 
-function checkFileFields(tree: FieldTree | null, text: string): void {
+function checkFileFields(tree: FieldTree | null): void {
   if (!tree || tree.has("*")) return;
   for (const key of tree.keys())
     if (!FILE_KEYS.has(key)) throw invalidParam("fields", `Invalid field selection ${key}`);
-  void text;
 }
 
 function renderFile(
@@ -184,7 +183,7 @@ function renderFile(
   user: GoogleUser,
   fieldsText: string | undefined,
 ): unknown {
-  const tree = parseFieldsParam(fieldsText, (t) => checkFileFields(t, fieldsText ?? ""));
+  const tree = parseFieldsParam(fieldsText, checkFileFields);
   const full = fileResource(base, f, user);
   if (!tree) return { kind: full.kind, id: full.id, name: full.name, mimeType: full.mimeType };
   return selectFields(full, tree);
@@ -521,7 +520,7 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
           if (!["kind", "nextPageToken", "incompleteSearch", "files", "*"].includes(key)) {
             throw invalidParam("fields", `Invalid field selection ${key}`);
           }
-          if (key === "files") checkFileFields(sub, q.fields ?? "");
+          if (key === "files") checkFileFields(sub);
         }
       });
       return reply.send(selectFields(full, tree ?? null));
