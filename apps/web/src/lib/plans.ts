@@ -75,6 +75,11 @@ export const plans: Plan[] = [
   },
 ];
 
+/** Pro and agency connect several accounts and get the accounts panel and account filters (SPEC §6). */
+export function isMultiAccountTier(tier: string | null | undefined): boolean {
+  return tier === "pro" || tier === "agency";
+}
+
 export function planFor(tier: string | null | undefined): Plan {
   return plans.find((p) => p.tier === tier) ?? (plans[0] as Plan);
 }

@@ -4,6 +4,7 @@ import { useInstagramAccounts } from "../../api/connections.ts";
 import { useBackups, useRetryBackup, useRetryingPostIds, useSyncJobs } from "../../api/sync.ts";
 import { PageHeader } from "../../components/page-header.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { isMultiAccountTier } from "../../lib/plans.ts";
 import { BackupsTable, visibleBackups } from "./backups-table.tsx";
 import { SyncJobCard } from "./sync-job-card.tsx";
 import { useRetryAllFailed } from "./use-retry-all.ts";
@@ -24,8 +25,7 @@ export function BackupsPage() {
   const { user } = useAuth();
   const [filter, setFilter] = useState<Filter>("all");
   const [accountId, setAccountId] = useState("");
-  const multiAccountTier =
-    user?.subscription_tier === "pro" || user?.subscription_tier === "agency";
+  const multiAccountTier = isMultiAccountTier(user?.subscription_tier);
   const accounts = useInstagramAccounts(multiAccountTier);
   const showAccountFilter = multiAccountTier && (accounts.data?.accounts.length ?? 0) > 1;
   const account = showAccountFilter && accountId ? accountId : undefined;

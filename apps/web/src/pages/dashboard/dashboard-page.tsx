@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { useConnectionsStatus, useInstagramAccounts } from "../../api/connections.ts";
 import { syncKeys, useDashboardStats, useNewPostsCheck, useSyncJobs } from "../../api/sync.ts";
 import { useAuth } from "../../lib/auth.tsx";
+import { isMultiAccountTier } from "../../lib/plans.ts";
 import { displayName } from "../../lib/user.ts";
 import { AccountsPanel } from "./accounts-panel.tsx";
 import { ConnectionBanner } from "./connection-banner.tsx";
@@ -30,7 +31,7 @@ export function DashboardPage() {
   const tier = user?.subscription_tier ?? "free";
   const auto = isAutoSyncTier(tier);
   const isFree = tier === "free";
-  const hasAccountsPanel = tier === "pro" || tier === "agency";
+  const hasAccountsPanel = isMultiAccountTier(tier);
   // The accounts panel's selection (pro/agency): null is All Accounts.
   const [selectedAccountId, setSelectedAccountId] = useState<string | null>(null);
   const redirect = useConnectionRedirect();

@@ -11,10 +11,8 @@ import {
 import { ConfirmDialog } from "../../components/modal.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { isMultiAccountTier } from "../../lib/plans.ts";
 import { DriveNoticeModal } from "./drive-notice-modal.tsx";
-
-/** Pro and agency manage several accounts from the dashboard's accounts panel. */
-export const isMultiAccountTier = (tier: string) => tier === "pro" || tier === "agency";
 
 /** SPEC §2 /settings → Connected Accounts: the Instagram card and the Google Drive card. */
 export function ConnectedAccountsTab() {
@@ -68,8 +66,8 @@ function InstagramCard({
   needsReconnect: boolean;
 }) {
   const { user } = useAuth();
-  const tier = user?.subscription_tier ?? "free";
-  const multi = isMultiAccountTier(tier);
+  // Pro and agency manage their accounts from the dashboard's accounts panel.
+  const multi = isMultiAccountTier(user?.subscription_tier);
   const accounts = useInstagramAccounts(connected);
   const connectInstagram = useConnect("instagram");
   const connectFacebook = useConnect("facebook");
