@@ -102,23 +102,29 @@ export async function withBackoff<T>(
 /** Per-account Graph usage seen by this process, used to slow down before 100 %. */
 export function createGraphPacer(s: EngineSettings, now: () => number = Date.now) {
   const usage = new Map<string, GraphUsage & { at: number }>();
+  async function beforeCall(accountKey: string) {
+    const u = usage.get(accountKey);
+    if (u && u.regainMinutes > 0) {
+      const left = u.at + u.regainMinutes * 60_000 - now();
+      // Throttled: the whole job waits (rather than a worker sleeping for minutes).
+      if (left > 0) throw new DeferError(left, new Error("Graph usage at 100%"));
+      usage.delete(accountKey);
+      return;
+    }
+    const wait = pacingDelay(u, s);
+    if (wait > 0) await s.sleep(wait);
+  }
   return {
     record(accountKey: string, u: GraphUsage) {
       usage.set(accountKey, { ...u, at: now() });
     },
-    async beforeCall(accountKey: string) {
-      const u = usage.get(accountKey);
-      if (u && u.regainMinutes > 0) {
-        const left = u.at + u.regainMinutes * 60_000 - now();
-        // Throttled: the whole job waits (rather than a worker sleeping for minutes).
-        if (left > 0) throw new DeferError(left, new Error("Graph usage at 100%"));
-        usage.delete(accountKey);
-        return;
-      }
-      const wait = pacingDelay(u, s);
-      if (wait > 0) await s.sleep(wait);
+    /** One Graph call for the account: paced by its usage, retried with backoff. */
+    call<T>(accountKey: string, fn: () => Promise<T>): Promise<T> {
+      return withBackoff(async () => {
+        await beforeCall(accountKey);
+        return fn();
+      }, s);
     },
-    usageOf: (accountKey: string) => usage.get(accountKey),
   };
 }
 

@@ -571,11 +571,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     setPost: (p: PostRow) => void,
   ): Promise<string> {
     const ig = await connections.instagramAccessToken(account.id);
-    const graph = <T>(fn: () => Promise<T>) =>
-      withBackoff(async () => {
-        await pacer.beforeCall(ig.instagramUserId);
-        return fn();
-      }, s);
+    const graph = <T>(fn: () => Promise<T>) => pacer.call(ig.instagramUserId, fn);
     const post = getPost();
     const now = clock.now();
     if (item.index !== null) {

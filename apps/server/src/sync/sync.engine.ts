@@ -4,7 +4,7 @@ import type { Clock } from "../lib/clock.ts";
 import { isRetryable } from "../providers/http-retry.ts";
 import type { GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
-import { DeferError, type EngineSettings, type GraphPacer, withBackoff } from "./backoff.ts";
+import { DeferError, type EngineSettings, type GraphPacer } from "./backoff.ts";
 import type { ConnectionTokens } from "./backup.engine.ts";
 import type { PostUpsert, SyncRepository } from "./sync.repository.ts";
 
@@ -129,11 +129,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
 
     try {
       const ig = await connections.instagramAccessToken(account.id);
-      const graph = <T>(fn: () => Promise<T>) =>
-        withBackoff(async () => {
-          await pacer.beforeCall(ig.instagramUserId);
-          return fn();
-        }, s);
+      const graph = <T>(fn: () => Promise<T>) => pacer.call(ig.instagramUserId, fn);
       const historyComplete = await repo.historyComplete(account.id);
       let next: string | null = null;
       let knownRun = 0;
