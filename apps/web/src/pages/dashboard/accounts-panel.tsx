@@ -13,6 +13,7 @@ import {
 } from "../../api/connections.ts";
 import { ConfirmDialog } from "../../components/modal.tsx";
 import { Spinner } from "../../components/spinner.tsx";
+import { formatCount } from "../../lib/format.ts";
 import "./connections.css";
 
 /** SPEC §2: e.g. 'Upgrade to Pro to connect up to 3 Instagram accounts'. */
@@ -32,7 +33,6 @@ export function tokenExpiresSoon(tokenExpiresAt: string | null, now = Date.now()
   return Date.parse(tokenExpiresAt) - now <= TOKEN_WARNING_WINDOW_MS;
 }
 
-const count = (n: number) => new Intl.NumberFormat("en-US").format(n);
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "-");
 
 /**
@@ -120,19 +120,19 @@ export function AccountsPanel({
             <dl className="account-stats">
               <div>
                 <dt>Followers</dt>
-                <dd>{count(a.follower_count)}</dd>
+                <dd>{formatCount(a.follower_count)}</dd>
               </div>
               <div>
                 <dt>Posts</dt>
-                <dd>{count(a.posts_count)}</dd>
+                <dd>{formatCount(a.posts_count)}</dd>
               </div>
               <div>
                 <dt>Synced</dt>
-                <dd>{count(a.synced_posts_count)}</dd>
+                <dd>{formatCount(a.synced_posts_count)}</dd>
               </div>
               <div>
                 <dt>Backed up</dt>
-                <dd>{count(a.backed_up_posts_count)}</dd>
+                <dd>{formatCount(a.backed_up_posts_count)}</dd>
               </div>
             </dl>
             <p className="account-meta muted">

@@ -2,6 +2,7 @@ import type { Post, PostMediaType } from "@keepsake/contracts";
 import { type ReactNode, useCallback, useId, useState } from "react";
 import { usePosts, useRefreshInstagramPosts } from "../../api/sync.ts";
 import { Pagination } from "../../components/pagination.tsx";
+import { formatCount } from "../../lib/format.ts";
 import { POSTS_PAGE_SIZE, pageCount } from "../../lib/pagination.ts";
 import { useDebouncedValue } from "../../lib/use-debounced-value.ts";
 import { PostTile } from "./post-tile.tsx";
@@ -114,7 +115,7 @@ export function ContentGrid({ accountId, live = false }: ContentGridProps) {
         <h2 id="content-heading" className="section-title">
           Your Instagram Content
         </h2>
-        {data && <span className="muted content-count">{total.toLocaleString("en-US")} posts</span>}
+        {data && <span className="muted content-count">{formatCount(total)} posts</span>}
       </div>
       <div className="content-toolbar">
         <label htmlFor={searchId} className="visually-hidden">
