@@ -67,11 +67,3 @@ export function errorDetail(error: unknown, fallback: string): string {
   }
   return fallback;
 }
-
-/** Seconds to wait from a 429's Retry-After header, when present. */
-export function retryAfterSeconds(error: unknown): number | null {
-  if (!isAxiosError(error) || error.response?.status !== 429) return null;
-  const raw: unknown = error.response.headers?.["retry-after"];
-  const seconds = Number(raw);
-  return Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : null;
-}

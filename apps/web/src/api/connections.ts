@@ -1,8 +1,6 @@
 import {
   type AuthUrlResponse,
   authUrlResponse,
-  type ConnectionStatus,
-  connectionStatus,
   type DisconnectResponse,
   disconnectResponse,
   type InstagramAccount,
@@ -22,18 +20,12 @@ import { api, errorDetail } from "./client.ts";
 export const connectionKeys = {
   all: ["oauth"] as const,
   status: authKeys.oauthStatus,
-  connectionStatus: ["oauth", "connection-status"] as const,
   accounts: ["accounts", "instagram"] as const,
 };
 
 export async function fetchConnectionsStatus(): Promise<OAuthStatus> {
   const { data } = await api.get<unknown>("/oauth/status");
   return oauthStatus.parse(data);
-}
-
-export async function fetchConnectionStatus(): Promise<ConnectionStatus> {
-  const { data } = await api.get<unknown>("/oauth/connection-status");
-  return connectionStatus.parse(data);
 }
 
 export async function fetchInstagramAccounts(): Promise<InstagramAccountsResponse> {

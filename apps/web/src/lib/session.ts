@@ -1,4 +1,4 @@
-import { type User, user as userSchema } from "@keepsake/contracts";
+import type { User } from "@keepsake/contracts";
 
 /** localStorage keys: SPEC §3 keeps a copy of the token and of the user in the browser. */
 export const TOKEN_KEY = "keepsake.token";
@@ -18,17 +18,6 @@ export function getToken(): string | null {
 
 export function setToken(token: string): void {
   storage()?.setItem(TOKEN_KEY, token);
-}
-
-export function getStoredUser(): User | null {
-  const raw = storage()?.getItem(USER_KEY);
-  if (!raw) return null;
-  try {
-    const parsed = userSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }
 
 export function setStoredUser(value: User): void {
