@@ -43,14 +43,3 @@ export function withRetryAfter(err: ProviderError, retryAfterMs: number | null):
     retryAfterMs,
   );
 }
-
-/** Reads a JSON body without failing on bad JSON. */
-export async function readJson(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}

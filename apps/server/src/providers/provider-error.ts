@@ -133,6 +133,17 @@ export function googleError(status: number, body: unknown): ProviderError {
 
 export type FetchLike = typeof fetch;
 
+/** Reads a JSON body without failing on bad JSON (null for an empty or unparsable body). */
+export async function readJson(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /** Default time limit of one provider call. */
 export const PROVIDER_TIMEOUT_MS = 20_000;
 
@@ -158,13 +169,7 @@ export async function requestJson(
     const why = err instanceof Error ? err.name : "error";
     throw new ProviderError(provider, "network", `Could not reach ${provider} (${why})`);
   }
-  const text = await res.text();
-  let body: unknown = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    body = null;
-  }
+  const body = await readJson(res);
   if (!res.ok) throw toError(res.status, body);
   if (body === null || typeof body !== "object") {
     throw new ProviderError(provider, "unknown", `Unexpected answer from ${provider}`, {

@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { parseRetryAfter, readJson, withRetryAfter } from "../http-retry.ts";
+import { parseRetryAfter, withRetryAfter } from "../http-retry.ts";
 import {
   type FetchLike,
   googleError,
   PROVIDER_TIMEOUT_MS,
   ProviderError,
+  readJson,
 } from "../provider-error.ts";
 
 export const FOLDER_MIME = "application/vnd.google-apps.folder";

@@ -4,7 +4,9 @@ import {
   FORM_HEADERS,
   form,
   googleError,
+  PROVIDER_TIMEOUT_MS,
   ProviderError,
+  readJson,
   requestJson,
 } from "../provider-error.ts";
 
@@ -114,18 +116,12 @@ export function createGoogleOAuthClient(
           method: "POST",
           headers: FORM_HEADERS,
           body: form({ token }),
-          signal: AbortSignal.timeout(20_000),
+          signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
         });
       } catch {
         throw new ProviderError("google", "network", "Could not reach Google");
       }
-      if (!res.ok) {
-        let body: unknown = null;
-        try {
-          body = await res.json();
-        } catch {}
-        throw googleError(res.status, body);
-      }
+      if (!res.ok) throw googleError(res.status, await readJson(res));
     },
 
     async userinfo(accessToken: string): Promise<{ sub: string; email: string }> {

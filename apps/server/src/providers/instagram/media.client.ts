@@ -1,10 +1,11 @@
 import type { GraphMediaType, GraphProductType } from "../../db/sync-tables.ts";
-import { parseRetryAfter, readJson, withRetryAfter } from "../http-retry.ts";
+import { parseRetryAfter, withRetryAfter } from "../http-retry.ts";
 import {
   type FetchLike,
   graphError,
   PROVIDER_TIMEOUT_MS,
   ProviderError,
+  readJson,
 } from "../provider-error.ts";
 
 /** Which Graph host an account is read through (how it was connected). */
