@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { toast } from "react-toastify";
+import { TextField } from "../../components/form-field.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { StaticPage } from "../../components/static-page.tsx";
 import { site } from "../../lib/site.ts";
@@ -91,49 +92,34 @@ export function ContactPage() {
         <form className="card contact-form" onSubmit={onSubmit}>
           <h2>Send us a Message</h2>
           <div className="form-row">
-            <div className="field">
-              <label className="field-label" htmlFor="contact-name">
-                Name
-              </label>
-              <input
-                id="contact-name"
-                name="name"
-                className="input"
-                required
-                autoComplete="name"
-                value={draft.name}
-                onChange={update("name")}
-              />
-            </div>
-            <div className="field">
-              <label className="field-label" htmlFor="contact-email">
-                Email
-              </label>
-              <input
-                id="contact-email"
-                name="email"
-                type="email"
-                className="input"
-                required
-                autoComplete="email"
-                value={draft.email}
-                onChange={update("email")}
-              />
-            </div>
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor="contact-subject">
-              Subject
-            </label>
-            <input
-              id="contact-subject"
-              name="subject"
-              className="input"
+            <TextField
+              id="contact-name"
+              label="Name"
+              name="name"
               required
-              value={draft.subject}
-              onChange={update("subject")}
+              autoComplete="name"
+              value={draft.name}
+              onChange={update("name")}
+            />
+            <TextField
+              id="contact-email"
+              label="Email"
+              name="email"
+              type="email"
+              required
+              autoComplete="email"
+              value={draft.email}
+              onChange={update("email")}
             />
           </div>
+          <TextField
+            id="contact-subject"
+            label="Subject"
+            name="subject"
+            required
+            value={draft.subject}
+            onChange={update("subject")}
+          />
           <div className="field">
             <label className="field-label" htmlFor="contact-message">
               Message
