@@ -94,7 +94,12 @@ describe("scheduled token refresh", () => {
       failed: 0,
     });
 
-    await advanceDays(54);
+    // Older than 24 h but far from its end: still left alone.
+    await advanceDays(2);
+    expect((await t.ctx.connections.refreshExpiringTokens()).refreshed).toBe(0);
+    expect((await row(before.id)).access_token_encrypted).toBe(before.access_token_encrypted);
+
+    await advanceDays(52);
     const token = await signIn(user.email, password);
     const health = await t.call("GET", "/api/oauth/connection-health", { token });
     expect(health.body.overall).toBe("expiring");
