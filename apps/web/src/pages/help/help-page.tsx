@@ -1,8 +1,9 @@
 import { Link } from "react-router";
+import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { site } from "../../lib/site.ts";
 
-const faqs = [
+const faqs: Faq[] = [
   {
     q: "How do I connect my Instagram account?",
     a: "Go to Settings → Connected Accounts and choose Connect Instagram. You need a professional (Business or Creator) account linked to a Facebook Page; personal accounts are not fully supported.",
@@ -86,17 +87,7 @@ export function HelpPage() {
           </article>
         </div>
 
-        <section className="section faq" aria-labelledby="help-faq-title">
-          <h2 id="help-faq-title">Frequently asked questions</h2>
-          <div className="faq-list">
-            {faqs.map((f) => (
-              <details key={f.q} className="faq-item">
-                <summary>{f.q}</summary>
-                <p>{f.a}</p>
-              </details>
-            ))}
-          </div>
-        </section>
+        <FaqSection faqs={faqs} titleId="help-faq-title" />
 
         <section className="still-help card">
           <h2>Still need help?</h2>

@@ -1,6 +1,7 @@
 import { type ReactNode, useState } from "react";
 import { Link } from "react-router";
 import { toast } from "react-toastify";
+import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import {
@@ -12,7 +13,7 @@ import {
   plans,
 } from "../../lib/plans.ts";
 
-const faqs = [
+const faqs: Faq[] = [
   {
     q: "Is there really a free plan?",
     a: "Yes. The Free plan backs up up to 100 posts from one Instagram account with manual backups, and it needs no credit card.",
@@ -200,17 +201,7 @@ export function PricingPage() {
         </p>
       </section>
 
-      <section className="container section faq" aria-labelledby="faq-title">
-        <h2 id="faq-title">Frequently asked questions</h2>
-        <div className="faq-list">
-          {faqs.map((f) => (
-            <details key={f.q} className="faq-item">
-              <summary>{f.q}</summary>
-              <p>{f.a}</p>
-            </details>
-          ))}
-        </div>
-      </section>
+      <FaqSection faqs={faqs} titleId="faq-title" className="container" />
     </div>
   );
 }
