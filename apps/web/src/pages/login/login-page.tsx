@@ -4,6 +4,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { Link, type Location, useLocation, useNavigate } from "react-router";
 import { errorDetail } from "../../api/client.ts";
+import { AuthCard } from "../../components/auth-card.tsx";
 import { PasswordField, TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 
@@ -50,44 +51,43 @@ export function LoginPage() {
   });
 
   return (
-    <section className="auth-page">
-      <title>Sign In · Keepsake</title>
-      <div className="auth-card">
-        <header className="auth-header">
-          <h1>Welcome back</h1>
-          <p>Sign in to keep your Instagram safely backed up.</p>
-        </header>
-        {formError && (
-          <div className="form-error" role="alert" id="login-error">
-            {formError}
-          </div>
-        )}
-        <form onSubmit={onSubmit} noValidate className="auth-form">
-          <TextField
-            id="email"
-            label="Email address"
-            type="email"
-            autoComplete="email"
-            placeholder="you@example.com"
-            error={errors.email?.message}
-            {...register("email")}
-          />
-          <PasswordField
-            id="password"
-            label="Password"
-            autoComplete="current-password"
-            placeholder="Your password"
-            error={errors.password?.message}
-            {...register("password")}
-          />
-          <button type="submit" className="btn btn-primary btn-block" disabled={isSubmitting}>
-            {isSubmitting ? "Signing in..." : "Sign In"}
-          </button>
-        </form>
-        <p className="auth-switch">
+    <AuthCard
+      title="Sign In"
+      heading="Welcome back"
+      lead="Sign in to keep your Instagram safely backed up."
+      footer={
+        <>
           Don&apos;t have an account? <Link to="/register">Create one for free</Link>
-        </p>
-      </div>
-    </section>
+        </>
+      }
+    >
+      {formError && (
+        <div className="form-error" role="alert" id="login-error">
+          {formError}
+        </div>
+      )}
+      <form onSubmit={onSubmit} noValidate className="auth-form">
+        <TextField
+          id="email"
+          label="Email address"
+          type="email"
+          autoComplete="email"
+          placeholder="you@example.com"
+          error={errors.email?.message}
+          {...register("email")}
+        />
+        <PasswordField
+          id="password"
+          label="Password"
+          autoComplete="current-password"
+          placeholder="Your password"
+          error={errors.password?.message}
+          {...register("password")}
+        />
+        <button type="submit" className="btn btn-primary btn-block" disabled={isSubmitting}>
+          {isSubmitting ? "Signing in..." : "Sign In"}
+        </button>
+      </form>
+    </AuthCard>
   );
 }

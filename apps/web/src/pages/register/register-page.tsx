@@ -2,6 +2,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { type RegisterForm, registerForm } from "@keepsake/contracts";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
+import { AuthCard } from "../../components/auth-card.tsx";
 import { PasswordField, TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 
@@ -30,58 +31,57 @@ export function RegisterPage() {
   });
 
   return (
-    <section className="auth-page">
-      <title>Create your account · Keepsake</title>
-      <div className="auth-card">
-        <header className="auth-header">
-          <h1>Create your account</h1>
-          <p>Start backing up your Instagram for free. No credit card required.</p>
-        </header>
-        <form onSubmit={onSubmit} noValidate className="auth-form">
-          <TextField
-            id="full_name"
-            label="Full name"
-            autoComplete="name"
-            placeholder="Jane Doe"
-            error={errors.full_name?.message}
-            {...register("full_name")}
-          />
-          <TextField
-            id="email"
-            label="Email address"
-            type="email"
-            autoComplete="email"
-            placeholder="you@example.com"
-            error={errors.email?.message}
-            {...register("email")}
-          />
-          <PasswordField
-            id="password"
-            label="Password"
-            autoComplete="new-password"
-            placeholder="At least 8 characters"
-            error={errors.password?.message}
-            {...register("password")}
-          />
-          <PasswordField
-            id="confirm_password"
-            label="Confirm password"
-            autoComplete="new-password"
-            placeholder="Repeat your password"
-            error={errors.confirm_password?.message}
-            {...register("confirm_password")}
-          />
-          <p className="field-hint">
-            Use 8 or more characters with an uppercase letter, a lowercase letter and a number.
-          </p>
-          <button type="submit" className="btn btn-primary btn-block" disabled={isSubmitting}>
-            {isSubmitting ? "Creating account..." : "Create Account"}
-          </button>
-        </form>
-        <p className="auth-switch">
+    <AuthCard
+      title="Create your account"
+      heading="Create your account"
+      lead="Start backing up your Instagram for free. No credit card required."
+      footer={
+        <>
           Already have an account? <Link to="/login">Sign in</Link>
+        </>
+      }
+    >
+      <form onSubmit={onSubmit} noValidate className="auth-form">
+        <TextField
+          id="full_name"
+          label="Full name"
+          autoComplete="name"
+          placeholder="Jane Doe"
+          error={errors.full_name?.message}
+          {...register("full_name")}
+        />
+        <TextField
+          id="email"
+          label="Email address"
+          type="email"
+          autoComplete="email"
+          placeholder="you@example.com"
+          error={errors.email?.message}
+          {...register("email")}
+        />
+        <PasswordField
+          id="password"
+          label="Password"
+          autoComplete="new-password"
+          placeholder="At least 8 characters"
+          error={errors.password?.message}
+          {...register("password")}
+        />
+        <PasswordField
+          id="confirm_password"
+          label="Confirm password"
+          autoComplete="new-password"
+          placeholder="Repeat your password"
+          error={errors.confirm_password?.message}
+          {...register("confirm_password")}
+        />
+        <p className="field-hint">
+          Use 8 or more characters with an uppercase letter, a lowercase letter and a number.
         </p>
-      </div>
-    </section>
+        <button type="submit" className="btn btn-primary btn-block" disabled={isSubmitting}>
+          {isSubmitting ? "Creating account..." : "Create Account"}
+        </button>
+      </form>
+    </AuthCard>
   );
 }
