@@ -1,5 +1,5 @@
 import type { InstagramAccount } from "@keepsake/contracts";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { Link } from "react-router";
 import {
   useConnect,
@@ -56,6 +56,44 @@ function StatusPill({
   return <span className="badge badge-success">Connected</span>;
 }
 
+/** One service's card: its icon, name, detail line and status, then what the caller adds. */
+function ConnectionCard({
+  service,
+  icon,
+  title,
+  detail,
+  connected,
+  needsReconnect,
+  children,
+}: {
+  service: "instagram" | "drive";
+  icon: string;
+  title: string;
+  detail: ReactNode;
+  connected: boolean;
+  needsReconnect: boolean;
+  children: ReactNode;
+}) {
+  const titleId = `${service}-card-title`;
+  return (
+    <section className="card connection-card" aria-labelledby={titleId}>
+      <div className="connection-card-head">
+        <div className={`connection-icon connection-icon-${service}`} aria-hidden="true">
+          {icon}
+        </div>
+        <div>
+          <h2 id={titleId} className="connection-card-title">
+            {title}
+          </h2>
+          <p className="muted connection-card-detail">{detail}</p>
+        </div>
+        <StatusPill connected={connected} needsReconnect={needsReconnect} />
+      </div>
+      {children}
+    </section>
+  );
+}
+
 function InstagramCard({
   connected,
   username,
@@ -77,25 +115,20 @@ function InstagramCard({
   const troubled = list.find((a) => a.status === "needs_reconnection");
 
   return (
-    <section className="card connection-card" aria-labelledby="instagram-card-title">
-      <div className="connection-card-head">
-        <div className="connection-icon connection-icon-instagram" aria-hidden="true">
-          IG
-        </div>
-        <div>
-          <h2 id="instagram-card-title" className="connection-card-title">
-            Instagram
-          </h2>
-          <p className="muted connection-card-detail">
-            {connected
-              ? multi && list.length > 1
-                ? `${list.length} accounts connected`
-                : `@${username ?? list[0]?.username ?? ""}`
-              : "Connect your Instagram Professional (Business or Creator) account."}
-          </p>
-        </div>
-        <StatusPill connected={connected} needsReconnect={needsReconnect} />
-      </div>
+    <ConnectionCard
+      service="instagram"
+      icon="IG"
+      title="Instagram"
+      detail={
+        connected
+          ? multi && list.length > 1
+            ? `${list.length} accounts connected`
+            : `@${username ?? list[0]?.username ?? ""}`
+          : "Connect your Instagram Professional (Business or Creator) account."
+      }
+      connected={connected}
+      needsReconnect={needsReconnect}
+    >
       {troubled?.status_reason && (
         <p className="connection-warning" role="status">
           {troubled.status_reason}
@@ -153,7 +186,7 @@ function InstagramCard({
           <p>Files already in your Google Drive stay where they are.</p>
         </ConfirmDialog>
       )}
-    </section>
+    </ConnectionCard>
   );
 }
 
@@ -172,21 +205,14 @@ function GoogleDriveCard({
   const [confirming, setConfirming] = useState(false);
 
   return (
-    <section className="card connection-card" aria-labelledby="drive-card-title">
-      <div className="connection-card-head">
-        <div className="connection-icon connection-icon-drive" aria-hidden="true">
-          GD
-        </div>
-        <div>
-          <h2 id="drive-card-title" className="connection-card-title">
-            Google Drive
-          </h2>
-          <p className="muted connection-card-detail">
-            {connected ? email : "Your backups are saved in a Keepsake folder in your own Drive."}
-          </p>
-        </div>
-        <StatusPill connected={connected} needsReconnect={needsReconnect} />
-      </div>
+    <ConnectionCard
+      service="drive"
+      icon="GD"
+      title="Google Drive"
+      detail={connected ? email : "Your backups are saved in a Keepsake folder in your own Drive."}
+      connected={connected}
+      needsReconnect={needsReconnect}
+    >
       <div className="connection-card-actions">
         {(!connected || needsReconnect) && (
           <button className="btn btn-primary btn-sm" onClick={() => setNotice(true)}>
@@ -218,6 +244,6 @@ function GoogleDriveCard({
           <p>Files already in your Google Drive stay where they are.</p>
         </ConfirmDialog>
       )}
-    </section>
+    </ConnectionCard>
   );
 }
