@@ -148,6 +148,49 @@ describe("the first sync of the 150-post demo account", () => {
     expect(job?.status).toBe("completed");
     expect(job?.posts_total).toBe(4);
   });
+
+  it("finds posts already in Drive by appProperties: recorded as skipped duplicates, not uploaded", async () => {
+    // Keepsake forgets five completed backups (as after a lost database row); Drive keeps them.
+    const forgotten = await t.ctx.db
+      .deleteFrom("backups")
+      .where(
+        "id",
+        "in",
+        t.ctx.db
+          .selectFrom("backups")
+          .select("id")
+          .where("user_id", "=", user.user.id)
+          .where("status", "=", "completed")
+          .orderBy("id")
+          .limit(5),
+      )
+      .returning("post_id")
+      .execute();
+    expect(forgotten).toHaveLength(5);
+    await h.control("/calls", { method: "DELETE" });
+    const before = (await h.driveFiles()).length;
+
+    const { job } = await h.syncAndDrain(user.user.id, user.accountId);
+    expect(job).toMatchObject({ status: "completed", posts_total: 5, posts_processed: 5 });
+    const calls = await h.calls();
+    expect(calls["drive.upload.multipart"] ?? 0).toBe(0);
+    expect(calls["drive.upload.resumable.start"] ?? 0).toBe(0);
+    expect((await h.driveFiles()).length).toBe(before);
+    const again = await t.ctx.db
+      .selectFrom("backups")
+      .select(["status", "error_message", "google_drive_file_id"])
+      .where(
+        "post_id",
+        "in",
+        forgotten.map((f) => f.post_id),
+      )
+      .execute();
+    expect(again).toHaveLength(5);
+    for (const b of again) {
+      expect(b).toMatchObject({ status: "completed", error_message: m.skippedDuplicate });
+      expect(b.google_drive_file_id).toBeTruthy();
+    }
+  });
 });
 
 async function storyFiles() {
