@@ -25,6 +25,7 @@ import {
   withBackoff,
 } from "./backoff.ts";
 import { type BackupItem, backupItems, folderPath, mimeOf, sidecar } from "./naming.ts";
+import { toPostChild } from "./sync.engine.ts";
 import type { SyncRepository } from "./sync.repository.ts";
 
 /** What the backup engine needs from Connections. */
@@ -604,12 +605,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       }),
     );
     const children: PostChild[] = fresh.children.length
-      ? fresh.children.map((c) => ({
-          id: c.id,
-          media_type: c.mediaType,
-          media_url: c.mediaUrl,
-          thumbnail_url: c.thumbnailUrl,
-        }))
+      ? fresh.children.map(toPostChild)
       : post.children;
     await repo.updatePostMedia(
       post.id,

@@ -1,8 +1,8 @@
 import { syncMessages as m, POST_LIMITS } from "@keepsake/contracts";
-import type { SyncJobRow } from "../db/sync-tables.ts";
+import type { PostChild, SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { isRetryable } from "../providers/http-retry.ts";
-import type { GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
+import type { GraphChild, GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { DeferError, type EngineSettings, type GraphPacer } from "./backoff.ts";
 import type { ConnectionTokens } from "./backup.engine.ts";
@@ -41,6 +41,14 @@ const TIER_LABEL: Record<string, string> = {
   agency: "Agency",
 };
 
+/** A carousel child as the posts table stores it. */
+export const toPostChild = (c: GraphChild): PostChild => ({
+  id: c.id,
+  media_type: c.mediaType,
+  media_url: c.mediaUrl,
+  thumbnail_url: c.thumbnailUrl,
+});
+
 function toUpsert(userId: string, accountId: string, g: GraphMedia): PostUpsert {
   return {
     user_id: userId,
@@ -56,12 +64,7 @@ function toUpsert(userId: string, accountId: string, g: GraphMedia): PostUpsert 
     shortcode: g.shortcode,
     media_url: g.mediaUrl,
     thumbnail_url: g.thumbnailUrl,
-    children: g.children.map((c) => ({
-      id: c.id,
-      media_type: c.mediaType,
-      media_url: c.mediaUrl,
-      thumbnail_url: c.thumbnailUrl,
-    })),
+    children: g.children.map(toPostChild),
   };
 }
 
