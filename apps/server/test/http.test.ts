@@ -1,4 +1,8 @@
+import { Writable } from "node:stream";
+import Fastify from "fastify";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loggerOptions } from "../src/http/logging.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
 let t: TestApp;
@@ -23,6 +27,56 @@ describe("HTTP conventions", () => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: "Malformed JSON body" });
+  });
+
+  it("answers an unexpected failure with 500 and a bare detail, never the error itself", async () => {
+    const { token } = await t.signUp();
+    await sql`ALTER TABLE sessions RENAME TO sessions_away`.execute(t.ctx.db);
+    try {
+      const res = await t.call("GET", "/api/auth/me", { token });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ detail: "Internal server error" });
+    } finally {
+      await sql`ALTER TABLE sessions_away RENAME TO sessions`.execute(t.ctx.db);
+    }
+    expect((await t.call("GET", "/api/auth/me", { token })).status).toBe(200);
+  });
+
+  it("writes JSON log lines without passwords, tokens or OAuth codes", async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logger = { ...(loggerOptions("info") as object), stream };
+    const app = Fastify({ logger });
+    app.post("/echo", async (req) => {
+      req.log.info({ body: req.body }, "received");
+      return { ok: true };
+    });
+    await app.inject({
+      method: "POST",
+      url: "/echo?code=oauth-code-123&state=signed-state-456",
+      headers: { authorization: "Bearer jwt-secret-789", cookie: "sid=cookie-secret" },
+      payload: { password: "Hunter2-password", access_token: "ig-token-abc", email: "a@b.co" },
+    });
+    await app.close();
+    const log = lines.join("");
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(log).toContain("a@b.co");
+    for (const secret of [
+      "oauth-code-123",
+      "signed-state-456",
+      "jwt-secret-789",
+      "cookie-secret",
+      "Hunter2-password",
+      "ig-token-abc",
+    ]) {
+      expect(log).not.toContain(secret);
+    }
   });
 
   it("answers oversized bodies with 413", async () => {
