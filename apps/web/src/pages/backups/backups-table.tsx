@@ -1,4 +1,4 @@
-import type { Backup } from "@keepsake/contracts";
+import { type Backup, syncMessages } from "@keepsake/contracts";
 import { useState } from "react";
 import { formatBytes, formatDate } from "../../lib/format.ts";
 
@@ -11,7 +11,7 @@ const STATUS_BADGE: Record<Backup["status"], string> = {
 
 /** SPEC §2: backups recorded as a duplicate of a file already in Drive are not listed. */
 export function visibleBackups(backups: Backup[]): Backup[] {
-  return backups.filter((b) => !b.error_message?.includes("skipped duplicate"));
+  return backups.filter((b) => !b.error_message?.includes(syncMessages.skippedDuplicate));
 }
 
 function Thumbnail({ backup }: { backup: Backup }) {

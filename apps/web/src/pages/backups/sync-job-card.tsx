@@ -1,7 +1,7 @@
-import type { SyncJob } from "@keepsake/contracts";
+import { type SyncJob, syncMessages } from "@keepsake/contracts";
 import { ProgressBar } from "../../components/progress-bar.tsx";
 import { progressPercent } from "../dashboard/running-job-card.tsx";
-import { progressText } from "../dashboard/use-manual-backup.ts";
+import { manualBackupMessages, progressText } from "../dashboard/use-manual-backup.ts";
 
 /** SPEC §4 texts of a sync job in each state. */
 export function syncJobText(job: SyncJob): string {
@@ -13,9 +13,9 @@ export function syncJobText(job: SyncJob): string {
         ? `Successfully processed ${job.posts_processed} posts`
         : "No new posts to process";
     case "failed":
-      return job.error_message || "Sync failed - please check your connections and try again";
+      return job.error_message || syncMessages.syncFailed;
     case "cancelled":
-      return "Sync was cancelled";
+      return manualBackupMessages.cancelled;
   }
 }
 
