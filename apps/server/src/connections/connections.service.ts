@@ -609,16 +609,18 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
     },
 
     /**
-     * Reads again the profiles (and so the media counts) of the user's working accounts that
-     * were last read `maxAgeMs` ago or longer. A provider error keeps what is already known.
+     * The user's accounts, with the profiles (and so the media counts) of working accounts
+     * last read `maxAgeMs` ago or longer read again. A provider error keeps what is known.
      */
-    async refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<void> {
+    async refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<InstagramAccountRow[]> {
       const now = clock.now().getTime();
+      const out: InstagramAccountRow[] = [];
       for (const a of await repo.listInstagramAccounts(userId)) {
-        if (a.status === "needs_reconnection") continue;
         const seen = a.last_validated_at ? new Date(a.last_validated_at).getTime() : 0;
-        if (now - seen >= maxAgeMs) await validateInstagram(a);
+        const stale = a.status !== "needs_reconnection" && now - seen >= maxAgeMs;
+        out.push(stale ? (await validateInstagram(a)).account : a);
       }
+      return out;
     },
 
     /** Fetches the account's profile again (and refreshes its token when due). */

@@ -37,8 +37,8 @@ export interface ConnectionTokens {
     instagramUserId: string;
   }>;
   markInstagramNeedsReconnection(accountId: string, reason: string): Promise<void>;
-  /** Re-reads profiles (media counts) older than `maxAgeMs`; see the new-posts check. */
-  refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<void>;
+  /** The user's accounts, profiles (media counts) older than `maxAgeMs` read again first. */
+  refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<{ media_count: number }[]>;
 }
 
 export interface BackupEngineDeps {

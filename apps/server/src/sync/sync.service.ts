@@ -262,12 +262,11 @@ export function createSyncService(deps: SyncServiceDeps) {
     async checkNewPosts(userId: string): Promise<NewPostsCheck> {
       // How many posts each account has now comes from its profile, read again when older
       // than a few minutes: the banner's "may be delayed by 5-15 minutes".
-      await deps.connections.refreshStaleProfiles(userId, NEW_POSTS_PROFILE_MAX_AGE_MS);
-      const [s, tier, accounts] = await Promise.all([
-        repo.backupStats(userId),
-        repo.userTier(userId),
-        repo.userAccounts(userId),
-      ]);
+      const accounts = await deps.connections.refreshStaleProfiles(
+        userId,
+        NEW_POSTS_PROFILE_MAX_AGE_MS,
+      );
+      const [s, tier] = await Promise.all([repo.backupStats(userId), repo.userTier(userId)]);
       const plan = tier?.subscription_tier ?? "free";
       const known = s.feedPosts;
       const onInstagram = accounts.reduce((n, a) => n + a.media_count, 0);
