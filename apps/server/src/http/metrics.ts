@@ -27,5 +27,3 @@ export function registerMetrics(app: FastifyInstance) {
     reply.type(registry.contentType).send(await registry.metrics()),
   );
 }
-
-export { registry as metricsRegistry };

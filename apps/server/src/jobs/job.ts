@@ -1,4 +1,4 @@
-import type { Queue, WorkOptions } from "pg-boss";
+import type { Queue } from "pg-boss";
 import type { z } from "zod";
 
 /** Retry and expiry defaults for every queue; a job definition may override them. */
@@ -36,8 +36,3 @@ export function defineJob<TPayload extends z.ZodType, TDeps>(
 ): JobDefinition<TPayload, TDeps> {
   return def;
 }
-
-export type WorkOptionsFor = Pick<
-  WorkOptions,
-  "localConcurrency" | "batchSize" | "pollingIntervalSeconds"
->;
