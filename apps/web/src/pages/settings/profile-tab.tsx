@@ -1,6 +1,6 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type ProfileUpdateRequest, profileUpdateRequest } from "@keepsake/contracts";
-import { useEffect } from "react";
+import { useMemo } from "react";
 import { useForm } from "react-hook-form";
 import { useUpdateProfileMutation } from "../../api/auth.ts";
 import { TextField } from "../../components/form-field.tsx";
@@ -14,23 +14,20 @@ import "./profile-tab.css";
 export function ProfileTab() {
   const { user } = useAuth();
   const update = useUpdateProfileMutation();
+  // The saved profile is the form's baseline, also when it arrives or changes (e.g. after
+  // saving): react-hook-form resets the form whenever `values` changes.
+  const savedName = user?.full_name ?? "";
+  const values = useMemo(() => ({ full_name: savedName }), [savedName]);
   const {
     register,
     handleSubmit,
-    reset,
     formState: { errors, isDirty },
   } = useForm<ProfileUpdateRequest>({
     resolver: zodResolver(profileUpdateRequest),
     mode: "onSubmit",
     reValidateMode: "onChange",
-    defaultValues: { full_name: user?.full_name ?? "" },
+    values,
   });
-
-  // A profile that arrives or changes (e.g. after saving) becomes the form's baseline.
-  const savedName = user?.full_name ?? "";
-  useEffect(() => {
-    reset({ full_name: savedName });
-  }, [savedName, reset]);
 
   if (!user) return null;
 
