@@ -64,6 +64,18 @@ const rank: Record<ConnectionState, number> = { healthy: 0, expiring: 1, needs_r
 const worst = (states: ConnectionState[]): ConnectionState | null =>
   states.length === 0 ? null : states.reduce((a, b) => (rank[b] > rank[a] ? b : a));
 
+/** The account columns a profile read fills; a profile without a type keeps the stored one. */
+const profileFields = (p: InstagramProfile) =>
+  ({
+    username: p.username,
+    display_name: p.name,
+    ...(p.accountType ? { account_type: p.accountType } : {}),
+    profile_picture_url: p.profilePictureUrl,
+    followers_count: p.followersCount,
+    follows_count: p.followsCount,
+    media_count: p.mediaCount,
+  }) satisfies InstagramAccountUpdate;
+
 /** Why Instagram stopped accepting a token (Graph code 190 subcodes), for a person. */
 function tokenReason(err: ProviderError, label: string): string {
   if (err.subcode === 460) return `The ${label} password was changed. Reconnect the account.`;
@@ -175,13 +187,8 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
     const fields = {
       connected_via: via.connectedVia,
       facebook_page_id: via.facebookPageId,
-      username: profile.username,
-      display_name: profile.name,
+      ...profileFields(profile),
       account_type: profile.accountType,
-      profile_picture_url: profile.profilePictureUrl,
-      followers_count: profile.followersCount,
-      follows_count: profile.followsCount,
-      media_count: profile.mediaCount,
       access_token_encrypted: seal(token.accessToken),
       token_issued_at: now,
       token_expires_at: token.expiresAt,
@@ -289,13 +296,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
         a.id,
         {
           ...update,
-          username: profile.username,
-          display_name: profile.name,
-          ...(profile.accountType ? { account_type: profile.accountType } : {}),
-          profile_picture_url: profile.profilePictureUrl,
-          followers_count: profile.followersCount,
-          follows_count: profile.followsCount,
-          media_count: profile.mediaCount,
+          ...profileFields(profile),
           status: "active",
           status_reason: null,
           last_validated_at: now,
