@@ -1,4 +1,4 @@
-import { screen, within } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { SiteFooter } from "../src/components/site-footer.tsx";
 import { SiteHeader } from "../src/components/site-header.tsx";
@@ -48,6 +48,21 @@ describe("navigation by auth state", () => {
       path: "/dashboard",
     });
     expect(navLabels()).toEqual(["Dashboard", "Backups", "Settings", "Pricing", "Admin"]);
+  });
+});
+
+describe("mobile menu", () => {
+  it("opens and closes with its toggle, and closes after a navigation", async () => {
+    renderWithAuth(<SiteHeader />, { path: "/" });
+    const toggle = screen.getByRole("button", { name: "Open menu" });
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+    fireEvent.click(screen.getByRole("button", { name: "Close menu" }));
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(toggle);
+    fireEvent.click(screen.getByRole("link", { name: "Pricing" }));
+    await waitFor(() => expect(toggle.getAttribute("aria-expanded")).toBe("false"));
+    expect(screen.getByRole("button", { name: "Open menu" })).toBe(toggle);
   });
 });
 

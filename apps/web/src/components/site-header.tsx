@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { NavLink, useLocation, useNavigate } from "react-router";
 import { useAuth } from "../lib/auth.tsx";
 import { avatarInitial, displayName } from "../lib/user.ts";
@@ -12,11 +12,11 @@ export function SiteHeader() {
   const { user, logout } = useAuth();
   const location = useLocation();
   const navigate = useNavigate();
-  const [menuOpen, setMenuOpen] = useState(false);
-
-  // Close the mobile menu after every navigation.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on location change only
-  useEffect(() => setMenuOpen(false), [location.pathname, location.hash]);
+  // The mobile menu belongs to the page it was opened on: any navigation closes it.
+  const here = `${location.pathname}${location.hash}`;
+  const [menu, setMenu] = useState({ open: false, at: here });
+  if (menu.at !== here) setMenu({ open: false, at: here });
+  const menuOpen = menu.open && menu.at === here;
 
   const onLogout = async () => {
     await logout();
@@ -33,7 +33,7 @@ export function SiteHeader() {
           aria-expanded={menuOpen}
           aria-controls="primary-nav"
           aria-label={menuOpen ? "Close menu" : "Open menu"}
-          onClick={() => setMenuOpen((open) => !open)}
+          onClick={() => setMenu({ open: !menuOpen, at: here })}
         >
           {menuOpen ? <Icon.Close /> : <Icon.Menu />}
         </button>
