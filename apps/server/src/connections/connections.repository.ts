@@ -1,3 +1,4 @@
+import type { SubscriptionTier } from "@keepsake/contracts";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type {
@@ -9,8 +10,6 @@ import type {
   NewInstagramAccount,
   OAuthStateRow,
 } from "../db/schema.ts";
-
-type Tier = "free" | "premium" | "pro" | "agency";
 
 export interface InstagramAccountUpdate {
   connected_via?: "instagram" | "facebook";
@@ -45,7 +44,7 @@ export interface GoogleConnectionUpdate {
 function repository(db: Kysely<Database>) {
   return {
     // --- users -----------------------------------------------------------------------------
-    async userTier(userId: string): Promise<Tier | undefined> {
+    async userTier(userId: string): Promise<SubscriptionTier | undefined> {
       const row = await db
         .selectFrom("users")
         .select("subscription_tier")
@@ -55,7 +54,7 @@ function repository(db: Kysely<Database>) {
     },
 
     /** Serialises connection changes of one user (held until the transaction ends). */
-    async lockUser(userId: string): Promise<Tier | undefined> {
+    async lockUser(userId: string): Promise<SubscriptionTier | undefined> {
       const row = await db
         .selectFrom("users")
         .select("subscription_tier")

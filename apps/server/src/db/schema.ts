@@ -1,3 +1,4 @@
+import type { SubscriptionTier } from "@keepsake/contracts";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { SyncTables } from "./sync-tables.ts";
 
@@ -13,7 +14,7 @@ export interface UsersTable {
   password_hash: string;
   is_admin: Generated<boolean>;
   is_active: Generated<boolean>;
-  subscription_tier: Generated<"free" | "premium" | "pro" | "agency">;
+  subscription_tier: Generated<SubscriptionTier>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
