@@ -15,12 +15,16 @@ export function Modal({
 }) {
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
+  // Only when the dialog opens: callers pass a new onClose on every render, and a re-render
+  // (a refetch, a busy flag) must not pull focus back from where the user moved it.
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+  }, []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") onClose();
     };
     document.addEventListener("keydown", onKey);
-    ref.current?.querySelector<HTMLElement>("[data-autofocus]")?.focus();
     return () => document.removeEventListener("keydown", onKey);
   }, [onClose]);
   return (
