@@ -43,6 +43,12 @@ export class ProviderError extends Error {
   }
 }
 
+/** Instagram (through either Graph host) no longer accepts the account's token: reconnect. */
+export const isInstagramTokenInvalid = (err: unknown): boolean =>
+  err instanceof ProviderError &&
+  (err.provider === "instagram" || err.provider === "facebook") &&
+  err.kind === "token_invalid";
+
 /** Graph API (Instagram and Facebook) errors are classified by `code`, not by HTTP status. */
 export function classifyGraphCode(code: number | undefined): ProviderErrorKind {
   if (code === undefined) return "unknown";

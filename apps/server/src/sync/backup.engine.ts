@@ -16,7 +16,7 @@ import {
   type MediaClient,
   MediaUrlExpiredError,
 } from "../providers/instagram/media.client.ts";
-import { ProviderError } from "../providers/provider-error.ts";
+import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
 import {
   backoffDelay,
   DeferError,
@@ -295,10 +295,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       if (err instanceof GoogleRevokedError) return fail(m.googleReconnect, true);
       if (err instanceof ProviderError) {
         if (err.kind === "quota") return fail(m.driveFull, false);
-        if (
-          (err.provider === "instagram" || err.provider === "facebook") &&
-          err.kind === "token_invalid"
-        ) {
+        if (isInstagramTokenInvalid(err)) {
           const acc = await repo.accountWithOwner(backup.account_id);
           const message = m.instagramReconnect(acc?.username ?? "your account");
           await connections.markInstagramNeedsReconnection(backup.account_id, message);

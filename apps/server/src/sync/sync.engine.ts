@@ -3,7 +3,7 @@ import type { PostChild, SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { isRetryable } from "../providers/http-retry.ts";
 import type { GraphChild, GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
-import { ProviderError } from "../providers/provider-error.ts";
+import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
 import { DeferError, type EngineSettings, type GraphPacer } from "./backoff.ts";
 import type { ConnectionTokens } from "./backup.engine.ts";
 import type { PostUpsert, SyncRepository } from "./sync.repository.ts";
@@ -207,11 +207,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
         return { outcome: "deferred", delayMs: err.delayMs } satisfies SyncOutcome;
       }
-      if (
-        err instanceof ProviderError &&
-        (err.provider === "instagram" || err.provider === "facebook") &&
-        err.kind === "token_invalid"
-      ) {
+      if (isInstagramTokenInvalid(err)) {
         const message = m.instagramReconnect(account.username);
         await connections.markInstagramNeedsReconnection(account.id, message);
         const done = await repo.finishSyncJob(jobId, "failed", clock.now(), message);
