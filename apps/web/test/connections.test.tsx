@@ -4,6 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { type AxiosAdapter, AxiosError, type InternalAxiosRequestConfig } from "axios";
 import { useState } from "react";
 import { useLocation } from "react-router";
+import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
@@ -353,6 +354,7 @@ describe("dashboard arrival after a connection", () => {
   });
 
   it("error_type=personal_account → a persistent toast with the steps to switch", async () => {
+    const warning = vi.spyOn(toast, "warning");
     renderArrival("?error=Personal&error_type=personal_account");
     expect(
       await screen.findByText(
@@ -360,8 +362,12 @@ describe("dashboard arrival after a connection", () => {
       ),
     ).toBeTruthy();
     expect(screen.getByText(/Switch to professional account/)).toBeTruthy();
-    // Persistent: no auto-close progress bar.
-    expect(document.querySelector(".Toastify__progress-bar--running")).toBeNull();
+    // Persistent: it does not close by itself.
+    expect(warning).toHaveBeenCalledWith(
+      expect.anything(),
+      expect.objectContaining({ autoClose: false }),
+    );
+    warning.mockRestore();
     await waitFor(() => expect(screen.getByTestId("url").textContent).toBe("/dashboard"));
   });
 

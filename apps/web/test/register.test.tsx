@@ -1,7 +1,7 @@
 import { messages } from "@keepsake/contracts";
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { RegisterPage } from "../src/pages/register/register-page.tsx";
 import { makeAuth, renderWithAuth } from "./helpers.tsx";
 
@@ -58,6 +58,19 @@ describe("register form", () => {
         password: "Abcdefg1",
       }),
     );
+  });
+
+  it("shows 'Creating account...' on a disabled button while the request runs", async () => {
+    const user = userEvent.setup();
+    const auth = makeAuth({ register: vi.fn(() => new Promise<never>(() => {})) });
+    renderWithAuth(<RegisterPage />, { auth, path: "/register" });
+    await user.type(screen.getByLabelText("Full name"), "Jane Doe");
+    await user.type(screen.getByLabelText("Email address"), "jane@example.com");
+    await user.type(screen.getByLabelText("Password"), "Abcdefg1");
+    await user.type(screen.getByLabelText("Confirm password"), "Abcdefg1");
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    const busy = await screen.findByRole("button", { name: "Creating account..." });
+    expect((busy as HTMLButtonElement).disabled).toBe(true);
   });
 
   it("has show/hide toggles on both password fields and a link to /login", () => {

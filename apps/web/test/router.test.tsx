@@ -1,5 +1,5 @@
 import { QueryClientProvider } from "@tanstack/react-query";
-import { render, screen } from "@testing-library/react";
+import { render, screen, waitFor } from "@testing-library/react";
 import { createMemoryRouter, RouterProvider } from "react-router";
 import { describe, expect, it } from "vitest";
 import { createQueryClient } from "../src/app.tsx";
@@ -36,6 +36,11 @@ describe("routes", () => {
       .from;
     expect(from.pathname).toBe("/backups");
     expect(from.search).toBe("?status=failed");
+  });
+
+  it("sends a signed-in user from the landing page to /dashboard", async () => {
+    const router = renderAt("/", makeAuth({ user: makeUser(), token: "t" }));
+    await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
   });
 
   it("shows 'Loading...' while the profile loads", async () => {
