@@ -182,6 +182,8 @@ describe("/api/sync", () => {
         })
         .execute();
     }
+    // A slow CDN keeps the backups running long enough to watch the job while it runs.
+    await h.control("/latency", { body: { endpoint: "cdn", ms: 500 } });
     await t.ctx.queue.work(t.ctx);
     const started = await t.call("POST", "/api/sync/start", { token: owner.token, body: {} });
     expect(started.status).toBe(200);
@@ -190,10 +192,18 @@ describe("/api/sync", () => {
     expect(again.body.already_running).toBe(true);
     expect(again.body.sync_job.id).toBe(started.body.sync_job.id);
 
+    const readings: { is_syncing: boolean; sync_job: { posts_total: number } | null }[] = [];
     const status = await until(
-      async () => (await t.call("GET", "/api/sync/status", { token: owner.token })).body,
+      async () => {
+        const body = (await t.call("GET", "/api/sync/status", { token: owner.token })).body;
+        readings.push(body);
+        return body;
+      },
       (s) => s.is_syncing === false,
     );
+    await h.control("/latency", { body: { endpoint: "cdn", ms: 0 } });
+    // While it ran, the job already knew how many posts it had to back up.
+    expect(readings.some((r) => r.is_syncing && r.sync_job?.posts_total === 3)).toBe(true);
     expect(status.sync_job).toMatchObject({
       status: "completed",
       posts_processed: 3,
