@@ -34,6 +34,14 @@ export interface ContextDeps {
   jobs?: readonly AnyJob<AppContext>[];
   /** Backup engine tunables (tests shrink waits, the benchmark sets the chunk size). */
   engineSettings?: Partial<EngineSettings>;
+  /** Where services and jobs report what went wrong outside a request (JSON lines). */
+  log?: ServiceLog;
+}
+
+/** The part of a pino logger that services and jobs use. */
+export interface ServiceLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 /** What routes and job handlers receive: configuration, database, services. */
@@ -65,6 +73,7 @@ export function createContext(deps: ContextDeps): AppContext {
     }),
     facebook: createFacebookClient({ ...providers.facebook, graphVersion: providers.graphVersion }),
     google: createGoogleOAuthClient(providers.google),
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const accounts = createAccountsService({
     connections,
@@ -83,6 +92,7 @@ export function createContext(deps: ContextDeps): AppContext {
     schema: deps.queueSchema,
     jobs: deps.jobs ?? jobRegistry,
     superviseIntervalSeconds: deps.config.QUEUE_SUPERVISE_SECONDS,
+    onError: (err) => deps.log?.error({ err: String(err) }, "job queue error"),
   });
   const sync = createSyncModule({
     db: deps.db,
@@ -92,6 +102,7 @@ export function createContext(deps: ContextDeps): AppContext {
     queue,
     encryptionKey: deps.secrets.encryptionKey,
     ...(deps.engineSettings ? { settings: deps.engineSettings } : {}),
+    ...(deps.log ? { log: deps.log } : {}),
   });
   return { ...deps, auth, guards: authGuards(auth), queue, connections, accounts, ...sync };
 }

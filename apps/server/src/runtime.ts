@@ -7,6 +7,7 @@ import { connectDatabase, type DatabaseHandle } from "./db/database.ts";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.ts";
 import { migrate } from "./db/migrate.ts";
 import { buildApp } from "./http/app.ts";
+import { serviceLogger } from "./http/logging.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { loadSecrets } from "./lib/secrets.ts";
 
@@ -118,6 +119,7 @@ export async function startKeepsake(options: {
       databaseUrl: url,
       queueSchema: options.schema ? `${options.schema}_boss` : "pgboss",
       ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
+      ...(options.logger === false ? {} : { log: serviceLogger(config.LOG_LEVEL) }),
     });
     await ctx.queue.start();
     closers.push(() => ctx.queue.stop());

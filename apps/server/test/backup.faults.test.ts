@@ -6,6 +6,8 @@ import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 
 /** Waits the engine asked for; nothing really sleeps, so storms run fast and are inspectable. */
 const sleeps: number[] = [];
+/** What the engine logged, as the runtime's JSON logger would receive it. */
+const logged: { level: string; obj: object; msg: string }[] = [];
 
 let t: SandboxedApp;
 let h: ReturnType<typeof backupHelpers>;
@@ -16,6 +18,10 @@ beforeAll(async () => {
     {},
     {
       sandbox: { largeVideoBytes: 3 * 1024 * 1024 },
+      log: {
+        warn: (obj, msg) => logged.push({ level: "warn", obj, msg }),
+        error: (obj, msg) => logged.push({ level: "error", obj, msg }),
+      },
       engineSettings: {
         ...FAST_ENGINE,
         sleep: async (ms) => {
@@ -166,6 +172,13 @@ describe("resilience", () => {
     expect(first.backup.status).toBe("pending");
     const a1 = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
     expect(a1.outcome).toBe("retry");
+    // The failed attempt is logged for operators, without the session URL.
+    expect(logged).toContainEqual({
+      level: "warn",
+      obj: expect.objectContaining({ postId: video.id }),
+      msg: "backup attempt failed; retrying",
+    });
+    expect(JSON.stringify(logged)).not.toMatch(/upload_id|access_token/);
     const row = await t.ctx.db
       .selectFrom("backup_files")
       .selectAll()

@@ -1,4 +1,5 @@
 import type { FastifyServerOptions } from "fastify";
+import { type Logger, pino } from "pino";
 
 const SECRET_PARAMS =
   /([?&](?:code|state|token|access_token|refresh_token|id_token|client_secret)=)[^&#]*/gi;
@@ -8,22 +9,29 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_PARAMS, "$1[redacted]");
 }
 
+const REDACT = {
+  paths: [
+    "req.headers.authorization",
+    "req.headers.cookie",
+    "res.headers['set-cookie']",
+    "*.password",
+    "*.access_token",
+    "*.refresh_token",
+    "*.token",
+  ],
+  censor: "[redacted]",
+};
+
+/** The logger of services and jobs (outside requests): JSON lines, same redaction. */
+export function serviceLogger(level: string): Logger {
+  return pino({ level, redact: REDACT });
+}
+
 /** pino options: JSON lines, request ids, and no password, token or cookie ever written. */
 export function loggerOptions(level: string): FastifyServerOptions["logger"] {
   return {
     level,
-    redact: {
-      paths: [
-        "req.headers.authorization",
-        "req.headers.cookie",
-        "res.headers['set-cookie']",
-        "*.password",
-        "*.access_token",
-        "*.refresh_token",
-        "*.token",
-      ],
-      censor: "[redacted]",
-    },
+    redact: REDACT,
     serializers: {
       req(req) {
         return {

@@ -35,6 +35,7 @@ export function createSyncModule(deps: {
   settings?: Partial<EngineSettings>;
   /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
   encryptionKey: Buffer;
+  log?: { warn(obj: object, msg: string): void };
 }): SyncModule {
   const settings: EngineSettings = {
     ...DEFAULT_ENGINE_SETTINGS,
@@ -76,6 +77,7 @@ export function createSyncModule(deps: {
       seal: (uri) => encryptSecret(deps.encryptionKey, uri),
       open: (sealed) => decryptSecret(deps.encryptionKey, sealed),
     },
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const syncEngine = createSyncEngine({
     repo,
@@ -85,6 +87,7 @@ export function createSyncModule(deps: {
     clock: deps.clock,
     settings,
     enqueueBackups,
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const sync = createSyncService({
     repo,

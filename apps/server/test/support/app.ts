@@ -44,6 +44,8 @@ export async function createTestApp(
     webDist?: string;
     /** Backup engine tunables (short waits, small chunks). */
     engineSettings?: ContextDeps["engineSettings"];
+    /** Receives what services and jobs log. */
+    log?: ContextDeps["log"];
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -72,6 +74,7 @@ export async function createTestApp(
     queueSchema: database.schema ? `${database.schema}_boss` : "pgboss",
     ...(options.jobs ? { jobs: options.jobs } : {}),
     ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   await ctx.queue.start();
   const app = await buildApp(ctx, {

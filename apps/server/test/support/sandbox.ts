@@ -19,12 +19,17 @@ export interface SandboxedApp extends TestApp {
 /** A Keepsake test app whose providers are a sandbox started for the test file. */
 export async function createSandboxedApp(
   env: Record<string, string> = {},
-  options: { sandbox?: SandboxOptions; engineSettings?: ContextDeps["engineSettings"] } = {},
+  options: {
+    sandbox?: SandboxOptions;
+    engineSettings?: ContextDeps["engineSettings"];
+    log?: ContextDeps["log"];
+  } = {},
 ): Promise<SandboxedApp> {
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
   const t = await createTestApp(env, {
     providers: sandboxProviders(sandbox.url, SANDBOX_CREDENTIALS),
     ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   return {
     ...t,
