@@ -134,14 +134,32 @@ describe("connections in the browser", () => {
     const panel = page.locator(".accounts-panel");
     await expect.poll(() => panel.getByText("0 of 3 connected").count(), WAIT).toBe(1);
 
-    for (const username of ["lumen.studio", "maya.creates"]) {
-      await panel.getByRole("button", { name: "Add Account" }).click();
-      await allowInstagram(page, username);
-      await page.waitForURL(`${ks.url}/dashboard`);
-      await expect
-        .poll(() => panel.locator("article", { hasText: `@${username}` }).count())
-        .toBe(1);
-    }
+    // Add Account offers both logins: @lumen.studio through its Facebook Page, then
+    // @maya.creates through Instagram Login.
+    await panel.getByRole("button", { name: "Add Account" }).click();
+    await panel.getByRole("button", { name: "Facebook Login" }).click();
+    await page.waitForURL(/\/www\.facebook\.com\/v25\.0\/dialog\/oauth/);
+    await page.locator("label.acct", { hasText: "Jordan Lee" }).click();
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.waitForURL(`${ks.url}/dashboard`);
+    await expect
+      .poll(() => panel.locator("article", { hasText: "@lumen.studio" }).count(), WAIT)
+      .toBe(1);
+    await panel.getByRole("button", { name: "Add Account" }).click();
+    await panel.getByRole("button", { name: "Instagram Login" }).click();
+    await allowInstagram(page, "maya.creates");
+    await page.waitForURL(`${ks.url}/dashboard`);
+    await expect
+      .poll(() => panel.locator("article", { hasText: "@maya.creates" }).count(), WAIT)
+      .toBe(1);
+    // Settings offers the same choice.
+    await openSettings(page, ks);
+    const igCard = page.getByRole("region", { name: "Instagram" });
+    await igCard.getByRole("button", { name: "Add Account" }).click();
+    expect(await igCard.getByRole("button", { name: "Facebook Login" }).count()).toBe(1);
+    expect(await igCard.getByRole("button", { name: "Instagram Login" }).count()).toBe(1);
+    await page.getByRole("link", { name: "Dashboard" }).first().click();
+    await page.waitForURL(`${ks.url}/dashboard`);
     // The sandbox has two professional accounts; the third comes from the database.
     withDatabase(
       ks,
@@ -151,12 +169,21 @@ describe("connections in the browser", () => {
     await page.reload();
     await expect.poll(() => panel.getByText("3 of 3 connected").count(), WAIT).toBe(1);
     expect(await panel.locator("article").count()).toBe(3);
+    // At the limit the button says so before anyone is sent to a consent screen.
     await expect
-      .poll(() =>
-        panel.getByText("Upgrade to Agency to connect up to 10 Instagram accounts").count(),
-      )
-      .toBe(1);
+      .poll(() => panel.getByRole("note").textContent())
+      .toBe(
+        "Account limit reached. You can connect up to 3 account(s) with your pro plan. Upgrade to Agency to connect up to 10 Instagram accounts",
+      );
     expect(await panel.getByRole("button", { name: "Add Account" }).isDisabled()).toBe(true);
+    await openSettings(page, ks);
+    const settingsCard = page.getByRole("region", { name: "Instagram" });
+    await expect
+      .poll(() => settingsCard.getByRole("note").textContent(), WAIT)
+      .toContain("Account limit reached. You can connect up to 3 account(s) with your pro plan.");
+    expect(await settingsCard.getByRole("button", { name: "Add Account" }).isDisabled()).toBe(true);
+    await page.goBack();
+    await page.waitForURL(`${ks.url}/dashboard`);
 
     // The server refuses a fourth as well.
     const token = await page.evaluate(() => {
@@ -171,6 +198,13 @@ describe("connections in the browser", () => {
     });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { detail: string }).detail).toBe(
+      "Account limit reached. You can connect up to 3 account(s) with your pro plan.",
+    );
+    const viaFacebook = await fetch(`${ks.url}/api/oauth/facebook/auth-url`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(viaFacebook.status).toBe(403);
+    expect(((await viaFacebook.json()) as { detail: string }).detail).toBe(
       "Account limit reached. You can connect up to 3 account(s) with your pro plan.",
     );
 

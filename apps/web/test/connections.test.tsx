@@ -160,17 +160,49 @@ describe("Settings → Connected Accounts", () => {
     expect(hardRedirect).not.toHaveBeenCalled();
   });
 
-  it("pro and agency manage accounts on the dashboard instead", async () => {
-    api.defaults.adapter = serve((_m, path) =>
-      path === "/oauth/status"
-        ? [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })]
-        : [200, accountsResponse([account({ username: "lumen.studio" })], "pro", 3)],
-    );
+  it("pro and agency: Add Account offers Instagram Login and Facebook Login, and Manage Accounts", async () => {
+    api.defaults.adapter = serve((_m, path) => {
+      if (path === "/oauth/status") {
+        return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
+      }
+      if (path === "/accounts/instagram-accounts") {
+        return [200, accountsResponse([account({ username: "lumen.studio" })], "pro", 3)];
+      }
+      return [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?z=3" }];
+    });
+    const user = userEvent.setup();
     renderSettings("pro");
     const link = await screen.findByRole("link", { name: "Manage Accounts" });
     expect(link.getAttribute("href")).toBe("/dashboard");
     expect(screen.queryByRole("button", { name: "Connect Instagram" })).toBeNull();
-    expect(screen.queryByRole("button", { name: "Connect via Facebook" })).toBeNull();
+    await user.click(await screen.findByRole("button", { name: "Add Account" }));
+    expect(screen.getByRole("button", { name: "Instagram Login" })).toBeTruthy();
+    await user.click(screen.getByRole("button", { name: "Facebook Login" }));
+    await waitFor(() =>
+      expect(hardRedirect).toHaveBeenCalledWith(
+        "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?z=3",
+      ),
+    );
+    expect(calls).toContain("GET /oauth/facebook/auth-url");
+  });
+
+  it("pro at the limit: Add Account is disabled and says so before leaving Keepsake", async () => {
+    const three = [account(), account(), account()];
+    api.defaults.adapter = serve((_m, path) =>
+      path === "/oauth/status"
+        ? [200, status({ instagram_connected: true, instagram_username: three[0]!.username })]
+        : [200, accountsResponse(three, "pro", 3)],
+    );
+    renderSettings("pro");
+    expect(
+      await screen.findByText(
+        /^Account limit reached\. You can connect up to 3 account\(s\) with your pro plan\./,
+      ),
+    ).toBeTruthy();
+    expect(
+      (screen.getByRole("button", { name: "Add Account" }) as HTMLButtonElement).disabled,
+    ).toBe(true);
+    expect(calls.filter((c) => c.startsWith("GET /oauth/instagram/login"))).toEqual([]);
   });
 
   it("Drive: the notice modal asks to tick the permission, then 'Continue to Google'", async () => {
@@ -446,9 +478,9 @@ describe("accounts panel (pro and agency)", () => {
         "Token expires soon",
       ),
     ).toBeNull();
-    expect(
-      screen.getByText("Upgrade to Agency to connect up to 10 Instagram accounts"),
-    ).toBeTruthy();
+    expect(screen.getByRole("note").textContent).toBe(
+      "Account limit reached. You can connect up to 3 account(s) with your pro plan. Upgrade to Agency to connect up to 10 Instagram accounts",
+    );
     expect(
       (screen.getByRole("button", { name: "Add Account" }) as HTMLButtonElement).disabled,
     ).toBe(true);
@@ -458,7 +490,7 @@ describe("accounts panel (pro and agency)", () => {
     expect(screen.getByTestId("selected").textContent).toBe("all");
   });
 
-  it("Add Account starts Instagram Login while below the limit", async () => {
+  it("Add Account offers Instagram Login and Facebook Login while below the limit", async () => {
     api.defaults.adapter = serve((_m, path) =>
       path === "/accounts/instagram-accounts"
         ? [200, accountsResponse([account()], "agency", 10)]
@@ -469,7 +501,23 @@ describe("accounts panel (pro and agency)", () => {
       auth: makeAuth({ user: makeUser({ subscription_tier: "agency" }) }),
     });
     await user.click(await screen.findByRole("button", { name: "Add Account" }));
+    expect(screen.getByRole("button", { name: "Facebook Login" })).toBeTruthy();
+    await user.click(screen.getByRole("button", { name: "Instagram Login" }));
     await waitFor(() => expect(hardRedirect).toHaveBeenCalled());
+    expect(calls).toContain("GET /oauth/instagram/login?account_type=business");
+    expect(screen.queryByRole("note")).toBeNull();
+  });
+
+  it("at the limit an account that needs reconnecting can still be reconnected", async () => {
+    const dead = account({ status: "needs_reconnection", status_reason: "Token expired." });
+    api.defaults.adapter = serve(() => [
+      200,
+      accountsResponse([dead, account(), account()], "pro", 3),
+    ]);
+    const user = userEvent.setup();
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    await user.click(await screen.findByRole("button", { name: "Add Account" }));
+    expect(screen.getByRole("button", { name: "Instagram Login" })).toBeTruthy();
     expect(screen.queryByRole("note")).toBeNull();
   });
 

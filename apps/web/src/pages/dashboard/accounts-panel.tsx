@@ -1,12 +1,6 @@
-import {
-  ACCOUNT_LIMITS,
-  type InstagramAccount,
-  type SubscriptionTier,
-  TOKEN_WARNING_WINDOW_MS,
-} from "@keepsake/contracts";
+import { type InstagramAccount, TOKEN_WARNING_WINDOW_MS } from "@keepsake/contracts";
 import { useState } from "react";
 import {
-  useConnect,
   useDeleteAccount,
   useInstagramAccounts,
   useRefreshProfile,
@@ -14,18 +8,10 @@ import {
 import { ConfirmDialog } from "../../components/modal.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { formatCount } from "../../lib/format.ts";
+import { AddAccount } from "./add-account.tsx";
 import "./connections.css";
 
-/** SPEC §2: e.g. 'Upgrade to Pro to connect up to 3 Instagram accounts'. */
-export function limitNotice(tier: SubscriptionTier): string {
-  if (tier === "free" || tier === "premium") {
-    return `Upgrade to Pro to connect up to ${ACCOUNT_LIMITS.pro} Instagram accounts`;
-  }
-  if (tier === "pro") {
-    return `Upgrade to Agency to connect up to ${ACCOUNT_LIMITS.agency} Instagram accounts`;
-  }
-  return `You have connected the maximum of ${ACCOUNT_LIMITS.agency} Instagram accounts`;
-}
+export { limitNotice } from "./add-account.tsx";
 
 /** True when the token ends within the SPEC §9 warning window (7 days). */
 export function tokenExpiresSoon(tokenExpiresAt: string | null, now = Date.now()): boolean {
@@ -47,7 +33,6 @@ export function AccountsPanel({
   onSelect: (accountId: string | null) => void;
 }) {
   const accounts = useInstagramAccounts();
-  const connect = useConnect("instagram");
   const refresh = useRefreshProfile();
   const remove = useDeleteAccount();
   const [confirming, setConfirming] = useState<InstagramAccount | null>(null);
@@ -69,19 +54,8 @@ export function AccountsPanel({
         <span className="muted">
           {data.accounts.length} of {data.limit} connected
         </span>
-        <button
-          className="btn btn-primary btn-sm"
-          onClick={() => connect.mutate()}
-          disabled={!data.can_connect_more || connect.isPending}
-        >
-          Add Account
-        </button>
+        <AddAccount data={data} />
       </div>
-      {!data.can_connect_more && (
-        <p className="accounts-limit-notice" role="note">
-          {limitNotice(data.subscription_tier)}
-        </p>
-      )}
       <div className="accounts-grid">
         <button
           className={`account-card account-card-all${selectedAccountId === null ? " account-card-selected" : ""}`}

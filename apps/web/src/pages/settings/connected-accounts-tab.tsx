@@ -12,6 +12,7 @@ import { ConfirmDialog } from "../../components/modal.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { isMultiAccountTier } from "../../lib/plans.ts";
+import { AddAccount } from "../dashboard/add-account.tsx";
 import { DriveNoticeModal } from "./drive-notice-modal.tsx";
 
 /** SPEC §2 /settings → Connected Accounts: the Instagram card and the Google Drive card. */
@@ -106,7 +107,7 @@ function InstagramCard({
   const { user } = useAuth();
   // Pro and agency manage their accounts from the dashboard's accounts panel.
   const multi = isMultiAccountTier(user?.subscription_tier);
-  const accounts = useInstagramAccounts(connected);
+  const accounts = useInstagramAccounts(connected || multi);
   const connectInstagram = useConnect("instagram");
   const connectFacebook = useConnect("facebook");
   const disconnect = useDisconnectInstagram();
@@ -136,9 +137,12 @@ function InstagramCard({
       )}
       <div className="connection-card-actions">
         {multi ? (
-          <Link to="/dashboard" className="btn btn-primary btn-sm">
-            Manage Accounts
-          </Link>
+          <>
+            {accounts.data && <AddAccount data={accounts.data} />}
+            <Link to="/dashboard" className="btn btn-secondary btn-sm">
+              Manage Accounts
+            </Link>
+          </>
         ) : (
           (!connected || needsReconnect) && (
             <>
