@@ -27,6 +27,19 @@ export function canAddAccount(data: InstagramAccountsResponse): boolean {
   return data.can_connect_more || data.accounts.some((a) => a.status === "needs_reconnection");
 }
 
+const CHOICES = [
+  {
+    target: "instagram",
+    label: "Instagram Login",
+    hint: "A Business or Creator account, signed in on Instagram.",
+  },
+  {
+    target: "facebook",
+    label: "Facebook Login",
+    hint: "Accounts linked to a Facebook Page you manage (every linked account that fits your plan is added).",
+  },
+] as const;
+
 /**
  * Add Account for pro and agency (dashboard and Settings): Instagram Login or Facebook Login.
  * At the limit the button is disabled and says why (SPEC §5) before anyone leaves Keepsake.
@@ -34,10 +47,9 @@ export function canAddAccount(data: InstagramAccountsResponse): boolean {
 export function AddAccount({ data }: { data: InstagramAccountsResponse }) {
   const [open, setOpen] = useState(false);
   const choicesId = useId();
-  const instagram = useConnect("instagram");
-  const facebook = useConnect("facebook");
+  const connect = { instagram: useConnect("instagram"), facebook: useConnect("facebook") };
   const allowed = canAddAccount(data);
-  const busy = instagram.isPending || facebook.isPending;
+  const busy = connect.instagram.isPending || connect.facebook.isPending;
 
   return (
     <div className="add-account">
@@ -60,31 +72,19 @@ export function AddAccount({ data }: { data: InstagramAccountsResponse }) {
       {allowed && open && (
         <fieldset id={choicesId} className="add-account-choices">
           <legend>Connect with</legend>
-          <div className="add-account-choice">
-            <button
-              type="button"
-              className="btn btn-secondary btn-sm"
-              onClick={() => instagram.mutate()}
-              disabled={busy}
-            >
-              Instagram Login
-            </button>
-            <span className="muted">A Business or Creator account, signed in on Instagram.</span>
-          </div>
-          <div className="add-account-choice">
-            <button
-              type="button"
-              className="btn btn-secondary btn-sm"
-              onClick={() => facebook.mutate()}
-              disabled={busy}
-            >
-              Facebook Login
-            </button>
-            <span className="muted">
-              Accounts linked to a Facebook Page you manage (every linked account that fits your
-              plan is added).
-            </span>
-          </div>
+          {CHOICES.map((c) => (
+            <div key={c.target} className="add-account-choice">
+              <button
+                type="button"
+                className="btn btn-secondary btn-sm"
+                onClick={() => connect[c.target].mutate()}
+                disabled={busy}
+              >
+                {c.label}
+              </button>
+              <span className="muted">{c.hint}</span>
+            </div>
+          ))}
         </fieldset>
       )}
     </div>
