@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
 
 let ks: RunningKeepsake;
@@ -39,14 +39,20 @@ describe("the embedded database under `npm start`", () => {
 
   it("loses nothing committed when the process is killed mid-request", async () => {
     const emails = Array.from({ length: 30 }, (_, i) => `crash${i}@example.com`);
+    let answered = 0;
     const settled = emails.map((email) =>
-      register(email).then(
-        (r) => ({ email, status: r.status }),
-        () => ({ email, status: 0 }),
-      ),
+      register(email)
+        .then(
+          (r) => ({ email, status: r.status }),
+          () => ({ email, status: 0 }),
+        )
+        .finally(() => answered++),
     );
-    // Let some registrations commit, then crash while others are in flight.
-    await new Promise((r) => setTimeout(r, 250));
+    // Let a few registrations commit, then crash while the others are in flight.
+    await vi.waitFor(() => expect(answered).toBeGreaterThanOrEqual(3), {
+      timeout: 30_000,
+      interval: 5,
+    });
     await ks.stop("SIGKILL");
     const results = await Promise.all(settled);
     const committed = results.filter((r) => r.status === 201).map((r) => r.email);

@@ -18,6 +18,7 @@ const { AccountsPanel, limitNotice, tokenExpiresSoon } = await import(
 );
 const { ConnectionBanner } = await import("../src/pages/dashboard/connection-banner.tsx");
 const { ReadyForBackupBadge } = await import("../src/pages/dashboard/ready-badge.tsx");
+const { useConnectionsStatus } = await import("../src/api/connections.ts");
 const { useConnectionRedirect, CONNECTED_TOASTS } = await import(
   "../src/pages/dashboard/use-connection-redirect.tsx"
 );
@@ -427,19 +428,21 @@ describe("ready-for-backup badge", () => {
     ],
   ])("%o → %s", async (answer, text) => {
     api.defaults.adapter = serve(() => [200, answer]);
+    // Renders in the same commit as the badge, once the status has arrived.
+    function StatusLoaded() {
+      return useConnectionsStatus().data ? <span>status loaded</span> : null;
+    }
     const { container } = renderWithAuth(
       <>
         <ReadyForBackupBadge />
-        <span>loaded</span>
+        <StatusLoaded />
       </>,
       { auth: makeAuth({ user: makeUser() }) },
     );
-    await waitFor(() => expect(calls).toContain("GET /oauth/status"));
-    if (text) expect(await screen.findByText(text)).toBeTruthy();
-    else {
-      await new Promise((r) => setTimeout(r, 20));
-      expect(container.querySelector(".ready-badge")).toBeNull();
-    }
+    await screen.findByText("status loaded");
+    expect(calls).toContain("GET /oauth/status");
+    if (text) expect(screen.getByText(text)).toBeTruthy();
+    else expect(container.querySelector(".ready-badge")).toBeNull();
   });
 });
 
