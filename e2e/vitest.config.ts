@@ -8,5 +8,8 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 90_000,
     hookTimeout: 120_000,
+    // A page in a real browser on a busy two-core machine can take seconds to settle: poll for
+    // it rather than fail on vitest's 1 s default.
+    expect: { poll: { timeout: 15_000, interval: 100 } },
   },
 });
