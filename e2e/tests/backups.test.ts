@@ -41,14 +41,14 @@ describe("backups in the browser", () => {
       email: "maya.backups@example.com",
       password: PASSWORD,
     });
-    await connectBoth(page);
-
     // The first upload finds the Drive full: that backup fails and is retried below.
     await sandboxControl(ks, "/faults", {
       endpoint: "drive.upload",
       error: "drive:storageQuotaExceeded",
       count: 1,
     });
+    // Connecting both starts the first backup; Start Backup follows it.
+    await connectBoth(page);
 
     await page.getByRole("button", { name: "Start Backup" }).click();
     await page.getByRole("link", { name: "Backups" }).first().click();

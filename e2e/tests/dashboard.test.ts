@@ -22,6 +22,8 @@ afterAll(async () => {
 });
 
 const newUser = () => registerNewUser(browser, ks, "dash");
+/** The machine is shared: give the browser time before a check fails. */
+const WAIT = { timeout: 15_000, interval: 100 };
 
 const tiles = (page: Page) => page.getByTestId("post-tile");
 const statValue = (page: Page, label: string) =>
@@ -74,65 +76,80 @@ let free: Page;
 let total = 0;
 
 describe("the dashboard in the browser", () => {
-  it("a free user connects, refreshes, backs up manually and sees tiles and stats change", async () => {
+  it("a free user connects; the first backup starts at once; Start Backup follows it; tiles and stats agree", async () => {
     const { page } = await newUser();
     free = page;
 
     await connectInstagram(page, ks, "maya.creates");
-    await connectDrive(page, ks, "maya.chen@example.com");
-    await expect.poll(() => page.getByText("Ready for backup").count()).toBe(1);
-
     expect(await page.getByText("Manual backup mode").count()).toBe(1);
     expect(await page.getByRole("button", { name: "Start Backup" }).count()).toBe(1);
     expect(await page.getByText("Automatic Backup Active").count()).toBe(0);
-    await expect.poll(() => statValue(page, "Total Posts")).toBe("0");
-    await expect.poll(() => page.getByText("No posts found").count()).toBe(1);
+    await expect.poll(() => statValue(page, "Total Posts"), WAIT).toBe("0");
+    await expect.poll(() => page.getByText("No posts found").count(), WAIT).toBe(1);
 
     // Nothing is known yet: the banner reports the account's posts as new.
     const banner = page.getByRole("region", { name: "New posts" });
-    await expect.poll(() => banner.count()).toBe(1);
+    await expect.poll(() => banner.count(), WAIT).toBe(1);
     expect(await banner.getByRole("link", { name: "Upgrade Now" }).getAttribute("href")).toBe(
       "/pricing",
     );
     expect(await banner.getByRole("button", { name: "Check Again" }).count()).toBe(1);
     expect(await banner.textContent()).toContain("5-15 minutes");
 
-    // Refresh lists the posts without backing them up.
-    await page.getByRole("button", { name: "Refresh" }).click();
-    await expect.poll(() => tiles(page).count(), { timeout: 30_000 }).toBe(36);
-    // maya.creates has more than one page of posts and stories, all listed.
-    // The refresh job lists posts page by page, stories last: wait for it to finish, then the
-    // stat must settle on the server's count.
-    await expect.poll(() => syncingOnServer(page), { timeout: 30_000 }).toBe(false);
-    total = await postsTotalOnServer(page);
-    await expect
-      .poll(() => statValue(page, "Total Posts"), { timeout: 15_000 })
-      .toBe(String(total));
-    expect(total).toBeGreaterThan(36);
-    expect(total).toBeLessThanOrEqual(72);
-    expect(await tiles(page).filter({ hasText: "pending backup" }).count()).toBe(36);
-    expect(await statValue(page, "Backed Up")).toBe("0");
-    expect(await statValue(page, "Storage Used")).toBe("0 Bytes");
-
-    // Slow the CDN so the backup lasts long enough for progress toasts (every 4th poll, 12 s).
-    await sandboxControl(ks, "/latency", { endpoint: "cdn", ms: 600 });
+    // Slow the CDN so the first backup lasts long enough to follow (progress every 4th poll).
+    await sandboxControl(ks, "/latency", { endpoint: "cdn", ms: 1200 });
     try {
+      // Connecting Drive starts the first backup at once: no button to find first.
+      await connectDrive(page, ks, "maya.chen@example.com");
+      await expect.poll(() => page.getByText("Ready for backup").count(), WAIT).toBe(1);
+      await expect
+        .poll(() => page.getByRole("region", { name: "Sync in progress" }).count(), {
+          timeout: 30_000,
+        })
+        .toBe(1);
+      // Start Backup follows the backup that is already running.
       await page.getByRole("button", { name: "Start Backup" }).click();
-      await expect.poll(() => toast(page, "Sync started").count()).toBeGreaterThan(0);
-      await expect.poll(() => page.getByRole("button", { name: "Backing up..." }).count()).toBe(1);
+      await expect
+        .poll(() => toast(page, "A sync is already running").count(), WAIT)
+        .toBeGreaterThan(0);
+      await expect
+        .poll(() => page.getByRole("button", { name: "Backing up..." }).count(), WAIT)
+        .toBe(1);
       await expect
         .poll(() => toast(page, /Processing \d+ of \d+ posts\.\.\.|Starting sync\.\.\./).count(), {
           timeout: 60_000,
         })
         .toBeGreaterThan(0);
       await expect
-        .poll(() => toast(page, "Backup completed successfully!").count(), { timeout: 120_000 })
+        .poll(
+          () =>
+            toast(
+              page,
+              /^Backup completed successfully! \d+ posts are in your Google Drive\.$/,
+            ).count(),
+          {
+            timeout: 120_000,
+          },
+        )
         .toBe(1);
+      // No progress toast outlives the completion.
+      await expect
+        .poll(() => toast(page, /Processing \d+ of \d+ posts/).count(), { timeout: 5_000 })
+        .toBe(0);
     } finally {
       await sandboxControl(ks, "/latency", { endpoint: "cdn", ms: 0 });
     }
-    await expect.poll(() => page.getByRole("button", { name: "Start Backup" }).count()).toBe(1);
-    // What the server says is backed up is what the tiles and the stats show.
+    await expect
+      .poll(() => page.getByRole("button", { name: "Start Backup" }).count(), WAIT)
+      .toBe(1);
+    // maya.creates has more than one page of posts and stories, all listed and backed up.
+    total = await postsTotalOnServer(page);
+    expect(total).toBeGreaterThan(36);
+    expect(total).toBeLessThanOrEqual(72);
+    await expect
+      .poll(() => statValue(page, "Total Posts"), { timeout: 15_000 })
+      .toBe(String(total));
+    // What the server says is backed up is what the tiles, the stats and the toast show.
     const server = await backedUpOnServer(page);
     expect(server.all).toBeGreaterThan(total / 2);
     await expect
@@ -141,8 +158,20 @@ describe("the dashboard in the browser", () => {
     await expect
       .poll(() => statValue(page, "Backed Up"), { timeout: 10_000 })
       .toBe(String(server.all));
+    expect(await toast(page, `${server.all} posts are in your Google Drive.`).count()).toBe(1);
     expect(await statValue(page, "Pending")).toBe("0");
     expect(await statValue(page, "Storage Used")).toMatch(/^\d+(\.\d+)? (KB|MB|GB)$/);
+
+    // Refresh only lists posts from Instagram, and says so.
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect
+      .poll(
+        () =>
+          toast(page, "Refreshing your posts from Instagram (this does not back them up)").count(),
+        WAIT,
+      )
+      .toBe(1);
+    await expect.poll(() => syncingOnServer(page), { timeout: 30_000 }).toBe(false);
     expect(offsiteRequests(page)).toEqual([]);
   }, 240_000);
 
@@ -151,36 +180,39 @@ describe("the dashboard in the browser", () => {
     const queries = recordPostQueries(page);
     const nav = page.getByRole("navigation", { name: "Posts pages" });
     await nav.getByRole("button", { name: "Page 2" }).click();
-    await expect.poll(() => currentPage(page)).toBe("2");
-    await expect.poll(() => tiles(page).count()).toBe(total - 36);
+    await expect.poll(() => currentPage(page), WAIT).toBe("2");
+    await expect.poll(() => tiles(page).count(), WAIT).toBe(total - 36);
     expect(queries.at(-1)?.get("offset")).toBe("36");
 
     await page.getByPlaceholder("Search posts...").fill("a");
-    await expect.poll(() => queries.at(-1)?.get("search")).toBe("a");
+    await expect.poll(() => queries.at(-1)?.get("search"), WAIT).toBe("a");
     expect(queries.at(-1)?.get("offset")).toBe("0");
     expect(queries.filter((q) => q.get("search") && q.get("offset") !== "0")).toEqual([]);
 
     await page.getByPlaceholder("Search posts...").fill("no caption says this");
-    await expect.poll(() => page.getByText("No posts found").count()).toBe(1);
+    await expect.poll(() => page.getByText("No posts found").count(), WAIT).toBe(1);
     expect(await page.getByText("Try a different search term").count()).toBe(1);
 
     await page.getByPlaceholder("Search posts...").fill("");
-    await expect.poll(() => tiles(page).count()).toBe(36);
+    await expect.poll(() => tiles(page).count(), WAIT).toBe(36);
     await nav.getByRole("button", { name: "Page 2" }).click();
-    await expect.poll(() => currentPage(page)).toBe("2");
+    await expect.poll(() => currentPage(page), WAIT).toBe("2");
     await page.getByRole("combobox", { name: "Post type" }).selectOption({ label: "Photos Only" });
-    await expect.poll(() => queries.at(-1)?.get("media_type")).toBe("image");
+    await expect.poll(() => queries.at(-1)?.get("media_type"), WAIT).toBe("image");
     expect(queries.at(-1)?.get("offset")).toBe("0");
     await expect
-      .poll(async () => (await tiles(page).allTextContents()).every((t) => t.includes("Photo")))
+      .poll(
+        async () => (await tiles(page).allTextContents()).every((t) => t.includes("Photo")),
+        WAIT,
+      )
       .toBe(true);
     await page.getByRole("combobox", { name: "Post type" }).selectOption({ label: "Videos Only" });
-    await expect.poll(() => queries.at(-1)?.get("media_type")).toBe("video");
+    await expect.poll(() => queries.at(-1)?.get("media_type"), WAIT).toBe("video");
     await expect
       .poll(async () => {
         const all = await tiles(page).allTextContents();
         return all.length > 0 && all.every((t) => t.includes("Video"));
-      })
+      }, WAIT)
       .toBe(true);
   });
 
@@ -190,7 +222,7 @@ describe("the dashboard in the browser", () => {
     const tile = page.getByRole("button", { name: /^Play video/ }).first();
     await tile.click();
     const dialog = page.getByRole("dialog");
-    await expect.poll(() => dialog.count()).toBe(1);
+    await expect.poll(() => dialog.count(), WAIT).toBe(1);
     const src = await dialog.locator("video").getAttribute("src");
     expect(src).toMatch(/^http:\/\/(127\.0\.0\.1|localhost):\d+\//);
     expect(await dialog.textContent()).toMatch(/likes/);
@@ -200,7 +232,7 @@ describe("the dashboard in the browser", () => {
       expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
     }
     await page.keyboard.press("Escape");
-    await expect.poll(() => dialog.count()).toBe(0);
+    await expect.poll(() => dialog.count(), WAIT).toBe(0);
     expect(await tile.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.getByRole("combobox", { name: "Post type" }).selectOption({ label: "All Posts" });
   });
@@ -220,7 +252,7 @@ describe("the dashboard in the browser", () => {
         if (m?.[1]) proxied.set(m[1], (proxied.get(m[1]) ?? 0) + 1);
       });
       await page.goto(`${ks.url}/dashboard`);
-      await expect.poll(() => tiles(page).count()).toBe(36);
+      await expect.poll(() => tiles(page).count(), WAIT).toBe(36);
       return page;
     }
     // Every stored CDN URL expires, and Graph fails too: after the one proxy attempt, the
@@ -264,19 +296,26 @@ describe("the dashboard in the browser", () => {
     await context.close();
   });
 
-  it("a premium user sees the automatic state and the minutes until the next sync", async () => {
+  it("a premium user without Drive sees automatic backup paused, not active", async () => {
     const { page, email } = await newUser();
     withDatabase(
       ks,
       `await db.updateTable("users").set({ subscription_tier: "premium" }).where("email", "=", args[0]).execute();`,
       email,
     );
+    await page.reload();
+    // With nothing connected, nothing is active: the card says what to connect.
+    const state = page.getByTestId("tier-state");
+    await expect.poll(() => state.textContent(), WAIT).toContain("Automatic backup paused");
+    expect(await state.getByRole("link", { name: "Connect Instagram" }).count()).toBe(1);
+    expect(await state.getByRole("link", { name: "Connect Google Drive" }).count()).toBe(1);
     await connectInstagram(page, ks, "lumen.studio");
-    await expect.poll(() => page.getByText("Automatic Backup Active").count()).toBe(1);
-    expect(await page.getByText(/backed up every 10 minutes/).count()).toBe(1);
-    await expect
-      .poll(() => page.getByTestId("next-sync").textContent())
-      .toMatch(/^Next sync in (\d+ minutes?|less than a minute)$/);
+    await expect.poll(() => state.textContent(), WAIT).toContain("Automatic backup paused");
+    expect(await state.getByRole("link", { name: "Connect Instagram" }).count()).toBe(0);
+    expect(await state.getByRole("link", { name: "Connect Google Drive" }).count()).toBe(1);
+    expect(await page.getByText("Automatic Backup Active").count()).toBe(0);
+    expect(await page.getByTestId("next-sync").count()).toBe(0);
+    expect(await page.getByText("Ready for backup").count()).toBe(0);
     expect(await page.getByText("Manual backup mode").count()).toBe(0);
     expect(await page.getByRole("button", { name: "Start Backup" }).count()).toBe(0);
     expect(await page.getByRole("region", { name: "New posts" }).count()).toBe(0);
@@ -292,7 +331,7 @@ describe("the dashboard in the browser", () => {
     expect(await page.getByText(/More settings are coming/).count()).toBe(1);
     await page.getByLabel("Full name").fill("Renamed Person");
     await page.getByRole("button", { name: "Save Changes" }).click();
-    await expect.poll(() => toast(page, "Profile updated successfully").count()).toBe(1);
+    await expect.poll(() => toast(page, "Profile updated successfully").count(), WAIT).toBe(1);
     await page.goto(`${ks.url}/dashboard`);
     await expect
       .poll(() => page.getByRole("heading", { level: 1 }).textContent())

@@ -74,6 +74,8 @@ export function createContext(deps: ContextDeps): AppContext {
     facebook: createFacebookClient({ ...providers.facebook, graphVersion: providers.graphVersion }),
     google: createGoogleOAuthClient(providers.google),
     ...(deps.log ? { log: deps.log } : {}),
+    // Connecting starts the first sync at once, on every plan (the sync module comes below).
+    onConnected: (userId, accountIds) => sync.sync.startAfterConnect(userId, accountIds),
   });
   const accounts = createAccountsService({
     connections,

@@ -160,7 +160,10 @@ describe("dashboard queries with 10,000 posts in an account", () => {
     expect(stats.status).toBe(200);
     expect(stats.body.total_posts).toBe(POSTS_PER_USER);
     expect(stats.body.backed_up_posts).toBe(3000);
-    expect(stats.body.pending_backups).toBe(3000);
+    // Waiting: 3,000 pending or processing backups, and the 2,500 posts without a backup yet.
+    expect(stats.body.pending_backups).toBe(5500);
+    expect(stats.body.failed_backups).toBe(1500);
+    expect(stats.body.posts_over_limit).toBe(0);
     expect(stats.body.total_storage_used).toBe(3000 * 1048576);
   });
 

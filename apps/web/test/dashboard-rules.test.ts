@@ -60,23 +60,33 @@ describe("pagination window", () => {
 
 describe("post tile badge (SPEC §4)", () => {
   it("is 'backed up' when completed or is_backed_up", () => {
-    expect(postBadge({ backup_status: "completed", is_backed_up: false }).label).toBe("backed up");
-    expect(postBadge({ backup_status: null, is_backed_up: true }).label).toBe("backed up");
-    expect(postBadge({ backup_status: "failed", is_backed_up: true }).label).toBe("backed up");
+    expect(
+      postBadge({ backup_status: "completed", is_backed_up: false, not_backed_up_reason: null })
+        .label,
+    ).toBe("backed up");
+    expect(
+      postBadge({ backup_status: null, is_backed_up: true, not_backed_up_reason: null }).label,
+    ).toBe("backed up");
+    expect(
+      postBadge({ backup_status: "failed", is_backed_up: true, not_backed_up_reason: null }).label,
+    ).toBe("backed up");
   });
 
   it("is 'in progress' when processing or pending", () => {
-    expect(postBadge({ backup_status: "processing", is_backed_up: false }).label).toBe(
-      "in progress",
-    );
-    expect(postBadge({ backup_status: "pending", is_backed_up: false }).label).toBe("in progress");
+    expect(
+      postBadge({ backup_status: "processing", is_backed_up: false, not_backed_up_reason: null })
+        .label,
+    ).toBe("in progress");
+    expect(
+      postBadge({ backup_status: "pending", is_backed_up: false, not_backed_up_reason: null })
+        .label,
+    ).toBe("in progress");
   });
 
   it("is 'pending backup' otherwise", () => {
-    expect(postBadge({ backup_status: "failed", is_backed_up: false }).label).toBe(
-      "pending backup",
-    );
-    expect(postBadge({ backup_status: null, is_backed_up: false }).label).toBe("pending backup");
+    expect(
+      postBadge({ backup_status: null, is_backed_up: false, not_backed_up_reason: null }).label,
+    ).toBe("pending backup");
   });
 
   it("labels media types Photo, Video, Album", () => {

@@ -12,6 +12,9 @@ const stats = {
   total_posts: 1234,
   backed_up_posts: 1200,
   pending_backups: 0,
+  failed_backups: 0,
+  posts_over_limit: 0,
+  post_limit: null as number | null,
   total_storage_used: 2.5 * 1024 * 1024,
   next_sync_in: 7,
   last_sync: null,
@@ -163,16 +166,64 @@ describe("dashboard header, stats and banner", () => {
   it("shows the automatic state and the minutes until the next sync to paying tiers", async () => {
     for (const tier of ["premium", "pro", "agency"] as const) {
       const view = renderDashboard(tier);
-      expect(screen.getByText("Automatic Backup Active")).toBeTruthy();
+      // Active only once the server says both connections work.
+      expect(await screen.findByText("Automatic Backup Active")).toBeTruthy();
       expect(screen.getByText(/backed up every 10 minutes/)).toBeTruthy();
       expect((await screen.findByTestId("next-sync")).textContent).toBe("Next sync in 7 minutes");
       expect(screen.queryByRole("button", { name: "Start Backup" })).toBeNull();
+      // Paid plans can start a backup now too, as a secondary action.
+      expect(screen.getByRole("button", { name: "Backup now" }).className).toContain(
+        "btn-secondary",
+      );
       expect(screen.queryByText("Manual backup mode")).toBeNull();
       void view;
       document.body.innerHTML = "";
     }
     // The new-posts check is for free users only.
     expect(calls.some((c) => c.path === "/sync/check-new-posts")).toBe(false);
+  });
+
+  it("paid plans without Instagram or Drive see automatic backup paused, with the buttons", async () => {
+    oauth = { ...oauth, instagram_connected: false, google_connected: false };
+    renderDashboard("pro");
+    const card = await screen.findByText("Automatic backup paused");
+    const state = card.closest("[data-testid=tier-state]") as HTMLElement;
+    expect(screen.queryByText("Automatic Backup Active")).toBeNull();
+    expect(
+      within(state).getByRole("link", { name: "Connect Instagram" }).getAttribute("href"),
+    ).toBe("/settings");
+    expect(within(state).getByRole("link", { name: "Connect Google Drive" })).toBeTruthy();
+    expect(screen.queryByTestId("next-sync")).toBeNull();
+    expect(screen.queryByText(/Ready for backup/)).toBeNull();
+    cleanup();
+
+    oauth = {
+      ...oauth,
+      instagram_connected: true,
+      google_connected: true,
+      google_needs_reconnect: true,
+    };
+    renderDashboard("premium");
+    expect(await screen.findByRole("link", { name: "Reconnect Google Drive" })).toBeTruthy();
+    expect(screen.queryByRole("link", { name: "Connect Instagram" })).toBeNull();
+  });
+
+  it("a free user beyond the post limit is told how many posts it leaves out, with Upgrade", async () => {
+    stats.post_limit = 100;
+    stats.posts_over_limit = 57;
+    try {
+      renderDashboard("free");
+      const note = await screen.findByTestId("over-limit");
+      expect(note.textContent).toBe(
+        "57 older posts are beyond your Free plan's 100-post limit and not backed up. Upgrade to back them up. Upgrade",
+      );
+      expect(within(note).getByRole("link", { name: "Upgrade" }).getAttribute("href")).toBe(
+        "/pricing",
+      );
+    } finally {
+      stats.post_limit = null;
+      stats.posts_over_limit = 0;
+    }
   });
 
   it("shows the free-user banner when posts are new or not backed up", async () => {

@@ -58,6 +58,7 @@ export function makeJob(overrides: Record<string, unknown> = {}) {
     id: "job1",
     account_id: "a1",
     job_type: "manual",
+    mode: "backup",
     status: "running",
     posts_processed: 0,
     posts_total: 0,

@@ -9,6 +9,7 @@ import {
   MANUAL_BACKUP,
   type ManualBackupConnections,
   manualBackupMessages,
+  PROGRESS_TOAST_ID,
   useManualBackup,
 } from "../src/pages/dashboard/use-manual-backup.ts";
 import { type FakeRequest, fakeAdapter, makeJob, startAnswer } from "./fake-api.ts";
@@ -18,6 +19,7 @@ const connected: ManualBackupConnections = { instagramConnected: true, googleCon
 type StatusAnswer = [number, unknown];
 let statusAnswers: StatusAnswer[];
 let startReply: [number, unknown];
+let statsReply: [number, unknown];
 let calls: FakeRequest[];
 
 function syncing(processed: number, total: number): StatusAnswer {
@@ -31,6 +33,7 @@ function done(status: string, extra: Record<string, unknown> = {}): StatusAnswer
 }
 
 const spies = {
+  dismiss: vi.spyOn(toast, "dismiss"),
   info: vi.spyOn(toast, "info"),
   success: vi.spyOn(toast, "success"),
   error: vi.spyOn(toast, "error"),
@@ -41,12 +44,12 @@ function statusPolls() {
   return calls.filter((c) => c.path === "/sync/status").length;
 }
 
-function setup(connections: ManualBackupConnections | undefined = connected) {
+function setup(connections: ManualBackupConnections | undefined = connected, tier = "free") {
   const client = createQueryClient();
   const wrapper = ({ children }: { children: ReactNode }) => (
     <QueryClientProvider client={client}>{children}</QueryClientProvider>
   );
-  return renderHook(() => useManualBackup(connections), { wrapper });
+  return renderHook(() => useManualBackup(connections, tier), { wrapper });
 }
 
 describe("manual backup flow (SPEC §4, §9)", () => {
@@ -56,10 +59,12 @@ describe("manual backup flow (SPEC §4, §9)", () => {
     calls = [];
     statusAnswers = [];
     startReply = [202, startAnswer()];
+    statsReply = [500, { detail: "down" }];
     for (const spy of Object.values(spies)) spy.mockClear();
     api.defaults.adapter = fakeAdapter((req) => {
       if (req.path === "/sync/start") return startReply;
       if (req.path === "/sync/status") return statusAnswers.shift() ?? syncing(1, 10);
+      if (req.path === "/sync/dashboard/stats") return statsReply;
       return [200, []];
     }, calls);
   });
@@ -98,7 +103,9 @@ describe("manual backup flow (SPEC §4, §9)", () => {
     await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 2));
     expect(statusPolls()).toBe(4);
     expect(spies.info).toHaveBeenCalledTimes(1);
-    expect(spies.info).toHaveBeenCalledWith("Processing 4 of 10 posts...");
+    expect(spies.info).toHaveBeenCalledWith("Processing 4 of 10 posts...", {
+      toastId: PROGRESS_TOAST_ID,
+    });
 
     await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 2));
     expect(statusPolls()).toBe(6);
@@ -109,6 +116,41 @@ describe("manual backup flow (SPEC §4, §9)", () => {
     await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.pollMs * 5));
     expect(statusPolls()).toBe(6);
     expect(spies.info).toHaveBeenCalledTimes(1);
+  });
+
+  it("the completion toast gives the server's numbers and closes the progress toast first", async () => {
+    const stats = {
+      total_posts: 157,
+      backed_up_posts: 100,
+      pending_backups: 0,
+      failed_backups: 0,
+      posts_over_limit: 57,
+      post_limit: 100,
+      total_storage_used: 1000,
+      next_sync_in: null,
+      last_sync: null,
+    };
+    statsReply = [200, stats];
+    statusAnswers = [done("completed", { posts_processed: 100, posts_total: 100 })];
+    const { result } = setup();
+    await act(() => result.current.start());
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));
+    expect(spies.dismiss).toHaveBeenCalledWith(PROGRESS_TOAST_ID);
+    expect(spies.success).toHaveBeenCalledWith(
+      "Backup completed successfully! 100 posts are in your Google Drive. 57 older posts are beyond your Free plan's 100-post limit and not backed up. Upgrade to back them up.",
+    );
+    expect(spies.dismiss.mock.invocationCallOrder[0]!).toBeLessThan(
+      spies.success.mock.invocationCallOrder[0]!,
+    );
+
+    // Pressed again at the limit: nothing was backed up, and the toast says so.
+    spies.success.mockClear();
+    statusAnswers = [done("completed", { posts_processed: 0, posts_total: 0 })];
+    await act(() => result.current.start());
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));
+    expect(spies.success).toHaveBeenCalledWith(
+      "No new posts to back up. 100 posts are in your Google Drive. 57 older posts are beyond your Free plan's 100-post limit and not backed up. Upgrade to back them up.",
+    );
   });
 
   it("warns after 60 polls and stops", async () => {

@@ -24,6 +24,7 @@ export const syncMessages = {
     `Your ${tier} plan backs up the newest ${limit.toLocaleString("en-US")} posts. Upgrade to back up this post.`,
   syncFailed: "Sync failed - please check your connections and try again",
   syncStarted: "Sync started",
+  refreshStarted: "Refreshing your posts from Instagram (this does not back them up)",
   syncAlreadyRunning: "A sync is already running",
   retryStarted: "Backup retry started",
   backupNotFound: "Backup not found",
@@ -51,6 +52,8 @@ export const syncJob = z.object({
   id: z.string(),
   account_id: z.string().nullable(),
   job_type: syncJobType,
+  /** "refresh" only lists posts from Instagram; "backup" also backs up what is not in Drive. */
+  mode: z.enum(["backup", "refresh"]),
   status: syncJobStatus,
   posts_processed: z.number().int(),
   posts_total: z.number().int(),
@@ -121,7 +124,13 @@ export type BackupsResponse = z.infer<typeof backupsResponse>;
 export const dashboardStats = z.object({
   total_posts: z.number().int(),
   backed_up_posts: z.number().int(),
+  /** Posts waiting for a backup: queued or running, or listed within the plan and not yet in Drive. */
   pending_backups: z.number().int(),
+  failed_backups: z.number().int(),
+  /** Posts listed from Instagram that the plan's post limit leaves out of Drive. */
+  posts_over_limit: z.number().int(),
+  /** The plan's post limit (SPEC §9); null is unlimited. */
+  post_limit: z.number().int().nullable(),
   /** Bytes. */
   total_storage_used: z.number().int(),
   /** Minutes until the next automatic sync; null for free users (manual only). */

@@ -42,6 +42,11 @@ export interface ConnectionsServiceDeps {
   facebook: FacebookClient;
   google: GoogleOAuthClient;
   log?: { warn(obj: object, msg: string): void };
+  /**
+   * Called once a connection is made: the Instagram accounts just connected, or every account
+   * (`undefined`) when Google Drive was. The sync area starts the first backup from here.
+   */
+  onConnected?: (userId: string, accountIds: string[] | undefined) => Promise<unknown>;
 }
 
 /** What a provider sent back to the callback. */
@@ -119,6 +124,15 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
   const redirectUri = (provider: OAuthProvider) => `${deps.appUrl}/api/oauth/${provider}/callback`;
   const expiresAt = (now: Date, seconds: number | null) =>
     seconds === null ? null : new Date(now.getTime() + seconds * 1000);
+
+  /** A failure to start the first sync never fails the connection itself. */
+  async function connected(userId: string, accountIds: string[] | undefined) {
+    try {
+      await deps.onConnected?.(userId, accountIds);
+    } catch (err) {
+      deps.log?.warn({ userId, err: String(err) }, "first sync after connecting did not start");
+    }
+  }
 
   function ensureConfigured(provider: OAuthProvider) {
     const client = { instagram, facebook, google }[provider];
@@ -438,6 +452,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
           { accessToken: long.accessToken, expiresAt: expiresAt(clock.now(), long.expiresIn) },
           { connectedVia: "instagram", facebookPageId: null },
         );
+        await connected(userId, [row.id]);
         return {
           provider: "instagram",
           redirect_to: "/dashboard?instagram_connected=true",
@@ -490,6 +505,10 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
           }
         }
         if (saved.length === 0) throw refused;
+        await connected(
+          userId,
+          saved.map((a) => a.id),
+        );
         return {
           provider: "facebook",
           redirect_to: "/dashboard?instagram_connected=true&via=facebook",
@@ -544,6 +563,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
           },
           now,
         );
+        await connected(userId, undefined);
         return {
           provider: "google",
           redirect_to: "/dashboard?google_connected=true",

@@ -601,8 +601,15 @@ function repository(db: Kysely<Database>) {
         .select((eb) => [
           eb.fn.countAll<number>().as("total_posts"),
           sql<number>`count(*) FILTER (WHERE b.status = 'completed')`.as("backed_up"),
-          sql<number>`count(*) FILTER (WHERE b.status IN ('pending', 'processing'))`.as("pending"),
+          // Waiting: queued or running, or listed within the plan and not yet given a backup.
+          sql<number>`count(*) FILTER (WHERE b.status IN ('pending', 'processing') OR (b.id IS NULL AND p.not_backed_up_reason IS NULL))`.as(
+            "pending",
+          ),
           sql<number>`count(*) FILTER (WHERE b.status IS DISTINCT FROM 'completed')`.as("unbacked"),
+          sql<number>`count(*) FILTER (WHERE b.status = 'failed')`.as("failed"),
+          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND b.status IS DISTINCT FROM 'completed')`.as(
+            "over_limit",
+          ),
           sql<number>`coalesce(sum(b.backup_size_bytes) FILTER (WHERE b.status = 'completed'), 0)`.as(
             "bytes",
           ),
@@ -616,6 +623,8 @@ function repository(db: Kysely<Database>) {
         backedUp: Number(row.backed_up),
         pending: Number(row.pending),
         unbacked: Number(row.unbacked),
+        failed: Number(row.failed),
+        overLimit: Number(row.over_limit),
         bytes: Number(row.bytes),
         feedPosts: Number(row.feed_posts),
       };

@@ -58,6 +58,7 @@ export function toSyncJob(j: SyncJobRow): SyncJob {
     id: j.id,
     account_id: j.account_id,
     job_type: j.job_type,
+    mode: j.mode,
     status: j.status,
     posts_processed: j.posts_processed,
     posts_total: j.posts_total,
@@ -144,7 +145,14 @@ export function createSyncService(deps: SyncServiceDeps) {
     accountId: string | undefined,
     mode: "backup" | "refresh",
   ): Promise<StartSyncResponse> {
-    const targets = await syncTargets(userId, accountId);
+    return startOn(userId, await syncTargets(userId, accountId), mode);
+  }
+
+  async function startOn(
+    userId: string,
+    targets: { id: string }[],
+    mode: "backup" | "refresh",
+  ): Promise<StartSyncResponse> {
     await expireStale();
     const jobs: SyncJobRow[] = [];
     let alreadyRunning = false;
@@ -170,7 +178,11 @@ export function createSyncService(deps: SyncServiceDeps) {
     }
     const out = jobs.map(toSyncJob);
     return {
-      message: alreadyRunning ? m.syncAlreadyRunning : m.syncStarted,
+      message: alreadyRunning
+        ? m.syncAlreadyRunning
+        : mode === "refresh"
+          ? m.refreshStarted
+          : m.syncStarted,
       already_running: alreadyRunning,
       sync_job: out[0] as SyncJob,
       sync_jobs: out,
@@ -180,6 +192,21 @@ export function createSyncService(deps: SyncServiceDeps) {
   return {
     start: (userId: string, accountId?: string) => start(userId, accountId, "backup"),
     refreshPosts: (userId: string, accountId?: string) => start(userId, accountId, "refresh"),
+
+    /**
+     * After an Instagram account or Google Drive is connected (or reconnected), on any plan:
+     * the first sync and its backups start at once for the given accounts (all when absent),
+     * once both connections work. Answers the jobs started; nothing when a side is missing.
+     */
+    async startAfterConnect(userId: string, accountIds?: string[]): Promise<SyncJob[]> {
+      const google = await repo.googleConnection(userId);
+      if (!google || google.status === "needs_reconnection") return [];
+      const targets = (await repo.userAccounts(userId)).filter(
+        (a) => a.status === "active" && (!accountIds || accountIds.includes(a.id)),
+      );
+      if (targets.length === 0) return [];
+      return (await startOn(userId, targets, "backup")).sync_jobs;
+    },
 
     async syncJobs(userId: string, limit: number): Promise<SyncJob[]> {
       await expireStale();
@@ -222,14 +249,18 @@ export function createSyncService(deps: SyncServiceDeps) {
     },
 
     async stats(userId: string): Promise<DashboardStats> {
-      const [s, tier, last, accounts] = await Promise.all([
+      const [s, tier, last, accounts, google] = await Promise.all([
         repo.backupStats(userId),
         repo.userTier(userId),
         repo.lastCompletedSync(userId),
         repo.userAccounts(userId),
+        repo.googleConnection(userId),
       ]);
-      const auto = (AUTO_SYNC_TIERS as readonly string[]).includes(tier?.subscription_tier ?? "");
-      const active = accounts.filter((a) => a.status === "active");
+      const plan = tier?.subscription_tier ?? "free";
+      const auto = (AUTO_SYNC_TIERS as readonly string[]).includes(plan);
+      // No sync is coming while Drive is missing or refused: no countdown then.
+      const driveUsable = google !== undefined && google.status !== "needs_reconnection";
+      const active = driveUsable ? accounts.filter((a) => a.status === "active") : [];
       const next = auto
         ? active.map((a) => minutesUntilNextSync(a.id, clock.now())).sort((a, b) => a - b)[0]
         : undefined;
@@ -237,6 +268,9 @@ export function createSyncService(deps: SyncServiceDeps) {
         total_posts: s.totalPosts,
         backed_up_posts: s.backedUp,
         pending_backups: s.pending,
+        failed_backups: s.failed,
+        posts_over_limit: s.overLimit,
+        post_limit: POST_LIMITS[plan],
         total_storage_used: s.bytes,
         next_sync_in: next ?? null,
         last_sync: iso(last?.at ?? null),

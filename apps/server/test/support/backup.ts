@@ -58,6 +58,11 @@ export function backupHelpers(t: SandboxedApp) {
         instagram?: string;
         google?: string;
         tier?: "free" | "premium" | "pro" | "agency";
+        /**
+         * Connecting starts the first sync at once. Tests that drive syncs themselves start
+         * without it (its row and its queued job are removed) unless this is true.
+         */
+        firstSync?: boolean;
       } = {},
     ) {
       const u = await t.signUp();
@@ -90,6 +95,13 @@ export function backupHelpers(t: SandboxedApp) {
         .selectAll()
         .where("user_id", "=", u.user.id)
         .executeTakeFirstOrThrow();
+      if (!opts.firstSync) {
+        await t.ctx.pool.query(
+          `DELETE FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account' AND data->>'accountId' = $1`,
+          [account.id],
+        );
+        await t.ctx.db.deleteFrom("sync_jobs").where("user_id", "=", u.user.id).execute();
+      }
       return { ...u, accountId: account.id };
     },
 

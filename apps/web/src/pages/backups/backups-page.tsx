@@ -1,9 +1,16 @@
 import type { BackupStatus } from "@keepsake/contracts";
 import { useState } from "react";
 import { useInstagramAccounts } from "../../api/connections.ts";
-import { useBackups, useRetryBackup, useRetryingPostIds, useSyncJobs } from "../../api/sync.ts";
+import {
+  useBackups,
+  useDashboardStats,
+  useRetryBackup,
+  useRetryingPostIds,
+  useSyncJobs,
+} from "../../api/sync.ts";
 import { PageHeader } from "../../components/page-header.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { overLimitText } from "../../lib/backup-summary.ts";
 import { isMultiAccountTier } from "../../lib/plans.ts";
 import { BackupsTable, visibleBackups } from "./backups-table.tsx";
 import { SyncJobCard } from "./sync-job-card.tsx";
@@ -39,8 +46,12 @@ export function BackupsPage() {
   const retrying = useRetryingPostIds();
   const { retryAll, isRetrying } = useRetryAllFailed(account);
 
+  const stats = useDashboardStats({ refetchInterval: 5_000 });
   const rows = visibleBackups(backups.data ?? []);
   const job = jobs.data?.[0];
+  const overLimit = stats.data
+    ? overLimitText(stats.data, user?.subscription_tier ?? "free")
+    : null;
 
   return (
     <div className="container page backups-page">
@@ -53,7 +64,7 @@ export function BackupsPage() {
         </span>
       </PageHeader>
 
-      {job && <SyncJobCard job={job} />}
+      {job && <SyncJobCard job={job} overLimit={overLimit} />}
 
       <div className="backups-toolbar">
         <fieldset className="filter-buttons">

@@ -1,5 +1,7 @@
 import { type SyncJob, syncMessages } from "@keepsake/contracts";
+import { Link } from "react-router";
 import { ProgressBar } from "../../components/progress-bar.tsx";
+import { completedJobText, REFRESHING } from "../../lib/backup-summary.ts";
 import { progressPercent } from "../dashboard/running-job-card.tsx";
 import { manualBackupMessages, progressText } from "../dashboard/use-manual-backup.ts";
 
@@ -7,11 +9,9 @@ import { manualBackupMessages, progressText } from "../dashboard/use-manual-back
 export function syncJobText(job: SyncJob): string {
   switch (job.status) {
     case "running":
-      return progressText(job);
+      return job.mode === "refresh" ? REFRESHING : progressText(job);
     case "completed":
-      return job.posts_processed > 0
-        ? `Successfully processed ${job.posts_processed} posts`
-        : "No new posts to process";
+      return completedJobText(job);
     case "failed":
       return job.error_message || syncMessages.syncFailed;
     case "cancelled":
@@ -27,7 +27,7 @@ const TITLES: Record<SyncJob["status"], string> = {
 };
 
 /** The current (or latest) sync: its state text and, while it runs, a progress bar. */
-export function SyncJobCard({ job }: { job: SyncJob }) {
+export function SyncJobCard({ job, overLimit }: { job: SyncJob; overLimit?: string | null }) {
   const running = job.status === "running";
   const percent = progressPercent(job);
   return (
@@ -45,6 +45,11 @@ export function SyncJobCard({ job }: { job: SyncJob }) {
         {running && <span className="sync-job-percent">{percent}%</span>}
       </div>
       <p className="sync-job-text">{syncJobText(job)}</p>
+      {overLimit && (
+        <p className="sync-job-text sync-job-limit" data-testid="over-limit">
+          {overLimit} <Link to="/pricing">Upgrade</Link>
+        </p>
+      )}
       {running && <ProgressBar percent={percent} label="Sync progress" />}
     </section>
   );

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { useConnectionsStatus, useInstagramAccounts } from "../../api/connections.ts";
 import { syncKeys, useDashboardStats, useNewPostsCheck, useSyncJobs } from "../../api/sync.ts";
 import { useAuth } from "../../lib/auth.tsx";
+import { overLimitText } from "../../lib/backup-summary.ts";
 import { isMultiAccountTier } from "../../lib/plans.ts";
 import { displayName } from "../../lib/user.ts";
 import { AccountsPanel } from "./accounts-panel.tsx";
@@ -12,12 +13,12 @@ import { hasNewOrUnbacked, NewPostsBanner } from "./new-posts-banner.tsx";
 import { ReadyForBackupBadge } from "./ready-badge.tsx";
 import { RunningJobCard } from "./running-job-card.tsx";
 import { StatCards } from "./stat-cards.tsx";
-import { isAutoSyncTier, TierState } from "./tier-state.tsx";
+import { isAutoSyncTier, missingConnections, TierState } from "./tier-state.tsx";
 import { useConnectionRedirect } from "./use-connection-redirect.tsx";
 import { useManualBackup } from "./use-manual-backup.ts";
 import "./dashboard.css";
 
-/** While a sync runs or backups are pending, stats and the visible posts refresh at the backups pace (§9). */
+/** While a sync runs, stats and the visible posts refresh at the backups pace (§9). */
 const PENDING_REFRESH_MS = 5_000;
 /** Automatic tiers: the next-sync countdown is re-read once a minute. */
 const COUNTDOWN_REFRESH_MS = 60_000;
@@ -56,24 +57,22 @@ export function DashboardPage() {
 
   const backup = useManualBackup(
     connections.data ? { instagramConnected, googleConnected } : undefined,
+    tier,
   );
 
   const jobs = useSyncJobs(1, { idlePollMs: auto ? IDLE_JOB_POLL_MS : false });
   const latestJob = jobs.data?.[0];
   const runningJob = latestJob?.status === "running" ? latestJob : undefined;
 
-  // While a sync runs or backups are pending, the numbers and tiles follow at the backups pace.
+  // While a sync runs, the numbers and tiles follow at the backups pace.
   const syncing = runningJob !== undefined || backup.isWaiting;
   const bothConnected = instagramConnected && googleConnected;
   const stats = useDashboardStats({
-    refetchInterval: (data) =>
-      bothConnected && (syncing || (data?.pending_backups ?? 0) > 0)
-        ? PENDING_REFRESH_MS
-        : auto
-          ? COUNTDOWN_REFRESH_MS
-          : false,
+    refetchInterval:
+      bothConnected && syncing ? PENDING_REFRESH_MS : auto ? COUNTDOWN_REFRESH_MS : false,
   });
-  const live = bothConnected && (syncing || (stats.data?.pending_backups ?? 0) > 0);
+  // Pending also counts posts that wait for the next backup; only a running one changes tiles.
+  const live = bothConnected && syncing;
 
   // A sync that ends (manual or scheduled) changes the stats and the tiles.
   const lastJobState = useRef<string | undefined>(undefined);
@@ -107,6 +106,8 @@ export function DashboardPage() {
           statsLoading={stats.isPending}
           onStartBackup={() => void backup.start()}
           backupBusy={backup.isBusy}
+          missing={missingConnections(connections.data)}
+          overLimit={stats.data ? overLimitText(stats.data, tier) : null}
         />
       </header>
 

@@ -1,6 +1,6 @@
 import type { Post } from "@keepsake/contracts";
 
-export type PostBadgeKind = "backed_up" | "in_progress" | "pending";
+export type PostBadgeKind = "backed_up" | "in_progress" | "pending" | "failed" | "not_backed_up";
 
 export interface PostBadge {
   kind: PostBadgeKind;
@@ -10,14 +10,24 @@ export interface PostBadge {
 
 /**
  * SPEC §4 "Post tile badge": 'backed up' when backup_status is completed or is_backed_up;
- * 'in progress' when processing or pending; otherwise 'pending backup'.
+ * 'in progress' when processing or pending; otherwise 'pending backup'. Two states the SPEC
+ * does not name are told apart, so the tiles agree with the Pending count: a failed backup,
+ * and a post Keepsake will not back up (the plan's post limit), whose reason is the tile's title.
  */
-export function postBadge(post: Pick<Post, "backup_status" | "is_backed_up">): PostBadge {
+export function postBadge(
+  post: Pick<Post, "backup_status" | "is_backed_up" | "not_backed_up_reason">,
+): PostBadge {
   if (post.backup_status === "completed" || post.is_backed_up) {
     return { kind: "backed_up", label: "backed up", className: "badge badge-success" };
   }
   if (post.backup_status === "processing" || post.backup_status === "pending") {
     return { kind: "in_progress", label: "in progress", className: "badge" };
+  }
+  if (post.backup_status === "failed") {
+    return { kind: "failed", label: "backup failed", className: "badge badge-danger" };
+  }
+  if (post.not_backed_up_reason) {
+    return { kind: "not_backed_up", label: "over plan limit", className: "badge" };
   }
   return { kind: "pending", label: "pending backup", className: "badge badge-warning" };
 }

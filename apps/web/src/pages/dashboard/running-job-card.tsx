@@ -1,5 +1,6 @@
 import type { SyncJob } from "@keepsake/contracts";
 import { ProgressBar } from "../../components/progress-bar.tsx";
+import { REFRESHING } from "../../lib/backup-summary.ts";
 import { progressText } from "./use-manual-backup.ts";
 
 export function progressPercent(job: Pick<SyncJob, "posts_processed" | "posts_total">): number {
@@ -15,11 +16,15 @@ export function RunningJobCard({ job }: { job: SyncJob }) {
       <div className="running-job-head">
         <span className="spinner spinner-sm" aria-hidden="true" />
         <p className="running-job-title">
-          {job.job_type === "scheduled_sync" ? "Automatic sync in progress" : "Sync in progress"}
+          {job.mode === "refresh"
+            ? "Refreshing posts"
+            : job.job_type === "scheduled_sync"
+              ? "Automatic sync in progress"
+              : "Sync in progress"}
         </p>
         <span className="running-job-percent">{percent}%</span>
       </div>
-      <p className="running-job-text">{progressText(job)}</p>
+      <p className="running-job-text">{job.mode === "refresh" ? REFRESHING : progressText(job)}</p>
       <ProgressBar percent={percent} label="Sync progress" />
     </section>
   );

@@ -1,4 +1,5 @@
 import { AUTO_SYNC_TIERS, SYNC_INTERVAL_MINUTES } from "@keepsake/contracts";
+import { Link } from "react-router";
 
 export function isAutoSyncTier(tier: string | null | undefined): boolean {
   return (AUTO_SYNC_TIERS as readonly string[]).includes(tier ?? "");
@@ -11,23 +12,88 @@ export function nextSyncText(minutes: number | null | undefined): string | null 
   return `Next sync in ${minutes} minute${minutes === 1 ? "" : "s"}`;
 }
 
+/** A connection that stops backups, as the button that fixes it (in Settings). */
+export interface MissingConnection {
+  label: string;
+}
+
+/** What stops backups, from the OAuth status; undefined while it loads. */
+export function missingConnections(
+  status:
+    | {
+        instagram_connected: boolean;
+        google_connected: boolean;
+        google_needs_reconnect: boolean;
+      }
+    | undefined,
+): MissingConnection[] | undefined {
+  if (!status) return undefined;
+  const missing: MissingConnection[] = [];
+  if (!status.instagram_connected) missing.push({ label: "Connect Instagram" });
+  if (!status.google_connected) missing.push({ label: "Connect Google Drive" });
+  else if (status.google_needs_reconnect) missing.push({ label: "Reconnect Google Drive" });
+  return missing;
+}
+
 interface TierStateProps {
   tier: string;
   nextSyncIn: number | null | undefined;
   statsLoading: boolean;
   onStartBackup: () => void;
   backupBusy: boolean;
+  /** Connections still to make; undefined while the status loads. */
+  missing: MissingConnection[] | undefined;
+  /** The plan's post limit left posts out of Drive (free and premium). */
+  overLimit: string | null;
 }
 
-/** SPEC §2 header tier state: automatic (premium, pro, agency) or manual (free). */
+/**
+ * SPEC §2 header tier state: automatic (premium, pro, agency) or manual (free). Automatic
+ * backup is only called active when both connections work; paid plans can also start a
+ * backup now (a secondary action beside the schedule).
+ */
 export function TierState({
   tier,
   nextSyncIn,
   statsLoading,
   onStartBackup,
   backupBusy,
+  missing,
+  overLimit,
 }: TierStateProps) {
+  const busyLabel = backupBusy ? "Backing up..." : null;
+  const limitNote = overLimit && (
+    <p className="tier-state-detail tier-state-limit" data-testid="over-limit">
+      {overLimit}{" "}
+      <Link to="/pricing" className="tier-state-link">
+        Upgrade
+      </Link>
+    </p>
+  );
   if (isAutoSyncTier(tier)) {
+    if (missing === undefined) {
+      return <div className="tier-state" data-testid="tier-state" aria-busy="true" />;
+    }
+    if (missing.length > 0) {
+      return (
+        <div className="tier-state tier-state-paused" data-testid="tier-state">
+          <span className="status-dot status-dot-paused" aria-hidden="true" />
+          <div>
+            <p className="tier-state-title">Automatic backup paused</p>
+            <p className="tier-state-detail">
+              Connect Instagram and Google Drive to back up every {SYNC_INTERVAL_MINUTES} minutes.
+            </p>
+            <div className="tier-state-actions">
+              {missing.map((m) => (
+                <Link key={m.label} to="/settings" className="btn btn-primary btn-sm">
+                  {m.label}
+                </Link>
+              ))}
+            </div>
+          </div>
+        </div>
+      );
+    }
     const next = nextSyncText(nextSyncIn);
     return (
       <div className="tier-state tier-state-auto" data-testid="tier-state">
@@ -45,13 +111,26 @@ export function TierState({
               <span className="skeleton skeleton-inline" aria-hidden="true" />
             ) : null}
           </p>
+          {limitNote}
         </div>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          onClick={onStartBackup}
+          disabled={backupBusy}
+          aria-busy={backupBusy}
+        >
+          {busyLabel ?? "Backup now"}
+        </button>
       </div>
     );
   }
   return (
     <div className="tier-state tier-state-manual" data-testid="tier-state">
-      <p className="tier-state-title">Manual backup mode</p>
+      <div>
+        <p className="tier-state-title">Manual backup mode</p>
+        {limitNote}
+      </div>
       <button
         type="button"
         className="btn btn-primary"
@@ -59,7 +138,7 @@ export function TierState({
         disabled={backupBusy}
         aria-busy={backupBusy}
       >
-        {backupBusy ? "Backing up..." : "Start Backup"}
+        {busyLabel ?? "Start Backup"}
       </button>
     </div>
   );

@@ -3,7 +3,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { toast } from "react-toastify";
 import { errorDetail } from "../../api/client.ts";
-import { fetchSyncStatus, startSync, syncKeys } from "../../api/sync.ts";
+import { fetchDashboardStats, fetchSyncStatus, startSync, syncKeys } from "../../api/sync.ts";
+import { backupDoneText } from "../../lib/backup-summary.ts";
 
 /** SPEC §4 and §9: first poll after 2 s, then every 3 s, at most 60, a progress toast every 4th. */
 export const MANUAL_BACKUP = {
@@ -12,6 +13,9 @@ export const MANUAL_BACKUP = {
   maxPolls: 60,
   progressEvery: 4,
 } as const;
+
+/** One progress toast, updated in place and closed when the backup ends. */
+export const PROGRESS_TOAST_ID = "manual-backup-progress";
 
 export const manualBackupMessages = {
   completed: "Backup completed successfully!",
@@ -36,7 +40,7 @@ export interface ManualBackupConnections {
  * missing), then wait for it by polling `/sync/status`. `isWaiting` is true from the start
  * until polling ends; a poll that fails only ends the waiting state.
  */
-export function useManualBackup(connections: ManualBackupConnections | undefined) {
+export function useManualBackup(connections: ManualBackupConnections | undefined, tier = "free") {
   const queryClient = useQueryClient();
   const [isStarting, setIsStarting] = useState(false);
   const [isWaiting, setIsWaiting] = useState(false);
@@ -63,15 +67,23 @@ export function useManualBackup(connections: ManualBackupConnections | undefined
   );
 
   const finish = useCallback(
-    (status: SyncStatus | null) => {
+    async (id: number, status: SyncStatus | null) => {
       setIsWaiting(false);
+      // A progress toast must not outlive the run it reported on.
+      toast.dismiss(PROGRESS_TOAST_ID);
       const job = status?.sync_job ?? null;
-      if (job?.status === "completed") toast.success(manualBackupMessages.completed);
-      else if (job?.status === "failed") toast.error(job.error_message || syncMessages.syncFailed);
-      else if (job?.status === "cancelled") toast.info(manualBackupMessages.cancelled);
       void refreshData();
+      if (job?.status === "completed") {
+        // The toast says what the server counts: backed up, failed, beyond the plan's limit.
+        const stats = await fetchDashboardStats().catch(() => null);
+        if (run.current !== id) return;
+        if (stats) queryClient.setQueryData(syncKeys.stats, stats);
+        toast.success(backupDoneText(job, stats, tier));
+      } else if (job?.status === "failed")
+        toast.error(job.error_message || syncMessages.syncFailed);
+      else if (job?.status === "cancelled") toast.info(manualBackupMessages.cancelled);
     },
-    [refreshData],
+    [queryClient, refreshData, tier],
   );
 
   const poll = useCallback(
@@ -88,17 +100,20 @@ export function useManualBackup(connections: ManualBackupConnections | undefined
       if (run.current !== id) return;
       queryClient.setQueryData(syncKeys.status, status);
       if (!status.is_syncing) {
-        finish(status);
+        await finish(id, status);
         return;
       }
       if (count >= MANUAL_BACKUP.maxPolls) {
         setIsWaiting(false);
+        toast.dismiss(PROGRESS_TOAST_ID);
         toast.warning(manualBackupMessages.tooLong);
         void refreshData();
         return;
       }
       if (count % MANUAL_BACKUP.progressEvery === 0) {
-        toast.info(progressText(status.sync_job));
+        const text = progressText(status.sync_job);
+        if (toast.isActive(PROGRESS_TOAST_ID)) toast.update(PROGRESS_TOAST_ID, { render: text });
+        else toast.info(text, { toastId: PROGRESS_TOAST_ID });
         void refreshData();
       }
       timer.current = setTimeout(() => void poll(id, count + 1), MANUAL_BACKUP.pollMs);

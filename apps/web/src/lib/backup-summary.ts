@@ -1,0 +1,58 @@
+import type { DashboardStats, SyncJob } from "@keepsake/contracts";
+import { formatCount } from "./format.ts";
+import { planFor } from "./plans.ts";
+
+const plural = (n: number, one: string, many: string) =>
+  `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/** How many posts the plan's post limit leaves out of Drive, or null when none (SPEC §9). */
+export function overLimitText(
+  stats: Pick<DashboardStats, "posts_over_limit" | "post_limit">,
+  tier: string,
+): string | null {
+  const n = stats.posts_over_limit;
+  if (n <= 0 || stats.post_limit === null) return null;
+  return `${plural(n, "older post is", "older posts are")} beyond your ${planFor(tier).name} plan's ${formatCount(stats.post_limit)}-post limit and not backed up. Upgrade to back ${n === 1 ? "it" : "them"} up.`;
+}
+
+/**
+ * What a finished backup run did, from the server's numbers: the completion toast. A run that
+ * found nothing to do says so instead of claiming a backup.
+ */
+export function backupDoneText(
+  job: Pick<SyncJob, "posts_processed"> | null,
+  stats: DashboardStats | null,
+  tier: string,
+): string {
+  const failed = stats?.failed_backups ?? 0;
+  const head =
+    failed > 0
+      ? "Backup finished with errors."
+      : job && job.posts_processed === 0
+        ? "No new posts to back up."
+        : "Backup completed successfully!";
+  if (!stats) return head;
+  return [
+    head,
+    `${plural(stats.backed_up_posts, "post is", "posts are")} in your Google Drive.`,
+    failed > 0 ? `${plural(failed, "backup", "backups")} failed: retry on the Backups page.` : null,
+    overLimitText(stats, tier),
+  ]
+    .filter(Boolean)
+    .join(" ");
+}
+
+/** SPEC §4 completed-card wording, and what a refresh-only run did. */
+export function completedJobText(job: Pick<SyncJob, "mode" | "posts_processed">): string {
+  if (job.mode === "refresh") {
+    return job.posts_processed > 0
+      ? `Refreshed ${plural(job.posts_processed, "post", "posts")} from Instagram. Nothing was backed up yet: start a backup to copy them to Drive.`
+      : "Refreshed your posts from Instagram: nothing new.";
+  }
+  return job.posts_processed > 0
+    ? `Successfully processed ${job.posts_processed} posts`
+    : "No new posts to process";
+}
+
+/** A running refresh-only job (it lists posts and backs up nothing). */
+export const REFRESHING = "Refreshing posts from Instagram...";
