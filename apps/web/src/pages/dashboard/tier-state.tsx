@@ -61,7 +61,17 @@ export function TierState({
   missing,
   overLimit,
 }: TierStateProps) {
-  const busyLabel = backupBusy ? "Backing up..." : null;
+  const backupButton = (className: string, label: string) => (
+    <button
+      type="button"
+      className={className}
+      onClick={onStartBackup}
+      disabled={backupBusy}
+      aria-busy={backupBusy}
+    >
+      {backupBusy ? "Backing up..." : label}
+    </button>
+  );
   const limitNote = overLimit && (
     <p className="tier-state-detail tier-state-limit" data-testid="over-limit">
       {overLimit}{" "}
@@ -113,15 +123,7 @@ export function TierState({
           </p>
           {limitNote}
         </div>
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
-          onClick={onStartBackup}
-          disabled={backupBusy}
-          aria-busy={backupBusy}
-        >
-          {busyLabel ?? "Backup now"}
-        </button>
+        {backupButton("btn btn-secondary btn-sm", "Backup now")}
       </div>
     );
   }
@@ -131,15 +133,7 @@ export function TierState({
         <p className="tier-state-title">Manual backup mode</p>
         {limitNote}
       </div>
-      <button
-        type="button"
-        className="btn btn-primary"
-        onClick={onStartBackup}
-        disabled={backupBusy}
-        aria-busy={backupBusy}
-      >
-        {busyLabel ?? "Start Backup"}
-      </button>
+      {backupButton("btn btn-primary", "Start Backup")}
     </div>
   );
 }
