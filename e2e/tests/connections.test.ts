@@ -69,7 +69,7 @@ describe("connections in the browser", () => {
     await confirm.getByRole("button", { name: "Disconnect" }).click();
     await expect.poll(() => toast(page, "Instagram disconnected").count(), WAIT).toBe(1);
     await expect
-      .poll(() => page.getByRole("button", { name: "Connect Instagram" }).count())
+      .poll(() => page.getByRole("button", { name: "Connect Instagram" }).count(), WAIT)
       .toBe(1);
     await page.context().close();
   });
