@@ -511,6 +511,20 @@ describe("accounts panel (pro and agency)", () => {
     expect(screen.queryByRole("note")).toBeNull();
   });
 
+  it("counts one account as '1 account' and keeps each number under its own label", async () => {
+    const only = account({ username: "solo.one" });
+    api.defaults.adapter = serve(() => [200, accountsResponse([only], "pro", 3)]);
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    const all = await screen.findByRole("button", { name: /All Accounts/ });
+    expect(all.textContent).toContain("1 account");
+    expect(all.textContent).not.toContain("1 accounts");
+    const card = screen.getByRole("article", { name: "@solo.one" });
+    const stats = [...card.querySelectorAll(".account-stats > div")].map(
+      (d) => `${d.querySelector("dt")?.textContent}=${d.querySelector("dd")?.textContent}`,
+    );
+    expect(stats).toEqual(["Followers=12,940", "Posts=42", "Synced=40", "Backed up=38"]);
+  });
+
   it("at the limit an account that needs reconnecting can still be reconnected", async () => {
     const dead = account({ status: "needs_reconnection", status_reason: "Token expired." });
     api.defaults.adapter = serve(() => [

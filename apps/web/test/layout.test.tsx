@@ -26,6 +26,12 @@ describe("avatar initial", () => {
 });
 
 describe("navigation by auth state", () => {
+  it("shows neither Sign In nor Get Started while a stored session's profile loads", () => {
+    renderWithAuth(<SiteHeader />, { auth: makeAuth({ token: "token", isLoading: true }) });
+    expect(navLabels()).toEqual([]);
+    expect(screen.getByTestId("nav-pending").getAttribute("aria-busy")).toBe("true");
+  });
+
   it("shows Features only on / for visitors", () => {
     renderWithAuth(<SiteHeader />, { path: "/" });
     expect(navLabels()).toEqual(["Features", "Pricing", "Sign In", "Get Started"]);

@@ -9,7 +9,7 @@ const navClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? "nav-link nav-link-active" : "nav-link";
 
 export function SiteHeader() {
-  const { user, logout } = useAuth();
+  const { user, logout, isLoading } = useAuth();
   const location = useLocation();
   const navigate = useNavigate();
   // The mobile menu belongs to the page it was opened on: any navigation closes it.
@@ -71,6 +71,9 @@ export function SiteHeader() {
                 </button>
               </div>
             </>
+          ) : isLoading ? (
+            // A signed-in visitor's profile is on its way: no "Sign In" flash meanwhile.
+            <span className="nav-pending" aria-busy="true" data-testid="nav-pending" />
           ) : (
             <>
               {location.pathname === "/" && (

@@ -93,8 +93,12 @@ export function BackupsTable({
                     <p className="backup-error">{b.error_message}</p>
                   )}
                 </td>
-                <td>{b.backup_size_bytes ? formatBytes(b.backup_size_bytes) : "-"}</td>
-                <td>{b.status === "completed" ? formatDate(date) : "-"}</td>
+                <td className="backup-nowrap">
+                  {b.backup_size_bytes ? formatBytes(b.backup_size_bytes) : "-"}
+                </td>
+                <td className="backup-nowrap">
+                  {b.status === "completed" ? formatDate(date) : "-"}
+                </td>
                 <td>
                   <div className="backup-actions">
                     {b.google_drive_url && (

@@ -66,7 +66,9 @@ export function AccountsPanel({
             ★
           </span>
           <strong>All Accounts</strong>
-          <span className="muted">{data.accounts.length} accounts</span>
+          <span className="muted">
+            {data.accounts.length} account{data.accounts.length === 1 ? "" : "s"}
+          </span>
         </button>
         {data.accounts.map((a) => (
           <article

@@ -14,16 +14,12 @@ export function ConnectionBanner({
       <div>
         <strong className="connection-banner-title">Instagram could not be connected</strong>
         <p>{message}</p>
-        <p className="connection-banner-hint">
-          Keepsake needs an Instagram Professional account linked to a Facebook Page. Link them in
-          the Instagram app under Settings → Account type and tools, then connect again.
-        </p>
       </div>
       <div className="connection-banner-actions">
         <Link to="/settings" className="btn btn-light btn-sm">
           Go to Settings
         </Link>
-        <button className="btn btn-ghost btn-sm connection-banner-dismiss" onClick={onDismiss}>
+        <button className="btn btn-sm connection-banner-dismiss" onClick={onDismiss}>
           Dismiss
         </button>
       </div>
