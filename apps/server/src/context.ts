@@ -1,6 +1,8 @@
 import type pg from "pg";
 import { createAccountsRepository } from "./accounts/accounts.repository.ts";
 import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
+import { createAdminRepository } from "./admin/admin.repository.ts";
+import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";
 import type { Config } from "./config.ts";
@@ -20,6 +22,11 @@ import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
 import { createSyncModule, type EngineSettings, type SyncModule } from "./sync/sync.module.ts";
+import { createUserDeletionRepository } from "./users/user-deletion.repository.ts";
+import {
+  createUserDeletionService,
+  type UserDeletionService,
+} from "./users/user-deletion.service.ts";
 
 export interface ContextDeps {
   config: Config;
@@ -51,6 +58,8 @@ export interface AppContext extends ContextDeps, SyncModule {
   queue: JobQueue<AppContext>;
   connections: ConnectionsService;
   accounts: AccountsService;
+  userDeletion: UserDeletionService;
+  admin: AdminService;
 }
 
 /** Wires repositories and services once; routes and jobs receive what they use from here. */
@@ -106,5 +115,29 @@ export function createContext(deps: ContextDeps): AppContext {
     ...(deps.engineSettings ? { settings: deps.engineSettings } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
-  return { ...deps, auth, guards: authGuards(auth), queue, connections, accounts, ...sync };
+  const userDeletion = createUserDeletionService({
+    repo: createUserDeletionRepository(deps.db),
+    disconnectGoogle: (userId) => connections.disconnectGoogle(userId),
+    queue,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const admin = createAdminService({
+    repo: createAdminRepository(deps.db),
+    auth,
+    deletion: userDeletion,
+    accountIds: async (userId) =>
+      (await connections.listInstagramAccounts(userId)).map((a) => a.id),
+    queue,
+  });
+  return {
+    ...deps,
+    auth,
+    guards: authGuards(auth),
+    queue,
+    connections,
+    accounts,
+    userDeletion,
+    admin,
+    ...sync,
+  };
 }

@@ -32,6 +32,7 @@ export function makeAuth(overrides: Partial<AuthContextValue> = {}): AuthContext
     login: vi.fn(async () => makeUser()),
     register: vi.fn(async () => makeUser()),
     logout: vi.fn(async () => {}),
+    forget: vi.fn(),
     refreshUser: vi.fn(async () => user),
     ...overrides,
   };

@@ -1,6 +1,7 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { MemoryRouter } from "react-router";
 import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { api } from "../src/api/client.ts";
@@ -42,9 +43,11 @@ afterEach(() => {
 function renderTab() {
   render(
     <QueryClientProvider client={createQueryClient()}>
-      <AuthProvider>
-        <ProfileTab />
-      </AuthProvider>
+      <MemoryRouter>
+        <AuthProvider>
+          <ProfileTab />
+        </AuthProvider>
+      </MemoryRouter>
     </QueryClientProvider>,
   );
 }

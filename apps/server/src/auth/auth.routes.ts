@@ -1,4 +1,9 @@
-import { loginRequest, profileUpdateRequest, registerRequest } from "@keepsake/contracts";
+import {
+  deleteAccountRequest,
+  loginRequest,
+  profileUpdateRequest,
+  registerRequest,
+} from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
@@ -29,6 +34,14 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext) {
   app.patch("/api/auth/me", { preHandler: guards.requireUser }, async (req) => {
     const input = parseOr422(profileUpdateRequest, req.body);
     return auth.profile(await auth.updateProfile(principalOf(req).user.id, input.full_name));
+  });
+
+  // Settings → Profile → Delete my account, confirmed with the password.
+  app.delete("/api/auth/me", { preHandler: guards.requireUser }, async (req) => {
+    const { password } = parseOr422(deleteAccountRequest, req.body);
+    const { user } = principalOf(req);
+    await auth.verifyPassword(user, password);
+    return ctx.userDeletion.deleteUser(user);
   });
 
   app.post("/api/auth/logout", { preHandler: guards.requireUser }, async (req, reply) => {

@@ -1,4 +1,4 @@
-import type { RegisterRequest, User } from "@keepsake/contracts";
+import { adminMessages, type RegisterRequest, type User } from "@keepsake/contracts";
 import { hash, verify } from "@node-rs/argon2";
 import { jwtVerify, SignJWT } from "jose";
 import type { Config } from "../config.ts";
@@ -106,7 +106,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         await repo.recordLoginFailure(email, client.ip, clock.now());
         throw new HttpError(401, INCORRECT);
       }
-      if (!user.is_active) throw new HttpError(403, "Account is deactivated");
+      if (!user.is_active) throw new HttpError(403, adminMessages.deactivatedLogin);
       const windowStart = new Date(
         clock.now().getTime() - config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
       );
@@ -157,6 +157,13 @@ export function createAuthService(deps: AuthServiceDeps) {
       const user = await repo.updateUser(userId, { full_name: fullName });
       if (!user) throw new HttpError(404, "User not found");
       return user;
+    },
+
+    /** Confirms a destructive request with the signed-in user's password. */
+    async verifyPassword(user: UserRow, password: string) {
+      if (!(await verify(user.password_hash, password))) {
+        throw new HttpError(403, adminMessages.wrongPassword);
+      }
     },
 
     async revokeAllSessions(userId: string) {

@@ -1,5 +1,6 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { AdminTables } from "./admin-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
 /** Timestamps come back as Date and may be written as Date or ISO text. */
@@ -89,7 +90,7 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-export interface Database extends SyncTables {
+export interface Database extends SyncTables, AdminTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import helmet from "@fastify/helmet";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
+import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import type { AppContext } from "../context.ts";
@@ -27,6 +28,7 @@ const registrars: RouteRegistrar[] = [
   registerConnectionRoutes,
   registerAccountRoutes,
   registerSyncRoutes,
+  registerAdminRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

@@ -12,6 +12,16 @@ export interface JobQueue<TDeps> {
     payload: z.input<P>,
     options?: SendOptions,
   ): Promise<string | null>;
+  /**
+   * Deletes a queue's jobs whose payload `field` is one of `values`: every job, or with
+   * `queuedOnly` only those no worker has started.
+   */
+  purge(
+    name: string,
+    field: string,
+    values: readonly string[],
+    options?: { queuedOnly?: boolean },
+  ): Promise<number>;
   /** Creates the schema and queues (idempotent). Every role that sends must start. */
   start(): Promise<void>;
   /** Starts handlers and schedules: only worker roles call this. */
@@ -48,6 +58,16 @@ export function createJobQueue<TDeps>(options: {
     async send(job, payload, sendOptions) {
       const data = job.payload.parse(payload);
       return boss.send(job.name, data as object, sendOptions);
+    },
+    async purge(name, field, values, purgeOptions = {}) {
+      if (values.length === 0) return 0;
+      const queued = purgeOptions.queuedOnly ? "AND state IN ('created', 'retry')" : "";
+      const result = (await boss.getDb().executeSql(
+        `DELETE FROM ${options.schema}.job
+            WHERE name = $1 AND data->>$2 = ANY($3::text[]) ${queued}`,
+        [name, field, values],
+      )) as { rowCount?: number | null };
+      return result.rowCount ?? 0;
     },
     async start() {
       if (started) return;

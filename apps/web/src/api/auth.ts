@@ -1,4 +1,7 @@
 import {
+  type DeleteAccountRequest,
+  type DeletionResponse,
+  deletionResponse,
   type LoginRequest,
   type ProfileUpdateRequest,
   type RegisterRequest,
@@ -66,4 +69,10 @@ export function useMeQuery(token: string | null) {
     retry: false,
     staleTime: 5 * 60_000,
   });
+}
+
+/** Settings → Profile → Delete my account (DELETE /api/auth/me with the password). */
+export async function deleteMyAccount(body: DeleteAccountRequest): Promise<DeletionResponse> {
+  const { data } = await api.delete<unknown>("/auth/me", { data: body });
+  return deletionResponse.parse(data);
 }

@@ -26,6 +26,8 @@ export interface AuthContextValue {
   register: (payload: RegisterRequest) => Promise<User>;
   /** Revokes the session on the server (a failure is ignored) and forgets it here. */
   logout: () => Promise<void>;
+  /** Forgets a session the server has already ended (e.g. the account was deleted). */
+  forget: (message: string) => void;
   /** Fetches the profile again (e.g. on dashboard load). */
   refreshUser: () => Promise<User | null>;
 }
@@ -102,17 +104,24 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     [signIn],
   );
 
+  const forget = useCallback(
+    (message: string) => {
+      clearSession();
+      setTokenState(null);
+      queryClient.clear();
+      toast.success(message);
+    },
+    [queryClient],
+  );
+
   const logout = useCallback(async (): Promise<void> => {
     try {
       await authApi.logout();
     } catch {
       // The session is forgotten locally either way.
     }
-    clearSession();
-    setTokenState(null);
-    queryClient.clear();
-    toast.success("Logged out successfully");
-  }, [queryClient]);
+    forget("Logged out successfully");
+  }, [forget]);
 
   const refreshUser = useCallback(async (): Promise<User | null> => {
     if (token === null) return null;
@@ -130,9 +139,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       login,
       register,
       logout,
+      forget,
       refreshUser,
     }),
-    [user, token, me.isPending, login, register, logout, refreshUser],
+    [user, token, me.isPending, login, register, logout, forget, refreshUser],
   );
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

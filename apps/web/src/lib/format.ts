@@ -24,3 +24,10 @@ export function formatDate(iso: string): string {
 export function formatCount(value: number): string {
   return value.toLocaleString("en-US");
 }
+
+/** SPEC §3: timestamps as a local date-time, or "-" when absent or unreadable. */
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return "-";
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? "-" : date.toLocaleString();
+}

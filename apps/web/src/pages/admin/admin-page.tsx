@@ -1,10 +1,13 @@
 import { PageHeader } from "../../components/page-header.tsx";
+import { UsersPanel } from "./users-panel.tsx";
+import "./admin.css";
 
-/** The admin area; the user table arrives with the admin issue. */
+/** SPEC §2 /admin. The server answers 403 to non-admins; the panel turns that into a redirect. */
 export function AdminPage() {
   return (
     <div className="container page">
       <PageHeader title="Admin Dashboard" subtitle="Manage all users and their permissions" />
+      <UsersPanel />
     </div>
   );
 }

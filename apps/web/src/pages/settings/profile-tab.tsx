@@ -5,6 +5,7 @@ import { useForm } from "react-hook-form";
 import { useUpdateProfileMutation } from "../../api/auth.ts";
 import { TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { DeleteAccount } from "./delete-account.tsx";
 import "./profile-tab.css";
 
 /**
@@ -40,39 +41,46 @@ export function ProfileTab() {
   });
 
   return (
-    <section className="card profile-tab" aria-labelledby="profile-heading">
-      <h2 id="profile-heading" className="section-title">
-        Profile Information
-      </h2>
-      <form onSubmit={onSubmit} noValidate className="profile-form">
-        <TextField
-          id="profile-email"
-          label="Email address"
-          type="email"
-          value={user.email}
-          readOnly
-          aria-readonly="true"
-          className="input-readonly"
-        />
-        <p className="field-hint">
-          Your e-mail address is your sign-in and cannot be changed here.
+    <>
+      <section className="card profile-tab" aria-labelledby="profile-heading">
+        <h2 id="profile-heading" className="section-title">
+          Profile Information
+        </h2>
+        <form onSubmit={onSubmit} noValidate className="profile-form">
+          <TextField
+            id="profile-email"
+            label="Email address"
+            type="email"
+            value={user.email}
+            readOnly
+            aria-readonly="true"
+            className="input-readonly"
+          />
+          <p className="field-hint">
+            Your e-mail address is your sign-in and cannot be changed here.
+          </p>
+          <TextField
+            id="full_name"
+            label="Full name"
+            autoComplete="name"
+            error={errors.full_name?.message}
+            {...register("full_name")}
+          />
+          <div className="profile-actions">
+            <button
+              type="submit"
+              className="btn btn-primary"
+              disabled={update.isPending || !isDirty}
+            >
+              {update.isPending ? "Saving..." : "Save Changes"}
+            </button>
+          </div>
+        </form>
+        <p className="muted profile-note">
+          More settings are coming soon: notification preferences, backup folder naming and more.
         </p>
-        <TextField
-          id="full_name"
-          label="Full name"
-          autoComplete="name"
-          error={errors.full_name?.message}
-          {...register("full_name")}
-        />
-        <div className="profile-actions">
-          <button type="submit" className="btn btn-primary" disabled={update.isPending || !isDirty}>
-            {update.isPending ? "Saving..." : "Save Changes"}
-          </button>
-        </div>
-      </form>
-      <p className="muted profile-note">
-        More settings are coming soon: notification preferences, backup folder naming and more.
-      </p>
-    </section>
+      </section>
+      <DeleteAccount />
+    </>
   );
 }

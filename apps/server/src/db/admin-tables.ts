@@ -1,0 +1,69 @@
+import type { Generated } from "kysely";
+import type { GeneratedTimestamp, Timestamp } from "./schema.ts";
+
+/** Table types of the admin inbox and the status page (migration 0400). */
+
+export type ComponentStatus = "operational" | "degraded" | "down";
+
+export interface ContactMessagesTable {
+  id: Generated<string>;
+  user_id: string | null;
+  name: string;
+  email: string;
+  subject: string;
+  message: string;
+  ip: string;
+  created_at: GeneratedTimestamp;
+  handled_at: Timestamp | null;
+  handled_by: string | null;
+}
+
+export interface StatusSubscribersTable {
+  email: string;
+  created_at: GeneratedTimestamp;
+}
+
+export interface ProviderCallStatsTable {
+  provider: "instagram" | "google";
+  minute: Timestamp;
+  calls: Generated<number>;
+  errors: Generated<number>;
+}
+
+export interface WorkerHeartbeatsTable {
+  worker_id: string;
+  seen_at: Timestamp;
+}
+
+export interface StatusSamplesTable {
+  component: string;
+  sampled_at: Timestamp;
+  status: ComponentStatus;
+}
+
+export interface StatusComponentsTable {
+  component: string;
+  status: ComponentStatus;
+  since: Timestamp;
+  checked_at: Timestamp;
+}
+
+export interface StatusIncidentsTable {
+  id: Generated<string>;
+  component: string;
+  title: string;
+  description: string;
+  worst_status: "degraded" | "down";
+  started_at: Timestamp;
+  resolved_at: Timestamp | null;
+}
+
+export interface AdminTables {
+  contact_messages: ContactMessagesTable;
+  status_subscribers: StatusSubscribersTable;
+  provider_call_stats: ProviderCallStatsTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
+  status_samples: StatusSamplesTable;
+  status_components: StatusComponentsTable;
+  status_incidents: StatusIncidentsTable;
+}

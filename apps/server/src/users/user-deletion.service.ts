@@ -1,0 +1,48 @@
+import type { DeletionResponse } from "@keepsake/contracts";
+import type { ServiceLog } from "../context.ts";
+import type { UserRow } from "../db/schema.ts";
+import { backupPostJob } from "../jobs/backup-post.job.ts";
+import { syncAccountJob } from "../jobs/sync-account.job.ts";
+import { HttpError } from "../lib/errors.ts";
+import type { UserDeletionRepository } from "./user-deletion.repository.ts";
+
+export interface UserDeletionDeps {
+  repo: UserDeletionRepository;
+  /** Revokes the user's Google grant (best effort) and forgets the tokens. */
+  disconnectGoogle(userId: string): Promise<{ revoked: boolean }>;
+  queue: { purge(name: string, field: string, values: readonly string[]): Promise<number> };
+  log?: ServiceLog;
+}
+
+/**
+ * Deleting a user (by an admin, or by the user in Settings → Profile): the Google grant is
+ * revoked at Google, queued work is dropped, and every row Keepsake holds about the user is
+ * deleted. Files already in their Drive stay there: Keepsake never deletes Drive files.
+ * Instagram Login has no revocation endpoint; its tokens are deleted with the accounts.
+ */
+export function createUserDeletionService(deps: UserDeletionDeps) {
+  return {
+    async deleteUser(user: Pick<UserRow, "id" | "email">): Promise<DeletionResponse> {
+      let googleRevoked = false;
+      try {
+        googleRevoked = (await deps.disconnectGoogle(user.id)).revoked;
+      } catch (err) {
+        // 404: no Drive connected. Anything else must not keep the account alive.
+        if (!(err instanceof HttpError && err.status === 404)) {
+          deps.log?.warn({ userId: user.id }, "google disconnect during deletion failed");
+        }
+      }
+      const { accountIds, postIds } = await deps.repo.idsOf(user.id);
+      await deps.queue.purge(syncAccountJob.name, "accountId", accountIds);
+      await deps.queue.purge(backupPostJob.name, "postId", postIds);
+      const deleted = await deps.repo.deleteUser(user.id, user.email);
+      if (!deleted) throw new HttpError(404, "User not found");
+      return {
+        message: `Account ${user.email} deleted. Files already in Google Drive stay there.`,
+        google_revoked: googleRevoked,
+      };
+    },
+  };
+}
+
+export type UserDeletionService = ReturnType<typeof createUserDeletionService>;

@@ -1,0 +1,164 @@
+import { type AdminUser, adminDeleteConfirmation } from "@keepsake/contracts";
+import { useEffect, useState } from "react";
+import { useNavigate } from "react-router";
+import { toast } from "react-toastify";
+import { errorStatus, useAdminAction, useAdminUsersQuery } from "../../api/admin.ts";
+import { ConfirmDialog } from "../../components/modal.tsx";
+import { Pagination } from "../../components/pagination.tsx";
+import { Spinner } from "../../components/spinner.tsx";
+import { formatDateTime } from "../../lib/format.ts";
+import { pageCount } from "../../lib/pagination.ts";
+import { useDebouncedValue } from "../../lib/use-debounced-value.ts";
+import { tierBadgeClass } from "./tier-badge.ts";
+
+export const USERS_PAGE_SIZE = 25;
+export const ACCESS_DENIED = "Access denied. Admin privileges required.";
+
+/** SPEC §2 /admin: every user, searchable and paged, with their actions. */
+export function UsersPanel() {
+  const navigate = useNavigate();
+  const [search, setSearch] = useState("");
+  const [page, setPage] = useState(1);
+  const [deleting, setDeleting] = useState<AdminUser | null>(null);
+  const settled = useDebouncedValue(search.trim(), 300);
+  const query = useAdminUsersQuery({
+    search: settled,
+    limit: USERS_PAGE_SIZE,
+    offset: (page - 1) * USERS_PAGE_SIZE,
+  });
+  const toggleAdmin = useAdminAction("toggle-admin");
+  const toggleActive = useAdminAction("toggle-active");
+  const remove = useAdminAction("delete");
+
+  // SPEC §8: a 403 sends the user back to the dashboard; any other failure is a toast.
+  const { error } = query;
+  useEffect(() => {
+    if (!error) return;
+    if (errorStatus(error) === 403) {
+      toast.error(ACCESS_DENIED);
+      navigate("/dashboard", { replace: true });
+    } else if (errorStatus(error) !== 401) {
+      toast.error("Failed to fetch users");
+    }
+  }, [error, navigate]);
+
+  const users = query.data?.users ?? [];
+  const totalPages = pageCount(query.data?.total ?? 0, USERS_PAGE_SIZE);
+  const busy = toggleAdmin.isPending || toggleActive.isPending || remove.isPending;
+
+  return (
+    <section className="card admin-panel" aria-label="Users">
+      <div className="admin-toolbar">
+        <label htmlFor="admin-search" className="visually-hidden">
+          Search users
+        </label>
+        <input
+          id="admin-search"
+          type="search"
+          className="input"
+          placeholder="Search by name or email..."
+          value={search}
+          onChange={(e) => {
+            setSearch(e.target.value);
+            setPage(1);
+          }}
+        />
+        {query.data && (
+          <span className="muted admin-count">
+            {query.data.total} {query.data.total === 1 ? "user" : "users"}
+          </span>
+        )}
+      </div>
+      {query.isPending ? (
+        <Spinner />
+      ) : users.length === 0 ? (
+        <p className="empty-state">No users found</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="admin-table">
+            <thead>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col">Status</th>
+                <th scope="col">Subscription</th>
+                <th scope="col">Token Expires</th>
+                <th scope="col">Created</th>
+                <th scope="col">Social Accounts</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr key={u.id} data-email={u.email}>
+                  <td>
+                    <div className="admin-user-name">{u.full_name || "No name"}</div>
+                    <div className="muted admin-user-email">{u.email}</div>
+                  </td>
+                  <td>
+                    <span className={u.is_active ? "badge badge-success" : "badge badge-danger"}>
+                      {u.is_active ? "Active" : "Inactive"}
+                    </span>
+                    {u.is_admin && <span className="badge badge-admin">Admin</span>}
+                  </td>
+                  <td>
+                    <span className={tierBadgeClass(u.subscription_tier)}>
+                      {u.subscription_tier}
+                    </span>
+                  </td>
+                  <td>{formatDateTime(u.token_expires_at)}</td>
+                  <td>{formatDateTime(u.created_at)}</td>
+                  <td>{u.social_accounts?.length ?? 0}</td>
+                  <td>
+                    <div className="admin-actions">
+                      <button
+                        type="button"
+                        className="btn btn-secondary btn-sm"
+                        disabled={busy}
+                        onClick={() => toggleActive.mutate(u)}
+                      >
+                        {u.is_active ? "Deactivate" : "Activate"}
+                      </button>
+                      <button
+                        type="button"
+                        className="btn btn-secondary btn-sm"
+                        disabled={busy}
+                        onClick={() => toggleAdmin.mutate(u)}
+                      >
+                        {u.is_admin ? "Remove Admin" : "Make Admin"}
+                      </button>
+                      <button
+                        type="button"
+                        className="btn btn-danger btn-sm"
+                        disabled={busy}
+                        aria-label={`Delete ${u.email}`}
+                        onClick={() => setDeleting(u)}
+                      >
+                        Delete
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pagination page={page} totalPages={totalPages} onChange={setPage} label="Users pages" />
+      {deleting && (
+        <ConfirmDialog
+          title="Delete user"
+          confirmLabel="Delete"
+          busy={remove.isPending}
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => remove.mutate(deleting, { onSettled: () => setDeleting(null) })}
+        >
+          <p>{adminDeleteConfirmation(deleting.email)}</p>
+          <p className="muted">
+            Everything Keepsake holds about this user is removed. Files in their Google Drive stay
+            there.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,125 @@
+import { adminDeleteConfirmation, adminMessages } from "@keepsake/contracts";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, newPage } from "../support/browser.ts";
+import { registerNewUser, toast, withDatabase } from "../support/flows.ts";
+import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
+
+let ks: RunningKeepsake;
+let browser: Browser;
+beforeAll(async () => {
+  [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await ks?.dispose();
+});
+
+const PASSWORD = "Keeps4ke!pass";
+
+async function registerByApi(email: string) {
+  const res = await fetch(`${ks.url}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ full_name: "Target Person", email, password: PASSWORD }),
+  });
+  expect(res.status).toBe(201);
+}
+
+async function loginInBrowser(email: string): Promise<Page> {
+  const page = await newPage(browser);
+  await page.goto(`${ks.url}/login`);
+  await page.locator('input[name="email"]').fill(email);
+  await page.locator('input[name="password"]').fill(PASSWORD);
+  await page.locator('button[type="submit"]').click();
+  return page;
+}
+
+const row = (page: Page, email: string) => page.locator("tr", { hasText: email });
+
+describe("the admin area in the browser", () => {
+  it("sends a non-admin from /admin to /dashboard with the toast", async () => {
+    const { page } = await registerNewUser(browser, ks, "visitor");
+    await page.goto(`${ks.url}/admin`);
+    await page.waitForURL(`${ks.url}/dashboard`);
+    await expect
+      .poll(() => toast(page, "Access denied. Admin privileges required.").count())
+      .toBe(1);
+    await page.context().close();
+  });
+
+  it("deactivates a user who is then refused at login, toggles admin, deletes after the confirmation", async () => {
+    const target = "target.person@example.com";
+    await registerByApi(target);
+    const { page, email: adminEmail } = await registerNewUser(browser, ks, "chief");
+    withDatabase(
+      ks,
+      "await db.updateTable('users').set({ is_admin: true }).where('email', '=', args[0]).execute();",
+      adminEmail,
+    );
+    await page.reload();
+    await page.getByRole("link", { name: "Admin" }).first().click();
+    await page.waitForURL(`${ks.url}/admin`);
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Admin Dashboard");
+    await page.getByLabel("Search users").fill("target.person");
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
+    const r = row(page, target);
+    await expect.poll(() => r.textContent()).toContain("Target Person");
+
+    await r.getByRole("button", { name: "Deactivate" }).click();
+    await expect.poll(() => toast(page, `Active status toggled for ${target}`).count()).toBe(1);
+    await expect.poll(() => r.getByText("Inactive").count()).toBe(1);
+    const refused = await loginInBrowser(target);
+    await expect
+      .poll(() => refused.locator("#login-error").textContent())
+      .toBe(adminMessages.deactivatedLogin);
+    expect(new URL(refused.url()).pathname).toBe("/login");
+    await refused.context().close();
+
+    await r.getByRole("button", { name: "Activate" }).click();
+    await expect.poll(() => r.getByText("Active", { exact: true }).count()).toBe(1);
+    await r.getByRole("button", { name: "Make Admin" }).click();
+    await expect.poll(() => toast(page, `Admin status toggled for ${target}`).count()).toBe(1);
+    await expect.poll(() => r.getByRole("button", { name: "Remove Admin" }).count()).toBe(1);
+
+    await r.getByRole("button", { name: `Delete ${target}` }).click();
+    const dialog = page.getByRole("dialog");
+    await expect.poll(() => dialog.textContent()).toContain(adminDeleteConfirmation(target));
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect(await row(page, target).count()).toBe(1);
+    await r.getByRole("button", { name: `Delete ${target}` }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+    await expect.poll(() => toast(page, `User ${target} deleted successfully`).count()).toBe(1);
+    await expect.poll(() => page.getByText("No users found").count()).toBe(1);
+    const gone = await fetch(`${ks.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: target, password: PASSWORD }),
+    });
+    expect(gone.status).toBe(401);
+    await page.context().close();
+  });
+
+  it("lets a user delete their own account from Settings → Profile with the password", async () => {
+    const { page, email } = await registerNewUser(browser, ks, "leaver");
+    await page.goto(`${ks.url}/settings?tab=profile`);
+    await page.getByRole("button", { name: "Delete my account" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Password", { exact: true }).fill("WrongPass1");
+    await dialog.getByRole("button", { name: "Delete my account" }).click();
+    await expect
+      .poll(() => dialog.getByRole("alert").textContent())
+      .toBe(adminMessages.wrongPassword);
+    await dialog.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Delete my account" }).click();
+    await page.waitForURL(`${ks.url}/`);
+    await expect.poll(() => toast(page, "Your account has been deleted").count()).toBe(1);
+    const login = await fetch(`${ks.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    expect(login.status).toBe(401);
+    await page.context().close();
+  });
+});
