@@ -1,4 +1,4 @@
-import { adminDeleteConfirmation, adminMessages } from "@keepsake/contracts";
+import { adminDeleteConfirmation, adminMessages, CONTACT_SUCCESS } from "@keepsake/contracts";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, newPage } from "../support/browser.ts";
@@ -35,6 +35,20 @@ async function loginInBrowser(email: string): Promise<Page> {
   return page;
 }
 
+/** Registers a user in the browser, makes them an admin and opens /admin. */
+async function adminInBrowser(prefix: string): Promise<Page> {
+  const { page, email } = await registerNewUser(browser, ks, prefix);
+  withDatabase(
+    ks,
+    "await db.updateTable('users').set({ is_admin: true }).where('email', '=', args[0]).execute();",
+    email,
+  );
+  await page.reload();
+  await page.getByRole("link", { name: "Admin" }).first().click();
+  await page.waitForURL(`${ks.url}/admin`);
+  return page;
+}
+
 const row = (page: Page, email: string) => page.locator("tr", { hasText: email });
 
 describe("the admin area in the browser", () => {
@@ -51,15 +65,7 @@ describe("the admin area in the browser", () => {
   it("deactivates a user who is then refused at login, toggles admin, deletes after the confirmation", async () => {
     const target = "target.person@example.com";
     await registerByApi(target);
-    const { page, email: adminEmail } = await registerNewUser(browser, ks, "chief");
-    withDatabase(
-      ks,
-      "await db.updateTable('users').set({ is_admin: true }).where('email', '=', args[0]).execute();",
-      adminEmail,
-    );
-    await page.reload();
-    await page.getByRole("link", { name: "Admin" }).first().click();
-    await page.waitForURL(`${ks.url}/admin`);
+    const page = await adminInBrowser("chief");
     await expect.poll(() => page.locator("h1").textContent()).toBe("Admin Dashboard");
     await page.getByLabel("Search users").fill("target.person");
     await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
@@ -120,6 +126,30 @@ describe("the admin area in the browser", () => {
       body: JSON.stringify({ email, password: PASSWORD }),
     });
     expect(login.status).toBe(401);
+    await page.context().close();
+  });
+
+  it("a message sent from /contact appears in the admin inbox and can be marked handled", async () => {
+    const visitor = await newPage(browser);
+    await visitor.goto(`${ks.url}/contact`);
+    await visitor.getByLabel("Name").fill("Visiting Vera");
+    await visitor.getByLabel("Email").fill("vera@example.com");
+    await visitor.getByLabel("Subject").fill("Press enquiry about Keepsake");
+    await visitor.getByLabel("Message").fill("Could you send me the press kit?\nThanks!");
+    await visitor.getByRole("button", { name: "Send Message" }).click();
+    await expect.poll(() => toast(visitor, CONTACT_SUCCESS).count()).toBe(1);
+    expect(await visitor.getByLabel("Subject").inputValue()).toBe("");
+    await visitor.context().close();
+
+    const page = await adminInBrowser("inboxer");
+    await page.getByRole("tab", { name: "Inbox" }).click();
+    const item = page.locator(".inbox-item", { hasText: "Press enquiry about Keepsake" });
+    await expect.poll(() => item.textContent()).toContain("vera@example.com");
+    expect(await item.getByText("New").count()).toBe(1);
+    await item.getByRole("button", { name: /Press enquiry about Keepsake/ }).click();
+    await expect.poll(() => item.textContent()).toContain("Could you send me the press kit?");
+    await item.getByRole("button", { name: "Mark as handled" }).click();
+    await expect.poll(() => item.getByText("Handled", { exact: true }).count()).toBe(1);
     await page.context().close();
   });
 });

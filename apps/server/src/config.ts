@@ -81,6 +81,8 @@ export const envSchema = z.object({
    * Lower it only where a fast takeover matters more than a little extra database work.
    */
   QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Contact form messages accepted per client address per hour. */
+  CONTACT_MAX_PER_HOUR: z.coerce.number().int().min(1).default(5),
   /** Where the in-process sandbox listens in sandbox mode. */
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
 });

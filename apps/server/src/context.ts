@@ -12,6 +12,8 @@ import {
   createConnectionsService,
 } from "./connections/connections.service.ts";
 import { createOAuthStates } from "./connections/oauth-state.ts";
+import { createContactRepository } from "./contact/contact.repository.ts";
+import { type ContactService, createContactService } from "./contact/contact.service.ts";
 import type { Db } from "./db/database.ts";
 import { authGuards } from "./http/auth.plugin.ts";
 import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
@@ -60,6 +62,7 @@ export interface AppContext extends ContextDeps, SyncModule {
   accounts: AccountsService;
   userDeletion: UserDeletionService;
   admin: AdminService;
+  contact: ContactService;
 }
 
 /** Wires repositories and services once; routes and jobs receive what they use from here. */
@@ -129,8 +132,14 @@ export function createContext(deps: ContextDeps): AppContext {
       (await connections.listInstagramAccounts(userId)).map((a) => a.id),
     queue,
   });
+  const contact = createContactService({
+    repo: createContactRepository(deps.db),
+    clock: deps.clock,
+    maxPerHour: deps.config.CONTACT_MAX_PER_HOUR,
+  });
   return {
     ...deps,
+    contact,
     auth,
     guards: authGuards(auth),
     queue,

@@ -230,9 +230,8 @@ describe("deleting a user", () => {
     await t.ctx.db
       .insertInto("contact_messages")
       .values({
-        user_id: u.user.id,
         name: "N",
-        email: u.user.email,
+        email: u.user.email.toUpperCase(),
         subject: "s",
         message: "m",
         ip: "203.0.113.9",

@@ -1,13 +1,16 @@
+import { CONTACT_SUCCESS } from "@keepsake/contracts";
 import { act, fireEvent, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { api } from "../src/api/client.ts";
 import { Toasts } from "../src/app.tsx";
 import { annualSavingPercent, plans } from "../src/lib/plans.ts";
-import { CONTACT_SUCCESS, ContactPage } from "../src/pages/contact/contact-page.tsx";
+import { ContactPage } from "../src/pages/contact/contact-page.tsx";
 import { heroCta } from "../src/pages/landing/hero-cta.ts";
 import { PricingPage } from "../src/pages/pricing/pricing-page.tsx";
 import { overallStatus, services } from "../src/pages/status/status-data.ts";
 import { StatusPage } from "../src/pages/status/status-page.tsx";
+import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
 
 describe("pricing", () => {
@@ -95,12 +98,21 @@ describe("landing main button", () => {
 });
 
 describe("contact form", () => {
+  const originalAdapter = api.defaults.adapter;
   afterEach(() => {
-    vi.useRealTimers();
+    api.defaults.adapter = originalAdapter;
   });
 
-  it("simulates a 1 s send, then toasts and clears the fields", async () => {
-    vi.useFakeTimers();
+  const fields: [string, string][] = [
+    ["Name", "Jane"],
+    ["Email", "jane@example.com"],
+    ["Subject", "Hello"],
+    ["Message", "A question"],
+  ];
+
+  async function fillAndSend(reply: () => Promise<[number, unknown]>) {
+    const calls: FakeRequest[] = [];
+    api.defaults.adapter = fakeAdapter(() => reply(), calls);
     renderWithAuth(
       <>
         <ContactPage />
@@ -108,30 +120,39 @@ describe("contact form", () => {
       </>,
       { path: "/contact" },
     );
-    const fields: [string, string][] = [
-      ["Name", "Jane"],
-      ["Email", "jane@example.com"],
-      ["Subject", "Hello"],
-      ["Message", "A question"],
-    ];
     for (const [label, value] of fields) {
       fireEvent.change(screen.getByLabelText(label), { target: { value } });
     }
     fireEvent.submit(screen.getByRole("button", { name: "Send Message" }));
-    const busy = screen.getByRole("button", { name: "Sending..." });
+    return calls;
+  }
+
+  it("posts the message, shows 'Sending...', then toasts and clears the fields", async () => {
+    let answer: (v: [number, unknown]) => void = () => {};
+    const calls = await fillAndSend(() => new Promise((r) => (answer = r)));
+    const busy = await screen.findByRole("button", { name: "Sending..." });
     expect((busy as HTMLButtonElement).disabled).toBe(true);
-    await act(async () => {
-      vi.advanceTimersByTime(999);
-    });
-    expect(screen.getByRole("button", { name: "Sending..." })).toBeTruthy();
-    await act(async () => {
-      vi.advanceTimersByTime(1);
-    });
-    expect(screen.getByRole("button", { name: "Send Message" })).toBeTruthy();
+    await act(async () => answer([201, { id: "m1" }]));
+    expect(await screen.findByText(CONTACT_SUCCESS)).toBeTruthy();
+    expect(calls).toEqual([
+      {
+        method: "POST",
+        path: "/contact",
+        params: {},
+        body: { name: "Jane", email: "jane@example.com", subject: "Hello", message: "A question" },
+      },
+    ]);
     for (const [label] of fields) {
       expect((screen.getByLabelText(label) as HTMLInputElement).value).toBe("");
     }
-    vi.useRealTimers();
-    expect(await screen.findByText(CONTACT_SUCCESS)).toBeTruthy();
+  });
+
+  it("toasts a failure and keeps what was typed", async () => {
+    await fillAndSend(async () => [429, { detail: "Too many messages from your network." }]);
+    expect(await screen.findByText("Too many messages from your network.")).toBeTruthy();
+    for (const [label, value] of fields) {
+      expect((screen.getByLabelText(label) as HTMLInputElement).value).toBe(value);
+    }
+    expect(screen.getByRole("button", { name: "Send Message" })).toBeTruthy();
   });
 });

@@ -7,7 +7,6 @@ export type ComponentStatus = "operational" | "degraded" | "down";
 
 export interface ContactMessagesTable {
   id: Generated<string>;
-  user_id: string | null;
   name: string;
   email: string;
   subject: string;

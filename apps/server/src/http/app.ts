@@ -5,6 +5,7 @@ import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
 import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
+import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
 import { HttpError } from "../lib/errors.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
@@ -29,6 +30,7 @@ const registrars: RouteRegistrar[] = [
   registerAccountRoutes,
   registerSyncRoutes,
   registerAdminRoutes,
+  registerContactRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

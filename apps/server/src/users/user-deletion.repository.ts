@@ -24,9 +24,7 @@ export function createUserDeletionRepository(db: Db) {
         await tx.deleteFrom("login_failures").where("email", "=", address).execute();
         await tx
           .deleteFrom("contact_messages")
-          .where((eb) =>
-            eb.or([eb("user_id", "=", userId), eb(sql<string>`lower(email)`, "=", address)]),
-          )
+          .where(sql<string>`lower(email)`, "=", address)
           .execute();
         await tx.deleteFrom("status_subscribers").where("email", "=", address).execute();
         const r = await tx.deleteFrom("users").where("id", "=", userId).executeTakeFirst();

@@ -1,8 +1,6 @@
 -- Messages from the /contact form; admins read them in the admin Inbox.
 CREATE TABLE contact_messages (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-  -- The signed-in sender, when there was one.
-  user_id uuid REFERENCES users (id) ON DELETE CASCADE,
   name text NOT NULL,
   email text NOT NULL,
   subject text NOT NULL,

@@ -1,13 +1,43 @@
+import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
+import { InboxPanel } from "./inbox-panel.tsx";
 import { UsersPanel } from "./users-panel.tsx";
 import "./admin.css";
 
-/** SPEC §2 /admin. The server answers 403 to non-admins; the panel turns that into a redirect. */
+const TABS = [
+  { id: "users", label: "Users" },
+  { id: "inbox", label: "Inbox" },
+] as const;
+
+/**
+ * SPEC §2 /admin. The server answers 403 to non-admins; the users panel turns that into a
+ * redirect. `?tab=inbox` opens the contact messages.
+ */
 export function AdminPage() {
+  const [params, setParams] = useSearchParams();
+  const active = params.get("tab") === "inbox" ? "inbox" : "users";
   return (
     <div className="container page">
       <PageHeader title="Admin Dashboard" subtitle="Manage all users and their permissions" />
-      <UsersPanel />
+      <div className="admin-tabs" role="tablist" aria-label="Admin">
+        {TABS.map((tab) => (
+          <button
+            key={tab.id}
+            id={`admin-tab-${tab.id}`}
+            type="button"
+            role="tab"
+            aria-selected={active === tab.id}
+            aria-controls={`admin-panel-${tab.id}`}
+            className={`admin-tab${active === tab.id ? " admin-tab-active" : ""}`}
+            onClick={() => setParams(tab.id === "users" ? {} : { tab: tab.id })}
+          >
+            {tab.label}
+          </button>
+        ))}
+      </div>
+      <div id={`admin-panel-${active}`} role="tabpanel" aria-labelledby={`admin-tab-${active}`}>
+        {active === "users" ? <UsersPanel /> : <InboxPanel />}
+      </div>
     </div>
   );
 }

@@ -1,27 +1,17 @@
-import { type FormEvent, useEffect, useRef, useState } from "react";
-import { toast } from "react-toastify";
+import { CONTACT_LIMITS } from "@keepsake/contracts";
+import { type FormEvent, useState } from "react";
+import { useSendContactMutation } from "../../api/contact.ts";
 import { TextField } from "../../components/form-field.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { StaticPage } from "../../components/static-page.tsx";
 import { site } from "../../lib/site.ts";
 
-/** SPEC §9: the message is not sent anywhere; sending is simulated for 1 second. */
-export const CONTACT_DELAY_MS = 1000;
-export const CONTACT_SUCCESS = "Message sent successfully! We'll get back to you soon.";
-
 const empty = { name: "", email: "", subject: "", message: "" };
 
 export function ContactPage() {
   const [draft, setDraft] = useState(empty);
-  const [sending, setSending] = useState(false);
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-
-  useEffect(
-    () => () => {
-      if (timer.current) clearTimeout(timer.current);
-    },
-    [],
-  );
+  const send = useSendContactMutation();
+  const sending = send.isPending;
 
   const update =
     (field: keyof typeof empty) =>
@@ -30,12 +20,8 @@ export function ContactPage() {
 
   const onSubmit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    setSending(true);
-    timer.current = setTimeout(() => {
-      setSending(false);
-      setDraft(empty);
-      toast.success(CONTACT_SUCCESS);
-    }, CONTACT_DELAY_MS);
+    // The fields clear only once the message is stored; a failure keeps what was typed.
+    send.mutate(draft, { onSuccess: () => setDraft(empty) });
   };
 
   return (
@@ -97,6 +83,7 @@ export function ContactPage() {
               label="Name"
               name="name"
               required
+              maxLength={CONTACT_LIMITS.name}
               autoComplete="name"
               value={draft.name}
               onChange={update("name")}
@@ -107,6 +94,7 @@ export function ContactPage() {
               name="email"
               type="email"
               required
+              maxLength={CONTACT_LIMITS.email}
               autoComplete="email"
               value={draft.email}
               onChange={update("email")}
@@ -117,6 +105,7 @@ export function ContactPage() {
             label="Subject"
             name="subject"
             required
+            maxLength={CONTACT_LIMITS.subject}
             value={draft.subject}
             onChange={update("subject")}
           />
@@ -130,6 +119,7 @@ export function ContactPage() {
               className="textarea"
               rows={6}
               required
+              maxLength={CONTACT_LIMITS.message}
               value={draft.message}
               onChange={update("message")}
             />

@@ -1,0 +1,60 @@
+import {
+  CONTACT_SUCCESS,
+  type ContactMessage,
+  type ContactRequest,
+  contactMessage,
+  contactMessagesResponse,
+} from "@keepsake/contracts";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "react-toastify";
+import { api, errorDetail } from "./client.ts";
+
+export const CONTACT_FAILED = "Your message could not be sent. Please try again.";
+
+/** POST /api/contact: SPEC §8's success toast; a failure toasts and keeps the draft. */
+export function useSendContactMutation() {
+  return useMutation({
+    mutationFn: async (draft: ContactRequest) => {
+      await api.post("/contact", draft);
+    },
+    onSuccess: () => {
+      toast.success(CONTACT_SUCCESS);
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, CONTACT_FAILED));
+    },
+  });
+}
+
+export const inboxKeys = {
+  all: ["admin", "messages"] as const,
+  page: (limit: number, offset: number) => ["admin", "messages", limit, offset] as const,
+};
+
+export function useInboxQuery(limit: number, offset: number) {
+  return useQuery({
+    queryKey: inboxKeys.page(limit, offset),
+    queryFn: async () => {
+      const { data } = await api.get<unknown>("/admin/messages", { params: { limit, offset } });
+      return contactMessagesResponse.parse(data);
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useMarkHandledMutation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (message: ContactMessage) => {
+      const { data } = await api.put<unknown>(`/admin/messages/${message.id}/handled`);
+      return contactMessage.parse(data);
+    },
+    onSuccess: async () => {
+      toast.success("Message marked as handled");
+      await queryClient.invalidateQueries({ queryKey: inboxKeys.all });
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, "Failed to mark the message as handled"));
+    },
+  });
+}
