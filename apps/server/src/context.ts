@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import type pg from "pg";
 import { createAccountsRepository } from "./accounts/accounts.repository.ts";
 import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
@@ -23,6 +24,9 @@ import type { Secrets } from "./lib/secrets.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
+import { createCallRecorder } from "./status/call-stats.ts";
+import { createStatusRepository } from "./status/status.repository.ts";
+import { createStatusService, type StatusService } from "./status/status.service.ts";
 import { createSyncModule, type EngineSettings, type SyncModule } from "./sync/sync.module.ts";
 import { createUserDeletionRepository } from "./users/user-deletion.repository.ts";
 import {
@@ -63,11 +67,14 @@ export interface AppContext extends ContextDeps, SyncModule {
   userDeletion: UserDeletionService;
   admin: AdminService;
   contact: ContactService;
+  status: StatusService;
 }
 
 /** Wires repositories and services once; routes and jobs receive what they use from here. */
 export function createContext(deps: ContextDeps): AppContext {
   const providers = deps.config.providers;
+  // Every provider call is counted for the status page's error rates.
+  const calls = createCallRecorder({ db: deps.db, clock: deps.clock });
   const connectionsRepo = createConnectionsRepository(deps.db);
   const connections = createConnectionsService({
     repo: connectionsRepo,
@@ -79,12 +86,15 @@ export function createContext(deps: ContextDeps): AppContext {
     clock: deps.clock,
     encryptionKey: deps.secrets.encryptionKey,
     appUrl: deps.config.appUrl,
-    instagram: createInstagramClient({
-      ...providers.instagram,
-      graphVersion: providers.graphVersion,
-    }),
-    facebook: createFacebookClient({ ...providers.facebook, graphVersion: providers.graphVersion }),
-    google: createGoogleOAuthClient(providers.google),
+    instagram: createInstagramClient(
+      { ...providers.instagram, graphVersion: providers.graphVersion },
+      calls.fetchFor("instagram"),
+    ),
+    facebook: createFacebookClient(
+      { ...providers.facebook, graphVersion: providers.graphVersion },
+      calls.fetchFor("instagram"),
+    ),
+    google: createGoogleOAuthClient(providers.google, calls.fetchFor("google")),
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
     onConnected: (userId, accountIds) => sync.sync.startAfterConnect(userId, accountIds),
@@ -115,6 +125,7 @@ export function createContext(deps: ContextDeps): AppContext {
     connections,
     queue,
     encryptionKey: deps.secrets.encryptionKey,
+    fetchFor: calls.fetchFor,
     ...(deps.engineSettings ? { settings: deps.engineSettings } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
@@ -137,9 +148,23 @@ export function createContext(deps: ContextDeps): AppContext {
     clock: deps.clock,
     maxPerHour: deps.config.CONTACT_MAX_PER_HOUR,
   });
+  const status = createStatusService({
+    repo: createStatusRepository(deps.db),
+    clock: deps.clock,
+    calls,
+    queue,
+    workerId: `${hostname()}:${process.pid}`,
+    async probeApi() {
+      const res = await fetch(`${deps.config.appUrl}/api/health`, {
+        signal: AbortSignal.timeout(5000),
+      });
+      return res.ok;
+    },
+  });
   return {
     ...deps,
     contact,
+    status,
     auth,
     guards: authGuards(auth),
     queue,

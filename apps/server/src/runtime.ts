@@ -123,7 +123,10 @@ export async function startKeepsake(options: {
     });
     await ctx.queue.start();
     closers.push(() => ctx.queue.stop());
-    if (role === "worker" || role === "all") await ctx.queue.work(ctx);
+    if (role === "worker" || role === "all") {
+      await ctx.queue.work(ctx);
+      await ctx.status.heartbeat();
+    }
 
     let app: FastifyInstance | null = null;
     let listening: string | null = null;

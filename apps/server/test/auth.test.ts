@@ -1,4 +1,4 @@
-import { messages } from "@keepsake/contracts";
+import { adminMessages, messages } from "@keepsake/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
@@ -158,7 +158,7 @@ describe("login, profile, logout and refresh", () => {
       body: { email: a.user.email, password: a.password },
     });
     expect(login.status).toBe(403);
-    expect(login.body).toEqual({ detail: "Account is deactivated" });
+    expect(login.body).toEqual({ detail: adminMessages.deactivatedLogin });
 
     const b = await t.signUp();
     await t.ctx.db.deleteFrom("users").where("id", "=", b.user.id).execute();

@@ -105,7 +105,7 @@ describe("HTTP conventions", () => {
   });
 
   it("serves no SPA fallback for API paths and 404s unknown methods there", async () => {
-    const res = await t.call("DELETE", "/api/auth/me");
+    const res = await t.call("PUT", "/api/auth/me");
     expect(res.status).toBe(404);
   });
 });

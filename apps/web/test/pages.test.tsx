@@ -8,7 +8,7 @@ import { annualSavingPercent, plans } from "../src/lib/plans.ts";
 import { ContactPage } from "../src/pages/contact/contact-page.tsx";
 import { heroCta } from "../src/pages/landing/hero-cta.ts";
 import { PricingPage } from "../src/pages/pricing/pricing-page.tsx";
-import { overallStatus, services } from "../src/pages/status/status-data.ts";
+import { bannerOf } from "../src/pages/status/status-data.ts";
 import { StatusPage } from "../src/pages/status/status-page.tsx";
 import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
@@ -56,28 +56,71 @@ describe("pricing", () => {
 });
 
 describe("status", () => {
-  it("is operational only when every service is", () => {
-    expect(overallStatus(services).label).toBe("All Systems Operational");
-    expect(overallStatus([{ status: "operational" }, { status: "degraded" }]).label).toBe(
+  const originalAdapter = api.defaults.adapter;
+  afterEach(() => {
+    api.defaults.adapter = originalAdapter;
+  });
+  const component = (id: string, status: string, uptime: number | null) => ({
+    id,
+    name: `${id} name`,
+    status,
+    detail: `${id} detail`,
+    uptime,
+  });
+  const answer = (components: unknown[], incidents: unknown[]) => ({
+    status: "operational",
+    checked_at: "2026-05-01T12:00:00.000Z",
+    components,
+    incidents,
+  });
+
+  it("is operational only when every component is", () => {
+    expect(bannerOf([{ status: "operational" }]).label).toBe("All Systems Operational");
+    expect(bannerOf([{ status: "operational" }, { status: "degraded" }]).label).toBe(
       "Some Systems Degraded",
     );
-    expect(overallStatus([{ status: "down" }]).operational).toBe(false);
+    expect(bannerOf([{ status: "down" }]).operational).toBe(false);
   });
 
-  it("shows the banner, the services and the incident", () => {
-    renderWithAuth(<StatusPage />, { path: "/status" });
-    expect(screen.getByText("All Systems Operational")).toBeTruthy();
-    expect(screen.getAllByText(/uptime$/)).toHaveLength(5);
-    expect(screen.getByText(/Duration: 2 hours/)).toBeTruthy();
-  });
-
-  it("shows the degraded banner and 'No recent incidents'", () => {
-    renderWithAuth(
-      <StatusPage services={[{ name: "API", status: "degraded", uptime: "98%" }]} incidents={[]} />,
-      { path: "/status" },
+  it("shows GET /api/status, and Refresh fetches it again", async () => {
+    let degraded = false;
+    const calls: FakeRequest[] = [];
+    api.defaults.adapter = fakeAdapter(
+      () => [
+        200,
+        answer(
+          [
+            component("api", "operational", 99.5),
+            component("google", degraded ? "degraded" : "operational", null),
+          ],
+          degraded
+            ? [
+                {
+                  id: "i1",
+                  component: "google",
+                  date: "2026-05-01T11:00:00.000Z",
+                  title: "Google Drive API degraded",
+                  description: "4 of 10 calls failed.",
+                  status: "ongoing",
+                  duration: "6 minutes",
+                },
+              ]
+            : [],
+        ),
+      ],
+      calls,
     );
-    expect(screen.getByText("Some Systems Degraded")).toBeTruthy();
+    renderWithAuth(<StatusPage />, { path: "/status" });
+    expect(await screen.findByText("All Systems Operational")).toBeTruthy();
+    expect(screen.getByText("99.5% uptime (90 days)")).toBeTruthy();
+    expect(screen.getByText("No uptime data yet")).toBeTruthy();
     expect(screen.getByText("No recent incidents")).toBeTruthy();
+    degraded = true;
+    fireEvent.click(screen.getByRole("button", { name: /Refresh/ }));
+    expect(await screen.findByText("Some Systems Degraded")).toBeTruthy();
+    expect(screen.getByText("Google Drive API degraded")).toBeTruthy();
+    expect(screen.getByText(/Duration: 6 minutes/)).toBeTruthy();
+    expect(calls.filter((c) => c.path === "/status")).toHaveLength(2);
   });
 });
 

@@ -1,4 +1,5 @@
 export * from "./admin.ts";
 export * from "./auth.ts";
 export * from "./connections.ts";
+export * from "./status.ts";
 export * from "./sync.ts";

@@ -8,6 +8,7 @@ import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
 import { HttpError } from "../lib/errors.ts";
+import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { loggerOptions } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
@@ -31,6 +32,7 @@ const registrars: RouteRegistrar[] = [
   registerSyncRoutes,
   registerAdminRoutes,
   registerContactRoutes,
+  registerStatusRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

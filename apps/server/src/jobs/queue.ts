@@ -22,6 +22,8 @@ export interface JobQueue<TDeps> {
     values: readonly string[],
     options?: { queuedOnly?: boolean },
   ): Promise<number>;
+  /** How long (seconds) the oldest job that is ready to run has waited; null when none waits. */
+  oldestReadyAge(): Promise<number | null>;
   /** Creates the schema and queues (idempotent). Every role that sends must start. */
   start(): Promise<void>;
   /** Starts handlers and schedules: only worker roles call this. */
@@ -68,6 +70,15 @@ export function createJobQueue<TDeps>(options: {
         [name, field, values],
       )) as { rowCount?: number | null };
       return result.rowCount ?? 0;
+    },
+    async oldestReadyAge() {
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT extract(epoch FROM now() - min(start_after))::float8 AS age
+           FROM ${options.schema}.job
+          WHERE state IN ('created', 'retry') AND start_after <= now()`,
+      );
+      const age = rows[0]?.age;
+      return age === null || age === undefined ? null : Number(age);
     },
     async start() {
       if (started) return;

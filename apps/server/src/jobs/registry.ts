@@ -2,6 +2,7 @@ import type { AppContext } from "../context.ts";
 import { backupPostJob } from "./backup-post.job.ts";
 import type { AnyJob } from "./queue.ts";
 import { refreshInstagramTokensJob } from "./refresh-instagram-tokens.job.ts";
+import { statusSampleJob } from "./status-sample.job.ts";
 import { syncAccountJob } from "./sync-account.job.ts";
 import { syncSchedulerJob } from "./sync-scheduler.job.ts";
 
@@ -14,4 +15,5 @@ export const jobRegistry: AnyJob<AppContext>[] = [
   syncSchedulerJob,
   syncAccountJob,
   backupPostJob,
+  statusSampleJob,
 ];

@@ -7,6 +7,7 @@ import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { createDriveClient } from "../providers/google/drive.client.ts";
 import { createMediaClient } from "../providers/instagram/media.client.ts";
+import type { FetchLike } from "../providers/provider-error.ts";
 import { createGraphPacer, DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./backoff.ts";
 import { type BackupEngine, type ConnectionTokens, createBackupEngine } from "./backup.engine.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
@@ -36,6 +37,8 @@ export function createSyncModule(deps: {
   /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
   encryptionKey: Buffer;
   log?: { warn(obj: object, msg: string): void };
+  /** The `fetch` each provider's calls go through (the status page counts them). */
+  fetchFor?: (provider: "instagram" | "google") => FetchLike;
 }): SyncModule {
   const settings: EngineSettings = {
     ...DEFAULT_ENGINE_SETTINGS,
@@ -50,9 +53,15 @@ export function createSyncModule(deps: {
       facebookGraphUrl: providers.facebook.graphUrl,
       graphVersion: providers.graphVersion,
     },
-    { onUsage: (key, usage) => pacer.record(key, usage) },
+    {
+      onUsage: (key, usage) => pacer.record(key, usage),
+      ...(deps.fetchFor ? { fetch: deps.fetchFor("instagram") } : {}),
+    },
   );
-  const drive = createDriveClient({ apisUrl: `${providers.google.apisUrl}` });
+  const drive = createDriveClient(
+    { apisUrl: `${providers.google.apisUrl}` },
+    deps.fetchFor ? { fetch: deps.fetchFor("google") } : {},
+  );
   const repo = createSyncRepository(deps.db);
 
   const enqueueBackups = async (postIds: string[]) => {

@@ -1,13 +1,10 @@
-import { useState } from "react";
+import type { StatusComponent, StatusIncident } from "@keepsake/contracts";
+import { type FormEvent, useState } from "react";
+import { useStatusQuery, useStatusSubscribeMutation } from "../../api/status.ts";
 import { Icon } from "../../components/icons.tsx";
-import {
-  incidents as fixedIncidents,
-  services as fixedServices,
-  type Incident,
-  overallStatus,
-  type Service,
-  stateLabel,
-} from "./status-data.ts";
+import { Spinner } from "../../components/spinner.tsx";
+import { formatDateTime } from "../../lib/format.ts";
+import { bannerOf, stateLabel, uptimeLabel } from "./status-data.ts";
 
 const stateBadge = {
   operational: "badge badge-success",
@@ -15,8 +12,8 @@ const stateBadge = {
   down: "badge badge-danger",
 } as const;
 
-export function StatusBanner({ services }: { services: readonly Service[] }) {
-  const overall = overallStatus(services);
+export function StatusBanner({ components }: { components: readonly StatusComponent[] }) {
+  const overall = bannerOf(components);
   return (
     <div
       className={overall.operational ? "status-banner status-ok" : "status-banner status-warn"}
@@ -28,14 +25,72 @@ export function StatusBanner({ services }: { services: readonly Service[] }) {
   );
 }
 
-export function StatusPage({
-  services = fixedServices,
-  incidents = fixedIncidents,
-}: {
-  services?: readonly Service[];
-  incidents?: readonly Incident[];
-}) {
-  const [checkedAt] = useState(() => new Date());
+function Incidents({ incidents }: { incidents: readonly StatusIncident[] }) {
+  if (incidents.length === 0) return <p className="muted">No recent incidents</p>;
+  return (
+    <ul className="incident-list">
+      {incidents.map((i) => (
+        <li key={i.id} className="incident">
+          <div className="incident-head">
+            <h3>{i.title}</h3>
+            <span
+              className={i.status === "resolved" ? "badge badge-success" : "badge badge-warning"}
+            >
+              {i.status === "resolved" ? "Resolved" : "Ongoing"}
+            </span>
+          </div>
+          <p>{i.description}</p>
+          <p className="incident-meta">
+            {formatDateTime(i.date)} · Duration: {i.duration}
+          </p>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Subscribe() {
+  const [email, setEmail] = useState("");
+  const subscribe = useStatusSubscribeMutation();
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    subscribe.mutate({ email }, { onSuccess: () => setEmail("") });
+  };
+  return (
+    <section className="card status-subscribe" aria-labelledby="subscribe-title">
+      <h2 id="subscribe-title">Subscribe to Status Updates</h2>
+      <p>Leave your e-mail address to join the list for incident updates.</p>
+      <form className="subscribe-row" onSubmit={onSubmit}>
+        <label htmlFor="status-email" className="visually-hidden">
+          Email address
+        </label>
+        <input
+          id="status-email"
+          type="email"
+          className="input"
+          placeholder="you@example.com"
+          required
+          maxLength={254}
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+        <button type="submit" className="btn btn-primary" disabled={subscribe.isPending}>
+          {subscribe.isPending ? "Subscribing..." : "Subscribe"}
+        </button>
+      </form>
+      {subscribe.isSuccess && (
+        <p className="muted" role="status">
+          {subscribe.data.message}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** SPEC §2 /status from GET /api/status: components, 90-day uptime, incidents, subscribe. */
+export function StatusPage() {
+  const query = useStatusQuery();
+  const data = query.data;
   return (
     <div className="static-page">
       <title>System Status · Keepsake</title>
@@ -43,11 +98,16 @@ export function StatusPage({
         <div className="container">
           <span className="eyebrow">Status</span>
           <h1>System Status</h1>
-          <StatusBanner services={services} />
+          {data && <StatusBanner components={data.components} />}
           <div className="status-meta">
-            <span>Last checked: {checkedAt.toLocaleString()}</span>
-            <button type="button" className="btn btn-secondary btn-sm">
-              <Icon.Refresh /> Refresh
+            <span>Last checked: {data ? formatDateTime(data.checked_at) : "-"}</span>
+            <button
+              type="button"
+              className="btn btn-secondary btn-sm"
+              onClick={() => void query.refetch()}
+              disabled={query.isFetching}
+            >
+              <Icon.Refresh /> {query.isFetching ? "Refreshing..." : "Refresh"}
             </button>
           </div>
         </div>
@@ -55,59 +115,35 @@ export function StatusPage({
       <div className="container static-body">
         <section className="card status-card" aria-labelledby="services-title">
           <h2 id="services-title">Services</h2>
-          <ul className="service-list">
-            {services.map((s) => (
-              <li key={s.name} className="service-row">
-                <span className={`service-dot service-dot-${s.status}`} aria-hidden="true" />
-                <span className="service-name">{s.name}</span>
-                <span className="service-uptime">{s.uptime} uptime</span>
-                <span className={stateBadge[s.status]}>{stateLabel[s.status]}</span>
-              </li>
-            ))}
-          </ul>
-        </section>
-
-        <section className="card status-card" aria-labelledby="incidents-title">
-          <h2 id="incidents-title">Recent Incidents</h2>
-          {incidents.length === 0 ? (
-            <p className="muted">No recent incidents</p>
+          {query.isPending ? (
+            <Spinner />
+          ) : query.isError ? (
+            <p className="muted" role="alert">
+              The status service cannot be reached right now. Try Refresh in a moment.
+            </p>
           ) : (
-            <ul className="incident-list">
-              {incidents.map((i) => (
-                <li key={`${i.date}-${i.title}`} className="incident">
-                  <div className="incident-head">
-                    <h3>{i.title}</h3>
-                    <span
-                      className={
-                        i.status === "resolved" ? "badge badge-success" : "badge badge-warning"
-                      }
-                    >
-                      {i.status === "resolved" ? "Resolved" : i.status}
-                    </span>
-                  </div>
-                  <p>{i.description}</p>
-                  <p className="incident-meta">
-                    {i.date} · Duration: {i.duration}
-                  </p>
+            <ul className="service-list">
+              {data?.components.map((s) => (
+                <li key={s.id} className="service-row" data-component={s.id}>
+                  <span className={`service-dot service-dot-${s.status}`} aria-hidden="true" />
+                  <span className="service-name">
+                    {s.name}
+                    <span className="service-detail muted">{s.detail}</span>
+                  </span>
+                  <span className="service-uptime">{uptimeLabel(s.uptime)}</span>
+                  <span className={stateBadge[s.status]}>{stateLabel[s.status]}</span>
                 </li>
               ))}
             </ul>
           )}
         </section>
 
-        <section className="card status-subscribe" aria-labelledby="subscribe-title">
-          <h2 id="subscribe-title">Subscribe to Status Updates</h2>
-          <p>Get an e-mail when an incident is opened or resolved.</p>
-          <div className="subscribe-row">
-            <label htmlFor="status-email" className="visually-hidden">
-              Email address
-            </label>
-            <input id="status-email" type="email" className="input" placeholder="you@example.com" />
-            <button type="button" className="btn btn-primary">
-              Subscribe
-            </button>
-          </div>
+        <section className="card status-card" aria-labelledby="incidents-title">
+          <h2 id="incidents-title">Recent Incidents</h2>
+          {data ? <Incidents incidents={data.incidents} /> : null}
         </section>
+
+        <Subscribe />
       </div>
     </div>
   );

@@ -1,0 +1,78 @@
+import { sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { FetchLike } from "../providers/provider-error.ts";
+
+/** The status page's two provider components: Instagram (either Graph host, CDN) and Google. */
+export type MonitoredProvider = "instagram" | "google";
+
+/** How long counts wait in memory before they are written (one upsert per provider-minute). */
+const FLUSH_DELAY_MS = 5000;
+
+/** A provider failing on its side: no answer, a 5xx, or throttling. Refusals of a grant are not. */
+const isProviderFailure = (status: number) => status >= 500 || status === 429;
+
+/**
+ * Counts every provider call and its failures per minute, in memory, and adds them to
+ * provider_call_stats a few seconds later (or on `flush`). Every process records its own
+ * calls; the status page reads the sum.
+ */
+export function createCallRecorder(deps: { db: Db; clock: Clock }) {
+  const pending = new Map<
+    string,
+    { provider: MonitoredProvider; minute: Date; calls: number; errors: number }
+  >();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+
+  function record(provider: MonitoredProvider, failed: boolean) {
+    const t = deps.clock.now().getTime();
+    const minute = new Date(t - (t % 60_000));
+    const key = `${provider}:${minute.getTime()}`;
+    const entry = pending.get(key) ?? { provider, minute, calls: 0, errors: 0 };
+    entry.calls += 1;
+    if (failed) entry.errors += 1;
+    pending.set(key, entry);
+    if (!timer) {
+      timer = setTimeout(() => void flush().catch(() => {}), FLUSH_DELAY_MS);
+      timer.unref?.();
+    }
+  }
+
+  async function flush() {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const rows = [...pending.values()];
+    pending.clear();
+    if (rows.length === 0) return;
+    await deps.db
+      .insertInto("provider_call_stats")
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(["provider", "minute"]).doUpdateSet({
+          calls: sql`provider_call_stats.calls + excluded.calls`,
+          errors: sql`provider_call_stats.errors + excluded.errors`,
+        }),
+      )
+      .execute();
+  }
+
+  return {
+    /** `fetch`, counted against `provider`. */
+    fetchFor(provider: MonitoredProvider): FetchLike {
+      return async (input, init) => {
+        try {
+          const res = await fetch(input, init);
+          record(provider, isProviderFailure(res.status));
+          return res;
+        } catch (err) {
+          // Our own cancellation is no failure of the provider; a timeout is.
+          if (!(err instanceof Error && err.name === "AbortError")) record(provider, true);
+          throw err;
+        }
+      };
+    },
+    flush,
+  };
+}
+
+export type CallRecorder = ReturnType<typeof createCallRecorder>;

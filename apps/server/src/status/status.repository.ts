@@ -1,0 +1,144 @@
+import { sql } from "kysely";
+import type { ComponentStatus } from "../db/admin-tables.ts";
+import type { Db } from "../db/database.ts";
+
+/** SQL of the status page: heartbeats, call stats, samples, component states, incidents. */
+export function createStatusRepository(db: Db) {
+  return {
+    async ping(): Promise<void> {
+      await sql`SELECT 1`.execute(db);
+    },
+
+    async heartbeat(workerId: string, at: Date) {
+      await db
+        .insertInto("worker_heartbeats")
+        .values({ worker_id: workerId, seen_at: at })
+        .onConflict((oc) => oc.column("worker_id").doUpdateSet({ seen_at: at }))
+        .execute();
+    },
+
+    async lastHeartbeat(): Promise<Date | null> {
+      const row = await db
+        .selectFrom("worker_heartbeats")
+        .select((eb) => eb.fn.max("seen_at").as("at"))
+        .executeTakeFirst();
+      return row?.at ? new Date(row.at) : null;
+    },
+
+    async callTotals(since: Date) {
+      const rows = await db
+        .selectFrom("provider_call_stats")
+        .select([
+          "provider",
+          (eb) => eb.fn.sum<number>("calls").as("calls"),
+          (eb) => eb.fn.sum<number>("errors").as("errors"),
+        ])
+        .where("minute", ">=", since)
+        .groupBy("provider")
+        .execute();
+      return new Map(
+        rows.map((r) => [r.provider, { calls: Number(r.calls), errors: Number(r.errors) }]),
+      );
+    },
+
+    async recordSamples(at: Date, statuses: { component: string; status: ComponentStatus }[]) {
+      await db
+        .insertInto("status_samples")
+        .values(statuses.map((s) => ({ ...s, sampled_at: at })))
+        .onConflict((oc) => oc.columns(["component", "sampled_at"]).doNothing())
+        .execute();
+    },
+
+    /** Per component: samples since `since`, and how many of them were not 'down'. */
+    async uptime(since: Date) {
+      const rows = await db
+        .selectFrom("status_samples")
+        .select([
+          "component",
+          (eb) => eb.fn.countAll<number>().as("total"),
+          (eb) => eb.fn.count<number>("status").filterWhere("status", "!=", "down").as("up"),
+        ])
+        .where("sampled_at", ">=", since)
+        .groupBy("component")
+        .execute();
+      return new Map(rows.map((r) => [r.component, { total: Number(r.total), up: Number(r.up) }]));
+    },
+
+    components() {
+      return db.selectFrom("status_components").selectAll().execute();
+    },
+
+    async saveComponent(row: {
+      component: string;
+      status: ComponentStatus;
+      since: Date;
+      checked_at: Date;
+    }) {
+      await db
+        .insertInto("status_components")
+        .values(row)
+        .onConflict((oc) =>
+          oc
+            .column("component")
+            .doUpdateSet({ status: row.status, since: row.since, checked_at: row.checked_at }),
+        )
+        .execute();
+    },
+
+    openIncident(component: string) {
+      return db
+        .selectFrom("status_incidents")
+        .selectAll()
+        .where("component", "=", component)
+        .where("resolved_at", "is", null)
+        .executeTakeFirst();
+    },
+
+    async insertIncident(row: {
+      component: string;
+      title: string;
+      description: string;
+      worst_status: "degraded" | "down";
+      started_at: Date;
+    }) {
+      await db
+        .insertInto("status_incidents")
+        .values(row)
+        .onConflict((oc) => oc.column("component").where("resolved_at", "is", null).doNothing())
+        .execute();
+    },
+
+    async updateIncident(
+      id: string,
+      update: { worst_status?: "degraded" | "down"; title?: string; resolved_at?: Date },
+    ) {
+      await db.updateTable("status_incidents").set(update).where("id", "=", id).execute();
+    },
+
+    recentIncidents(since: Date, limit: number) {
+      return db
+        .selectFrom("status_incidents")
+        .selectAll()
+        .where((eb) => eb.or([eb("started_at", ">=", since), eb("resolved_at", "is", null)]))
+        .orderBy("started_at", "desc")
+        .limit(limit)
+        .execute();
+    },
+
+    async prune(samplesBefore: Date, statsBefore: Date) {
+      await db.deleteFrom("status_samples").where("sampled_at", "<", samplesBefore).execute();
+      await db.deleteFrom("provider_call_stats").where("minute", "<", statsBefore).execute();
+      await db.deleteFrom("worker_heartbeats").where("seen_at", "<", statsBefore).execute();
+    },
+
+    async subscribe(email: string): Promise<void> {
+      await db
+        .insertInto("status_subscribers")
+        .values({ email })
+        .onConflict((oc) => oc.column("email").doNothing())
+        .execute();
+    },
+  };
+}
+
+export type StatusRepository = ReturnType<typeof createStatusRepository>;

@@ -1,0 +1,173 @@
+import type { StatusComponent, StatusResponse } from "@keepsake/contracts";
+import { overallStatus } from "@keepsake/contracts";
+import type { Clock } from "../lib/clock.ts";
+import type { CallRecorder } from "./call-stats.ts";
+import type { StatusRepository } from "./status.repository.ts";
+import {
+  type Assessment,
+  COMPONENTS,
+  type ComponentId,
+  formatDuration,
+  jobsStatus,
+  providerStatus,
+  STATUS_RULES,
+  worse,
+} from "./status.rules.ts";
+
+export interface StatusServiceDeps {
+  repo: StatusRepository;
+  clock: Clock;
+  calls: Pick<CallRecorder, "flush">;
+  queue: { oldestReadyAge(): Promise<number | null> };
+  /** Whether the API answers its health check (the worker's probe). */
+  probeApi(): Promise<boolean>;
+  workerId: string;
+}
+
+/**
+ * The status page from live health data. `current` judges every component now; a worker runs
+ * `sample` every minute: it records a heartbeat and one sample per component (for 90-day
+ * uptime), and opens an incident for a component not operational for more than 5 minutes,
+ * resolving it when the component recovers.
+ */
+export function createStatusService(deps: StatusServiceDeps) {
+  const { repo, clock } = deps;
+
+  async function database(): Promise<Assessment> {
+    const started = Date.now();
+    try {
+      await repo.ping();
+    } catch {
+      return { status: "down", detail: "The database does not answer" };
+    }
+    const ms = Date.now() - started;
+    return ms > STATUS_RULES.databaseSlowMs
+      ? { status: "degraded", detail: `The database answered in ${ms} ms` }
+      : { status: "operational", detail: "The database answers" };
+  }
+
+  async function current(api: Assessment): Promise<Record<ComponentId, Assessment>> {
+    const now = clock.now();
+    const db = await database();
+    if (db.status === "down") {
+      const unknown = { status: "down" as const, detail: "Unknown while the database is down" };
+      return { api, database: db, jobs: unknown, instagram: unknown, google: unknown };
+    }
+    const [heartbeat, queueAge, totals] = await Promise.all([
+      repo.lastHeartbeat(),
+      deps.queue.oldestReadyAge().catch(() => null),
+      repo.callTotals(new Date(now.getTime() - STATUS_RULES.providerWindowMs)),
+    ]);
+    return {
+      api,
+      database: db,
+      jobs: jobsStatus(heartbeat, queueAge, now),
+      instagram: providerStatus(totals.get("instagram")),
+      google: providerStatus(totals.get("google")),
+    };
+  }
+
+  /** Keeps each component's streak and its incident in step with the new status. */
+  async function track(id: ComponentId, a: Assessment, now: Date) {
+    const name = COMPONENTS.find((c) => c.id === id)!.name;
+    const previous = (await repo.components()).find((c) => c.component === id);
+    const ok = a.status === "operational";
+    const sameStreak = previous && (previous.status === "operational") === ok;
+    const since = sameStreak ? new Date(previous.since) : now;
+    await repo.saveComponent({ component: id, status: a.status, since, checked_at: now });
+    const open = await repo.openIncident(id);
+    if (ok) {
+      if (open) await repo.updateIncident(open.id, { resolved_at: now });
+      return;
+    }
+    const status = a.status as "degraded" | "down";
+    const title = `${name} ${status === "down" ? "outage" : "degraded"}`;
+    if (open) {
+      const worst = worse(open.worst_status, status) as "degraded" | "down";
+      if (worst !== open.worst_status)
+        await repo.updateIncident(open.id, { worst_status: worst, title });
+    } else if (now.getTime() - since.getTime() > STATUS_RULES.incidentAfterMs) {
+      await repo.insertIncident({
+        component: id,
+        title,
+        description: `${a.detail}.`,
+        worst_status: status,
+        started_at: since,
+      });
+    }
+  }
+
+  return {
+    async report(): Promise<StatusResponse> {
+      const now = clock.now();
+      await deps.calls.flush().catch(() => {});
+      const live = await current({ status: "operational", detail: "The API answers" });
+      const [uptime, incidents] = await Promise.all([
+        repo.uptime(new Date(now.getTime() - STATUS_RULES.uptimeWindowMs)).catch(() => new Map()),
+        repo
+          .recentIncidents(new Date(now.getTime() - STATUS_RULES.uptimeWindowMs), 10)
+          .catch(() => []),
+      ]);
+      const components: StatusComponent[] = COMPONENTS.map((c) => {
+        const u = uptime.get(c.id);
+        return {
+          id: c.id,
+          name: c.name,
+          ...live[c.id],
+          uptime: u && u.total > 0 ? Math.floor((10_000 * u.up) / u.total) / 100 : null,
+        };
+      });
+      return {
+        status: overallStatus(components),
+        checked_at: now.toISOString(),
+        components,
+        incidents: incidents.map((i) => {
+          const end = i.resolved_at ? new Date(i.resolved_at) : now;
+          return {
+            id: i.id,
+            component: i.component,
+            date: new Date(i.started_at).toISOString(),
+            title: i.title,
+            description: i.description,
+            status: i.resolved_at ? ("resolved" as const) : ("ongoing" as const),
+            duration: formatDuration(end.getTime() - new Date(i.started_at).getTime()),
+          };
+        }),
+      };
+    },
+
+    /** A worker's heartbeat (also recorded when a worker starts). */
+    heartbeat: () => repo.heartbeat(deps.workerId, clock.now()),
+
+    async sample() {
+      const now = clock.now();
+      await repo.heartbeat(deps.workerId, now);
+      await deps.calls.flush();
+      const up = await deps.probeApi().catch(() => false);
+      const live = await current(
+        up
+          ? { status: "operational", detail: "The API answers" }
+          : { status: "down", detail: "The API does not answer its health check" },
+      );
+      const minute = new Date(now.getTime() - (now.getTime() % 60_000));
+      await repo.recordSamples(
+        minute,
+        COMPONENTS.map((c) => ({ component: c.id, status: live[c.id].status })),
+      );
+      for (const c of COMPONENTS) await track(c.id, live[c.id], now);
+      await repo.prune(
+        new Date(now.getTime() - STATUS_RULES.uptimeWindowMs),
+        new Date(now.getTime() - 86_400_000),
+      );
+      return live;
+    },
+
+    async subscribe(email: string) {
+      await repo.subscribe(email);
+      // The same answer whether or not the address was already on the list.
+      return { message: `${email} is subscribed to status updates.` };
+    },
+  };
+}
+
+export type StatusService = ReturnType<typeof createStatusService>;

@@ -1,0 +1,31 @@
+import {
+  type StatusSubscribeRequest,
+  statusResponse,
+  statusSubscribeResponse,
+} from "@keepsake/contracts";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { toast } from "react-toastify";
+import { api, errorDetail } from "./client.ts";
+
+export const statusKeys = { all: ["status"] as const };
+
+/** GET /api/status: live health data; Refresh refetches it. */
+export function useStatusQuery() {
+  return useQuery({
+    queryKey: statusKeys.all,
+    queryFn: async () => statusResponse.parse((await api.get<unknown>("/status")).data),
+  });
+}
+
+export function useStatusSubscribeMutation() {
+  return useMutation({
+    mutationFn: async (body: StatusSubscribeRequest) =>
+      statusSubscribeResponse.parse((await api.post<unknown>("/status/subscribe", body)).data),
+    onSuccess: (answer) => {
+      toast.success(answer.message);
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, "Could not subscribe. Please try again."));
+    },
+  });
+}
