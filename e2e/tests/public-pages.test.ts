@@ -1,5 +1,6 @@
+import { createRequire } from "node:module";
 import type { StatusResponse } from "@keepsake/contracts";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, newPage } from "../support/browser.ts";
 import {
@@ -22,6 +23,50 @@ afterAll(async () => {
 });
 
 const WAIT = { timeout: 60_000, interval: 500 };
+
+/** axe-core, from npm, evaluated in the page (page.evaluate is not subject to the CSP). */
+const AXE_SOURCE: string = createRequire(import.meta.url)("axe-core").source;
+
+const PUBLIC_PAGES = [
+  "/",
+  "/pricing",
+  "/login",
+  "/register",
+  "/privacy",
+  "/terms",
+  "/help",
+  "/contact",
+  "/status",
+  "/docs",
+  "/cookies",
+  "/security",
+  "/about",
+  "/blog",
+  "/careers",
+  "/press",
+];
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is a global once its source ran
+    const axe = (window as any).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations as AxeViolation[];
+  });
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map(
+      (v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+    );
+}
 
 async function status(): Promise<StatusResponse> {
   return (await (await fetch(`${ks.url}/api/status`)).json()) as StatusResponse;
@@ -67,6 +112,95 @@ describe("/status from live health data", () => {
       .poll(() => toast(page, "watcher@example.com is subscribed to status updates.").count())
       .toBe(1);
     await user.context().close();
+    await page.context().close();
+  });
+});
+
+describe("every public page", () => {
+  for (const width of [375, 1280]) {
+    it(`has one h1, a title, no sideways scrolling and no serious axe violations at ${width} px`, async () => {
+      const page = await newPage(browser);
+      await page.setViewportSize({ width, height: 800 });
+      const problems: Record<string, string[]> = {};
+      for (const path of PUBLIC_PAGES) {
+        await page.goto(`${ks.url}${path}`);
+        await page.locator("h1").first().waitFor();
+        // Data-driven pages settle first (the status page's components, the pricing plans).
+        await page.waitForLoadState("networkidle");
+        const found: string[] = [];
+        const h1s = await page.locator("h1").count();
+        if (h1s !== 1) found.push(`${h1s} h1 elements`);
+        const title = await page.title();
+        if (!/Keepsake/.test(title)) found.push(`title "${title}"`);
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        if (overflow > 1) found.push(`${overflow} px wider than the viewport`);
+        found.push(...(await seriousViolations(page)));
+        if (found.length > 0) problems[path] = found;
+      }
+      expect(problems).toEqual({});
+      await page.context().close();
+    });
+  }
+});
+
+describe("/help and /press", () => {
+  it("filters the FAQ as you type, with a no-match state", async () => {
+    const page = await newPage(browser);
+    await page.goto(`${ks.url}/help`);
+    const questions = page.locator(".faq-item summary");
+    await expect.poll(() => questions.count()).toBe(6);
+    await page.getByLabel("Search for help").fill("often");
+    await expect
+      .poll(() => questions.allTextContents())
+      .toEqual(["How often are my posts backed up?"]);
+    await questions.first().click();
+    expect(await page.locator(".faq-item p").first().textContent()).toContain("every 10 minutes");
+    await page.getByLabel("Search for help").fill("quantum entanglement");
+    await expect.poll(() => questions.count()).toBe(0);
+    expect(await page.getByText(/No answers match/).count()).toBe(1);
+    await page.getByLabel("Search for help").fill("");
+    await expect.poll(() => questions.count()).toBe(6);
+
+    expect(await page.getByRole("link", { name: "Send Email" }).getAttribute("href")).toBe(
+      "mailto:support@keepsake.app",
+    );
+    await page.getByRole("link", { name: "View Docs" }).click();
+    await page.waitForURL(`${ks.url}/docs`);
+    await page.goBack();
+    await page.getByRole("link", { name: "Start Chat" }).click();
+    await page.waitForURL(`${ks.url}/contact`);
+    await page.context().close();
+  });
+
+  it("downloads a press kit with the logo as SVG and PNG and a one-page fact sheet", async () => {
+    const page = await newPage(browser);
+    await page.goto(`${ks.url}/press`);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download Press Kit" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("keepsake-press-kit.zip");
+    const zip = await (await fetch(`${ks.url}/press-kit/keepsake-press-kit.zip`)).arrayBuffer();
+    const text = Buffer.from(zip).toString("latin1");
+    for (const name of ["keepsake-logo.svg", "keepsake-logo.png", "keepsake-fact-sheet.pdf"]) {
+      expect(text).toContain(name);
+      const res = await fetch(`${ks.url}/press-kit/${name}`);
+      expect(res.status).toBe(200);
+    }
+    const png = Buffer.from(
+      await (await fetch(`${ks.url}/press-kit/keepsake-logo.png`)).arrayBuffer(),
+    );
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    const pdf = Buffer.from(
+      await (await fetch(`${ks.url}/press-kit/keepsake-fact-sheet.pdf`)).arrayBuffer(),
+    ).toString("latin1");
+    expect(pdf.startsWith("%PDF")).toBe(true);
+    expect(pdf.match(/\/Type\s*\/Page[^s]/g)).toHaveLength(1);
+    expect(await page.getByRole("link", { name: "press@keepsake.app" }).getAttribute("href")).toBe(
+      "mailto:press@keepsake.app",
+    );
     await page.context().close();
   });
 });

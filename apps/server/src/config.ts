@@ -1,3 +1,4 @@
+import { CONTACT_DEFAULTS } from "@keepsake/contracts";
 import { z } from "zod";
 
 /**
@@ -81,6 +82,17 @@ export const envSchema = z.object({
    * Lower it only where a fast takeover matters more than a little extra database work.
    */
   QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Contact details every page shows (footer, /contact, /help, legal pages, /careers, /press). */
+  SUPPORT_EMAIL: z
+    .email({ error: "must be an e-mail address" })
+    .default(CONTACT_DEFAULTS.support_email),
+  CAREERS_EMAIL: z
+    .email({ error: "must be an e-mail address" })
+    .default(CONTACT_DEFAULTS.careers_email),
+  PRESS_EMAIL: z
+    .email({ error: "must be an e-mail address" })
+    .default(CONTACT_DEFAULTS.press_email),
+  CONTACT_PHONE: z.string().min(3).max(40).default(CONTACT_DEFAULTS.phone),
   /** Contact form messages accepted per client address per hour. */
   CONTACT_MAX_PER_HOUR: z.coerce.number().int().min(1).default(5),
   /** Where the in-process sandbox listens in sandbox mode. */

@@ -6,6 +6,7 @@ import { api } from "../src/api/client.ts";
 import { Toasts } from "../src/app.tsx";
 import { annualSavingPercent, plans } from "../src/lib/plans.ts";
 import { ContactPage } from "../src/pages/contact/contact-page.tsx";
+import { faqs, searchFaqs } from "../src/pages/help/help-page.tsx";
 import { heroCta } from "../src/pages/landing/hero-cta.ts";
 import { PricingPage } from "../src/pages/pricing/pricing-page.tsx";
 import { bannerOf } from "../src/pages/status/status-data.ts";
@@ -177,7 +178,7 @@ describe("contact form", () => {
     expect((busy as HTMLButtonElement).disabled).toBe(true);
     await act(async () => answer([201, { id: "m1" }]));
     expect(await screen.findByText(CONTACT_SUCCESS)).toBeTruthy();
-    expect(calls).toEqual([
+    expect(calls.filter((c) => c.method === "POST")).toEqual([
       {
         method: "POST",
         path: "/contact",
@@ -197,5 +198,22 @@ describe("contact form", () => {
       expect((screen.getByLabelText(label) as HTMLInputElement).value).toBe(value);
     }
     expect(screen.getByRole("button", { name: "Send Message" })).toBeTruthy();
+  });
+});
+
+describe("help search", () => {
+  it("keeps the entries containing every word, in any case", () => {
+    expect(searchFaqs(faqs, "").length).toBe(6);
+    expect(searchFaqs(faqs, "OFTEN backed").map((f) => f.q)).toEqual([
+      "How often are my posts backed up?",
+    ]);
+    expect(searchFaqs(faqs, "often quantum")).toEqual([]);
+  });
+
+  it("answers truthfully how often backups run", () => {
+    const answer = faqs.find((f) => f.q === "How often are my posts backed up?")!.a;
+    expect(answer).toContain("every 10 minutes");
+    expect(answer).toContain("Start Backup");
+    expect(answer).not.toMatch(/daily|weekly/);
   });
 });

@@ -11,6 +11,14 @@ export function registerContactRoutes(app: FastifyInstance, ctx: AppContext) {
   const { contact, guards } = ctx;
   const adminOnly = { preHandler: guards.requireAdmin };
 
+  // The contact details every page shows, from the configuration.
+  app.get("/api/site", async () => ({
+    support_email: ctx.config.SUPPORT_EMAIL,
+    careers_email: ctx.config.CAREERS_EMAIL,
+    press_email: ctx.config.PRESS_EMAIL,
+    phone: ctx.config.CONTACT_PHONE,
+  }));
+
   app.post("/api/contact", async (req, reply) => {
     const input = parseOr422(contactRequest, req.body);
     const saved = await contact.submit(input, req.ip);

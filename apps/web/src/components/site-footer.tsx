@@ -1,9 +1,12 @@
+import { phoneHref } from "@keepsake/contracts";
 import { Link } from "react-router";
+import { useContactDetails } from "../api/site.ts";
 import { footerColumns, site } from "../lib/site.ts";
 import { Icon } from "./icons.tsx";
 import { Logo } from "./logo.tsx";
 
 export function SiteFooter() {
+  const contact = useContactDetails();
   return (
     <footer className="site-footer">
       <div className="container footer-grid">
@@ -16,11 +19,11 @@ export function SiteFooter() {
           <ul className="footer-contact">
             <li>
               <Icon.Mail />
-              <a href={`mailto:${site.supportEmail}`}>{site.supportEmail}</a>
+              <a href={`mailto:${contact.support_email}`}>{contact.support_email}</a>
             </li>
             <li>
               <Icon.Phone />
-              <a href={site.phoneHref}>{site.phone}</a>
+              <a href={phoneHref(contact.phone)}>{contact.phone}</a>
             </li>
             <li>
               <Icon.MapPin />

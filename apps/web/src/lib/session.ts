@@ -3,6 +3,8 @@ import type { User } from "@keepsake/contracts";
 /** localStorage keys: SPEC §3 keeps a copy of the token and of the user in the browser. */
 export const TOKEN_KEY = "keepsake.token";
 export const USER_KEY = "keepsake.user";
+/** Named for the cookie policy, which lists what the browser keeps. */
+export const SESSION_STORAGE_KEYS = { token: TOKEN_KEY, user: USER_KEY } as const;
 
 function storage(): Storage | null {
   try {

@@ -1,12 +1,9 @@
-/** Contact details and links shown across the site (SPEC §2 footer, /contact, legal pages). */
+/**
+ * Fixed facts shown across the site. The e-mail addresses and the phone number come from the
+ * server's configuration: `useContactDetails()` (api/site.ts).
+ */
 export const site = {
   name: "Keepsake",
-  supportEmail: "support@keepsake.app",
-  careersEmail: "careers@keepsake.app",
-  pressEmail: "press@keepsake.app",
-  privacyEmail: "privacy@keepsake.app",
-  phone: "+1 (555) 010-2024",
-  phoneHref: "tel:+15550102024",
   city: "San Francisco, CA",
   businessHours: "Mon-Fri 9am-6pm PST",
   chatHours: "Mon-Fri 9am-5pm PST",

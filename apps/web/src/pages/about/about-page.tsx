@@ -11,13 +11,17 @@ const values = [
   {
     icon: Icon.Shield,
     title: "Reliability",
-    text: "Backups that run, retry and finish — every time.",
+    text: "Interrupted uploads resume where they stopped; failed backups retry by themselves.",
   },
-  { icon: Icon.Zap, title: "Simplicity", text: "Two minutes to set up, nothing to maintain." },
+  {
+    icon: Icon.Zap,
+    title: "Simplicity",
+    text: "Connect two accounts; your posts land in plain folders by account and year.",
+  },
   {
     icon: Icon.Eye2,
     title: "Transparency",
-    text: "Clear pricing, a public status page, honest answers.",
+    text: "Clear pricing and a status page computed from live health data.",
   },
 ];
 
@@ -38,8 +42,11 @@ export function AboutPage() {
         <p>
           Keepsake started when a friend&apos;s account was hacked and years of photos vanished
           overnight. We built a tool to copy everything into her own Google Drive, and other
-          creators quickly asked for the same. Today more than 10,000 creators trust Keepsake with
-          over a million posts.
+          creators quickly asked for the same. Today Keepsake backs up posts, reels, carousels and
+          stories in original quality, with captions and metadata, into{" "}
+          <code>Keepsake/@username/YYYY/</code> folders in each creator&apos;s own Drive —
+          automatically every 10 minutes on paid plans, or whenever you press Start Backup on the
+          free plan.
         </p>
       </div>
       <h2 className="values-title">Our values</h2>

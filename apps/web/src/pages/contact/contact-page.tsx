@@ -1,6 +1,7 @@
-import { CONTACT_LIMITS } from "@keepsake/contracts";
+import { CONTACT_LIMITS, phoneHref } from "@keepsake/contracts";
 import { type FormEvent, useState } from "react";
 import { useSendContactMutation } from "../../api/contact.ts";
+import { useContactDetails } from "../../api/site.ts";
 import { TextField } from "../../components/form-field.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { StaticPage } from "../../components/static-page.tsx";
@@ -9,6 +10,7 @@ import { site } from "../../lib/site.ts";
 const empty = { name: "", email: "", subject: "", message: "" };
 
 export function ContactPage() {
+  const contact = useContactDetails();
   const [draft, setDraft] = useState(empty);
   const send = useSendContactMutation();
   const sending = send.isPending;
@@ -38,14 +40,14 @@ export function ContactPage() {
               <Icon.Mail />
               <div>
                 <strong>Email</strong>
-                <a href={`mailto:${site.supportEmail}`}>{site.supportEmail}</a>
+                <a href={`mailto:${contact.support_email}`}>{contact.support_email}</a>
               </div>
             </li>
             <li>
               <Icon.Phone />
               <div>
                 <strong>Phone</strong>
-                <a href={site.phoneHref}>{site.phone}</a>
+                <a href={phoneHref(contact.phone)}>{contact.phone}</a>
               </div>
             </li>
             <li>

@@ -1,16 +1,27 @@
+import { useMemo, useState } from "react";
 import { Link } from "react-router";
+import { useContactDetails } from "../../api/site.ts";
 import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { site } from "../../lib/site.ts";
 
-const faqs: Faq[] = [
+/** The entries whose question or answer contains every word of the query (any case). */
+export function searchFaqs(list: readonly Faq[], query: string): Faq[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  return list.filter((f) => {
+    const text = `${f.q} ${f.a}`.toLowerCase();
+    return words.every((w) => text.includes(w));
+  });
+}
+
+export const faqs: Faq[] = [
   {
     q: "How do I connect my Instagram account?",
-    a: "Go to Settings → Connected Accounts and choose Connect Instagram. You need a professional (Business or Creator) account linked to a Facebook Page; personal accounts are not fully supported.",
+    a: "On the Free and Premium plans, go to Settings → Connected Accounts and choose Connect Instagram (Instagram Login) or Connect via Facebook; on Pro and Agency, use Add Account on the dashboard. Keepsake works with professional (Business or Creator) accounts; Connect via Facebook also needs the account linked to a Facebook Page. Personal accounts cannot be backed up.",
   },
   {
     q: "How often are my posts backed up?",
-    a: "Premium gets daily automatic backups and Free gets weekly backups, and you can run a manual backup any time from the dashboard.",
+    a: "On the Premium, Pro and Agency plans Keepsake backs up automatically every 10 minutes: new posts and stories are picked up on the next run. On the Free plan backups are manual: press Start Backup on the dashboard whenever you like.",
   },
   {
     q: "Where is my content stored?",
@@ -22,7 +33,7 @@ const faqs: Faq[] = [
   },
   {
     q: "Is my data secure?",
-    a: "Transfers are encrypted, access tokens are encrypted at rest, and your media goes straight to your Drive. We run regular security audits and penetration tests.",
+    a: "Keepsake talks to Instagram and Google over HTTPS, encrypts the access tokens of your connections at rest (AES-256-GCM) and stores passwords only as argon2id hashes. Your media streams straight into your Drive and never rests on our servers, and Keepsake's drive.file permission lets it see only the files it created.",
   },
   {
     q: "How do I cancel my subscription?",
@@ -31,6 +42,9 @@ const faqs: Faq[] = [
 ];
 
 export function HelpPage() {
+  const contact = useContactDetails();
+  const [query, setQuery] = useState("");
+  const shown = useMemo(() => searchFaqs(faqs, query), [query]);
   return (
     <div className="static-page">
       <title>Help Center · Keepsake</title>
@@ -47,6 +61,9 @@ export function HelpPage() {
               type="search"
               className="input"
               placeholder="Search for answers..."
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              aria-controls="help-faq"
             />
           </div>
         </div>
@@ -59,19 +76,19 @@ export function HelpPage() {
             </span>
             <h2>Live Chat</h2>
             <p>Chat with our team {site.chatHours}.</p>
-            <button type="button" className="btn btn-secondary">
+            <Link to="/contact" className="btn btn-secondary">
               Start Chat
-            </button>
+            </Link>
           </article>
           <article className="support-card">
             <span className="feature-icon">
               <Icon.Mail />
             </span>
             <h2>Email Support</h2>
-            <p>Write to {site.supportEmail} — we answer within one business day.</p>
-            <button type="button" className="btn btn-secondary">
+            <p>Write to {contact.support_email} — we answer within one business day.</p>
+            <a href={`mailto:${contact.support_email}`} className="btn btn-secondary">
               Send Email
-            </button>
+            </a>
           </article>
           <article className="support-card">
             <span className="feature-icon">
@@ -81,20 +98,28 @@ export function HelpPage() {
             <p>
               Guides and the API reference in our <Link to="/docs">documentation</Link>.
             </p>
-            <button type="button" className="btn btn-secondary">
+            <Link to="/docs" className="btn btn-secondary">
               View Docs
-            </button>
+            </Link>
           </article>
         </div>
 
-        <FaqSection faqs={faqs} titleId="help-faq-title" />
+        <div id="help-faq" aria-live="polite">
+          <FaqSection faqs={shown} titleId="help-faq-title" />
+          {shown.length === 0 && (
+            <p className="empty-state help-no-match">
+              No answers match “{query.trim()}”. Try other words, or{" "}
+              <Link to="/contact">send us a message</Link>.
+            </p>
+          )}
+        </div>
 
         <section className="still-help card">
           <h2>Still need help?</h2>
           <p>Our support team is happy to help with anything not covered here.</p>
           <div className="still-help-actions">
-            <a href={`mailto:${site.supportEmail}`} className="btn btn-primary">
-              Email {site.supportEmail}
+            <a href={`mailto:${contact.support_email}`} className="btn btn-primary">
+              Email {contact.support_email}
             </a>
             <Link to="/contact" className="btn btn-secondary">
               Contact us

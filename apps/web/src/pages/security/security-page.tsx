@@ -4,18 +4,18 @@ import { StaticPage } from "../../components/static-page.tsx";
 const points = [
   {
     icon: Icon.Lock,
-    title: "Encrypted transfers",
-    text: "Every connection — between your browser, Keepsake, Instagram and Google Drive — is encrypted with TLS. Access tokens are encrypted at rest.",
+    title: "Encrypted transfers and tokens",
+    text: "Keepsake talks to Instagram, Google and Stripe over HTTPS only. The access tokens of your connections are encrypted at rest with AES-256-GCM, and passwords are stored as argon2id hashes.",
   },
   {
     icon: Icon.Cloud,
     title: "Zero-storage policy",
-    text: "Your photos and videos stream straight into your own Google Drive. We never keep copies of your media on our servers.",
+    text: "Your photos and videos stream from Instagram straight into your own Google Drive, a small piece at a time; they are never written to our disks. Keepsake asks Google only for the drive.file permission, so it sees just the files it created.",
   },
   {
     icon: Icon.Shield,
-    title: "Regular audits and penetration testing",
-    text: "Independent security audits and penetration tests are run regularly, and findings are fixed promptly.",
+    title: "Safeguards we test on every change",
+    text: "Automated tests check on every change that each request sees only its own user's data, that sign-out and account deactivation end sessions at once, that repeated failed sign-ins are slowed down, that admin actions need admin rights, and that logs never contain passwords or tokens.",
   },
 ];
 

@@ -1,7 +1,8 @@
+import { useContactDetails } from "../../api/site.ts";
 import { StaticPage } from "../../components/static-page.tsx";
-import { site } from "../../lib/site.ts";
 
 export function TermsPage() {
+  const contact = useContactDetails();
   return (
     <StaticPage eyebrow="Legal" title="Terms of Service" updated="January 1, 2026">
       <div className="prose">
@@ -37,7 +38,7 @@ export function TermsPage() {
         <h2>Contact</h2>
         <p>
           Questions about these terms? Write to{" "}
-          <a href={`mailto:${site.supportEmail}`}>{site.supportEmail}</a>.
+          <a href={`mailto:${contact.support_email}`}>{contact.support_email}</a>.
         </p>
       </div>
     </StaticPage>
