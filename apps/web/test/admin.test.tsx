@@ -1,0 +1,105 @@
+import { QueryClientProvider } from "@tanstack/react-query";
+import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { createMemoryRouter, RouterProvider } from "react-router";
+import { toast } from "react-toastify";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { api } from "../src/api/client.ts";
+import { createQueryClient } from "../src/app.tsx";
+import { AuthContext } from "../src/lib/auth.tsx";
+import { tierBadgeClass } from "../src/pages/admin/tier-badge.ts";
+import { routes } from "../src/router.tsx";
+import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
+import { makeAuth, makeUser } from "./helpers.tsx";
+
+const originalAdapter = api.defaults.adapter;
+afterEach(() => {
+  api.defaults.adapter = originalAdapter;
+});
+
+function renderAdmin() {
+  const router = createMemoryRouter(routes, { initialEntries: ["/admin"] });
+  const queryClient = createQueryClient();
+  queryClient.setDefaultOptions({ queries: { retry: false } });
+  render(
+    <QueryClientProvider client={queryClient}>
+      <AuthContext.Provider value={makeAuth({ user: makeUser({ is_admin: true }) })}>
+        <RouterProvider router={router} />
+      </AuthContext.Provider>
+    </QueryClientProvider>,
+  );
+  return router;
+}
+
+const listed = (overrides: Record<string, unknown>) => ({
+  ...makeUser(),
+  ...overrides,
+});
+
+describe("admin dashboard", () => {
+  it("gives today's and legacy tiers their style, and unknown tiers the FREE style", () => {
+    expect(tierBadgeClass("pro")).toBe(tierBadgeClass("PRO"));
+    expect(tierBadgeClass("BASIC")).toContain("tier-basic");
+    expect(tierBadgeClass("PREMIUM")).toContain("tier-premium");
+    expect(tierBadgeClass("gold")).toBe(tierBadgeClass("FREE"));
+    expect(tierBadgeClass(undefined)).toBe(tierBadgeClass("free"));
+  });
+
+  it("lists users with 'No name', '-' for missing dates and the social-account count, and searches", async () => {
+    const calls: FakeRequest[] = [];
+    api.defaults.adapter = fakeAdapter(
+      (req) =>
+        req.path === "/admin/users"
+          ? [
+              200,
+              {
+                users: [
+                  listed({
+                    id: "a",
+                    email: "anon@example.com",
+                    full_name: null,
+                    subscription_tier: "BASIC",
+                  }),
+                  listed({
+                    id: "b",
+                    email: "bob@example.com",
+                    full_name: "Bob",
+                    is_active: false,
+                    social_accounts: [
+                      { id: "s", username: "bob", display_name: null, profile_picture_url: null },
+                    ],
+                  }),
+                ],
+                total: 2,
+                limit: 25,
+                offset: 0,
+              },
+            ]
+          : [404, {}],
+      calls,
+    );
+    renderAdmin();
+    expect(await screen.findByText("No name")).toBeTruthy();
+    const anon = screen.getByText("anon@example.com").closest("tr")!;
+    expect(anon.textContent).toContain("-");
+    expect(anon.textContent).toContain("BASIC");
+    const bob = screen.getByText("bob@example.com").closest("tr")!;
+    expect(bob.textContent).toContain("Inactive");
+    expect(bob.querySelectorAll("td")[5]!.textContent).toBe("1");
+    expect(screen.getAllByRole("button", { name: "Activate" })).toHaveLength(1);
+
+    fireEvent.change(screen.getByLabelText("Search users"), { target: { value: "bob" } });
+    await waitFor(() =>
+      expect(calls.at(-1)?.params).toEqual({ limit: 25, offset: 0, search: "bob" }),
+    );
+  }, 20_000);
+
+  it("turns a 403 into the toast and a redirect to /dashboard", async () => {
+    const error = vi.spyOn(toast, "error");
+    api.defaults.adapter = fakeAdapter((req) =>
+      req.path === "/admin/users" ? [403, { detail: "Admin privileges required" }] : [404, {}],
+    );
+    const router = renderAdmin();
+    await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
+    expect(error).toHaveBeenCalledWith("Access denied. Admin privileges required.");
+  });
+});
