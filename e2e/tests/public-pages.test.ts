@@ -89,13 +89,13 @@ describe("/status from live health data", () => {
       password: "Status5!xy",
     });
     await connectInstagram(user, ks, "maya.creates");
-    await connectDrive(user, ks, "maya.chen@example.com");
+    // The first backup starts once Drive is connected; its first uploads meet Drive errors.
     await sandboxControl(ks, "/faults", {
       endpoint: "drive.upload",
       error: "drive:backendError",
       count: 10,
     });
-    await user.getByRole("button", { name: "Start Backup" }).click();
+    await connectDrive(user, ks, "maya.chen@example.com");
     await expect
       .poll(async () => (await status()).components.find((c) => c.id === "google")?.status, WAIT)
       .toBe("degraded");
