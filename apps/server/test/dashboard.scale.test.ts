@@ -1,8 +1,6 @@
-import { Kysely, PostgresDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../src/db/schema.ts";
-import { createSyncRepository } from "../src/sync/sync.repository.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
+import { explainRepository as explain, flatten } from "./support/explain.ts";
 
 /**
  * The dashboard stays fast with 10,000 posts in an account (issue 6): the posts page query
@@ -28,36 +26,6 @@ let t: TestApp;
 let token: string;
 let userId: string;
 let accountId: string;
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  Plans?: PlanNode[];
-}
-
-function flatten(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(flatten)];
-}
-
-/** How each table is read in the plan: "Seq Scan", "Index Scan using posts_…", … */
-function tableAccess(nodes: PlanNode[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const n of nodes) {
-    if (!n["Relation Name"]) continue;
-    const bitmapIndexes = flatten(n)
-      .filter((c) => c["Node Type"] === "Bitmap Index Scan")
-      .map((c) => c["Index Name"]);
-    const how = n["Index Name"]
-      ? `${n["Node Type"]} using ${n["Index Name"]}`
-      : n["Node Type"] === "Bitmap Heap Scan"
-        ? `Bitmap Heap Scan using ${bitmapIndexes.join(", ")}`
-        : n["Node Type"];
-    const table = n["Relation Name"];
-    out[table] = [...(out[table] ?? []), how];
-  }
-  return out;
-}
 
 async function seed(owner: string, instagramUserId: string, count: number): Promise<string> {
   const { rows } = await t.ctx.pool.query<{ id: string }>(
@@ -110,29 +78,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Runs `fn` against a repository whose SQL is recorded, then explains every statement. */
-async function explainRepository(
-  fn: (repo: ReturnType<typeof createSyncRepository>) => Promise<unknown>,
-): Promise<{ sql: string; plan: PlanNode; access: Record<string, string[]> }[]> {
-  const captured: { sql: string; parameters: readonly unknown[] }[] = [];
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: t.ctx.pool }),
-    log: (event) => {
-      if (event.level === "query") captured.push(event.query);
-    },
-  });
-  await fn(createSyncRepository(db));
-  const out = [];
-  for (const q of captured) {
-    const { rows } = await t.ctx.pool.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
-      `EXPLAIN (FORMAT JSON) ${q.sql}`,
-      q.parameters as unknown[],
-    );
-    const plan = rows[0]?.["QUERY PLAN"][0]?.Plan as PlanNode;
-    out.push({ sql: q.sql, plan, access: tableAccess(flatten(plan)) });
-  }
-  return out;
-}
+const explainRepository = (fn: Parameters<typeof explain>[1]) => explain(t.ctx.pool, fn);
 
 function expectIndexed(access: Record<string, string[]>, table: string) {
   const ways = access[table] ?? [];
