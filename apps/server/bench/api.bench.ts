@@ -15,9 +15,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
-import type { SyncRepository } from "../src/sync/sync.repository.ts";
+import type { PostFilter, SyncRepository } from "../src/sync/sync.repository.ts";
+import { searchCountLimit } from "../src/sync/sync.service.ts";
 import { explainRepository } from "../test/support/explain.ts";
 import { seedPosts } from "./api-seed.ts";
 import { percentile, runLoad } from "./load.ts";
@@ -38,31 +40,42 @@ interface Query {
   sql: (repo: SyncRepository, userId: string) => Promise<unknown>;
 }
 
+/** What the service asks the repository for one page of posts. */
+const postsPage = (repo: SyncRepository, f: PostFilter, offset: number) =>
+  Promise.all([
+    repo.postsPage(f, 36, offset),
+    repo.countPosts(f, searchCountLimit(offset, 36) + 1),
+  ]);
+
 const QUERIES: Query[] = [
   {
     name: "posts: first page",
     path: "/api/sync/posts?limit=36&offset=0",
-    sql: (repo, userId) => repo.listPosts({ userId }, 36, 0),
+    sql: (repo, userId) => postsPage(repo, { userId }, 0),
   },
   {
     name: "posts: page 100",
     path: "/api/sync/posts?limit=36&offset=3564",
-    sql: (repo, userId) => repo.listPosts({ userId }, 36, 3564),
+    sql: (repo, userId) => postsPage(repo, { userId }, 3564),
   },
   {
     name: `posts: search "${SEARCH}"`,
     path: `/api/sync/posts?limit=36&offset=0&search=${encodeURIComponent(SEARCH)}`,
-    sql: (repo, userId) => repo.listPosts({ userId, search: SEARCH }, 36, 0),
+    sql: (repo, userId) => postsPage(repo, { userId, search: SEARCH }, 0),
   },
   {
     name: "posts: videos only",
     path: "/api/sync/posts?limit=36&offset=0&media_type=video",
-    sql: (repo, userId) => repo.listPosts({ userId, mediaType: "VIDEO" }, 36, 0),
+    sql: (repo, userId) => postsPage(repo, { userId, mediaType: "VIDEO" }, 0),
   },
   {
     name: "backups: all (first page)",
     path: "/api/sync/backups",
-    sql: (repo, userId) => repo.listBackups(userId, { limit: 500 }),
+    sql: (repo, userId) =>
+      Promise.all([
+        repo.backupsPage(userId, {}, BACKUPS_PAGE_SIZE, 0),
+        repo.countBackups(userId, {}),
+      ]),
   },
 ];
 
@@ -158,7 +171,7 @@ async function main() {
     api = started.child;
     const base = started.url;
     pool = new pg.Pool({ connectionString: database.url(), max: 4 });
-    const version = (await pool.query<{ v: string }>("SHOW server_version")).rows[0]?.v;
+    const version = (await pool.query<{ v: string }>("SELECT version() AS v")).rows[0]?.v.split(" on ")[0];
 
     const email = `bench.${Date.now()}@example.com`;
     const password = "Passw0rdOk";

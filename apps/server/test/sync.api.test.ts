@@ -151,7 +151,7 @@ describe("/api/sync", () => {
     const none = await t.call("GET", "/api/sync/posts?search=%25_no-such-caption", {
       token: owner.token,
     });
-    expect(none.body).toEqual({ posts: [], total: 0 });
+    expect(none.body).toEqual({ posts: [], total: 0, total_exact: true });
     expect(
       (await t.call("GET", "/api/sync/posts?media_type=gif", { token: owner.token })).status,
     ).toBe(422);
@@ -213,10 +213,11 @@ describe("/api/sync", () => {
     expect(jobs.body).toHaveLength(1);
     expect(jobs.body[0].id).toBe(started.body.sync_job.id);
 
-    const done = await t.call("GET", "/api/sync/backups?status_filter=completed", {
+    const done = await t.call("GET", "/api/sync/backups?status_filter=completed&limit=200", {
       token: owner.token,
     });
-    const mine = done.body.filter((b: { instagram_post_id: string }) =>
+    expect(done.body.total).toBe(done.body.backups.length);
+    const mine = done.body.backups.filter((b: { instagram_post_id: string }) =>
       keep.some((k) => k.id === b.instagram_post_id),
     );
     expect(mine).toHaveLength(3);
@@ -235,7 +236,7 @@ describe("/api/sync", () => {
     const failed = await t.call("GET", "/api/sync/backups?status_filter=failed", {
       token: owner.token,
     });
-    expect(failed.body).toEqual([]);
+    expect(failed.body).toEqual({ backups: [], total: 0 });
   });
 
   it("retries a failed backup, and only the owner may", async () => {
@@ -276,8 +277,11 @@ describe("/api/sync", () => {
 
   it("keeps every answer to the caller's own data", async () => {
     const theirs = await t.call("GET", "/api/sync/posts", { token: other.token });
-    expect(theirs.body).toEqual({ posts: [], total: 0 });
-    expect((await t.call("GET", "/api/sync/backups", { token: other.token })).body).toEqual([]);
+    expect(theirs.body).toEqual({ posts: [], total: 0, total_exact: true });
+    expect((await t.call("GET", "/api/sync/backups", { token: other.token })).body).toEqual({
+      backups: [],
+      total: 0,
+    });
     const ownerPost = await t.ctx.db
       .selectFrom("posts")
       .select(["instagram_id", "account_id"])

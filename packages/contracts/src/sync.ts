@@ -93,8 +93,16 @@ export const post = z.object({
 });
 export type Post = z.infer<typeof post>;
 
-/** SPEC §3 "Posts response". */
-export const postsResponse = z.object({ posts: z.array(post), total: z.number().int() });
+/**
+ * SPEC §3 "Posts response". `total_exact` is false when a caption search matched more posts
+ * than were counted (at least `SEARCH_COUNT_MIN`, and 4 pages past the asked one): `total` is
+ * then a lower bound, and the grid says so.
+ */
+export const postsResponse = z.object({
+  posts: z.array(post),
+  total: z.number().int(),
+  total_exact: z.boolean(),
+});
 export type PostsResponse = z.infer<typeof postsResponse>;
 
 /** SPEC §3 Backup, with the embedded post and a link that opens the file in Drive. */
@@ -117,7 +125,8 @@ export const backup = z.object({
 });
 export type Backup = z.infer<typeof backup>;
 
-export const backupsResponse = z.array(backup);
+/** One page of backups, most recently changed first, and how many match the filter. */
+export const backupsResponse = z.object({ backups: z.array(backup), total: z.number().int() });
 export type BackupsResponse = z.infer<typeof backupsResponse>;
 
 /** SPEC §3 "Dashboard stats". */
@@ -192,11 +201,20 @@ export const postsQuery = z.object({
 export type PostsQuery = z.input<typeof postsQuery>;
 export type PostsQueryParsed = z.infer<typeof postsQuery>;
 
+/** The Backups list's page size, and the largest page a client may ask for. */
+export const BACKUPS_PAGE_SIZE = 50;
+export const BACKUPS_MAX_PAGE_SIZE = 200;
+/** A caption search counts its matches exactly up to this many (see `postsResponse`). */
+export const SEARCH_COUNT_MIN = 1000;
+
 /** `status_filter` "all" (or absent) lists every status. */
 export const backupsQuery = z.object({
   status_filter: optionalQuery(z.enum(["all", ...backupStatus.options])),
   account_id: optionalQuery(accountId),
-  limit: optionalQuery(z.coerce.number().int().min(1).max(1000)).transform((v) => v ?? 500),
+  limit: optionalQuery(z.coerce.number().int().min(1).max(BACKUPS_MAX_PAGE_SIZE)).transform(
+    (v) => v ?? BACKUPS_PAGE_SIZE,
+  ),
+  offset: optionalQuery(z.coerce.number().int().min(0)).transform((v) => v ?? 0),
 });
 export type BackupsQuery = z.input<typeof backupsQuery>;
 export type BackupsQueryParsed = z.infer<typeof backupsQuery>;

@@ -14,18 +14,19 @@ export function createAccountsRepository(db: Db) {
         .select([
           "a.id",
           "s.last_sync_at",
+          // From the counters that triggers keep (migration 0700), not by counting posts.
           (eb) =>
             eb
-              .selectFrom("posts")
-              .select(sql<string>`count(*)`.as("n"))
-              .whereRef("posts.account_id", "=", "a.id")
+              .selectFrom("post_counts as c")
+              .select(sql<string>`sum(c.n)`.as("n"))
+              .whereRef("c.account_id", "=", "a.id")
               .as("synced"),
           (eb) =>
             eb
-              .selectFrom("backups")
-              .select(sql<string>`count(*)`.as("n"))
-              .whereRef("backups.account_id", "=", "a.id")
-              .where("backups.status", "=", "completed")
+              .selectFrom("backup_counts as c")
+              .select(sql<string>`sum(c.n)`.as("n"))
+              .whereRef("c.account_id", "=", "a.id")
+              .where("c.status", "=", "completed")
               .as("backed_up"),
         ])
         .where("a.id", "in", accountIds)

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
 export interface EmbeddedPostgres {
@@ -70,7 +71,9 @@ export async function startEmbeddedPostgres(options: {
     const shared = await runningElsewhere(dataDir);
     if (shared) return { url: shared, owner: false, close: async () => {} };
   }
-  const db = await PGlite.create(dataDir ? { dataDir } : {});
+  // pg_trgm: the caption search's index (migration 0701).
+  const extensions = { pg_trgm };
+  const db = await PGlite.create(dataDir ? { dataDir, extensions } : { extensions });
   const server = new PGLiteSocketServer({
     db,
     host: "127.0.0.1",

@@ -104,6 +104,24 @@ export interface AccountSyncStateTable {
   last_sync_at: Timestamp | null;
 }
 
+/** Counters kept by triggers (migration 0700): posts per account, type and story-ness. */
+export interface PostCountsTable {
+  user_id: string;
+  account_id: string;
+  media_type: GraphMediaType;
+  is_story: boolean;
+  n: number;
+}
+
+/** Counters kept by triggers (migration 0700): backups and their bytes per account and status. */
+export interface BackupCountsTable {
+  user_id: string;
+  account_id: string;
+  status: BackupRowStatus;
+  n: number;
+  bytes: number;
+}
+
 export interface SyncTables {
   posts: PostsTable;
   sync_jobs: SyncJobsTable;
@@ -111,6 +129,8 @@ export interface SyncTables {
   backup_files: BackupFilesTable;
   drive_folders: DriveFoldersTable;
   account_sync_state: AccountSyncStateTable;
+  post_counts: PostCountsTable;
+  backup_counts: BackupCountsTable;
 }
 
 export type PostRow = Selectable<PostsTable>;

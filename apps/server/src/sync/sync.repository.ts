@@ -3,14 +3,15 @@ import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import type {
   BackupFileRow,
-  BackupRow,
-  BackupRowStatus,
   GraphMediaType,
   GraphProductType,
   PostChild,
   PostRow,
   SyncJobRow,
 } from "../db/sync-tables.ts";
+import { listingQueries } from "./listing.repository.ts";
+
+export type { BackupWithPost, PostFilter, PostWithBackup } from "./listing.repository.ts";
 
 export interface PostUpsert {
   user_id: string;
@@ -29,44 +30,11 @@ export interface PostUpsert {
   children: PostChild[];
 }
 
-export interface PostFilter {
-  userId: string;
-  accountId?: string | undefined;
-  mediaType?: GraphMediaType | undefined;
-  search?: string | undefined;
-}
-
-export type BackupWithPost = BackupRow & { post: PostRow };
-export type PostWithBackup = PostRow & {
-  backup_status: BackupRowStatus | null;
-  backup_error: string | null;
-};
-
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-const POST_COLUMNS = [
-  "p.id",
-  "p.user_id",
-  "p.account_id",
-  "p.instagram_id",
-  "p.media_type",
-  "p.media_product_type",
-  "p.caption",
-  "p.posted_at",
-  "p.like_count",
-  "p.comments_count",
-  "p.permalink",
-  "p.shortcode",
-  "p.media_url",
-  "p.thumbnail_url",
-  "p.children",
-  "p.not_backed_up_reason",
-  "p.first_seen_at",
-  "p.updated_at",
-] as const;
-
 function repository(db: Kysely<Database>) {
   return {
+    // The posts grid and the Backups list (listing.repository.ts).
+    ...listingQueries(db),
+
     // --- accounts (read-only views of the Connections tables) ------------------------------
     accountWithOwner(accountId: string) {
       return db
@@ -296,27 +264,6 @@ function repository(db: Kysely<Database>) {
         .where("instagram_id", "=", instagramId)
         .orderBy("updated_at", "desc")
         .executeTakeFirst();
-    },
-
-    async listPosts(f: PostFilter, limit: number, offset: number) {
-      let q = db
-        .selectFrom("posts as p")
-        .leftJoin("backups as b", "b.post_id", "p.id")
-        .where("p.user_id", "=", f.userId);
-      if (f.accountId) q = q.where("p.account_id", "=", f.accountId);
-      if (f.mediaType) q = q.where("p.media_type", "=", f.mediaType);
-      if (f.search) q = q.where("p.caption", "ilike", `%${likeEscape(f.search)}%`);
-      const [rows, count] = await Promise.all([
-        q
-          .select([...POST_COLUMNS, "b.status as backup_status", "b.error_message as backup_error"])
-          .orderBy("p.posted_at", "desc")
-          .orderBy("p.id")
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-        q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-      ]);
-      return { rows: rows as PostWithBackup[], total: Number(count.n) };
     },
 
     // --- sync_jobs -------------------------------------------------------------------------
@@ -567,26 +514,6 @@ function repository(db: Kysely<Database>) {
         })
         .onConflict((oc) => oc.column("post_id").doNothing())
         .execute();
-    },
-
-    async listBackups(
-      userId: string,
-      f: { status?: BackupRowStatus | undefined; accountId?: string | undefined; limit: number },
-    ): Promise<BackupWithPost[]> {
-      let q = db
-        .selectFrom("backups as b")
-        .innerJoin("posts as p", "p.id", "b.post_id")
-        .where("b.user_id", "=", userId);
-      if (f.status) q = q.where("b.status", "=", f.status);
-      if (f.accountId) q = q.where("b.account_id", "=", f.accountId);
-      const rows = await q
-        .selectAll("b")
-        .select(sql<PostRow>`to_jsonb(p)`.as("post_json"))
-        .orderBy("b.updated_at", "desc")
-        .orderBy("p.posted_at", "desc")
-        .limit(f.limit)
-        .execute();
-      return rows.map(({ post_json, ...b }) => ({ ...(b as BackupRow), post: post_json }));
     },
 
     async backupStats(userId: string) {

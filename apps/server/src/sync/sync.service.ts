@@ -3,6 +3,7 @@ import {
   AUTO_SYNC_TIERS,
   type Backup,
   type BackupsQueryParsed,
+  type BackupsResponse,
   type DashboardStats,
   syncMessages as m,
   type NewPostsCheck,
@@ -12,6 +13,7 @@ import {
   type PostsQueryParsed,
   type PostsResponse,
   type RetryBackupResponse,
+  SEARCH_COUNT_MIN,
   type StartSyncResponse,
   type SyncJob,
   type SyncStatus,
@@ -36,6 +38,13 @@ export interface SyncServiceDeps {
   enqueueSync(req: SyncRequest): Promise<void>;
   enqueueBackups(postIds: string[]): Promise<void>;
 }
+
+/** Pages past the asked one that a caption search's count reaches. */
+const SEARCH_PAGES_AHEAD = 4;
+
+/** How many matches a caption search counts before it answers "at least this many". */
+export const searchCountLimit = (offset: number, limit: number) =>
+  Math.max(SEARCH_COUNT_MIN, offset + SEARCH_PAGES_AHEAD * limit);
 
 /** The new-posts check reads an account's profile again when it is older than this. */
 export const NEW_POSTS_PROFILE_MAX_AGE_MS = 5 * 60_000;
@@ -222,30 +231,34 @@ export function createSyncService(deps: SyncServiceDeps) {
     },
 
     async posts(userId: string, q: PostsQueryParsed): Promise<PostsResponse> {
-      const { rows, total } = await repo.listPosts(
-        {
-          userId,
-          accountId: q.account_id,
-          mediaType: q.media_type ? FROM_API_TYPE[q.media_type] : undefined,
-          search: q.search,
-        },
-        q.limit,
-        q.offset,
-      );
+      const filter = {
+        userId,
+        accountId: q.account_id,
+        mediaType: q.media_type ? FROM_API_TYPE[q.media_type] : undefined,
+        search: q.search,
+      };
+      // A search counts its matches only so far: enough for the page buttons around this page.
+      const counted = searchCountLimit(q.offset, q.limit);
+      const [rows, total] = await Promise.all([
+        repo.postsPage(filter, q.limit, q.offset),
+        repo.countPosts(filter, counted + 1),
+      ]);
+      const exact = !filter.search || total <= counted;
       return {
         posts: rows.map((r: PostWithBackup) => toPost(r, { status: r.backup_status })),
-        total,
+        total: exact ? total : counted,
+        total_exact: exact,
       };
     },
 
-    async backups(userId: string, q: BackupsQueryParsed): Promise<Backup[]> {
+    async backups(userId: string, q: BackupsQueryParsed): Promise<BackupsResponse> {
       const status = q.status_filter && q.status_filter !== "all" ? q.status_filter : undefined;
-      const rows = await repo.listBackups(userId, {
-        status,
-        accountId: q.account_id,
-        limit: q.limit,
-      });
-      return rows.map(toBackup);
+      const filter = { status, accountId: q.account_id };
+      const [rows, total] = await Promise.all([
+        repo.backupsPage(userId, filter, q.limit, q.offset),
+        repo.countBackups(userId, filter),
+      ]);
+      return { backups: rows.map(toBackup), total };
     },
 
     async stats(userId: string): Promise<DashboardStats> {

@@ -8,6 +8,7 @@ export interface PlanNode {
   "Node Type": string;
   "Relation Name"?: string;
   "Index Name"?: string;
+  "Plan Rows"?: number;
   Plans?: PlanNode[];
 }
 

@@ -1,0 +1,150 @@
+import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { BackupRow, BackupRowStatus, GraphMediaType, PostRow } from "../db/sync-tables.ts";
+
+/**
+ * The reads behind the posts grid and the Backups list, shaped for a
+ * million posts per user (issue 14): totals come from the counters that migration 0700 keeps
+ * (post_counts, backup_counts), a page is chosen on an index that matches its filter and order
+ * before any row is read in full, and caption search uses the trigram index (migration 0701).
+ */
+
+export interface PostFilter {
+  userId: string;
+  accountId?: string | undefined;
+  mediaType?: GraphMediaType | undefined;
+  search?: string | undefined;
+}
+
+export interface BackupFilter {
+  status?: BackupRowStatus | undefined;
+  accountId?: string | undefined;
+}
+
+export type BackupWithPost = BackupRow & { post: PostRow };
+export type PostWithBackup = PostRow & {
+  backup_status: BackupRowStatus | null;
+  backup_error: string | null;
+};
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+const POST_COLUMNS = [
+  "p.id",
+  "p.user_id",
+  "p.account_id",
+  "p.instagram_id",
+  "p.media_type",
+  "p.media_product_type",
+  "p.caption",
+  "p.posted_at",
+  "p.like_count",
+  "p.comments_count",
+  "p.permalink",
+  "p.shortcode",
+  "p.media_url",
+  "p.thumbnail_url",
+  "p.children",
+  "p.not_backed_up_reason",
+  "p.first_seen_at",
+  "p.updated_at",
+] as const;
+
+type PostsQuery = SelectQueryBuilder<Database, "posts", object>;
+
+export function listingQueries(db: Kysely<Database>) {
+  /** The caller's posts that match the filter (every column predicate on `posts`). */
+  function matchingPosts(f: PostFilter): PostsQuery {
+    let q = db.selectFrom("posts").where("user_id", "=", f.userId) as PostsQuery;
+    if (f.accountId) q = q.where("account_id", "=", f.accountId);
+    if (f.mediaType) q = q.where("media_type", "=", f.mediaType);
+    if (f.search) q = q.where("caption", "ilike", `%${likeEscape(f.search)}%`);
+    return q;
+  }
+
+  return {
+    /** One page of posts, newest first, with each post's backup status. */
+    async postsPage(f: PostFilter, limit: number, offset: number): Promise<PostWithBackup[]> {
+      // The page's ids first, from the index of the filter (an index-only scan even at a deep
+      // offset); only those rows are then read and joined to their backups.
+      const page = matchingPosts(f)
+        .select("id")
+        .orderBy("posted_at", "desc")
+        .orderBy("id")
+        .limit(limit)
+        .offset(offset);
+      const rows = await db
+        .selectFrom(page.as("page"))
+        .innerJoin("posts as p", "p.id", "page.id")
+        .leftJoin("backups as b", "b.post_id", "p.id")
+        .select([...POST_COLUMNS, "b.status as backup_status", "b.error_message as backup_error"])
+        .orderBy("p.posted_at", "desc")
+        .orderBy("p.id")
+        .execute();
+      return rows as PostWithBackup[];
+    },
+
+    /**
+     * How many posts match. Without a search it is read from the counters. A search counts
+     * matches, stopping at `atMost` (the answer is then `atMost`).
+     */
+    async countPosts(f: PostFilter, atMost: number): Promise<number> {
+      if (f.search) {
+        const row = await db
+          .selectFrom(matchingPosts(f).select(sql`1`.as("one")).limit(atMost).as("m"))
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow();
+        return Number(row.n);
+      }
+      let q = db
+        .selectFrom("post_counts")
+        .select(sql<number>`coalesce(sum(n), 0)`.as("n"))
+        .where("user_id", "=", f.userId);
+      if (f.accountId) q = q.where("account_id", "=", f.accountId);
+      if (f.mediaType) q = q.where("media_type", "=", f.mediaType);
+      const row = await q.executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** One page of backups, most recently changed first, each with its post. */
+    async backupsPage(
+      userId: string,
+      f: BackupFilter,
+      limit: number,
+      offset: number,
+    ): Promise<BackupWithPost[]> {
+      let page = db.selectFrom("backups").select("id").where("user_id", "=", userId);
+      if (f.accountId) page = page.where("account_id", "=", f.accountId);
+      if (f.status) page = page.where("status", "=", f.status);
+      const rows = await db
+        .selectFrom(
+          page
+            .orderBy("updated_at", "desc")
+            .orderBy("id", "desc")
+            .limit(limit)
+            .offset(offset)
+            .as("page"),
+        )
+        .innerJoin("backups as b", "b.id", "page.id")
+        .innerJoin("posts as p", "p.id", "b.post_id")
+        .selectAll("b")
+        .select(sql<PostRow>`to_jsonb(p)`.as("post_json"))
+        .orderBy("b.updated_at", "desc")
+        .orderBy("b.id", "desc")
+        .execute();
+      return rows.map(({ post_json, ...b }) => ({ ...(b as BackupRow), post: post_json }));
+    },
+
+    /** How many backups match, from the counters. */
+    async countBackups(userId: string, f: BackupFilter): Promise<number> {
+      let q = db
+        .selectFrom("backup_counts")
+        .select(sql<number>`coalesce(sum(n), 0)`.as("n"))
+        .where("user_id", "=", userId);
+      if (f.accountId) q = q.where("account_id", "=", f.accountId);
+      if (f.status) q = q.where("status", "=", f.status);
+      const row = await q.executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}

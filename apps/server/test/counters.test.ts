@@ -1,0 +1,163 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GraphMediaType } from "../src/db/sync-tables.ts";
+import type { PostUpsert } from "../src/sync/sync.repository.ts";
+import { createTestApp, type TestApp } from "./support/app.ts";
+
+/**
+ * The counters behind the totals (post_counts, backup_counts; migration 0700) stay exact while
+ * syncs, backups and deletions run at once, on several connections, through the repository's
+ * own write paths. Exact means: equal to counting the rows afterwards.
+ */
+
+let t: TestApp;
+let userId: string;
+let token: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const me = await t.signUp();
+  userId = me.user.id;
+  token = me.token;
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+async function newAccount(igId: string): Promise<string> {
+  const { rows } = await t.ctx.pool.query<{ id: string }>(
+    `INSERT INTO instagram_accounts
+       (user_id, instagram_user_id, connected_via, username, access_token_encrypted, token_issued_at)
+     VALUES ($1, $2, 'instagram', $3, 'not-a-token', now()) RETURNING id`,
+    [userId, igId, `counted_${igId}`],
+  );
+  return rows[0]?.id as string;
+}
+
+const TYPES: GraphMediaType[] = ["IMAGE", "VIDEO", "CAROUSEL_ALBUM"];
+
+function post(accountId: string, n: number, variant: number): PostUpsert {
+  return {
+    user_id: userId,
+    account_id: accountId,
+    instagram_id: `ig_${n}`,
+    // A post seen again may come back as another type (the counters must move it).
+    media_type: TYPES[(n + variant) % 3] as GraphMediaType,
+    media_product_type: n % 7 === 0 ? "STORY" : "FEED",
+    caption: `post ${n}`,
+    posted_at: new Date(Date.UTC(2026, 0, 1) + n * 60_000),
+    like_count: 0,
+    comments_count: 0,
+    permalink: null,
+    shortcode: null,
+    media_url: null,
+    thumbnail_url: null,
+    children: [],
+  };
+}
+
+/** Counter rows that disagree with counting the rows themselves (empty when exact). */
+async function drift() {
+  const posts = await t.ctx.pool.query(
+    `SELECT * FROM (
+       SELECT user_id, account_id, media_type,
+              media_product_type IS NOT DISTINCT FROM 'STORY' AS is_story, count(*) AS n
+       FROM posts GROUP BY 1, 2, 3, 4) truth
+     FULL JOIN post_counts c USING (user_id, account_id, media_type, is_story)
+     WHERE truth.n IS DISTINCT FROM c.n`,
+  );
+  const backups = await t.ctx.pool.query(
+    `SELECT * FROM (
+       SELECT user_id, account_id, status, count(*) AS n,
+              coalesce(sum(backup_size_bytes), 0) AS bytes
+       FROM backups GROUP BY 1, 2, 3) truth
+     FULL JOIN backup_counts c USING (user_id, account_id, status)
+     WHERE truth.n IS DISTINCT FROM c.n OR truth.bytes IS DISTINCT FROM c.bytes`,
+  );
+  return { posts: posts.rows, backups: backups.rows };
+}
+
+describe("post and backup counters", () => {
+  it("stay exact under concurrent syncs, backups and deletions", async () => {
+    const repo = t.ctx.syncRepo;
+    const accountId = await newAccount("17841400000077001");
+    const now = new Date();
+    // Twelve overlapping sync batches at once: 100 posts each, every other one re-typed.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        repo.upsertPosts(
+          Array.from({ length: 100 }, (_, k) => post(accountId, i * 50 + k, i % 2)),
+          now,
+        ),
+      ),
+    );
+    expect(await drift()).toEqual({ posts: [], backups: [] });
+    const job = await repo.insertSyncJob({
+      user_id: userId,
+      account_id: accountId,
+      job_type: "manual",
+      mode: "backup",
+      now,
+    });
+    const claimed = await repo.claimBackupsForSync(accountId, userId, job?.id as string, now);
+    expect(claimed.length).toBe(650);
+
+    // Workers back posts up (completed with a size, or failed) while posts are deleted and a
+    // second sync claims again, all at once.
+    const lease = new Date(now.getTime() + 60_000);
+    const work = claimed.slice(0, 400).map(async (c, i) => {
+      const token = randomUUID();
+      const held = await repo.claimBackup(c.post_id, token, now, lease);
+      if (!held) return;
+      await repo.finishBackup(held.id, token, {
+        status: i % 4 === 0 ? "failed" : "completed",
+        error_message: i % 4 === 0 ? "Instagram is not responding right now." : null,
+        retry_on_sync: i % 4 === 0,
+        backup_size_bytes: i % 4 === 0 ? null : 1000 + i,
+        now,
+      });
+    });
+    const deletions = [0, 1, 2, 3, 4].map((d) =>
+      t.ctx.pool.query(
+        `DELETE FROM posts WHERE account_id = $1 AND instagram_id = ANY($2::text[])`,
+        [accountId, Array.from({ length: 40 }, (_, k) => `ig_${d * 130 + k * 3}`)],
+      ),
+    );
+    const resync = repo.claimBackupsForSync(accountId, userId, job?.id as string, now);
+    await Promise.all([...work, ...deletions, resync]);
+
+    expect(await drift()).toEqual({ posts: [], backups: [] });
+    const { rows } = await t.ctx.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM posts WHERE account_id = $1",
+      [accountId],
+    );
+    const stats = await t.call("GET", "/api/sync/dashboard/stats", { token });
+    expect(stats.body.total_posts).toBe(rows[0]?.n);
+  });
+
+  it("leave nothing behind when an account goes", async () => {
+    const accountId = await newAccount("17841400000077002");
+    await t.ctx.syncRepo.upsertPosts(
+      Array.from({ length: 30 }, (_, k) => post(accountId, k, 0)),
+      new Date(),
+    );
+    await t.ctx.pool.query(
+      `INSERT INTO backups (post_id, user_id, account_id, status, backup_size_bytes)
+       SELECT id, user_id, account_id, 'completed', 10 FROM posts WHERE account_id = $1`,
+      [accountId],
+    );
+    const counted = async () =>
+      (
+        await t.ctx.pool.query(
+          `SELECT (SELECT count(*) FROM post_counts WHERE account_id = $1)
+                + (SELECT count(*) FROM backup_counts WHERE account_id = $1) AS n`,
+          [accountId],
+        )
+      ).rows[0]?.n;
+    expect(Number(await counted())).toBeGreaterThan(0);
+    await t.ctx.pool.query("DELETE FROM instagram_accounts WHERE id = $1", [accountId]);
+    expect(Number(await counted())).toBe(0);
+    expect(await drift()).toEqual({ posts: [], backups: [] });
+  });
+});
