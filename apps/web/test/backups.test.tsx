@@ -48,12 +48,12 @@ beforeEach(() => {
     if (req.path === "/sync/backups") {
       const status = req.params.status_filter as string | undefined;
       const account = req.params.account_id as string | undefined;
-      return [
-        200,
-        backups.filter(
-          (b) => (!status || b.status === status) && (!account || b.account_id === account),
-        ),
-      ];
+      const offset = Number(req.params.offset ?? 0);
+      const limit = Number(req.params.limit ?? 50);
+      const matching = backups.filter(
+        (b) => (!status || b.status === status) && (!account || b.account_id === account),
+      );
+      return [200, { backups: matching.slice(offset, offset + limit), total: matching.length }];
     }
     if (req.path === "/sync/sync-jobs") {
       return [200, [makeJob({ status: "running", posts_processed: 3, posts_total: 12 })]];
@@ -155,6 +155,28 @@ describe("Backups screen (SPEC §2 /backups)", () => {
     expect(calls.at(-1)?.params.status_filter).toBeUndefined();
   });
 
+  it("pages the list 50 at a time, from page 1 again when the filter changes", async () => {
+    backups = Array.from({ length: 120 }, (_, i) =>
+      makeBackup({ status: i % 2 ? "completed" : "failed", error_message: null }),
+    );
+    render();
+    expect(await screen.findByText("120 backups")).toBeTruthy();
+    expect(screen.getAllByTestId("backup-row")).toHaveLength(50);
+    const nav = screen.getByRole("navigation", { name: "Backups pages" });
+    expect(
+      within(nav)
+        .getAllByRole("button", { name: /^Page \d+$/ })
+        .map((b) => b.textContent),
+    ).toEqual(["1", "2", "3"]);
+    fireEvent.click(within(nav).getByRole("button", { name: "Page 3" }));
+    await waitFor(() => expect(screen.getAllByTestId("backup-row")).toHaveLength(20));
+    expect(calls.at(-1)?.params).toMatchObject({ limit: 50, offset: 100 });
+
+    fireEvent.click(screen.getByRole("button", { name: "Failed" }));
+    expect(await screen.findByText("60 backups")).toBeTruthy();
+    expect(calls.at(-1)?.params).toMatchObject({ status_filter: "failed", offset: 0 });
+  });
+
   it("shows the first-sync hint when there are no backups at all", async () => {
     backups = [];
     render();
@@ -196,6 +218,15 @@ describe("Backups screen (SPEC §2 /backups)", () => {
     await waitFor(() => expect(spies.success).toHaveBeenCalledTimes(2));
     await waitFor(() => expect(screen.queryByRole("button", { name: "Retrying..." })).toBeNull());
     expect(screen.getAllByRole("button", { name: "Retry" })).toHaveLength(2);
+  });
+
+  it("Retry All Failed retries the failed backups of every page", async () => {
+    backups = Array.from({ length: 230 }, () => makeBackup({ status: "failed" }));
+    render();
+    fireEvent.click(await screen.findByRole("button", { name: "Retry All Failed" }));
+    await waitFor(() => expect(spies.success).toHaveBeenCalledWith("Retrying 230 failed backups"));
+    const retried = calls.filter((c) => c.method === "POST").map((c) => c.path);
+    expect(new Set(retried).size).toBe(230);
   });
 
   it("Retry All Failed: none to retry, all retried, some refused", async () => {

@@ -65,8 +65,19 @@ function postsAnswer(params: Record<string, unknown>): [number, unknown] {
   if (params.search) list = list.filter((p) => p.caption?.includes(String(params.search)));
   const offset = Number(params.offset ?? 0);
   const limit = Number(params.limit ?? 36);
-  return [200, { posts: list.slice(offset, offset + limit), total: list.length }];
+  // A search counts its matches only so far (as the server does past `searchCap`).
+  const exact = !params.search || list.length <= searchCap;
+  return [
+    200,
+    {
+      posts: list.slice(offset, offset + limit),
+      total: exact ? list.length : searchCap,
+      total_exact: exact,
+    },
+  ];
 }
+
+let searchCap = Number.POSITIVE_INFINITY;
 
 const toastError = vi.spyOn(toast, "error");
 
@@ -81,6 +92,7 @@ beforeEach(() => {
     google_needs_reconnect: false,
   };
   allPosts = [];
+  searchCap = Number.POSITIVE_INFINITY;
   postsFail = false;
   jobs = [];
   newPosts = {
@@ -302,6 +314,24 @@ describe("content grid", () => {
 
     await userEvent.click(within(nav).getByRole("button", { name: "Next" }));
     await waitFor(() => expect(postRequests().at(-1)).toMatchObject({ offset: 216 }));
+  });
+
+  it("says when a search total is a lower bound, and Next goes past it", async () => {
+    allPosts = manyPosts(200);
+    searchCap = 72;
+    renderDashboard();
+    await screen.findByText("Your Instagram Content");
+    expect(await screen.findByText("200 posts")).toBeTruthy();
+    await userEvent.type(screen.getByPlaceholderText("Search posts..."), "number");
+    expect(await screen.findByText("72+ posts")).toBeTruthy();
+    const nav = screen.getByRole("navigation", { name: "Posts pages" });
+    const pages = within(nav)
+      .getAllByRole("button", { name: /^Page \d+$/ })
+      .map((b) => b.textContent);
+    // 72 counted = 2 pages, and at least one more.
+    expect(pages).toEqual(["1", "2", "3"]);
+    await userEvent.click(within(nav).getByRole("button", { name: "Page 3" }));
+    await waitFor(() => expect(postRequests().at(-1)).toMatchObject({ offset: 72 }));
   });
 
   it("search and filter reset to page 1, and are sent to the server", async () => {

@@ -1,6 +1,7 @@
 import {
   type Backup,
   type BackupsQuery,
+  type BackupsResponse,
   backupsResponse,
   type DashboardStats,
   dashboardStats,
@@ -162,7 +163,7 @@ export function useRefreshInstagramPosts() {
   });
 }
 
-export async function fetchBackups(query: BackupsQuery): Promise<Backup[]> {
+export async function fetchBackups(query: BackupsQuery): Promise<BackupsResponse> {
   const { data } = await api.get<unknown>("/sync/backups", { params: dropEmpty(query) });
   return backupsResponse.parse(data);
 }

@@ -1,4 +1,5 @@
 import { pageWindow } from "../lib/pagination.ts";
+import "./pagination.css";
 
 interface PaginationProps {
   page: number;

@@ -2,8 +2,12 @@
 export const POSTS_PAGE_SIZE = 36;
 export const MAX_PAGE_BUTTONS = 7;
 
-export function pageCount(total: number, pageSize: number = POSTS_PAGE_SIZE): number {
-  return Math.max(1, Math.ceil(Math.max(0, total) / pageSize));
+/**
+ * Pages for `total` items. When the total is only a lower bound (`exact` false: a caption
+ * search counts so far), there is at least one page more.
+ */
+export function pageCount(total: number, pageSize: number = POSTS_PAGE_SIZE, exact = true): number {
+  return Math.max(1, Math.ceil(Math.max(0, total) / pageSize) + (exact ? 0 : 1));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { BackupStatus } from "@keepsake/contracts";
+import { BACKUPS_PAGE_SIZE, type BackupStatus } from "@keepsake/contracts";
 import { useState } from "react";
 import { useInstagramAccounts } from "../../api/connections.ts";
 import {
@@ -9,9 +9,13 @@ import {
   useSyncJobs,
 } from "../../api/sync.ts";
 import { PageHeader } from "../../components/page-header.tsx";
+import { Pagination } from "../../components/pagination.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { overLimitText } from "../../lib/backup-summary.ts";
+import { formatCount } from "../../lib/format.ts";
+import { pageCount } from "../../lib/pagination.ts";
 import { isMultiAccountTier } from "../../lib/plans.ts";
+import { usePaging } from "../../lib/use-paging.ts";
 import { BackupsTable, visibleBackups } from "./backups-table.tsx";
 import { SyncJobCard } from "./sync-job-card.tsx";
 import { useRetryAllFailed } from "./use-retry-all.ts";
@@ -37,9 +41,13 @@ export function BackupsPage() {
   const showAccountFilter = multiAccountTier && (accounts.data?.accounts.length ?? 0) > 1;
   const account = showAccountFilter && accountId ? accountId : undefined;
 
+  const [page, setPage] = usePaging(JSON.stringify([filter, account ?? null]));
+
   const backups = useBackups({
     status_filter: filter === "all" ? undefined : filter,
     account_id: account,
+    limit: BACKUPS_PAGE_SIZE,
+    offset: (page - 1) * BACKUPS_PAGE_SIZE,
   });
   const jobs = useSyncJobs(1, { runningPollMs: 2_000, idlePollMs: 5_000 });
   const retryOne = useRetryBackup();
@@ -47,7 +55,8 @@ export function BackupsPage() {
   const { retryAll, isRetrying } = useRetryAllFailed(account);
 
   const stats = useDashboardStats({ refetchInterval: 5_000 });
-  const rows = visibleBackups(backups.data ?? []);
+  const rows = visibleBackups(backups.data?.backups ?? []);
+  const total = backups.data?.total ?? 0;
   const job = jobs.data?.[0];
   const overLimit = stats.data
     ? overLimitText(stats.data, user?.subscription_tier ?? "free")
@@ -135,12 +144,23 @@ export function BackupsPage() {
           </p>
         </div>
       ) : (
-        <BackupsTable
-          backups={rows}
-          onRetry={(b) => retryOne.mutate(b.instagram_post_id)}
-          retrying={retrying}
-        />
+        <>
+          <p className="muted backups-count">
+            {formatCount(total)} backup{total === 1 ? "" : "s"}
+          </p>
+          <BackupsTable
+            backups={rows}
+            onRetry={(b) => retryOne.mutate(b.instagram_post_id)}
+            retrying={retrying}
+          />
+        </>
       )}
+      <Pagination
+        page={page}
+        totalPages={pageCount(total, BACKUPS_PAGE_SIZE)}
+        onChange={setPage}
+        label="Backups pages"
+      />
     </div>
   );
 }

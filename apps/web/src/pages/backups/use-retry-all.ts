@@ -1,7 +1,23 @@
+import { BACKUPS_MAX_PAGE_SIZE, type Backup } from "@keepsake/contracts";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { toast } from "react-toastify";
 import { fetchBackups, RETRY_REFETCH_MS, retryBackup, syncKeys } from "../../api/sync.ts";
+
+/** Every failed backup of the account filter, page by page. */
+async function allFailed(accountId: string | undefined): Promise<Backup[]> {
+  const out: Backup[] = [];
+  for (;;) {
+    const page = await fetchBackups({
+      status_filter: "failed",
+      account_id: accountId,
+      limit: BACKUPS_MAX_PAGE_SIZE,
+      offset: out.length,
+    });
+    out.push(...page.backups);
+    if (page.backups.length === 0 || out.length >= page.total) return out;
+  }
+}
 
 /**
  * "Retry All Failed" (SPEC §2, §8): retries every failed backup of the current account filter;
@@ -14,7 +30,7 @@ export function useRetryAllFailed(accountId: string | undefined) {
   const retryAll = useCallback(async () => {
     setIsRetrying(true);
     try {
-      const failed = await fetchBackups({ status_filter: "failed", account_id: accountId });
+      const failed = await allFailed(accountId);
       if (failed.length === 0) {
         toast.info("No failed backups to retry");
         return;

@@ -5,6 +5,7 @@ import { Pagination } from "../../components/pagination.tsx";
 import { formatCount } from "../../lib/format.ts";
 import { POSTS_PAGE_SIZE, pageCount } from "../../lib/pagination.ts";
 import { useDebouncedValue } from "../../lib/use-debounced-value.ts";
+import { usePaging } from "../../lib/use-paging.ts";
 import { PostTile } from "./post-tile.tsx";
 import { VideoModal } from "./video-modal.tsx";
 
@@ -36,13 +37,8 @@ export function ContentGrid({ accountId, live = false }: ContentGridProps) {
   const searchId = useId();
   const filterId = useId();
 
-  // SPEC §4: a change of search, filter (or account) starts again at page 1, in the same
-  // render, so the old page of the new query is never requested.
-  const resetKey = JSON.stringify([search, filter, accountId ?? null]);
-  const [paging, setPaging] = useState({ key: resetKey, page: 1 });
-  if (paging.key !== resetKey) setPaging({ key: resetKey, page: 1 });
-  const page = paging.key === resetKey ? paging.page : 1;
-  const setPage = useCallback((n: number) => setPaging({ key: resetKey, page: n }), [resetKey]);
+  // SPEC §4: a change of search, filter (or account) starts again at page 1.
+  const [page, setPage] = usePaging(JSON.stringify([search, filter, accountId ?? null]));
 
   const query = {
     limit: POSTS_PAGE_SIZE,
@@ -55,7 +51,9 @@ export function ContentGrid({ accountId, live = false }: ContentGridProps) {
   const refresh = useRefreshInstagramPosts();
   const data = posts.data;
   const total = data?.total ?? 0;
-  const totalPages = pageCount(total);
+  // A search that matched many posts counts only so far: "1,000+ posts", and Next goes on.
+  const exact = data?.total_exact ?? true;
+  const totalPages = pageCount(total, POSTS_PAGE_SIZE, exact);
 
   const openPost = useCallback((post: Post, trigger: HTMLElement) => {
     if (post.media_type === "video") {
@@ -115,7 +113,15 @@ export function ContentGrid({ accountId, live = false }: ContentGridProps) {
         <h2 id="content-heading" className="section-title">
           Your Instagram Content
         </h2>
-        {data && <span className="muted content-count">{formatCount(total)} posts</span>}
+        {data && (
+          <span
+            className="muted content-count"
+            title={exact ? undefined : `At least ${formatCount(total)} posts match`}
+          >
+            {formatCount(total)}
+            {exact ? "" : "+"} posts
+          </span>
+        )}
       </div>
       <div className="content-toolbar">
         <label htmlFor={searchId} className="visually-hidden">
