@@ -171,7 +171,9 @@ async function main() {
     api = started.child;
     const base = started.url;
     pool = new pg.Pool({ connectionString: database.url(), max: 4 });
-    const version = (await pool.query<{ v: string }>("SELECT version() AS v")).rows[0]?.v.split(" on ")[0];
+    const version = (await pool.query<{ v: string }>("SELECT version() AS v")).rows[0]?.v.split(
+      " on ",
+    )[0];
 
     const email = `bench.${Date.now()}@example.com`;
     const password = "Passw0rdOk";

@@ -1,5 +1,4 @@
 import {
-  type Backup,
   type BackupsQuery,
   type BackupsResponse,
   backupsResponse,
