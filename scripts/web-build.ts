@@ -11,6 +11,7 @@ const SOURCES = [
   join(WEB, "public"),
   join(WEB, "index.html"),
   join(WEB, "vite.config.ts"),
+  join(WEB, "scripts"),
   join(WEB, "package.json"),
   join(ROOT, "packages/contracts/src"),
 ];
@@ -35,8 +36,8 @@ export function webBuildIsStale(): boolean {
 export function ensureWebBuild(options: { force?: boolean } = {}): void {
   if (!options.force && !webBuildIsStale()) return;
   console.log("Building the web app…");
-  const vite = join(ROOT, "node_modules/vite/bin/vite.js");
-  const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], {
+  // The production build with the prerendered landing page (apps/web/scripts/build.ts).
+  const result = spawnSync(process.execPath, [join(WEB, "scripts/build.ts")], {
     cwd: WEB,
     stdio: "inherit",
   });

@@ -28,6 +28,21 @@ describe("serving the SPA", () => {
     }
   });
 
+  it("serves the prerendered landing page at / when the build made one", async () => {
+    writeFileSync(join(dist, "landing.html"), "<!doctype html><div id=root><h1>Landing</h1></div>");
+    try {
+      for (const path of ["/", "/?ref=ad"]) {
+        const res = await t.app.inject({ method: "GET", url: path });
+        expect(res.body, path).toContain("<h1>Landing</h1>");
+        expect(res.headers["cache-control"]).toBe("no-cache");
+      }
+      const app = await t.app.inject({ method: "GET", url: "/dashboard" });
+      expect(app.body).toBe("<!doctype html><div id=root></div>");
+    } finally {
+      rmSync(join(dist, "landing.html"));
+    }
+  });
+
   it("caches hashed assets for a year and serves ones built after start", async () => {
     const res = await t.app.inject({ method: "GET", url: "/assets/app-1a2b.js" });
     expect(res.statusCode).toBe(200);

@@ -1,26 +1,33 @@
 import { createBrowserRouter, Navigate, type RouteObject } from "react-router";
 import { AppLayout } from "./components/app-layout.tsx";
 import { RequireAuth } from "./components/require-auth.tsx";
-import { AboutPage } from "./pages/about/about-page.tsx";
-import { AdminPage } from "./pages/admin/admin-page.tsx";
-import { BackupsPage } from "./pages/backups/backups-page.tsx";
-import { BlogPage } from "./pages/blog/blog-page.tsx";
-import { CareersPage } from "./pages/careers/careers-page.tsx";
-import { ContactPage } from "./pages/contact/contact-page.tsx";
-import { CookiesPage } from "./pages/cookies/cookies-page.tsx";
-import { DashboardPage } from "./pages/dashboard/dashboard-page.tsx";
-import { DocsPage } from "./pages/docs/docs-page.tsx";
-import { HelpPage } from "./pages/help/help-page.tsx";
-import { LandingPage } from "./pages/landing/landing-page.tsx";
-import { LoginPage } from "./pages/login/login-page.tsx";
-import { PressPage } from "./pages/press/press-page.tsx";
-import { PricingPage } from "./pages/pricing/pricing-page.tsx";
-import { PrivacyPage } from "./pages/privacy/privacy-page.tsx";
-import { RegisterPage } from "./pages/register/register-page.tsx";
-import { SecurityPage } from "./pages/security/security-page.tsx";
-import { SettingsPage } from "./pages/settings/settings-page.tsx";
-import { StatusPage } from "./pages/status/status-page.tsx";
-import { TermsPage } from "./pages/terms/terms-page.tsx";
+import { lazyPage } from "./lib/lazy-page.ts";
+
+// Each screen is its own chunk, loaded when its route is first shown (issue 14): the first
+// load carries only the shell (AppLayout), not every page.
+const AboutPage = lazyPage(() => import("./pages/about/about-page.tsx"), "AboutPage");
+const AdminPage = lazyPage(() => import("./pages/admin/admin-page.tsx"), "AdminPage");
+const BackupsPage = lazyPage(() => import("./pages/backups/backups-page.tsx"), "BackupsPage");
+const BlogPage = lazyPage(() => import("./pages/blog/blog-page.tsx"), "BlogPage");
+const CareersPage = lazyPage(() => import("./pages/careers/careers-page.tsx"), "CareersPage");
+const ContactPage = lazyPage(() => import("./pages/contact/contact-page.tsx"), "ContactPage");
+const CookiesPage = lazyPage(() => import("./pages/cookies/cookies-page.tsx"), "CookiesPage");
+const DashboardPage = lazyPage(
+  () => import("./pages/dashboard/dashboard-page.tsx"),
+  "DashboardPage",
+);
+const DocsPage = lazyPage(() => import("./pages/docs/docs-page.tsx"), "DocsPage");
+const HelpPage = lazyPage(() => import("./pages/help/help-page.tsx"), "HelpPage");
+const LandingPage = lazyPage(() => import("./pages/landing/landing-page.tsx"), "LandingPage");
+const LoginPage = lazyPage(() => import("./pages/login/login-page.tsx"), "LoginPage");
+const PressPage = lazyPage(() => import("./pages/press/press-page.tsx"), "PressPage");
+const PricingPage = lazyPage(() => import("./pages/pricing/pricing-page.tsx"), "PricingPage");
+const PrivacyPage = lazyPage(() => import("./pages/privacy/privacy-page.tsx"), "PrivacyPage");
+const RegisterPage = lazyPage(() => import("./pages/register/register-page.tsx"), "RegisterPage");
+const SecurityPage = lazyPage(() => import("./pages/security/security-page.tsx"), "SecurityPage");
+const SettingsPage = lazyPage(() => import("./pages/settings/settings-page.tsx"), "SettingsPage");
+const StatusPage = lazyPage(() => import("./pages/status/status-page.tsx"), "StatusPage");
+const TermsPage = lazyPage(() => import("./pages/terms/terms-page.tsx"), "TermsPage");
 
 /**
  * Every route of SPEC §2. No custom errorElement: React Router's default screen

@@ -5,7 +5,8 @@ import type { FastifyInstance } from "fastify";
 
 /**
  * Serves the built SPA: hashed assets cached for a year, everything else revalidated,
- * and `index.html` for any non-API path the router owns (history fallback).
+ * `landing.html` for `/`, and `index.html` for any other non-API path the router owns
+ * (history fallback).
  */
 export async function registerSpa(app: FastifyInstance, distDir: string) {
   const hasBuild = existsSync(join(distDir, "index.html"));
@@ -14,7 +15,8 @@ export async function registerSpa(app: FastifyInstance, distDir: string) {
       root: distDir,
       // Files are looked up per request, so a rebuild is served without a restart.
       wildcard: true,
-      index: ["index.html"],
+      // `/` is the prerendered landing page when the build made one (apps/web/scripts/build.ts).
+      index: ["landing.html", "index.html"],
       setHeaders(res, path) {
         res.header(
           "Cache-Control",

@@ -1,3 +1,4 @@
+import { Suspense } from "react";
 import { Outlet } from "react-router";
 import { ScrollToTop } from "./scroll-to-top.tsx";
 import { SiteFooter } from "./site-footer.tsx";
@@ -13,7 +14,10 @@ export function AppLayout() {
       </a>
       <SiteHeader />
       <main id="main" className="app-main">
-        <Outlet />
+        {/* A screen's chunk is loading: keep the page's height so the footer does not jump. */}
+        <Suspense fallback={<div className="route-loading" aria-busy="true" />}>
+          <Outlet />
+        </Suspense>
       </main>
       <SiteFooter />
     </div>

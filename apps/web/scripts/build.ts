@@ -1,0 +1,97 @@
+/**
+ * `npm run build`: the production build of the web app, then the landing page prerendered to
+ * `dist/landing.html` (served for `/`), then the JavaScript each first load needs, gzipped —
+ * printed, and the build fails when the landing page's is over its budget (issue 14).
+ */
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "vite";
+
+const WEB = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const DIST = join(WEB, "dist");
+const SSR_OUT = join(WEB, "node_modules/.prerender");
+/** First-load JavaScript of `/`, gzipped. */
+export const LANDING_BUDGET_BYTES = 100 * 1024;
+
+interface ManifestChunk {
+  file: string;
+  src?: string;
+  isEntry?: boolean;
+  isDynamicEntry?: boolean;
+  imports?: string[];
+}
+type Manifest = Record<string, ManifestChunk>;
+
+const gzipSize = (file: string) => gzipSync(readFileSync(join(DIST, file)), { level: 9 }).length;
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+
+/** A chunk's file and every file it imports statically (what loads before it runs). */
+function closure(manifest: Manifest, key: string, seen = new Set<string>()): Set<string> {
+  const chunk = manifest[key];
+  if (!chunk || seen.has(chunk.file)) return seen;
+  seen.add(chunk.file);
+  for (const dep of chunk.imports ?? []) closure(manifest, dep, seen);
+  return seen;
+}
+
+const bytes = (files: Iterable<string>) => [...files].reduce((n, f) => n + gzipSize(f), 0);
+
+/** The SPA shell without its module scripts, with the prerendered page and landing.js. */
+function landingHtml(shell: string, body: string): string {
+  return shell
+    .replace(/\s*<script type="module"[^>]*><\/script>/g, "")
+    .replace(/\s*<link rel="modulepreload"[^>]*>/g, "")
+    .replace("</title>", '</title>\n    <script src="/landing.js"></script>')
+    .replace('<div id="root"></div>', `<div id="root">${body}</div>`);
+}
+
+async function main() {
+  await build({ root: WEB, logLevel: "warn", build: { manifest: true } });
+  await build({
+    root: WEB,
+    logLevel: "warn",
+    build: {
+      ssr: "src/prerender.tsx",
+      outDir: SSR_OUT,
+      emptyOutDir: true,
+      rolldownOptions: { output: { codeSplitting: false } },
+    },
+  });
+  const { renderLanding } = (await import(pathToFileURL(join(SSR_OUT, "prerender.js")).href)) as {
+    renderLanding(): string;
+  };
+  const shell = readFileSync(join(DIST, "index.html"), "utf8");
+  const landing = landingHtml(shell, renderLanding());
+  writeFileSync(join(DIST, "landing.html"), landing);
+  rmSync(SSR_OUT, { recursive: true, force: true });
+
+  const manifest = JSON.parse(readFileSync(join(DIST, ".vite/manifest.json"), "utf8")) as Manifest;
+  const entryKey = Object.keys(manifest).find((k) => manifest[k]?.isEntry) as string;
+  const shellFiles = closure(manifest, entryKey);
+  const shellBytes = bytes(shellFiles);
+  const landingScripts = [...landing.matchAll(/<script[^>]*src="\/([^"]+)"/g)].map(
+    (m) => m[1] as string,
+  );
+  const landingBytes = bytes(landingScripts);
+
+  const lines = [
+    "First-load JavaScript, gzipped (production build):",
+    `  /            ${kb(landingBytes).padStart(9)}  prerendered landing page (${landingScripts.join(", ")}); budget ${kb(LANDING_BUDGET_BYTES)}`,
+    `  app shell    ${kb(shellBytes).padStart(9)}  every other route loads this, plus its screen:`,
+  ];
+  for (const [key, chunk] of Object.entries(manifest)) {
+    if (!chunk.isDynamicEntry || !chunk.src?.startsWith("src/pages/")) continue;
+    const own = [...closure(manifest, key)].filter((f) => !shellFiles.has(f));
+    const route = chunk.src.replace(/^src\/pages\/([^/]+)\/.*$/, "$1");
+    lines.push(`  ${`/${route}`.padEnd(12)} ${kb(shellBytes + bytes(own)).padStart(9)}`);
+  }
+  console.log(lines.join("\n"));
+  if (landingBytes > LANDING_BUDGET_BYTES) {
+    console.error(`The landing page's first-load JavaScript is over ${kb(LANDING_BUDGET_BYTES)}.`);
+    process.exit(1);
+  }
+}
+
+await main();

@@ -1,0 +1,97 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, newPage } from "../support/browser.ts";
+import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
+
+/**
+ * Lighthouse-style checks of `/` as `npm start` serves it (issue 14): the prerendered landing
+ * page paints without the app's JavaScript, nothing shifts once it has painted (no late fonts
+ * or unsized images), and a signed-in user still goes on to the dashboard.
+ */
+
+let ks: RunningKeepsake;
+let browser: Browser;
+beforeAll(async () => {
+  [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await ks?.dispose();
+});
+
+describe("the landing page", () => {
+  it("is whole in the HTML, loads a few hundred bytes of script, and does not shift", async () => {
+    const page = await newPage(browser);
+    const scripts: string[] = [];
+    page.on("request", (r) => {
+      if (r.resourceType() === "script") scripts.push(new URL(r.url()).pathname);
+    });
+    // Layout shifts are recorded from the very start of the page.
+    await page.addInitScript(() => {
+      const w = window as unknown as { __cls: number };
+      w.__cls = 0;
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries() as (PerformanceEntry & {
+          value: number;
+          hadRecentInput: boolean;
+        })[])
+          if (!e.hadRecentInput) w.__cls += e.value;
+      }).observe({ type: "layout-shift", buffered: true });
+    });
+    const res = await page.goto(`${ks.url}/`, { waitUntil: "load" });
+    const html = (await res?.text()) ?? "";
+    // The content is in the document itself, not rendered by a script later.
+    expect(html).toContain("Start Backing Up Free");
+    expect(html).toContain('id="features"');
+    expect(scripts).toEqual(["/landing.js"]);
+    const scriptBytes = await page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .filter((e) => (e as PerformanceResourceTiming).initiatorType === "script")
+        .reduce((n, e) => n + (e as PerformanceResourceTiming).decodedBodySize, 0),
+    );
+    expect(scriptBytes).toBeLessThan(2048);
+
+    // Every image has its size before it loads; no web font arrives late.
+    const unsized = await page.$$eval("img", (imgs) =>
+      imgs.filter((i) => !i.getAttribute("width") || !i.getAttribute("height")).map((i) => i.src),
+    );
+    expect(unsized).toEqual([]);
+    const fonts = await page.evaluate(() =>
+      performance.getEntriesByType("resource").filter((e) => /\.(woff2?|ttf|otf)$/.test(e.name)),
+    );
+    expect(fonts).toEqual([]);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 500))));
+    expect(await page.evaluate(() => (window as unknown as { __cls: number }).__cls)).toBe(0);
+    await page.context().close();
+  });
+
+  it("links into the app, and its menu button works on a small screen", async () => {
+    const page = await newPage(browser);
+    await page.setViewportSize({ width: 380, height: 800 });
+    await page.goto(`${ks.url}/`);
+    const toggle = page.getByRole("button", { name: "Open menu" });
+    await toggle.click();
+    expect(
+      await page.getByRole("button", { name: "Close menu" }).getAttribute("aria-expanded"),
+    ).toBe("true");
+    await page.getByRole("link", { name: "Sign In" }).click();
+    await page.waitForURL(`${ks.url}/login`);
+    await expect.poll(() => page.getByRole("heading", { name: "Welcome back" }).count()).toBe(1);
+    await page.context().close();
+  });
+
+  it("sends a signed-in user on to /dashboard", async () => {
+    const page = await newPage(browser);
+    await page.goto(`${ks.url}/register`);
+    await page.locator('input[name="full_name"]').fill("Ada Lovelace");
+    await page.locator('input[name="email"]').fill("ada@example.com");
+    await page.locator('input[name="password"]').fill("Engine4ada");
+    await page.locator('input[name="confirm_password"]').fill("Engine4ada");
+    await page.locator('button[type="submit"]').click();
+    await page.waitForURL(`${ks.url}/dashboard`);
+    await page.goto(`${ks.url}/`);
+    await page.waitForURL(`${ks.url}/dashboard`);
+    await page.context().close();
+  });
+});
