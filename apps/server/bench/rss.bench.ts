@@ -1,0 +1,171 @@
+/**
+ * `npm run bench:rss`: the memory footprint of each way Keepsake runs — `npm start` (every
+ * role, embedded database, sandbox), and the API-only and worker-only roles against the
+ * PostgreSQL server of DATABASE_URL (a fresh database, dropped afterwards; provider
+ * credentials set, so no sandbox runs in them, as in production), from the TypeScript sources
+ * and, when `npm run build:server` has run, from the built JavaScript. For each: seconds to
+ * ready, RSS once idle (BENCH_IDLE_SECONDS after ready, default 10), and the peak RSS (VmHWM)
+ * after BENCH_LOAD_SECONDS (default 5) of 100 requests/s to the API (for the roles that serve it).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { runLoad } from "./load.ts";
+
+const env = process.env;
+const IDLE_SECONDS = Number(env.BENCH_IDLE_SECONDS ?? 10);
+const LOAD_SECONDS = Number(env.BENCH_LOAD_SECONDS ?? 5);
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const log = (...a: unknown[]) => console.error("[bench]", ...a);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** VmRSS and VmHWM of a process, MiB. */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+}
+
+const LIVE_CREDENTIALS = {
+  INSTAGRAM_CLIENT_ID: "bench",
+  INSTAGRAM_CLIENT_SECRET: "bench",
+  FACEBOOK_APP_ID: "bench",
+  FACEBOOK_APP_SECRET: "bench",
+  GOOGLE_CLIENT_ID: "bench",
+  GOOGLE_CLIENT_SECRET: "bench",
+};
+
+interface Run {
+  name: string;
+  args: string[];
+  env: Record<string, string>;
+  serves: boolean;
+}
+
+async function measure(run: Run) {
+  const dataDir = mkdtempSync(join(tmpdir(), "keepsake-rss-"));
+  const t0 = performance.now();
+  const child: ChildProcess = spawn(process.execPath, run.args, {
+    cwd: ROOT,
+    env: {
+      ...env,
+      DATA_DIR: dataDir,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      SANDBOX_PORT: "0",
+      LOG_LEVEL: "warn",
+      NODE_ENV: "production",
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+      ...run.env,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const url = await new Promise<string | null>((resolve, reject) => {
+      let out = "";
+      child.stdout?.on("data", (d) => {
+        out += String(d);
+        const m = /is running(?: at (http:\/\/\S+))?/.exec(out);
+        if (m) resolve(m[1] ? m[1].replace("localhost", "127.0.0.1") : null);
+      });
+      child.once("exit", (code) => reject(new Error(`${run.name} exited (${code}): ${out}`)));
+    });
+    const ready = (performance.now() - t0) / 1000;
+    await sleep(IDLE_SECONDS * 1000);
+    const idle = memory(child.pid as number);
+    if (run.serves && url) {
+      const email = `rss.${Date.now()}@example.com`;
+      const body = JSON.stringify({ full_name: "Rss Bench", email, password: "Passw0rdOk" });
+      const headers = { "content-type": "application/json" };
+      await fetch(`${url}/api/auth/register`, { method: "POST", headers, body });
+      const login = await fetch(`${url}/api/auth/login`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ email, password: "Passw0rdOk" }),
+      });
+      const { access_token } = (await login.json()) as { access_token: string };
+      await runLoad({
+        url: `${url}/api/sync/posts?limit=36`,
+        headers: { authorization: `Bearer ${access_token}` },
+        rate: 100,
+        seconds: LOAD_SECONDS,
+        maxInFlight: 64,
+        timeoutMs: 10_000,
+      });
+    }
+    const after = memory(child.pid as number);
+    return { name: run.name, ready, idle: idle.rss, peak: after.peak };
+  } finally {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await Promise.race([exited, sleep(10_000)]);
+    if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const server = env.DATABASE_URL;
+  if (!server) throw new Error("Set DATABASE_URL to a PostgreSQL server for the role runs.");
+  const name = `keepsake_rss_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const database = { DATABASE_URL: url.toString(), ...LIVE_CREDENTIALS };
+  const built = existsSync(join(ROOT, "apps/server/dist/main.js"));
+  const runs: Run[] = [
+    // npm start on the embedded database: no DATABASE_URL.
+    {
+      name: "npm start (embedded)",
+      args: ["scripts/start.ts"],
+      env: { DATABASE_URL: "" },
+      serves: true,
+    },
+  ];
+  for (const role of ["api", "worker"]) {
+    const serves = role === "api";
+    runs.push({
+      name: `${role} (TypeScript)`,
+      args: ["apps/server/src/main.ts", role],
+      env: database,
+      serves,
+    });
+    // The same role from `npm run build:server`, when it was built.
+    if (built)
+      runs.push({
+        name: `${role} (built JS)`,
+        args: ["apps/server/dist/main.js", role],
+        env: database,
+        serves,
+      });
+  }
+  const results = [];
+  try {
+    for (const run of runs) {
+      log(`measuring ${run.name}`);
+      results.push(await measure(run));
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+  const lines = [
+    `Keepsake process footprint (Node ${process.version}; idle = RSS ${IDLE_SECONDS} s after ready; peak = VmHWM after ${LOAD_SECONDS} s of 100 req/s to /api/sync/posts where the role serves the API)`,
+    `${"process".padEnd(24)} ${"ready s".padStart(8)} ${"idle MiB".padStart(9)} ${"peak MiB".padStart(9)}`,
+  ];
+  for (const r of results)
+    lines.push(
+      `${r.name.padEnd(24)} ${r.ready.toFixed(2).padStart(8)} ${r.idle.toFixed(0).padStart(9)} ${r.peak.toFixed(0).padStart(9)}`,
+    );
+  console.log(lines.join("\n"));
+}
+
+await main();
+process.exit(0);
