@@ -253,11 +253,4 @@ describe("EXPLAIN at 100,000 posts: each filter on its own index", () => {
       expect(readsOf(plans, "backup_counts").length).toBe(1);
     });
   }
-
-  it("dashboard stats: this user's posts and backups, through indexes", async () => {
-    const plans = await explainRepository(t.ctx.pool, (repo) => repo.backupStats(userId));
-    expect(plans).toHaveLength(1);
-    expectNoSeqScan(plans);
-    expect(readsOf(plans, "backups").join()).toContain("backups_user_status_idx");
-  });
 });
