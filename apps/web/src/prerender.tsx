@@ -23,6 +23,7 @@ const visitor: AuthContextValue = {
   register: unavailable,
   logout: unavailable,
   refreshUser: unavailable,
+  forget: () => {},
 };
 
 export function renderLanding(): string {
