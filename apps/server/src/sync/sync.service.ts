@@ -77,6 +77,18 @@ export function toSyncJob(j: SyncJobRow): SyncJob {
   };
 }
 
+/**
+ * The picture a tile shows: the post's thumbnail, else for an album the first image child, or
+ * a video child's thumbnail (an album whose cover is a video has an .mp4 media_url and no
+ * thumbnail of its own).
+ */
+export function coverImageUrl(p: Pick<PostRow, "media_type" | "thumbnail_url" | "children">) {
+  if (p.thumbnail_url || p.media_type !== "CAROUSEL_ALBUM") return p.thumbnail_url;
+  const children = Array.isArray(p.children) ? p.children : [];
+  const image = children.find((c) => c.media_type === "IMAGE" && c.media_url);
+  return image?.media_url ?? children.find((c) => c.thumbnail_url)?.thumbnail_url ?? null;
+}
+
 function toPost(p: PostRow, backup: { status: BackupRow["status"] | null } | null): Post {
   const children = Array.isArray(p.children) ? p.children : [];
   return {
@@ -88,7 +100,7 @@ function toPost(p: PostRow, backup: { status: BackupRow["status"] | null } | nul
       ? (p.media_product_type.toLowerCase() as Post["media_product_type"])
       : null,
     media_url: p.media_url ?? children[0]?.media_url ?? null,
-    thumbnail_url: p.thumbnail_url,
+    thumbnail_url: coverImageUrl(p),
     permalink: p.permalink,
     caption: p.caption,
     timestamp: iso(p.posted_at) as string,
