@@ -217,3 +217,14 @@ describe("help search", () => {
     expect(answer).not.toMatch(/daily|weekly/);
   });
 });
+
+describe("help FAQ claims", () => {
+  it("promises no bulk download the Backups page does not have, and says where downloads are", async () => {
+    const { HelpPage } = await import("../src/pages/help/help-page.tsx");
+    renderWithAuth(<HelpPage />, { path: "/help" });
+    const text = document.body.textContent ?? "";
+    expect(text).not.toMatch(/bulk download/i);
+    expect(text).toContain("Drive can download a whole folder (an account or a year) as a zip");
+    expect(text).toContain("On the Backups page, View opens each backed-up post's file in Drive.");
+  });
+});

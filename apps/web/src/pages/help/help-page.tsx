@@ -29,7 +29,7 @@ export const faqs: Faq[] = [
   },
   {
     q: "Can I download my backed-up content?",
-    a: "Yes. Every file is a normal file in your Google Drive, so you can open or download it from Drive at any time. Premium users can also bulk download from the Backups page.",
+    a: "Yes. Every file is a normal file in your Google Drive, in Keepsake/@username/year folders, so you can open or download it from Drive at any time; Drive can download a whole folder (an account or a year) as a zip. On the Backups page, View opens each backed-up post's file in Drive.",
   },
   {
     q: "Is my data secure?",
