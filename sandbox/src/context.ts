@@ -117,6 +117,8 @@ export class Ctx {
   readonly clock = new Clock();
   readonly faults: FaultRule[] = [];
   readonly cuts: CutRule[] = [];
+  /** Uploads still to store with a flipped byte (the md5 then differs from what was sent). */
+  corruptUploads = 0;
   latency: { all: number; endpoints: Record<string, number> } = { all: 0, endpoints: {} };
   calls: Record<string, number> = {};
   usage: UsageOverride = {};
@@ -181,6 +183,7 @@ export class Ctx {
   resetRuntime(): void {
     this.faults.length = 0;
     this.cuts.length = 0;
+    this.corruptUploads = 0;
     this.latency = { all: 0, endpoints: {} };
     this.calls = {};
     this.usage = {};

@@ -278,6 +278,22 @@ function seedAccount(state: SandboxState, spec: AccountSpec, now: number, busine
   createStory(state, account, now - 30 * 3_600_000, rng);
 }
 
+/**
+ * A synthetic business account for load tests (`bench.<n>`), with `posts` posts and a few live
+ * stories; ids derived from `n` so each is unique.
+ */
+export function seedBenchAccount(state: SandboxState, n: number, posts: number, now: number) {
+  const tail = String(n).padStart(8, "0");
+  const ids = { id: `84300000${tail}`, userId: `17843000${tail}`, username: `bench.${n}` };
+  seedAccount(
+    state,
+    { ids, name: `Bench ${n}`, type: "BUSINESS", posts, bio: "", followers: 0, follows: 0 },
+    now,
+    false,
+  );
+  return state.igAccounts[ids.id] as IgAccount;
+}
+
 function google(sub: string, email: string, name: string, quotaGb: number): GoogleUser {
   const [givenName = name, familyName = ""] = name.split(" ");
   return {

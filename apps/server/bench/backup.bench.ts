@@ -11,9 +11,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { backupHelpers } from "../test/support/backup.ts";
+import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
-import { plainPipedCopy, requestsByEndpoint } from "./plain-copy.ts";
+import { plainPipedCopy } from "./plain-copy.ts";
 
 const VIDEO_MB = Number(process.env.BENCH_VIDEO_MB ?? 300);
 const IMAGES = process.env.BENCH_IMAGES

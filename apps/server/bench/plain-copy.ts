@@ -4,36 +4,6 @@ import { streamRequest } from "../src/providers/stream-request.ts";
 import { DEFAULT_ENGINE_SETTINGS } from "../src/sync/backoff.ts";
 
 /**
- * Sandbox call counters that are not requests of their own but a breakdown of one: the upload
- * POST (`drive.upload`) is also counted by kind, and a download also counts as a `files.get`.
- */
-const BREAKDOWNS: Record<string, string> = {
-  "drive.upload.multipart": "drive.upload",
-  "drive.upload.resumable.start": "drive.upload",
-  "drive.files.download": "drive.files.get",
-};
-
-/** Requests per endpoint under the given prefixes, each request counted once. */
-export function requestsByEndpoint(calls: Record<string, number>, ...prefixes: string[]) {
-  const mine = Object.entries(calls)
-    .filter(([k]) => prefixes.some((p) => k.startsWith(p)))
-    .sort(([a], [b]) => a.localeCompare(b));
-  const lines: string[] = [];
-  let total = 0;
-  for (const [endpoint, n] of mine) {
-    if (BREAKDOWNS[endpoint]) continue;
-    total += n;
-    const parts = mine
-      .filter(([k]) => BREAKDOWNS[k] === endpoint)
-      .map(([k, v]) => `${k.slice(endpoint.length + 1)} ${v}`);
-    lines.push(
-      `    ${endpoint.padEnd(28)} ${String(n).padStart(6)}${parts.length ? `  (${parts.join(", ")})` : ""}`,
-    );
-  }
-  return { total, lines };
-}
-
-/**
  * The reference copy: each CDN download piped straight into one Drive upload request —
  * multipart for files up to the multipart limit, else a resumable session and one PUT of the
  * whole body — `parallel` at a time. No md5, no records, no retries.

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { coverUrl } from "../src/sync/naming.ts";
 import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 
@@ -120,7 +121,17 @@ describe("several worker processes on one database", () => {
       expect(count(`${v.id}_meta`)).toBe(1);
     }
     for (const c of carousel.children) expect(count(c), `child ${c}`).toBe(1);
-    expect(files).toHaveLength(videos.length * 2 + carousel.children.length + 1);
+    // Videos (and a carousel opening with a video) also keep their cover image, once.
+    const withCover = (
+      await t.ctx.db
+        .selectFrom("posts")
+        .selectAll()
+        .where("user_id", "=", user.user.id)
+        .where("instagram_id", "in", [...chosen])
+        .execute()
+    ).filter((p) => coverUrl(p) !== null);
+    for (const p of withCover) expect(count(`${p.instagram_id}_cover`)).toBe(1);
+    expect(files).toHaveLength(videos.length * 2 + carousel.children.length + 1 + withCover.length);
     // Folders too: one Keepsake, one @user, one per year.
     const folders = (await h.driveFiles()).filter((f) => f.isFolder);
     expect(new Set(folders.map((f) => `${f.folder}/${f.name}`)).size).toBe(folders.length);

@@ -28,9 +28,21 @@ const once = defineJob({
   async handler() {},
 });
 
+const drained: number[] = [];
+/** Polls only every 30 s: anything faster comes from the queue's wake-ups. */
+const slow = defineJob({
+  name: "test-slow-poll",
+  payload: z.object({ n: z.number().int() }),
+  concurrency: 1,
+  pollingIntervalSeconds: 30,
+  async handler({ n }) {
+    drained.push(n);
+  },
+});
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({}, { jobs: [flaky, once] });
+  t = await createTestApp({}, { jobs: [flaky, once, slow] });
 });
 afterAll(async () => {
   await t.close();
@@ -49,8 +61,22 @@ describe("job queue", () => {
     await expect(t.ctx.queue.send(flaky, { value: "x" as unknown as number })).rejects.toThrow();
   });
 
-  it("runs a job in a worker and retries a failure", async () => {
+  it("a worker keeps fetching while jobs are ready, and a new job wakes an idle worker", async () => {
+    // Five jobs wait before the worker starts: one slot takes them one after another without
+    // waiting out its 30 s poll between them.
+    await t.ctx.queue.boss.insert(
+      slow.name,
+      [1, 2, 3, 4, 5].map((n) => ({ data: { n } })),
+    );
     await t.ctx.queue.work(t.ctx);
+    await until(() => drained.length === 5);
+    // The slot is idle now, in its 30 s poll delay: a job sent now wakes it.
+    await t.ctx.queue.send(slow, { n: 6 });
+    await until(() => drained.length === 6);
+    expect(drained.sort()).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("runs a job in a worker and retries a failure", async () => {
     const id = await t.ctx.queue.send(flaky, { value: 42 });
     expect(id).toBeTruthy();
     await until(() => seen.length === 1);

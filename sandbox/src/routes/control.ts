@@ -3,9 +3,11 @@ import { join } from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import type { Ctx } from "../context.ts";
-import { createPost, createStory } from "../demo.ts";
+import { SANDBOX_CREDENTIALS } from "../credentials.ts";
+import { createPost, createStory, seedBenchAccount } from "../demo.ts";
 import { Prng } from "../prng.ts";
 import type { DriveFile, IgAccount, IgMedia, TokenRecord } from "../state.ts";
+import { issueToken } from "../tokens.ts";
 import { FOLDER_MIME, usage } from "./drive.ts";
 import type { StripeSim } from "./stripe.ts";
 
@@ -276,6 +278,48 @@ export function registerControl(app: FastifyInstance, ctx: Ctx, stripe: StripeSi
         return { cuts: ctx.cuts };
       },
     ),
+  );
+  app.post(
+    `${c}/instagram/accounts`,
+    handle(
+      z.object({
+        count: z.number().int().min(1).max(20_000),
+        posts: z.number().int().min(1).max(200).default(12),
+      }),
+      (b) => {
+        const start = Object.values(ctx.state.igAccounts).filter((a) =>
+          a.username.startsWith("bench."),
+        ).length;
+        const accounts = [];
+        for (let i = 0; i < b.count; i++) {
+          const a = seedBenchAccount(ctx.state, start + i, b.posts, ctx.now());
+          const token = issueToken(
+            ctx,
+            "instagram",
+            "long",
+            a.id,
+            SANDBOX_CREDENTIALS.instagram.clientId,
+            ["instagram_business_basic"],
+            60 * 86_400,
+          );
+          accounts.push({
+            id: a.id,
+            user_id: a.userId,
+            username: a.username,
+            access_token: token.token,
+          });
+        }
+        ctx.changed();
+        return { accounts };
+      },
+    ),
+  );
+  app.post(
+    `${c}/drive/corrupt`,
+    handle(z.object({ count: z.number().int().min(1).default(1) }), (b) => {
+      ctx.corruptUploads += b.count;
+      return { corrupt_uploads: ctx.corruptUploads };
+    }),
   );
   app.post(
     `${c}/drive/quota`,

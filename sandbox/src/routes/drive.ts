@@ -1,12 +1,16 @@
 import { createHash } from "node:crypto";
 import {
+  closeSync,
   createReadStream,
   createWriteStream,
   existsSync,
+  openSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
   truncateSync,
+  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -745,6 +749,13 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
         if (!existsSync(part)) await storeBlob(ctx, file, Buffer.alloc(0));
         else {
           file.size = statSync(part).size;
+          if (ctx.corruptUploads > 0 && file.size > 0) {
+            const fd = openSync(part, "r+");
+            const first = Buffer.alloc(1);
+            readSync(fd, first, 0, 1, 0);
+            writeSync(fd, corruptIfAsked(ctx, first), 0, 1, 0);
+            closeSync(fd);
+          }
           file.md5 = await md5File(part);
           renameSync(part, join(ctx.blobDir, file.id));
           ctx.state.driveFiles[file.id] = file;
@@ -914,7 +925,17 @@ export function registerDrive(app: FastifyInstance, ctx: Ctx): void {
   });
 }
 
-async function storeBlob(ctx: Ctx, file: DriveFile, data: Buffer): Promise<void> {
+/** Flips the first byte of a stored upload when the control API asked for a corrupt one. */
+function corruptIfAsked(ctx: Ctx, data: Buffer): Buffer {
+  if (ctx.corruptUploads <= 0 || data.length === 0) return data;
+  ctx.corruptUploads--;
+  const out = Buffer.from(data);
+  out[0] = (out[0] as number) ^ 0xff;
+  return out;
+}
+
+async function storeBlob(ctx: Ctx, file: DriveFile, sent: Buffer): Promise<void> {
+  const data = corruptIfAsked(ctx, sent);
   const { writeFile } = await import("node:fs/promises");
   await writeFile(join(ctx.blobDir, file.id), data);
   file.size = data.length;

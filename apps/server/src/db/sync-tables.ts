@@ -35,6 +35,8 @@ export interface PostsTable {
   thumbnail_url: string | null;
   children: Json<PostChild[]>;
   not_backed_up_reason: string | null;
+  /** When a backup of the post first started (migration 0600). */
+  backup_started_at: Timestamp | null;
   first_seen_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
@@ -96,6 +98,8 @@ export interface DriveFoldersTable {
   path: string;
   folder_id: string;
   created_at: GeneratedTimestamp;
+  /** Found in Drive rather than created by Keepsake (migration 0600). */
+  adopted: Generated<boolean>;
 }
 
 export interface AccountSyncStateTable {

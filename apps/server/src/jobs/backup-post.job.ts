@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
-import { defineJob } from "./job.ts";
+import type { BackupEngine } from "../sync/backup/backup.engine.ts";
+import { defineJob, type JobSender } from "./job.ts";
 
 /** Attempts of one backup before it is marked failed (the engine needs to know the last one). */
 export const BACKUP_RETRY_LIMIT = 6;
@@ -8,7 +8,7 @@ export const BACKUP_RETRY_LIMIT = 6;
 export const backupSingletonKey = (postId: string) => `backup:${postId}`;
 
 /**
- * Backs up one post into Drive (sync/backup.engine.ts). Idempotent: a second run of the same
+ * Backs up one post into Drive (sync/backup/backup.engine.ts). Idempotent: a second run of the same
  * post finds its files by their recorded ids, its open session, or their appProperties.
  * `stately` with the post's key: at most one queued and one running per post. The heartbeat
  * lets another worker take over within a minute when this one dies.
@@ -28,7 +28,11 @@ export const backupPostJob = defineJob({
   concurrency: 3,
   // Many short jobs: an idle slot asks often, so small files do not wait on the poll.
   pollingIntervalSeconds: 0.5,
-  async handler({ postId }, ctx: AppContext, job) {
+  async handler(
+    { postId },
+    ctx: { backupEngine: Pick<BackupEngine, "run">; queue: JobSender },
+    job,
+  ) {
     const result = await ctx.backupEngine.run(postId, {
       retryCount: job.retryCount,
       retryLimit: BACKUP_RETRY_LIMIT,

@@ -1,4 +1,4 @@
-import type { Queue } from "pg-boss";
+import type { Queue, SendOptions } from "pg-boss";
 import type { z } from "zod";
 
 /** Retry and expiry defaults for every queue; a job definition may override them. */
@@ -35,4 +35,14 @@ export function defineJob<TPayload extends z.ZodType, TDeps>(
   def: JobDefinition<TPayload, TDeps>,
 ): JobDefinition<TPayload, TDeps> {
   return def;
+}
+
+/** What a handler that queues jobs needs from the queue. */
+export interface JobSender {
+  send<P extends z.ZodType>(
+    // biome-ignore lint/suspicious/noExplicitAny: any job, whatever its handler needs
+    job: JobDefinition<P, any>,
+    payload: z.input<P>,
+    options?: SendOptions,
+  ): Promise<string | null>;
 }

@@ -1,4 +1,4 @@
-import { PgBoss, type SendOptions } from "pg-boss";
+import { type JobInsert, PgBoss, type SendOptions } from "pg-boss";
 import type { z } from "zod";
 import { type JobDefinition, QUEUE_DEFAULTS } from "./job.ts";
 
@@ -24,6 +24,11 @@ export interface JobQueue<TDeps> {
   ): Promise<number>;
   /** How long (seconds) the oldest job that is ready to run has waited; null when none waits. */
   oldestReadyAge(): Promise<number | null>;
+  /** Validates and enqueues many jobs of one kind in one statement. */
+  insert<P extends z.ZodType>(
+    job: JobDefinition<P, TDeps>,
+    jobs: (Omit<JobInsert, "data"> & { data: z.input<P> })[],
+  ): Promise<void>;
   /** Creates the schema and queues (idempotent). Every role that sends must start. */
   start(): Promise<void>;
   /** Starts handlers and schedules: only worker roles call this. */
@@ -45,6 +50,10 @@ export function createJobQueue<TDeps>(options: {
     connectionString: options.connectionString,
     schema: options.schema,
     max: 5,
+    // A job sent to a queue wakes its idle workers at once (LISTEN/NOTIFY) instead of waiting
+    // for their next poll; polling stays as the backstop, and the only mode where NOTIFY is
+    // unavailable (pg-boss then warns and polls).
+    useListenNotify: true,
     ...(options.superviseIntervalSeconds
       ? {
           superviseIntervalSeconds: options.superviseIntervalSeconds,
@@ -54,12 +63,29 @@ export function createJobQueue<TDeps>(options: {
   });
   boss.on("error", (err) => options.onError?.(err));
   let started = false;
+  /** This process's worker slots per queue, woken when this process sends them a job. */
+  const slots = new Map<string, string[]>();
+  // NOTIFY wakes workers in every process when the database delivers it (PostgreSQL); the
+  // embedded database does not, so a job sent in this process also wakes this process's slots.
+  const wake = (name: string) => {
+    for (const id of slots.get(name) ?? []) boss.notifyWorker(id);
+  };
 
   return {
     boss,
     async send(job, payload, sendOptions) {
       const data = job.payload.parse(payload);
-      return boss.send(job.name, data as object, sendOptions);
+      const id = await boss.send(job.name, data as object, sendOptions);
+      wake(job.name);
+      return id;
+    },
+    async insert(job, jobs) {
+      if (jobs.length === 0) return;
+      await boss.insert(
+        job.name,
+        jobs.map((j) => ({ ...j, data: job.payload.parse(j.data) as object })),
+      );
+      wake(job.name);
     },
     async purge(name, field, values, purgeOptions = {}) {
       if (values.length === 0) return 0;
@@ -86,7 +112,7 @@ export function createJobQueue<TDeps>(options: {
       started = true;
       const existing = new Set((await boss.getQueues()).map((q) => q.name));
       for (const job of options.jobs) {
-        const { retryDelayMax, ...rest } = { ...QUEUE_DEFAULTS, ...job.queue };
+        const { retryDelayMax, ...rest } = { ...QUEUE_DEFAULTS, notify: true, ...job.queue };
         const queue = rest.retryBackoff ? { ...rest, retryDelayMax } : rest;
         if (!existing.has(job.name)) await boss.createQueue(job.name, queue);
         else {
@@ -98,27 +124,38 @@ export function createJobQueue<TDeps>(options: {
     },
     async work(deps) {
       for (const job of options.jobs) {
-        await boss.work(
-          job.name,
-          {
-            batchSize: 1,
-            // While the queue has a backlog (more than one job ready), a worker that just got a job asks again at once.
-            burstWhenReadyExceeds: 1,
-            localConcurrency: job.concurrency ?? 1,
-            pollingIntervalSeconds:
-              job.pollingIntervalSeconds ?? options.pollingIntervalSeconds ?? 2,
-          },
-          async ([j]) => {
-            if (!j) return;
-            const payload = job.payload.parse(j.data);
-            await job.handler(payload, deps, { id: j.id, retryCount: j.retryCount ?? 0 });
-          },
-        );
+        const polling = job.pollingIntervalSeconds ?? options.pollingIntervalSeconds ?? 2;
+        // One pg-boss worker per slot, so each knows its id: a slot that just finished a job asks
+        // for the next one at once (the queue may hold more) rather than after its poll delay.
+        for (let slot = 0; slot < (job.concurrency ?? 1); slot++) {
+          let workerId = "";
+          workerId = await boss.work(
+            job.name,
+            {
+              batchSize: 1,
+              localConcurrency: 1,
+              pollingIntervalSeconds: polling,
+              // While NOTIFY works, polling only finds jobs whose start time came (startAfter).
+              notifyPollingIntervalSeconds: polling,
+            },
+            async ([j]) => {
+              if (!j) return;
+              try {
+                const payload = job.payload.parse(j.data);
+                await job.handler(payload, deps, { id: j.id, retryCount: j.retryCount ?? 0 });
+              } finally {
+                boss.notifyWorker(workerId);
+              }
+            },
+          );
+          slots.set(job.name, [...(slots.get(job.name) ?? []), workerId]);
+        }
         if (job.cron)
           await boss.schedule(job.name, job.cron, job.scheduleData ?? {}, { tz: "UTC" });
       }
     },
     async stop() {
+      slots.clear();
       if (started) await boss.stop({ graceful: true, timeout: 10_000 });
       started = false;
     },

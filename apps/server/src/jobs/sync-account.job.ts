@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
-import { defineJob } from "./job.ts";
+import type { SyncEngine } from "../sync/sync.engine.ts";
+import { defineJob, type JobSender } from "./job.ts";
 
 export const SYNC_RETRY_LIMIT = 3;
 
@@ -26,8 +26,9 @@ export const syncAccountJob = defineJob({
     expireInSeconds: 2 * 3600,
     heartbeatSeconds: 15,
   },
-  concurrency: 2,
-  async handler(payload, ctx: AppContext, job) {
+  // A sync waits on Graph most of its time: many run at once (bench:sync measures it).
+  concurrency: 16,
+  async handler(payload, ctx: { syncEngine: Pick<SyncEngine, "run">; queue: JobSender }, job) {
     const syncJobId = payload.syncJobId ?? job.id;
     const result = await ctx.syncEngine.run(
       { accountId: payload.accountId, kind: payload.kind, mode: payload.mode, syncJobId },

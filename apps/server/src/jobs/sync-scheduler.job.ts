@@ -1,8 +1,8 @@
 import { AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
 import { spreadOffsetSeconds } from "../sync/schedule.ts";
-import { defineJob } from "./job.ts";
+import type { SyncRepository } from "../sync/sync.repository.ts";
+import { defineJob, type JobSender } from "./job.ts";
 import { syncAccountJob } from "./sync-account.job.ts";
 
 /**
@@ -16,7 +16,13 @@ export const syncSchedulerJob = defineJob({
   queue: { policy: "singleton", retryLimit: 1 },
   cron: "*/10 * * * *",
   scheduleData: {},
-  async handler(_payload, ctx: AppContext) {
+  async handler(
+    _payload,
+    ctx: {
+      syncRepo: Pick<SyncRepository, "accountsForAutoSync">;
+      queue: JobSender;
+    },
+  ) {
     const accounts = await ctx.syncRepo.accountsForAutoSync(AUTO_SYNC_TIERS);
     for (const a of accounts) {
       await ctx.queue.send(

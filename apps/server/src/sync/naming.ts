@@ -1,17 +1,33 @@
 import type { GraphMediaType, PostRow } from "../db/sync-tables.ts";
 
-/** One file a backup puts in Drive: a media item (carousel children each) or the sidecar. */
+/**
+ * One file a backup puts in Drive: a media item (carousel children each), the cover image of a
+ * video (or of a carousel whose first item is a video), or the sidecar.
+ */
 export interface BackupItem {
-  /** `appProperties.keepsakeMediaId`: the Instagram media id (`<id>_meta` for the sidecar). */
+  /**
+   * `appProperties.keepsakeMediaId`: the Instagram media id (`<id>_cover` for the cover,
+   * `<id>_meta` for the sidecar).
+   */
   key: string;
-  kind: "media" | "meta";
+  kind: "media" | "cover" | "meta";
   /** The Instagram media id to re-fetch a URL for (the child's id for carousel children). */
   mediaId: string;
   mediaType: GraphMediaType;
   url: string | null;
   name: string;
-  /** Index among the carousel's children, from 1; null otherwise. */
+  /** Index among the carousel's children, from 1; null otherwise (and for the cover). */
   index: number | null;
+}
+
+/**
+ * The cover a creator chose for a video, or for a carousel whose first item is a video: the
+ * video's thumbnail. Null for images (and carousels opening with an image, which is its cover).
+ */
+export function coverUrl(post: Pick<PostRow, "media_type" | "thumbnail_url" | "children">) {
+  if (post.media_type === "VIDEO") return post.thumbnail_url;
+  const first = post.media_type === "CAROUSEL_ALBUM" ? post.children[0] : undefined;
+  return first?.media_type === "VIDEO" ? first.thumbnail_url : null;
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -33,6 +49,10 @@ export function fileName(post: PostRow, mediaType: GraphMediaType, index: number
   return `${index === null ? base : `${base}_${index}`}.${extensionOf(mediaType)}`;
 }
 
+export function coverFileName(post: PostRow): string {
+  return `${day(new Date(post.posted_at))}_${postKind(post)}_${post.instagram_id}_cover.jpg`;
+}
+
 export function metaFileName(post: PostRow): string {
   return `${day(new Date(post.posted_at))}_${postKind(post)}_${post.instagram_id}_meta.json`;
 }
@@ -42,7 +62,7 @@ export function folderPath(username: string, postedAt: Date): string[] {
   return ["Keepsake", `@${username}`, String(postedAt.getUTCFullYear())];
 }
 
-/** The media items of a post, in order, then the sidecar. */
+/** The media items of a post, in order, then its cover (when it has one), then the sidecar. */
 export function backupItems(post: PostRow): BackupItem[] {
   const items: BackupItem[] = [];
   if (post.media_type === "CAROUSEL_ALBUM" && post.children.length > 0) {
@@ -69,6 +89,18 @@ export function backupItems(post: PostRow): BackupItem[] {
       index: null,
     });
   }
+  const cover = coverUrl(post);
+  if (cover) {
+    items.push({
+      key: `${post.instagram_id}_cover`,
+      kind: "cover",
+      mediaId: post.instagram_id,
+      mediaType: "IMAGE",
+      url: cover,
+      name: coverFileName(post),
+      index: null,
+    });
+  }
   items.push({
     key: `${post.instagram_id}_meta`,
     kind: "meta",
@@ -86,6 +118,7 @@ export function sidecar(
   post: PostRow,
   username: string,
   files: { name: string; id: string | null }[],
+  cover: { name: string; id: string } | null = null,
 ) {
   return {
     instagram_id: post.instagram_id,
@@ -100,6 +133,7 @@ export function sidecar(
     comments_count: post.comments_count,
     children: post.children.map((c) => ({ id: c.id, media_type: c.media_type })),
     files,
+    cover,
     backed_up_by: "Keepsake",
   };
 }

@@ -1,11 +1,16 @@
 import { syncMessages as m, POST_LIMITS } from "@keepsake/contracts";
-import type { PostChild, SyncJobRow } from "../db/sync-tables.ts";
+import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { isRetryable } from "../providers/http-retry.ts";
-import type { GraphChild, GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
+import type { GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
 import { DeferError, type EngineSettings, type GraphPacer } from "./backoff.ts";
-import type { ConnectionTokens } from "./backup.engine.ts";
+import {
+  type AttemptInfo,
+  type ConnectionTokens,
+  type EngineLog,
+  toPostChild,
+} from "./engine.types.ts";
 import type { PostUpsert, SyncRepository } from "./sync.repository.ts";
 
 export interface SyncEngineDeps {
@@ -17,7 +22,7 @@ export interface SyncEngineDeps {
   settings: EngineSettings;
   /** Queues one backup per post id (idempotent per post). */
   enqueueBackups(postIds: string[]): Promise<void>;
-  log?: { warn(obj: object, msg: string): void };
+  log?: EngineLog;
 }
 
 export interface SyncRequest {
@@ -40,14 +45,6 @@ const TIER_LABEL: Record<string, string> = {
   pro: "Pro",
   agency: "Agency",
 };
-
-/** A carousel child as the posts table stores it. */
-export const toPostChild = (c: GraphChild): PostChild => ({
-  id: c.id,
-  media_type: c.mediaType,
-  media_url: c.mediaUrl,
-  thumbnail_url: c.thumbnailUrl,
-});
 
 function toUpsert(userId: string, accountId: string, g: GraphMedia): PostUpsert {
   return {
@@ -92,7 +89,7 @@ function syncFailure(err: unknown): string {
 export function createSyncEngine(deps: SyncEngineDeps) {
   const { repo, connections, media, pacer, clock, settings: s } = deps;
 
-  async function run(req: SyncRequest, attempt: { retryCount: number; retryLimit: number }) {
+  async function run(req: SyncRequest, attempt: AttemptInfo) {
     const account = await repo.accountWithOwner(req.accountId);
     let job = await repo.findSyncJob(req.syncJobId);
     if (!account) {
@@ -133,7 +130,13 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     try {
       const ig = await connections.instagramAccessToken(account.id);
       const graph = <T>(fn: () => Promise<T>) => pacer.call(ig.instagramUserId, fn);
-      const historyComplete = await repo.historyComplete(account.id);
+      // The stories are read while the media pages are: an unchanged account then costs one
+      // round trip of Graph latency, not two. (A failure surfaces where they are awaited.)
+      const storiesCall = graph(() =>
+        media.stories({ host: ig.connectedVia, token: ig.token, igUserId: ig.instagramUserId }),
+      );
+      storiesCall.catch(() => {});
+      const historyComplete = account.history_complete_at !== null;
       let next: string | null = null;
       let knownRun = 0;
       let seen = 0;
@@ -157,8 +160,9 @@ export function createSyncEngine(deps: SyncEngineDeps) {
           clock.now(),
         );
         for (const p of page.media) knownRun = known.has(p.id) ? knownRun + 1 : 0;
+        // A long first sync shows it is alive (the first page follows the start closely).
+        if (seen > 0) await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
         seen += page.media.length;
-        await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
         if (!page.next) {
           reachedEnd = true;
           break;
@@ -167,9 +171,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         next = page.next;
       }
 
-      const stories = await graph(() =>
-        media.stories({ host: ig.connectedVia, token: ig.token, igUserId: ig.instagramUserId }),
-      );
+      const stories = await storiesCall;
       await repo.upsertPosts(
         stories.map((g) => toUpsert(account.user_id, account.id, { ...g, productType: "STORY" })),
         clock.now(),
@@ -191,15 +193,18 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         return { outcome: "done", job: finished ?? done ?? job } satisfies SyncOutcome;
       }
       const due = await repo.claimBackupsForSync(account.id, account.user_id, jobId, clock.now());
+      if (due.length === 0) {
+        const finished = await repo.finishSyncJob(jobId, "completed", clock.now(), null, {
+          posts_total: 0,
+          posts_processed: 0,
+        });
+        return { outcome: "done", job: finished ?? job } satisfies SyncOutcome;
+      }
       const updated = await repo.updateSyncJob(jobId, {
         posts_total: due.length,
         posts_processed: 0,
         heartbeat_at: clock.now(),
       });
-      if (due.length === 0) {
-        const finished = await repo.finishSyncJob(jobId, "completed", clock.now(), null);
-        return { outcome: "done", job: finished ?? job } satisfies SyncOutcome;
-      }
       await deps.enqueueBackups(due.map((d) => d.post_id));
       return { outcome: "done", job: updated ?? job } satisfies SyncOutcome;
     } catch (err) {

@@ -9,7 +9,8 @@ import { createDriveClient } from "../providers/google/drive.client.ts";
 import { createMediaClient } from "../providers/instagram/media.client.ts";
 import type { FetchLike } from "../providers/provider-error.ts";
 import { createGraphPacer, DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./backoff.ts";
-import { type BackupEngine, type ConnectionTokens, createBackupEngine } from "./backup.engine.ts";
+import { type BackupEngine, createBackupEngine } from "./backup/backup.engine.ts";
+import type { ConnectionTokens } from "./engine.types.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
 import { createSyncRepository, type SyncRepository } from "./sync.repository.ts";
 import { createSyncService, type SyncService } from "./sync.service.ts";
@@ -65,12 +66,13 @@ export function createSyncModule(deps: {
   const repo = createSyncRepository(deps.db);
 
   const enqueueBackups = async (postIds: string[]) => {
-    const jobs = postIds.map((postId) => ({
-      data: backupPostJob.payload.parse({ postId }),
-      singletonKey: backupSingletonKey(postId),
-    }));
-    for (let i = 0; i < jobs.length; i += 500) {
-      await deps.queue.boss.insert(backupPostJob.name, jobs.slice(i, i + 500));
+    for (let i = 0; i < postIds.length; i += 500) {
+      await deps.queue.insert(
+        backupPostJob,
+        postIds
+          .slice(i, i + 500)
+          .map((postId) => ({ data: { postId }, singletonKey: backupSingletonKey(postId) })),
+      );
     }
   };
 

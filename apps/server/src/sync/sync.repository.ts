@@ -40,6 +40,7 @@ function repository(db: Kysely<Database>) {
       return db
         .selectFrom("instagram_accounts as a")
         .innerJoin("users as u", "u.id", "a.user_id")
+        .leftJoin("account_sync_state as st", "st.account_id", "a.id")
         .select([
           "a.id",
           "a.user_id",
@@ -48,8 +49,10 @@ function repository(db: Kysely<Database>) {
           "a.connected_via",
           "a.status",
           "a.status_reason",
+          "a.connected_at",
           "u.subscription_tier",
           "u.is_active",
+          "st.history_complete_at",
         ])
         .where("a.id", "=", accountId)
         .executeTakeFirst();
@@ -94,15 +97,6 @@ function repository(db: Kysely<Database>) {
     },
 
     // --- account_sync_state ----------------------------------------------------------------
-    async historyComplete(accountId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom("account_sync_state")
-        .select("history_complete_at")
-        .where("account_id", "=", accountId)
-        .executeTakeFirst();
-      return Boolean(row?.history_complete_at);
-    },
-
     async markSynced(accountId: string, now: Date, historyComplete: boolean) {
       await db
         .insertInto("account_sync_state")
@@ -247,6 +241,16 @@ function repository(db: Kysely<Database>) {
       return db.selectFrom("posts").selectAll().where("id", "=", postId).executeTakeFirst();
     },
 
+    /** Notes that a backup of the post started (once; later calls keep the first time). */
+    async markPostBackupStarted(postId: string, now: Date) {
+      await db
+        .updateTable("posts")
+        .set({ backup_started_at: now })
+        .where("id", "=", postId)
+        .where("backup_started_at", "is", null)
+        .execute();
+    },
+
     findUserPost(userId: string, postId: string) {
       return db
         .selectFrom("posts")
@@ -325,16 +329,23 @@ function repository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    /** Finishes a running job; no-op when it already ended. */
+    /** Finishes a running job (with its final counts, when given); no-op when it already ended. */
     finishSyncJob(
       id: string,
       status: "completed" | "failed" | "cancelled",
       now: Date,
       error: string | null,
+      counts: { posts_total: number; posts_processed: number } | null = null,
     ) {
       return db
         .updateTable("sync_jobs")
-        .set({ status, completed_at: now, heartbeat_at: now, error_message: error })
+        .set({
+          status,
+          completed_at: now,
+          heartbeat_at: now,
+          error_message: error,
+          ...(counts ?? {}),
+        })
         .where("id", "=", id)
         .where("status", "=", "running")
         .returningAll()
@@ -581,25 +592,41 @@ function repository(db: Kysely<Database>) {
     },
 
     // --- drive_folders ---------------------------------------------------------------------
-    async findFolder(userId: string, googleSub: string, path: string) {
-      const row = await db
+    findFolder(userId: string, googleSub: string, path: string) {
+      return db
         .selectFrom("drive_folders")
-        .select("folder_id")
+        .select(["folder_id", "created_at", "adopted"])
         .where("user_id", "=", userId)
         .where("google_sub", "=", googleSub)
         .where("path", "=", path)
         .executeTakeFirst();
-      return row?.folder_id ?? null;
     },
 
-    /** Records a folder; answers the folder id that won when two workers raced. */
-    async saveFolder(userId: string, googleSub: string, path: string, folderId: string) {
+    /**
+     * Records a folder (`adopted`: found in Drive, not created); answers the record that won
+     * when two workers raced.
+     */
+    async saveFolder(
+      userId: string,
+      googleSub: string,
+      path: string,
+      folderId: string,
+      adopted: boolean,
+      now: Date,
+    ) {
       await db
         .insertInto("drive_folders")
-        .values({ user_id: userId, google_sub: googleSub, path, folder_id: folderId })
+        .values({
+          user_id: userId,
+          google_sub: googleSub,
+          path,
+          folder_id: folderId,
+          adopted,
+          created_at: now,
+        })
         .onConflict((oc) => oc.columns(["user_id", "google_sub", "path"]).doNothing())
         .execute();
-      return (await this.findFolder(userId, googleSub, path)) as string;
+      return (await this.findFolder(userId, googleSub, path))!;
     },
 
     async forgetFolder(userId: string, googleSub: string, path: string) {

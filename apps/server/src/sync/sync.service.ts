@@ -24,7 +24,7 @@ import { HttpError } from "../lib/errors.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { type EngineSettings, withBackoff } from "./backoff.ts";
-import type { ConnectionTokens } from "./backup.engine.ts";
+import type { ConnectionTokens } from "./engine.types.ts";
 import { minutesUntilNextSync } from "./schedule.ts";
 import type { SyncRequest } from "./sync.engine.ts";
 import type { PostWithBackup, SyncRepository } from "./sync.repository.ts";

@@ -2,13 +2,25 @@
  * A Keepsake worker in its own process, for tests that run several and kill one.
  * Environment: WORKER_DATABASE_URL, WORKER_SCHEMA (optional), WORKER_SANDBOX_URL, and the usual
  * Keepsake settings (JWT_SECRET, ENCRYPTION_KEY, DATA_DIR, QUEUE_SUPERVISE_SECONDS).
- * Prints "ready" once it polls for jobs.
+ * Prints "ready" once it polls for jobs. WORKER_ENGINE=default: production engine settings.
  */
 import { loadConfig } from "../../src/config.ts";
 import { startKeepsake } from "../../src/runtime.ts";
 import { FAST_ENGINE } from "./backup.ts";
 
 const env = process.env;
+// WORKER_COUNT_QUERIES=1: count every query this process sends (the app's and the queue's);
+// SIGUSR2 prints "queries <n>" (the sync benchmark reads it).
+if (env.WORKER_COUNT_QUERIES) {
+  const pg = (await import("pg")).default;
+  let queries = 0;
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+    queries++;
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  process.on("SIGUSR2", () => console.log(`queries ${queries}`));
+}
 const config = loadConfig({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent", PORT: "0" });
 const keepsake = await startKeepsake({
   config,

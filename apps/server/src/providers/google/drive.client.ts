@@ -7,12 +7,15 @@ import {
   ProviderError,
   readJson,
 } from "../provider-error.ts";
+import { streamRequest } from "../stream-request.ts";
 
 export const FOLDER_MIME = "application/vnd.google-apps.folder";
 /** Resumable chunks must be multiples of this, except the last. */
 export const RESUMABLE_QUANTUM = 256 * 1024;
 export const FILE_FIELDS =
   "id,name,mimeType,size,md5Checksum,appProperties,parents,createdTime,modifiedTime,description,trashed,webViewLink";
+/** What an upload's answer carries: enough to record the file and check its md5. */
+export const UPLOAD_FIELDS = "id,md5Checksum,size,webViewLink";
 
 export interface DriveFile {
   id: string;
@@ -183,7 +186,7 @@ export function createDriveClient(
       meta: Omit<DriveFileMetadata, "mimeType">,
     ): Promise<DriveFile> {
       const u = new URL(`${api}/files`);
-      u.searchParams.set("fields", FILE_FIELDS);
+      u.searchParams.set("fields", "id");
       const res = await send(u, {
         method: "POST",
         headers: auth(token, { "content-type": "application/json; charset=UTF-8" }),
@@ -206,7 +209,7 @@ export function createDriveClient(
       );
       const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
       const u = new URL(upload);
-      u.search = new URLSearchParams({ uploadType: "multipart", fields: FILE_FIELDS }).toString();
+      u.search = new URLSearchParams({ uploadType: "multipart", fields: UPLOAD_FIELDS }).toString();
       const res = await send(u, {
         method: "POST",
         headers: auth(token, { "content-type": `multipart/related; boundary=${boundary}` }),
@@ -223,7 +226,7 @@ export function createDriveClient(
       total: number | null,
     ): Promise<string> {
       const u = new URL(upload);
-      u.search = new URLSearchParams({ uploadType: "resumable", fields: FILE_FIELDS }).toString();
+      u.search = new URLSearchParams({ uploadType: "resumable", fields: UPLOAD_FIELDS }).toString();
       const res = await send(u, {
         method: "POST",
         headers: auth(token, {
@@ -242,24 +245,39 @@ export function createDriveClient(
     },
 
     /**
-     * Sends bytes `start … start + chunk.length - 1`. Non-final chunks must be multiples of
-     * 256 KiB; the answer says how much the server really holds (resume from there).
+     * Sends bytes `start …` of the upload: `parts` in order, written as they are (no copy into
+     * one buffer) through a streamed request. Non-final chunks must be multiples of 256 KiB;
+     * the answer says how much the server really holds (resume from there).
      */
     async putChunk(
       token: string,
       session: string,
-      chunk: Uint8Array,
+      parts: readonly Uint8Array[],
       start: number,
       total: number | null,
     ): Promise<UploadProgress | "gone"> {
-      const end = start + chunk.length - 1;
+      const length = parts.reduce((n, p) => n + p.length, 0);
       const range =
-        chunk.length === 0 ? `bytes */${total ?? "*"}` : `bytes ${start}-${end}/${total ?? "*"}`;
-      const res = await send(sessionUrl(session), {
-        method: "PUT",
-        headers: auth(token, { "content-range": range }),
-        body: chunk,
-      });
+        length === 0
+          ? `bytes */${total ?? "*"}`
+          : `bytes ${start}-${start + length - 1}/${total ?? "*"}`;
+      let res: Response;
+      try {
+        res = await streamRequest(sessionUrl(session), {
+          method: "PUT",
+          headers: {
+            ...auth(token),
+            "content-range": range,
+            "content-length": String(length),
+          },
+          body: parts,
+          timeoutMs: timeout,
+        });
+      } catch (err) {
+        if (err instanceof ProviderError) throw err;
+        const why = err instanceof Error ? err.message : "error";
+        throw new ProviderError("google", "network", `Could not reach Google Drive (${why})`);
+      }
       return progress(res);
     },
 

@@ -1,0 +1,267 @@
+/**
+ * `npm run bench:sync`: scheduled syncs of many unchanged accounts against the sandbox with
+ * 100 ms added to every provider call, run by Keepsake worker processes of their own.
+ *
+ * Seeds BENCH_ACCOUNTS (default 2,000) connected accounts (synthetic sandbox accounts, each
+ * synced once so nothing is new), then for each worker count in BENCH_WORKERS (default "1,2"):
+ *  1. capacity — one scheduler cycle's syncs queued at once (the scheduler spreads them over 10
+ *     minutes; queued together they show what the workers can do): syncs per second, Graph calls
+ *     and database queries (counted in the worker processes, queue included) per sync;
+ *  2. latency — BENCH_DELAY_SAMPLES (default 200) syncs queued one by one over 10 s (below
+ *     capacity): p50 and p99 of the delay between a job being queued and starting.
+ * BENCH_LATENCY_MS (default 100). TEST_DATABASE_URL: a PostgreSQL server instead of the embedded
+ * database (several workers share one database only sensibly on a real server).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { sql } from "kysely";
+import { syncAccountJob } from "../src/jobs/sync-account.job.ts";
+import { encryptSecret } from "../src/lib/crypto.ts";
+import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
+import { createSandboxedApp, type SandboxedApp } from "../test/support/sandbox.ts";
+
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 2000);
+const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 100);
+const DELAY_SAMPLES = Number(process.env.BENCH_DELAY_SAMPLES ?? 200);
+const WORKER = fileURLToPath(new URL("../test/support/worker-process.ts", import.meta.url));
+const secrets = {
+  JWT_SECRET: randomBytes(32).toString("hex"),
+  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+};
+const log = (...a: unknown[]) => console.error("[bench]", ...a);
+const f2 = (n: number) => n.toFixed(2);
+
+interface Worker {
+  child: ChildProcess;
+  /** Database queries this process has sent so far. */
+  queries(): Promise<number>;
+}
+
+function startWorker(t: SandboxedApp): Promise<Worker> {
+  const child = spawn(process.execPath, [WORKER], {
+    env: {
+      ...process.env,
+      ...secrets,
+      WORKER_ENGINE: "default",
+      WORKER_COUNT_QUERIES: "1",
+      WORKER_DATABASE_URL: t.database.url,
+      ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
+      WORKER_SANDBOX_URL: t.sandbox.url,
+      DATA_DIR: `/tmp/keepsake-bench-sync-${process.pid}`,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const waiting: ((n: number) => void)[] = [];
+  let ready: () => void;
+  const started = new Promise<void>((r) => {
+    ready = r;
+  });
+  child.stdout?.on("data", (d) => {
+    for (const line of String(d).split("\n")) {
+      if (line.includes("ready")) ready();
+      const m = /^queries (\d+)/.exec(line);
+      if (m) waiting.shift()?.(Number(m[1]));
+    }
+  });
+  child.on("exit", (c) => {
+    if (c) log(`worker exited ${c}`);
+  });
+  return started.then(() => ({
+    child,
+    queries: () =>
+      new Promise<number>((resolve) => {
+        waiting.push(resolve);
+        child.kill("SIGUSR2");
+      }),
+  }));
+}
+
+/** N synthetic sandbox accounts, each connected to its own pro user and synced once. */
+async function seed(t: SandboxedApp, h: ReturnType<typeof backupHelpers>) {
+  const { accounts } = await h.control<{
+    accounts: { id: string; user_id: string; username: string; access_token: string }[];
+  }>("/instagram/accounts", { body: { count: ACCOUNTS, posts: 12 } });
+  const key = Buffer.from(secrets.ENCRYPTION_KEY, "hex");
+  const now = new Date();
+  const ids: string[] = [];
+  for (let i = 0; i < accounts.length; i += 500) {
+    const batch = accounts.slice(i, i + 500);
+    const users = await t.ctx.db
+      .insertInto("users")
+      .values(
+        batch.map((a) => ({
+          email: `${a.username}@bench.example`,
+          password_hash: "x",
+          subscription_tier: "pro" as const,
+        })),
+      )
+      .returning("id")
+      .execute();
+    const rows = await t.ctx.db
+      .insertInto("instagram_accounts")
+      .values(
+        batch.map((a, j) => ({
+          user_id: users[j]!.id,
+          instagram_user_id: a.user_id,
+          connected_via: "instagram" as const,
+          username: a.username,
+          account_type: "BUSINESS",
+          access_token_encrypted: encryptSecret(key, a.access_token),
+          token_issued_at: now,
+          token_expires_at: new Date(now.getTime() + 50 * 86_400_000),
+        })),
+      )
+      .returning(["id", "user_id"])
+      .execute();
+    ids.push(...rows.map((r) => r.id));
+  }
+  // The first sync of each (no latency yet), then everything counts as backed up.
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let i = next++; i < ids.length; i = next++) {
+        const account = await t.ctx.syncRepo.accountWithOwner(ids[i]!);
+        const job = await t.ctx.syncRepo.insertSyncJob({
+          user_id: account!.user_id,
+          account_id: account!.id,
+          job_type: "manual",
+          mode: "refresh",
+          now: t.clock.now(),
+        });
+        await t.ctx.syncEngine.run(
+          { accountId: account!.id, syncJobId: job!.id, kind: "manual", mode: "refresh" },
+          { retryCount: 0, retryLimit: 0 },
+        );
+      }
+    }),
+  );
+  await sql`INSERT INTO backups (post_id, user_id, account_id, status)
+            SELECT id, user_id, account_id, 'completed' FROM posts
+            ON CONFLICT (post_id) DO NOTHING`.execute(t.ctx.db);
+  return ids;
+}
+
+async function runCycle(
+  t: SandboxedApp,
+  h: ReturnType<typeof backupHelpers>,
+  workers: Worker[],
+  ids: string[],
+) {
+  const boss = t.ctx.queueSchema;
+  const before = await Promise.all(workers.map((w) => w.queries()));
+  await h.control("/calls", { method: "DELETE" });
+  const marker = new Date();
+  const t0 = performance.now();
+  await t.ctx.queue.insert(
+    syncAccountJob,
+    ids.map((accountId) => ({
+      data: { accountId, kind: "scheduled" as const, mode: "backup" as const },
+      singletonKey: `sync:${accountId}:scheduled`,
+    })),
+  );
+  for (;;) {
+    const row = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'running'`.execute(
+      t.ctx.db,
+    );
+    if (Number(row.rows[0]?.n) >= ids.length) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const after = await Promise.all(workers.map((w) => w.queries()));
+  const calls = await h.calls();
+  const failed = await sql<{ n: string }>`
+    SELECT count(*) AS n FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'completed'`.execute(
+    t.ctx.db,
+  );
+  const queries = after.reduce((n, q, i) => n + q - (before[i] as number), 0);
+  const graph = requestsByEndpoint(calls, "ig.", "fb.");
+  const drive = requestsByEndpoint(calls, "drive.");
+
+  // Latency: syncs queued one at a time over 10 s (below capacity): queued → started.
+  const sample = ids.slice(0, Math.min(DELAY_SAMPLES, ids.length));
+  const since = new Date();
+  for (const accountId of sample) {
+    await t.ctx.queue.send(
+      syncAccountJob,
+      { accountId, kind: "scheduled", mode: "backup" },
+      { singletonKey: `sync:${accountId}:scheduled` },
+    );
+    await new Promise((r) => setTimeout(r, 10_000 / sample.length));
+  }
+  let delays: number[] = [];
+  for (;;) {
+    const r = await sql<{ d: number }>`
+      SELECT extract(epoch FROM (started_on - created_on)) * 1000 AS d
+      FROM ${sql.table(`${boss}.job`)}
+      WHERE name = 'sync-account' AND created_on >= ${since} AND started_on IS NOT NULL`.execute(
+      t.ctx.db,
+    );
+    delays = r.rows.map((x) => Number(x.d)).sort((a, b) => a - b);
+    if (delays.length >= sample.length) break;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  const p = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))] ?? 0;
+  return {
+    seconds,
+    failed: Number(failed.rows[0]?.n),
+    perSecond: ids.length / seconds,
+    graphPerSync: graph.total / ids.length,
+    graphLines: graph.lines,
+    drive: drive.total,
+    queriesPerSync: queries / ids.length,
+    p50: p(0.5),
+    p99: p(0.99),
+  };
+}
+
+async function main() {
+  log(`starting sandbox and database; seeding ${ACCOUNTS} accounts`);
+  const t = await createSandboxedApp(secrets, { sandbox: { largeVideoBytes: 1024 * 1024 } });
+  const workers: Worker[] = [];
+  try {
+    const h = backupHelpers(t);
+    const s0 = performance.now();
+    const ids = await seed(t, h);
+    log(`seeded in ${f2((performance.now() - s0) / 1000)} s`);
+    // Every provider call takes LATENCY_MS more; the Graph budget is not what is measured here.
+    await h.control("/latency", { body: { ms: LATENCY_MS } });
+    await h.control("/graph/usage", {
+      body: { buc_budget_per_day: 1e9, app_budget_per_hour: 1e9 },
+    });
+    const results: string[] = [];
+    let first: number | null = null;
+    for (const n of WORKER_COUNTS) {
+      while (workers.length < n) workers.push(await startWorker(t));
+      while (workers.length > n) workers.pop()?.child.kill("SIGTERM");
+      log(`cycle with ${n} worker process(es)`);
+      const r = await runCycle(t, h, workers, ids);
+      first ??= r.perSecond;
+      results.push(
+        [
+          `${n} worker process(es):`,
+          `  unchanged-account syncs: ${ids.length} in ${f2(r.seconds)} s = ${f2(r.perSecond)} syncs/s${n > 1 ? ` (${f2(r.perSecond / first)}× one worker)` : ""}; not completed: ${r.failed}`,
+          `  Graph calls / sync:      ${f2(r.graphPerSync)}`,
+          ...r.graphLines,
+          `  Drive calls:             ${r.drive}`,
+          `  DB queries / sync:       ${f2(r.queriesPerSync)} (sent by the worker processes, queue included)`,
+          `  queue delay (queued → started, ${DELAY_SAMPLES} syncs queued one by one over 10 s): p50 ${f2(r.p50)} ms, p99 ${f2(r.p99)} ms`,
+        ].join("\n"),
+      );
+    }
+    console.log(
+      [
+        `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${t.database.schema ? "PostgreSQL server" : "embedded database"}`,
+        ...results,
+      ].join("\n"),
+    );
+  } finally {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGTERM");
+    await t.close();
+  }
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,246 @@
+import { randomUUID } from "node:crypto";
+import { syncMessages as m } from "@keepsake/contracts";
+import type { BackupFileRow, BackupRow, PostRow } from "../../db/sync-tables.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type {
+  DriveClient,
+  DriveFile,
+  DriveFileMetadata,
+} from "../../providers/google/drive.client.ts";
+import type { MediaClient } from "../../providers/instagram/media.client.ts";
+import { ProviderError } from "../../providers/provider-error.ts";
+import type { EngineSettings, GraphPacer } from "../backoff.ts";
+import type { AttemptInfo, ConnectionTokens, EngineLog } from "../engine.types.ts";
+import type { BackupItem } from "../naming.ts";
+import type { SyncRepository } from "../sync.repository.ts";
+import { type DriveCall, driveCallerFor } from "./drive-caller.ts";
+import { createFolders } from "./folders.ts";
+import {
+  createLedger,
+  type ItemResult,
+  type Ledger,
+  recordedResult,
+  type SessionSeal,
+} from "./ledger.ts";
+import { createMediaSource, type PostRef } from "./media-source.ts";
+import { type BackupOutcome, outcomeRecorder } from "./outcome.ts";
+import { planPost } from "./plan.ts";
+import { findInDrive, mayAlreadyBeInDrive, recordedSession } from "./recovery.ts";
+import { type PlacedFile, writeSidecar } from "./sidecar.ts";
+import { createUploader, type OpenSession, SessionGoneError } from "./upload.ts";
+
+export type { BackupOutcome } from "./outcome.ts";
+
+export interface BackupEngineDeps {
+  repo: SyncRepository;
+  connections: ConnectionTokens;
+  media: MediaClient;
+  drive: DriveClient;
+  pacer: GraphPacer;
+  clock: Clock;
+  settings: EngineSettings;
+  sessions: SessionSeal;
+  log?: EngineLog;
+}
+
+/** The account a post belongs to, as a backup needs it. */
+interface Owner {
+  id: string;
+  user_id: string;
+  username: string;
+  connected_at: Date;
+}
+
+/** One backup attempt of one post, once its claim and checks passed. */
+interface Attempt {
+  backup: BackupRow;
+  post: PostRow;
+  account: Owner;
+  googleSub: string;
+  call: DriveCall;
+  checkLease: () => void;
+}
+
+/**
+ * Backs up one post into the user's Drive, exactly once: every file carries
+ * `appProperties.keepsakeMediaId` and its metadata from the request that creates it, and its
+ * Drive id is recorded the moment it exists; an open resumable session is recorded before the
+ * first byte. A retry (in any worker) resumes that session, or looks in Drive by appProperties
+ * for what an attempt that died before recording left, instead of uploading again.
+ */
+export function createBackupEngine(deps: BackupEngineDeps) {
+  const { repo, connections, drive, clock, settings: s } = deps;
+  const folders = createFolders({ repo, drive, clock });
+  const source = createMediaSource({ ...deps, settings: s });
+  const upload = createUploader({ drive, settings: s });
+  const later = (ms: number) => new Date(clock.now().getTime() + ms);
+
+  async function run(postId: string, attempt: AttemptInfo): Promise<BackupOutcome> {
+    const lease = randomUUID();
+    const backup = await repo.claimBackup(postId, lease, clock.now(), later(s.leaseMs));
+    if (!backup) {
+      // Held by another worker: if that worker died, its lease runs out and a retry takes over.
+      const current = await repo.backupStatus(postId);
+      if (current === "processing") {
+        return { outcome: "retry", message: "Another worker is backing up this post" };
+      }
+      return { outcome: "skipped" };
+    }
+    let leaseLost = false;
+    const timer = setInterval(() => {
+      repo
+        .renewLease(backup.id, lease, later(s.leaseMs))
+        .then((ok) => {
+          if (!ok) leaseLost = true;
+        })
+        .catch(() => {});
+    }, s.leaseRenewMs);
+    timer.unref();
+    const checkLease = () => {
+      if (leaseLost) throw new Error("The backup was taken over by another worker");
+    };
+    const outcome = outcomeRecorder({ ...deps, backup, lease });
+
+    try {
+      const post = await repo.findPost(postId);
+      const account = post ? await repo.accountWithOwner(post.account_id) : undefined;
+      if (!post || !account)
+        return await outcome.fail("The post or its account no longer exists.", false);
+      if (account.status === "needs_reconnection") {
+        return await outcome.fail(m.instagramReconnect(account.username), true);
+      }
+      const google = await repo.googleConnection(post.user_id);
+      if (!google) return await outcome.fail(m.googleNotConnected, true);
+      if (google.status === "needs_reconnection")
+        return await outcome.fail(m.googleReconnect, true);
+      if (post.backup_started_at === null) await repo.markPostBackupStarted(post.id, clock.now());
+
+      const files = await backupPost({
+        backup,
+        post,
+        account,
+        googleSub: google.google_sub,
+        call: driveCallerFor(connections, s, post.user_id),
+        checkLease,
+      });
+      checkLease();
+      return await outcome.completed(files);
+    } catch (err) {
+      return await outcome.failure(err, attempt);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  /** Puts every item of the post in Drive, then the sidecar; answers what is there. */
+  async function backupPost(a: Attempt): Promise<(ItemResult & PlacedFile)[]> {
+    const { backup, post, account, googleSub, call } = a;
+    const ledger = createLedger({ repo, clock, sessions: deps.sessions, backupId: backup.id });
+    const { path, items } = planPost(post, account.username);
+    let folder = await folders.ensure(call, account.user_id, googleSub, path);
+    const recorded = new Map((await repo.backupFiles(backup.id)).map((f) => [f.item_key, f]));
+    // One search for the whole post finds what an earlier attempt (or installation) put in
+    // Drive without a record — only when there can be such a thing.
+    const unrecorded = items.some(({ item }) => {
+      const r = recorded.get(item.key);
+      return !r?.drive_file_id && !r?.upload_session_uri;
+    });
+    const look =
+      unrecorded &&
+      mayAlreadyBeInDrive({
+        attempts: backup.attempts,
+        backupStartedBefore: post.backup_started_at,
+        postedAt: new Date(post.posted_at),
+        accountConnectedAt: new Date(account.connected_at),
+        folder,
+      });
+    const existing = look ? await findInDrive(call, drive, post.instagram_id) : new Map();
+    const ref: PostRef = { current: post };
+    const files: (ItemResult & PlacedFile)[] = [];
+
+    for (const { item, meta } of items) {
+      a.checkLease();
+      const put = () =>
+        putItem(a, ledger, ref, files, {
+          item,
+          meta: { ...meta, parents: [folder.id] },
+          row: recorded.get(item.key),
+          existing: existing.get(item.key),
+        });
+      let result: ItemResult;
+      try {
+        result = await put();
+      } catch (err) {
+        // The folder was deleted in Drive since we recorded it: make it again, once.
+        if (
+          !(err instanceof ProviderError && err.provider === "google" && err.kind === "not_found")
+        )
+          throw err;
+        await folders.forget(account.user_id, googleSub, path);
+        folder = await folders.ensure(call, account.user_id, googleSub, path);
+        result = await put();
+      }
+      files.push({ ...result, kind: item.kind, name: item.name });
+    }
+    return files;
+  }
+
+  /** One item: as recorded, resumed, found in Drive, or streamed from the CDN. */
+  async function putItem(
+    a: Attempt,
+    ledger: Ledger,
+    ref: PostRef,
+    placed: PlacedFile[],
+    it: {
+      item: BackupItem;
+      meta: DriveFileMetadata;
+      row: BackupFileRow | undefined;
+      existing: DriveFile | undefined;
+    },
+  ): Promise<ItemResult> {
+    const { item, meta, row, existing } = it;
+    if (row?.drive_file_id) return recordedResult(row);
+    if (item.kind === "meta") {
+      if (existing) return ledger.record(item, existing, true);
+      return writeSidecar({
+        call: a.call,
+        drive,
+        ledger,
+        item,
+        meta,
+        post: ref.current,
+        username: a.account.username,
+        files: placed,
+      });
+    }
+    let resume: OpenSession | null = null;
+    if (row?.upload_session_uri) {
+      const st = await recordedSession(a.call, drive, ledger, row);
+      if (st && "done" in st) return ledger.record(item, st.done, false);
+      if (st) resume = st.open;
+      else await ledger.forgetSession(item);
+    }
+    if (!resume && existing) return ledger.record(item, existing, true);
+    const stream = async (from: OpenSession | null) =>
+      upload({
+        call: a.call,
+        ledger,
+        item,
+        meta,
+        resume: from,
+        download: await source.open(item, a.account.id, ref),
+        checkLease: a.checkLease,
+      });
+    try {
+      return await stream(resume);
+    } catch (err) {
+      if (!(err instanceof SessionGoneError)) throw err;
+      await ledger.forgetSession(item);
+      return stream(null);
+    }
+  }
+
+  return { run };
+}
+
+export type BackupEngine = ReturnType<typeof createBackupEngine>;

@@ -1,0 +1,53 @@
+import { syncMessages as m } from "@keepsake/contracts";
+import { HttpError } from "../../lib/errors.ts";
+import { ProviderError } from "../../providers/provider-error.ts";
+import { type EngineSettings, withBackoff } from "../backoff.ts";
+import type { ConnectionTokens } from "../engine.types.ts";
+
+/** Google refused the grant for good: every backup of the user stops until they reconnect. */
+export class GoogleRevokedError extends Error {}
+
+/**
+ * One Drive call with the user's access token: retried with backoff (unless `retry: false`,
+ * for calls whose caller re-checks the upload's Range itself), and with one token refresh when
+ * Google says the token is bad.
+ */
+export type DriveCall = <T>(
+  fn: (token: string) => Promise<T>,
+  options?: { retry?: boolean },
+) => Promise<T>;
+
+export function driveCallerFor(
+  connections: Pick<ConnectionTokens, "googleAccessToken">,
+  settings: Pick<EngineSettings, "backoff" | "sleep" | "random">,
+  userId: string,
+): DriveCall {
+  let token: string | null = null;
+  const fresh = async (forceRefresh: boolean) => {
+    try {
+      token = await connections.googleAccessToken(userId, { forceRefresh });
+    } catch (err) {
+      if (err instanceof HttpError) throw new GoogleRevokedError(err.message);
+      throw err;
+    }
+    return token;
+  };
+  return async (fn, options = {}) => {
+    const run = async () => fn(token ?? (await fresh(false)));
+    const exec = () => (options.retry === false ? run() : withBackoff(run, settings));
+    try {
+      return await exec();
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.kind === "token_invalid")) throw err;
+      await fresh(true);
+      try {
+        return await exec();
+      } catch (again) {
+        if (again instanceof ProviderError && again.kind === "token_invalid") {
+          throw new GoogleRevokedError(m.googleReconnect);
+        }
+        throw again;
+      }
+    }
+  };
+}

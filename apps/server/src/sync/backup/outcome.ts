@@ -1,0 +1,118 @@
+import { syncMessages as m } from "@keepsake/contracts";
+import type { BackupRow } from "../../db/sync-tables.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { isInstagramTokenInvalid, ProviderError } from "../../providers/provider-error.ts";
+import { DeferError } from "../backoff.ts";
+import type { AttemptInfo, ConnectionTokens, EngineLog } from "../engine.types.ts";
+import type { SyncRepository } from "../sync.repository.ts";
+import { GoogleRevokedError } from "./drive-caller.ts";
+import type { ItemResult } from "./ledger.ts";
+import { MediaWithheldError } from "./media-source.ts";
+
+export type BackupOutcome =
+  | { outcome: "completed"; duplicate: boolean }
+  | { outcome: "failed"; message: string }
+  | { outcome: "retry"; message: string }
+  | { outcome: "deferred"; delayMs: number }
+  | { outcome: "skipped" };
+
+/** What a person reads about a provider failure worth retrying. */
+function describe(err: unknown): string {
+  if (err instanceof ProviderError) {
+    const who = err.provider === "google" ? "Google Drive" : "Instagram";
+    if (err.kind === "throttled") return `${who} is limiting requests right now`;
+    if (err.kind === "transient" || err.kind === "network")
+      return `${who} is not responding right now (${err.message})`;
+    return `${who}: ${err.message}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+type Finish = Parameters<SyncRepository["finishBackup"]>[2];
+
+/**
+ * Records how one claimed attempt of a backup ended — completed, failed (final, or for the next
+ * sync to retry), back to pending for a retry or a deferral — and counts finished backups in
+ * their sync run.
+ */
+export function outcomeRecorder(deps: {
+  repo: Pick<SyncRepository, "finishBackup" | "countBackupDone" | "accountWithOwner">;
+  connections: Pick<ConnectionTokens, "markInstagramNeedsReconnection">;
+  clock: Clock;
+  log?: EngineLog | undefined;
+  backup: BackupRow;
+  lease: string;
+}) {
+  const { repo, clock, backup, lease } = deps;
+
+  const finish = async (
+    status: Finish["status"],
+    fields: Omit<Finish, "status" | "now">,
+  ): Promise<void> => {
+    const done = await repo.finishBackup(backup.id, lease, { status, now: clock.now(), ...fields });
+    if (done && status !== "pending" && done.sync_job_id) {
+      await repo.countBackupDone(done.sync_job_id, clock.now());
+    }
+  };
+
+  const fail = async (message: string, retryOnSync: boolean): Promise<BackupOutcome> => {
+    await finish("failed", { error_message: message, retry_on_sync: retryOnSync });
+    return { outcome: "failed", message };
+  };
+
+  return {
+    fail,
+
+    /** Every item is in Drive: the backup is completed (a duplicate when all were found). */
+    async completed(files: (ItemResult & { kind: string })[]): Promise<BackupOutcome> {
+      const media = files.filter((f) => f.kind === "media");
+      const first = media[0];
+      const duplicate = backup.attempts === 1 && media.every((f) => f.found);
+      await finish("completed", {
+        error_message: duplicate ? m.skippedDuplicate : null,
+        retry_on_sync: false,
+        backup_size_bytes: files.reduce((n, f) => n + f.size, 0),
+        md5: first?.md5 ?? null,
+        google_drive_file_id: first?.fileId ?? null,
+        google_drive_url: first?.webUrl ?? null,
+      });
+      return { outcome: "completed", duplicate };
+    },
+
+    /** What an error means for this backup: final, for the next sync, retried, or deferred. */
+    async failure(err: unknown, attempt: AttemptInfo): Promise<BackupOutcome> {
+      if (err instanceof DeferError) {
+        await finish("pending", {
+          error_message: "Waiting for the provider's rate limit to reset",
+        });
+        return { outcome: "deferred", delayMs: err.delayMs };
+      }
+      if (err instanceof MediaWithheldError) return fail(m.mediaWithheld, false);
+      if (err instanceof GoogleRevokedError) return fail(m.googleReconnect, true);
+      if (err instanceof ProviderError) {
+        if (err.kind === "quota") return fail(m.driveFull, false);
+        if (isInstagramTokenInvalid(err)) {
+          const acc = await repo.accountWithOwner(backup.account_id);
+          const message = m.instagramReconnect(acc?.username ?? "your account");
+          await deps.connections.markInstagramNeedsReconnection(backup.account_id, message);
+          return fail(message, true);
+        }
+        if (err.kind === "permission") {
+          return fail(
+            err.provider === "google"
+              ? "Keepsake is not allowed to write to your Google Drive. Reconnect Google Drive and allow access."
+              : "Instagram did not allow Keepsake to read this post. Reconnect the account and allow access.",
+            true,
+          );
+        }
+      }
+      const message = describe(err);
+      if (attempt.retryCount >= attempt.retryLimit) {
+        return fail(`Backup failed after ${attempt.retryCount + 1} attempts: ${message}`, true);
+      }
+      await finish("pending", { error_message: `Retrying: ${message}` });
+      deps.log?.warn({ postId: backup.post_id, err: message }, "backup attempt failed; retrying");
+      return { outcome: "retry", message };
+    },
+  };
+}

@@ -1,0 +1,306 @@
+import { createHash } from "node:crypto";
+import {
+  type DriveClient,
+  type DriveFile,
+  type DriveFileMetadata,
+  RESUMABLE_QUANTUM,
+  type UploadProgress,
+} from "../../providers/google/drive.client.ts";
+import { isRetryable, retryAfterOf } from "../../providers/http-retry.ts";
+import { ProviderError } from "../../providers/provider-error.ts";
+import { backoffDelay, type EngineSettings } from "../backoff.ts";
+import type { BackupItem } from "../naming.ts";
+import type { DriveCall } from "./drive-caller.ts";
+import type { ItemResult, Ledger } from "./ledger.ts";
+
+/** The resumable session is gone (expired or unknown): the item starts over. */
+export class SessionGoneError extends Error {}
+
+/** An open resumable session and how many bytes Drive holds. */
+export interface OpenSession {
+  uri: string;
+  total: number | null;
+  received: number;
+}
+
+/** Bytes read from the CDN and not yet acknowledged by Drive, kept as the pieces they came in. */
+class Pending {
+  parts: Uint8Array[] = [];
+  length = 0;
+  push(p: Uint8Array) {
+    if (p.length === 0) return;
+    this.parts.push(p);
+    this.length += p.length;
+  }
+  /** Views of the first `n` bytes (no copy). */
+  head(n: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let left = n;
+    for (const p of this.parts) {
+      if (left <= 0) break;
+      out.push(p.length <= left ? p : p.subarray(0, left));
+      left -= Math.min(p.length, left);
+    }
+    return out;
+  }
+  drop(n: number) {
+    this.length -= n;
+    while (n > 0 && this.parts.length > 0) {
+      const p = this.parts[0] as Uint8Array;
+      if (p.length <= n) {
+        n -= p.length;
+        this.parts.shift();
+      } else {
+        this.parts[0] = p.subarray(n);
+        n = 0;
+      }
+    }
+  }
+}
+
+/** A wake-up one side fires and the other awaits (checked in a loop, so none is lost). */
+function signal() {
+  let fire!: () => void;
+  let next = new Promise<void>((r) => {
+    fire = r;
+  });
+  return {
+    wait: () => next,
+    fire() {
+      fire();
+      next = new Promise<void>((r) => {
+        fire = r;
+      });
+    },
+  };
+}
+
+const cdnBroke = () =>
+  new ProviderError("instagram", "network", "The download from the Instagram CDN broke off");
+
+/**
+ * Drive's md5 must be the md5 of what was sent: a file that differs is removed (then
+ * `afterRemove` runs) and the attempt fails as transient, so the item is uploaded again.
+ */
+export async function keepIfIntact(
+  call: DriveCall,
+  drive: DriveClient,
+  file: DriveFile,
+  expected: string,
+  afterRemove?: () => Promise<void>,
+): Promise<void> {
+  if (!file.md5Checksum || file.md5Checksum === expected) return;
+  await call((t) => drive.remove(t, file.id));
+  await afterRemove?.();
+  throw new ProviderError(
+    "google",
+    "transient",
+    "The file in Drive does not match what was sent (md5); uploading again",
+  );
+}
+
+/**
+ * Streams one CDN download into Drive: small files in one multipart request with their
+ * metadata, anything larger through a resumable session in chunks of a multiple of 256 KiB.
+ * The next chunk is read (and hashed) while the previous one is in flight; at most two chunks
+ * are held. Every byte is hashed on the way and the md5 compared with Drive's answer.
+ */
+export function createUploader(deps: {
+  drive: DriveClient;
+  settings: Pick<
+    EngineSettings,
+    "chunkBytes" | "multipartMaxBytes" | "backoff" | "sleep" | "random"
+  >;
+}) {
+  const { drive, settings: s } = deps;
+  const chunkBytes = Math.max(
+    RESUMABLE_QUANTUM,
+    Math.floor(s.chunkBytes / RESUMABLE_QUANTUM) * RESUMABLE_QUANTUM,
+  );
+
+  return async function upload(args: {
+    call: DriveCall;
+    ledger: Ledger;
+    item: BackupItem;
+    meta: DriveFileMetadata;
+    resume: OpenSession | null;
+    download: Response;
+    checkLease: () => void;
+  }): Promise<ItemResult> {
+    const { call, ledger, item, meta, resume, download: res, checkLease } = args;
+    const declared = res.headers.get("content-length");
+    const total = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
+    const contentType = meta.mimeType ?? "application/octet-stream";
+    if (!res.body) throw cdnBroke();
+    const reader = res.body.getReader();
+    const read = async () => {
+      try {
+        return await reader.read();
+      } catch {
+        throw cdnBroke();
+      }
+    };
+    const md5 = createHash("md5");
+    const pending = new Pending();
+    let position = 0;
+
+    try {
+      // Small files: read up to the multipart limit; if the body ends there, one request.
+      if (!resume && (total === null || total <= s.multipartMaxBytes)) {
+        while (pending.length <= s.multipartMaxBytes) {
+          const r = await read();
+          if (r.done) {
+            const body = Buffer.concat(pending.parts);
+            const digest = md5.update(body).digest("hex");
+            const file = await call((t) => drive.multipart(t, meta, body, contentType));
+            await keepIfIntact(call, drive, file, digest);
+            return await ledger.record(item, file, false);
+          }
+          pending.push(r.value);
+          position += r.value.length;
+        }
+        // Larger than announced: continue as a resumable upload with what was read so far.
+        for (const p of pending.parts) md5.update(p);
+      }
+
+      let session = resume;
+      if (!session) {
+        const uri = await call((t) => drive.startResumable(t, meta, contentType, total));
+        // Recorded before the first byte: a worker that dies now leaves a session to resume.
+        await ledger.rememberSession(item, uri, total);
+        session = { uri, total, received: 0 };
+      }
+      const { uri } = session;
+      /** On resume the body is read from the start (for the md5); bytes Drive holds are skipped. */
+      const skipUntil = session.received;
+      /** Bytes Drive holds; `pending` starts at this offset of the stream. */
+      let offset = session.received;
+
+      const send = async (final: boolean): Promise<UploadProgress> => {
+        const size = final ? pending.length : chunkBytes;
+        const declaredTotal = final ? position : total;
+        for (let attempt = 0; ; attempt++) {
+          checkLease();
+          try {
+            const r = await call(
+              (t) => drive.putChunk(t, uri, pending.head(size), offset, declaredTotal),
+              { retry: false },
+            );
+            if (r === "gone") throw new SessionGoneError();
+            return r;
+          } catch (err) {
+            if (!isRetryable(err) || attempt + 1 >= s.backoff.attempts) throw err;
+            // The request broke off: ask Drive how much it kept, and continue from there.
+            await s.sleep(retryAfterOf(err) ?? backoffDelay(attempt, s.backoff, s.random));
+            const st = await call((t) => drive.status(t, uri, declaredTotal));
+            if (st === "gone") throw new SessionGoneError();
+            if (st.done || st.received !== offset) return st;
+          }
+        }
+      };
+      const acknowledge = (r: { received: number }, size: number) => {
+        const acknowledged = r.received - offset;
+        if (acknowledged < 0 || acknowledged > size) {
+          throw new ProviderError(
+            "google",
+            "transient",
+            "Drive reported an unexpected upload offset",
+          );
+        }
+        pending.drop(acknowledged);
+        offset = r.received;
+      };
+
+      // The reader fills `pending` (up to two chunks) while the sender has a chunk in flight.
+      const more = signal();
+      const room = signal();
+      let eof = false;
+      let stop = false;
+      let readError: unknown = null;
+      const filling = (async () => {
+        try {
+          while (!stop) {
+            while (!stop && pending.length >= 2 * chunkBytes) await room.wait();
+            if (stop) return;
+            const r = await read();
+            if (r.done) return;
+            const piece = r.value;
+            md5.update(piece);
+            const start = position;
+            position += piece.length;
+            if (position <= skipUntil) continue;
+            pending.push(start < skipUntil ? piece.subarray(skipUntil - start) : piece);
+            more.fire();
+          }
+        } catch (err) {
+          readError = err;
+        } finally {
+          eof = true;
+          more.fire();
+        }
+      })();
+
+      let file: DriveFile | null = null;
+      try {
+        for (;;) {
+          while (!eof && pending.length < chunkBytes) await more.wait();
+          if (readError) throw readError;
+          if (eof) break;
+          const r = await send(false);
+          room.fire();
+          if (!r.done) {
+            acknowledge(r, chunkBytes);
+            continue;
+          }
+          // The chunk ended the declared length: Drive finished; the body must end there too.
+          if (total === null || offset + chunkBytes !== total) {
+            throw new ProviderError("google", "transient", "Drive finished the upload early");
+          }
+          pending.drop(chunkBytes);
+          offset = total;
+          file = r.file;
+          while (!eof) await more.wait();
+          if (readError) throw readError;
+          break;
+        }
+        if (total !== null && position !== total) {
+          throw new ProviderError(
+            "instagram",
+            "network",
+            "The download from the Instagram CDN was cut short",
+          );
+        }
+        if (file) {
+          // Finished by the last chunk above.
+        } else if (position <= offset && pending.length === 0) {
+          // Every byte was already in Drive (a resumed session): the status query finishes it.
+          const st = await call((t) => drive.status(t, uri, position));
+          if (st === "gone") throw new SessionGoneError();
+          file = st.done ? st.file : null;
+        } else {
+          while (!file) {
+            const size = pending.length;
+            const r = await send(true);
+            if (r.done) file = r.file;
+            else {
+              acknowledge(r, size);
+              if (pending.length === 0) break;
+            }
+          }
+        }
+      } finally {
+        stop = true;
+        room.fire();
+        await reader.cancel().catch(() => {});
+        await filling;
+      }
+      if (!file) throw new ProviderError("google", "transient", "Drive did not finish the upload");
+      await keepIfIntact(call, drive, file, md5.digest("hex"), () => ledger.forgetSession(item));
+      return await ledger.record(item, file, false);
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+  };
+}
+
+export type Uploader = ReturnType<typeof createUploader>;

@@ -1,0 +1,34 @@
+import type { PostChild } from "../db/sync-tables.ts";
+import type { GraphChild, GraphHost } from "../providers/instagram/media.client.ts";
+
+/** What the sync and backup engines (and the sync service) need from Connections. */
+export interface ConnectionTokens {
+  googleAccessToken(userId: string, options?: { forceRefresh?: boolean }): Promise<string>;
+  instagramAccessToken(accountId: string): Promise<{
+    token: string;
+    connectedVia: GraphHost;
+    instagramUserId: string;
+  }>;
+  markInstagramNeedsReconnection(accountId: string, reason: string): Promise<void>;
+  /** The user's accounts, profiles (media counts) older than `maxAgeMs` read again first. */
+  refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<{ media_count: number }[]>;
+}
+
+/** A job's place among its attempts, to know when a failure is final. */
+export interface AttemptInfo {
+  retryCount: number;
+  retryLimit: number;
+}
+
+/** Where the engines report what went wrong outside a request. */
+export interface EngineLog {
+  warn(obj: object, msg: string): void;
+}
+
+/** A carousel child as the posts table stores it. */
+export const toPostChild = (c: GraphChild): PostChild => ({
+  id: c.id,
+  media_type: c.mediaType,
+  media_url: c.mediaUrl,
+  thumbnail_url: c.thumbnailUrl,
+});
