@@ -132,6 +132,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const userDeletion = createUserDeletionService({
     repo: createUserDeletionRepository(deps.db),
     disconnectGoogle: (userId) => connections.disconnectGoogle(userId),
+    revokeFacebook: (userId) => connections.revokeFacebookGrants(userId),
     queue,
     ...(deps.log ? { log: deps.log } : {}),
   });

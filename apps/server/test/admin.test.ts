@@ -278,6 +278,7 @@ describe("deleting a user", () => {
     expect(res.body).toEqual({
       message: `Account ${u.user.email} deleted. Files already in Google Drive stay there.`,
       google_revoked: true,
+      facebook_revoked: 0,
     });
 
     const after = await rowsMentioning(needles);

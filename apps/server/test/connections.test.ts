@@ -353,6 +353,22 @@ describe("connecting Instagram with Facebook Login", () => {
     expect(refreshed.body.connected_via).toBe("facebook");
   });
 
+  it("deleting the Keepsake account de-authorises Keepsake at Facebook", async () => {
+    const { token, user, password } = await t.signUp();
+    await t.land(await facebookConsent(token, DEMO_FB.withInstagram.id));
+    const [row] = await accountRows(user.id);
+    const fbToken = decryptSecret(t.ctx.secrets.encryptionKey, row!.access_token_encrypted);
+    const graph = `${t.sandbox.url}/graph.facebook.com/v25.0/me?access_token=${fbToken}`;
+    expect((await fetch(graph)).status).toBe(200);
+
+    const res = await t.call("DELETE", "/api/auth/me", { token, body: { password } });
+    expect(res.status).toBe(200);
+    expect(res.body.facebook_revoked).toBe(1);
+    const refused = await fetch(graph);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(190);
+  });
+
   it.each([
     ["a page without Instagram", DEMO_FB.pageWithoutInstagram.id],
     ["no page at all", DEMO_FB.noPage.id],

@@ -52,6 +52,8 @@ export type DeleteAccountRequest = z.infer<typeof deleteAccountRequest>;
 export const deletionResponse = z.object({
   message: z.string(),
   google_revoked: z.boolean(),
+  /** Facebook Login grants de-authorised at Facebook (one per person who granted). */
+  facebook_revoked: z.number().int(),
 });
 export type DeletionResponse = z.infer<typeof deletionResponse>;
 

@@ -443,6 +443,21 @@ async function handleGraph(ctx: Ctx, call: GraphCall): Promise<FastifyReply> {
   if (principal.host === "facebook" && id === "me") {
     const user = principal.fbUser;
     if (!user) return notFound(reply, id);
+    if (edge === "permissions" && call.req.method === "DELETE") {
+      // De-authorises the app for this person: every token of the pair stops working.
+      if (!(await ctx.enter(call.req, reply, "fb.me.permissions.delete"))) return reply;
+      const revoked = { subcode: 458, message: "The user has not authorized application." };
+      for (const t of Object.values(ctx.state.tokens)) {
+        if (
+          t.provider === "facebook" &&
+          t.subject === principal.token.subject &&
+          t.clientId === principal.token.clientId
+        )
+          t.revoked = revoked;
+      }
+      ctx.changed();
+      return reply.send({ success: true });
+    }
     if (!edge) {
       if (!(await ctx.enter(call.req, reply, "fb.me"))) return reply;
       if (!usageHeaders(ctx, call, undefined)) return reply;
@@ -692,4 +707,5 @@ export function registerGraph(
   };
   app.get(`${prefix}*`, handler);
   app.post(`${prefix}*`, handler);
+  app.delete(`${prefix}*`, handler);
 }

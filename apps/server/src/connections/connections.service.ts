@@ -701,6 +701,33 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
       };
     },
 
+    /**
+     * De-authorises Keepsake at Facebook for every person whose Facebook Login connected one of
+     * the user's accounts (best effort: a token Facebook already rejects counts as revoked).
+     */
+    async revokeFacebookGrants(userId: string): Promise<{ revoked: number; failed: number }> {
+      const tokens = new Set(
+        (await repo.listInstagramAccounts(userId))
+          .filter((a) => a.connected_via === "facebook")
+          .map((a) => open(a.access_token_encrypted)),
+      );
+      let revoked = 0;
+      let failed = 0;
+      for (const token of tokens) {
+        try {
+          if (await facebook.revokePermissions(token)) revoked++;
+          else failed++;
+        } catch (err) {
+          if (err instanceof ProviderError && err.kind === "token_invalid") revoked++;
+          else {
+            failed++;
+            deps.log?.warn({ provider: "facebook" }, "facebook permission revoke failed");
+          }
+        }
+      }
+      return { revoked, failed };
+    },
+
     /** A usable Drive access token for the user, refreshed on demand (for backups). */
     async googleAccessToken(
       userId: string,

@@ -10,13 +10,15 @@ export interface UserDeletionDeps {
   repo: UserDeletionRepository;
   /** Revokes the user's Google grant (best effort) and forgets the tokens. */
   disconnectGoogle(userId: string): Promise<{ revoked: boolean }>;
+  /** De-authorises Keepsake at Facebook for accounts connected through Facebook Login. */
+  revokeFacebook(userId: string): Promise<{ revoked: number; failed: number }>;
   queue: { purge(name: string, field: string, values: readonly string[]): Promise<number> };
   log?: ServiceLog;
 }
 
 /**
  * Deleting a user (by an admin, or by the user in Settings → Profile): the Google grant is
- * revoked at Google, queued work is dropped, and every row Keepsake holds about the user is
+ * revoked at Google and Facebook Login grants at Facebook, queued work is dropped, and every row Keepsake holds about the user is
  * deleted. Files already in their Drive stay there: Keepsake never deletes Drive files.
  * Instagram Login has no revocation endpoint; its tokens are deleted with the accounts.
  */
@@ -32,6 +34,10 @@ export function createUserDeletionService(deps: UserDeletionDeps) {
           deps.log?.warn({ userId: user.id }, "google disconnect during deletion failed");
         }
       }
+      const facebook = await deps.revokeFacebook(user.id).catch(() => {
+        deps.log?.warn({ userId: user.id }, "facebook revoke during deletion failed");
+        return { revoked: 0, failed: 1 };
+      });
       const { accountIds, postIds } = await deps.repo.idsOf(user.id);
       await deps.queue.purge(syncAccountJob.name, "accountId", accountIds);
       await deps.queue.purge(backupPostJob.name, "postId", postIds);
@@ -40,6 +46,7 @@ export function createUserDeletionService(deps: UserDeletionDeps) {
       return {
         message: `Account ${user.email} deleted. Files already in Google Drive stay there.`,
         google_revoked: googleRevoked,
+        facebook_revoked: facebook.revoked,
       };
     },
   };

@@ -20,8 +20,8 @@ export function createFacebookClient(
   fetchImpl: FetchLike = fetch,
 ) {
   const graph = `${settings.graphUrl}/${settings.graphVersion}`;
-  const call = (url: string) =>
-    requestJson("facebook", fetchImpl, url, {}, (status, body) =>
+  const call = (url: string, init: RequestInit = {}) =>
+    requestJson("facebook", fetchImpl, url, init, (status, body) =>
       graphError("facebook", status, body),
     ) as Promise<Record<string, unknown>>;
 
@@ -91,6 +91,14 @@ export function createFacebookClient(
           instagramUserId: ig ? str(ig.id) : null,
         };
       });
+    },
+
+    /** De-authorises Keepsake for the person who granted the token (all their tokens end). */
+    async revokePermissions(token: string): Promise<boolean> {
+      const u = new URL(`${graph}/me/permissions`);
+      u.search = form({ access_token: token });
+      const b = await call(u.toString(), { method: "DELETE" });
+      return b.success === true;
     },
 
     /** The Instagram professional account's profile through the Facebook Graph host. */
