@@ -49,6 +49,8 @@ export async function registerNewUser(
 export async function openSettings(page: Page, ks: RunningKeepsake) {
   await page.getByRole("link", { name: "Settings" }).first().click();
   await page.waitForURL(`${ks.url}/settings`);
+  // The URL changes at once; the previous screen stays until the Settings chunk has loaded.
+  await page.getByRole("tablist", { name: "Settings" }).waitFor();
 }
 
 /** On the sandbox's Instagram consent page: choose the account and allow. */

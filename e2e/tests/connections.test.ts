@@ -61,7 +61,7 @@ describe("connections in the browser", () => {
 
     // Disconnecting asks first; it frees @lumen.studio for the other tests.
     await page
-      .getByRole("region", { name: "Instagram" })
+      .getByRole("region", { name: "Instagram", exact: true })
       .getByRole("button", { name: "Disconnect" })
       .click();
     const confirm = page.getByRole("dialog", { name: "Disconnect Instagram?" });
@@ -154,7 +154,7 @@ describe("connections in the browser", () => {
       .toBe(1);
     // Settings offers the same choice.
     await openSettings(page, ks);
-    const igCard = page.getByRole("region", { name: "Instagram" });
+    const igCard = page.getByRole("region", { name: "Instagram", exact: true });
     await igCard.getByRole("button", { name: "Add Account" }).click();
     expect(await igCard.getByRole("button", { name: "Facebook Login" }).count()).toBe(1);
     expect(await igCard.getByRole("button", { name: "Instagram Login" }).count()).toBe(1);
@@ -177,7 +177,7 @@ describe("connections in the browser", () => {
       );
     expect(await panel.getByRole("button", { name: "Add Account" }).isDisabled()).toBe(true);
     await openSettings(page, ks);
-    const settingsCard = page.getByRole("region", { name: "Instagram" });
+    const settingsCard = page.getByRole("region", { name: "Instagram", exact: true });
     await expect
       .poll(() => settingsCard.getByRole("note").textContent(), WAIT)
       .toContain("Account limit reached. You can connect up to 3 account(s) with your pro plan.");

@@ -91,7 +91,7 @@ async function walk(page: Page, email: string, tier: "free" | "premium" | "pro" 
 
   // Instagram: Settings for free and premium, Add Account → Instagram Login for pro and agency.
   await openSettings(page, ks);
-  const igCard = page.getByRole("region", { name: "Instagram" });
+  const igCard = page.getByRole("region", { name: "Instagram", exact: true });
   if (tier === "pro" || tier === "agency") {
     await igCard.getByRole("button", { name: "Add Account" }).click();
     await igCard.getByRole("button", { name: "Instagram Login" }).click();

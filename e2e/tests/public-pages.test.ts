@@ -7,8 +7,10 @@ import {
   connectDrive,
   connectInstagram,
   registerInBrowser,
+  registerNewUser,
   sandboxControl,
   toast,
+  withDatabase,
 } from "../support/flows.ts";
 import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
 
@@ -116,31 +118,75 @@ describe("/status from live health data", () => {
   });
 });
 
-describe("every public page", () => {
+/** The signed-in screens, seen by an admin with an Instagram account and Drive connected. */
+const SIGNED_IN_PAGES = [
+  "/dashboard",
+  "/backups",
+  "/settings",
+  "/settings?tab=subscription",
+  "/settings?tab=profile",
+  "/admin",
+  "/admin?tab=inbox",
+];
+
+let signedIn: Page | undefined;
+/** One admin with content, made once for both widths. */
+async function signedInPage(): Promise<Page> {
+  if (signedIn) return signedIn;
+  const { page, email } = await registerNewUser(browser, ks, "a11y");
+  withDatabase(
+    ks,
+    "await db.updateTable('users').set({ is_admin: true }).where('email', '=', args[0]).execute();",
+    email,
+  );
+  await connectInstagram(page, ks, "lumen.studio");
+  await connectDrive(page, ks, "jordan.lee@example.com");
+  signedIn = page;
+  return page;
+}
+
+/** What a page fails of the quality bar: one h1, a title, no sideways scroll, no serious axe. */
+async function qualityProblems(page: Page, url: string): Promise<string[]> {
+  await page.goto(url);
+  await page.locator("h1").first().waitFor();
+  // Data-driven pages settle first (the status page's components, the pricing plans).
+  await page.waitForLoadState("networkidle");
+  const found: string[] = [];
+  const h1s = await page.locator("h1").count();
+  if (h1s !== 1) found.push(`${h1s} h1 elements`);
+  const title = await page.title();
+  if (!/Keepsake/.test(title)) found.push(`title "${title}"`);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  if (overflow > 1) found.push(`${overflow} px wider than the viewport`);
+  found.push(...(await seriousViolations(page)));
+  return found;
+}
+
+describe("every page", () => {
   for (const width of [375, 1280]) {
-    it(`has one h1, a title, no sideways scrolling and no serious axe violations at ${width} px`, async () => {
+    it(`public: one h1, a title, no sideways scrolling and no serious axe violations at ${width} px`, async () => {
       const page = await newPage(browser);
       await page.setViewportSize({ width, height: 800 });
       const problems: Record<string, string[]> = {};
       for (const path of PUBLIC_PAGES) {
-        await page.goto(`${ks.url}${path}`);
-        await page.locator("h1").first().waitFor();
-        // Data-driven pages settle first (the status page's components, the pricing plans).
-        await page.waitForLoadState("networkidle");
-        const found: string[] = [];
-        const h1s = await page.locator("h1").count();
-        if (h1s !== 1) found.push(`${h1s} h1 elements`);
-        const title = await page.title();
-        if (!/Keepsake/.test(title)) found.push(`title "${title}"`);
-        const overflow = await page.evaluate(
-          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-        );
-        if (overflow > 1) found.push(`${overflow} px wider than the viewport`);
-        found.push(...(await seriousViolations(page)));
+        const found = await qualityProblems(page, `${ks.url}${path}`);
         if (found.length > 0) problems[path] = found;
       }
       expect(problems).toEqual({});
       await page.context().close();
+    });
+
+    it(`signed in: one h1, a title, no sideways scrolling and no serious axe violations at ${width} px`, async () => {
+      const page = await signedInPage();
+      await page.setViewportSize({ width, height: 800 });
+      const problems: Record<string, string[]> = {};
+      for (const path of SIGNED_IN_PAGES) {
+        const found = await qualityProblems(page, `${ks.url}${path}`);
+        if (found.length > 0) problems[path] = found;
+      }
+      expect(problems).toEqual({});
     });
   }
 });
