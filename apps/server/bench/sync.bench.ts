@@ -9,6 +9,9 @@
  *     and database queries (counted in the worker processes, queue included) per sync;
  *  2. latency — BENCH_DELAY_SAMPLES (default 200) syncs queued one by one over 10 s (below
  *     capacity): p50 and p99 of the delay between a job being queued and starting.
+ * Then the Graph budget: BENCH_PACING_ACCOUNTS (default 100) accounts sync while the sandbox
+ * reports 30 %, 72 % and 86 % Graph usage; an hour of scheduler ticks (6) then shows how often
+ * each level is synced (all, half, none).
  * BENCH_LATENCY_MS (default 100). TEST_DATABASE_URL: a PostgreSQL server instead of the embedded
  * database (several workers share one database only sensibly on a real server).
  */
@@ -17,6 +20,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { syncAccountJob } from "../src/jobs/sync-account.job.ts";
+import { syncSchedulerJob } from "../src/jobs/sync-scheduler.job.ts";
 import { encryptSecret } from "../src/lib/crypto.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../test/support/sandbox.ts";
@@ -25,6 +29,7 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 2000);
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 100);
 const DELAY_SAMPLES = Number(process.env.BENCH_DELAY_SAMPLES ?? 200);
+const PACING_ACCOUNTS = Number(process.env.BENCH_PACING_ACCOUNTS ?? 100);
 const WORKER = fileURLToPath(new URL("../test/support/worker-process.ts", import.meta.url));
 const secrets = {
   JWT_SECRET: randomBytes(32).toString("hex"),
@@ -217,6 +222,57 @@ async function runCycle(
   };
 }
 
+/**
+ * The accounts sync (through the workers) while the sandbox reports `percent` Graph usage;
+ * then six scheduler ticks, an hour on the app's clock, count how many syncs each gets.
+ */
+async function pacing(t: SandboxedApp, h: ReturnType<typeof backupHelpers>, ids: string[]) {
+  const lines: string[] = [];
+  for (const percent of [30, 72, 86]) {
+    await h.control("/graph/usage", { body: { app_call_count: percent } });
+    const marker = new Date();
+    await t.ctx.queue.insert(
+      syncAccountJob,
+      ids.map((accountId) => ({
+        data: { accountId, kind: "manual" as const, mode: "refresh" as const },
+      })),
+    );
+    for (;;) {
+      const r = await sql<{ n: string }>`
+        SELECT count(*) AS n FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'running'`.execute(
+        t.ctx.db,
+      );
+      if (Number(r.rows[0]?.n) >= ids.length) break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    const stored = await t.ctx.db
+      .selectFrom("account_sync_state")
+      .select((eb) => eb.fn.avg<number>("graph_usage_percent").as("avg"))
+      .where("account_id", "in", ids)
+      .executeTakeFirst();
+    let queued = 0;
+    for (let tick = 0; tick < 6; tick++) {
+      const since = new Date();
+      await syncSchedulerJob.handler({}, t.ctx, { id: crypto.randomUUID(), retryCount: 0 });
+      const r = await sql<{ n: string }>`
+        SELECT count(*) AS n FROM ${sql.table(`${t.ctx.queueSchema}.job`)}
+         WHERE name = 'sync-account' AND created_on >= ${since}
+           AND data->>'accountId' IN (${sql.join(ids)})`.execute(t.ctx.db);
+      queued += Number(r.rows[0]?.n);
+      await sql`DELETE FROM ${sql.table(`${t.ctx.queueSchema}.job`)}
+                 WHERE name = 'sync-account' AND state = 'created'`.execute(t.ctx.db);
+      t.clock.advance(10 * 60_000);
+    }
+    lines.push(
+      `  Graph usage ${percent} % (stored: ${Math.round(Number(stored?.avg ?? 0))} %): ${queued} scheduled syncs for ${ids.length} accounts in 6 ticks (${f2(queued / ids.length)} per account per hour)`,
+    );
+    // The next level starts from an hour-old reading.
+    t.clock.advance(60 * 60_000);
+  }
+  await h.control("/graph/usage", { body: { app_call_count: null } });
+  return lines;
+}
+
 async function main() {
   log(`starting sandbox and database; seeding ${ACCOUNTS} accounts`);
   const t = await createSandboxedApp(secrets, { sandbox: { largeVideoBytes: 1024 * 1024 } });
@@ -251,10 +307,14 @@ async function main() {
         ].join("\n"),
       );
     }
+    log(`Graph budget pacing with ${workers.length} worker process(es)`);
+    const paced = await pacing(t, h, ids.slice(0, Math.min(PACING_ACCOUNTS, ids.length)));
     console.log(
       [
         `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${t.database.schema ? "PostgreSQL server" : "embedded database"}`,
         ...results,
+        "Graph budget (the scheduler spreads from 50 % and waits from 80 %):",
+        ...paced,
       ].join("\n"),
     );
   } finally {

@@ -1,7 +1,13 @@
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syncSchedulerJob } from "../src/jobs/sync-scheduler.job.ts";
-import { minutesUntilNextSync, spreadOffsetSeconds } from "../src/sync/schedule.ts";
+import {
+  minutesUntilNextSync,
+  SKIP_FROM_PERCENT,
+  SPREAD_FROM_PERCENT,
+  spreadOffsetSeconds,
+  syncThisInterval,
+} from "../src/sync/schedule.ts";
 import { backupHelpers } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 
@@ -84,5 +90,62 @@ describe("the sync scheduler", () => {
     expect(minutesUntilNextSync(id, new Date(at - 90_000))).toBe(2);
     // Just after its turn, the next one is a whole interval away.
     expect(minutesUntilNextSync(id, new Date(at + 1000))).toBe(10);
+  });
+
+  it("stores the Graph usage each sync saw; an account near Graph's limit syncs less often", async () => {
+    // Each Instagram account belongs to one user at a time: free the demo accounts first.
+    await t.ctx.db.deleteFrom("instagram_accounts").execute();
+    const u = await h.connectedUser({ tier: "pro" });
+    // Below 80 % no call is slowed down, yet the scheduler already halves the account's syncs.
+    await h.control("/graph/usage", { body: { app_call_count: 72, buc_call_count: 12 } });
+    try {
+      await h.syncAndDrain(u.user.id, u.accountId, "refresh");
+    } finally {
+      await h.control("/graph/usage", { body: { app_call_count: null, buc_call_count: null } });
+    }
+    const state = () =>
+      t.ctx.db
+        .selectFrom("account_sync_state")
+        .selectAll()
+        .where("account_id", "=", u.accountId)
+        .executeTakeFirstOrThrow();
+    expect((await state()).graph_usage_percent).toBe(72);
+    expect((await state()).graph_usage_at?.getTime()).toBe(t.clock.now().getTime());
+
+    const schema = t.database.schema ? `${t.database.schema}_boss` : "pgboss";
+    const tick = async () => {
+      await t.ctx.pool.query(`DELETE FROM ${schema}.job WHERE name = 'sync-account'`);
+      await syncSchedulerJob.handler({}, t.ctx, { id: crypto.randomUUID(), retryCount: 0 });
+      t.clock.advance(10 * 60_000);
+      return (await queuedSyncs()).some((q) => q.account_id === u.accountId);
+    };
+    // Two ticks in a row: queued in exactly one of them.
+    expect([await tick(), await tick()].filter(Boolean)).toHaveLength(1);
+
+    // At 85 % it waits every tick of the hour, then syncs once the reading is an hour old.
+    await t.ctx.db
+      .updateTable("account_sync_state")
+      .set({ graph_usage_percent: 85, graph_usage_at: t.clock.now() })
+      .where("account_id", "=", u.accountId)
+      .execute();
+    const hour = [];
+    for (let i = 0; i < 6; i++) hour.push(await tick());
+    expect(hour).toEqual([false, false, false, false, false, false]);
+    expect(await tick()).toBe(true);
+  });
+
+  it("syncs an account at half the rate from 50 % Graph usage and not at all from 80 %", () => {
+    const id = crypto.randomUUID();
+    const start = Date.UTC(2026, 10, 23, 12, 0, 0);
+    const ticks = Array.from({ length: 12 }, (_, i) => new Date(start + i * 10 * 60_000));
+    const runs = (percent: number | null) =>
+      ticks.filter((now) =>
+        syncThisInterval(id, { percent, at: percent === null ? null : now }, now),
+      ).length;
+    expect(runs(null)).toBe(12);
+    expect(runs(SPREAD_FROM_PERCENT - 1)).toBe(12);
+    expect(runs(SPREAD_FROM_PERCENT)).toBe(6);
+    expect(runs(SKIP_FROM_PERCENT - 1)).toBe(6);
+    expect(runs(SKIP_FROM_PERCENT)).toBe(0);
   });
 });

@@ -106,6 +106,8 @@ export interface AccountSyncStateTable {
   account_id: string;
   history_complete_at: Timestamp | null;
   last_sync_at: Timestamp | null;
+  graph_usage_percent: number | null;
+  graph_usage_at: Timestamp | null;
 }
 
 /** Counters kept by triggers (migration 0700): posts per account, type and story-ness. */

@@ -1,6 +1,7 @@
 import { AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import { z } from "zod";
-import { spreadOffsetSeconds } from "../sync/schedule.ts";
+import type { Clock } from "../lib/clock.ts";
+import { spreadOffsetSeconds, syncThisInterval } from "../sync/schedule.ts";
 import type { SyncRepository } from "../sync/sync.repository.ts";
 import { defineJob, type JobSender } from "./job.ts";
 import { syncAccountJob } from "./sync-account.job.ts";
@@ -8,7 +9,8 @@ import { syncAccountJob } from "./sync-account.job.ts";
 /**
  * Every 10 minutes: one scheduled sync per active account of a premium, pro or agency user,
  * each delayed by its account's stable offset so they spread over the interval. The
- * `stately` key drops a new one while the previous is still waiting.
+ * `stately` key drops a new one while the previous is still waiting. An account whose last
+ * sync saw high Graph usage syncs less often (schedule.ts), before Graph throttles it.
  */
 export const syncSchedulerJob = defineJob({
   name: "sync-scheduler",
@@ -21,10 +23,14 @@ export const syncSchedulerJob = defineJob({
     ctx: {
       syncRepo: Pick<SyncRepository, "accountsForAutoSync">;
       queue: JobSender;
+      clock: Clock;
     },
   ) {
     const accounts = await ctx.syncRepo.accountsForAutoSync(AUTO_SYNC_TIERS);
+    const now = ctx.clock.now();
     for (const a of accounts) {
+      const usage = { percent: a.graph_usage_percent, at: a.graph_usage_at };
+      if (!syncThisInterval(a.id, usage, now)) continue;
       await ctx.queue.send(
         syncAccountJob,
         { accountId: a.id, kind: "scheduled", mode: "backup" },

@@ -118,6 +118,11 @@ export function createGraphPacer(s: EngineSettings, now: () => number = Date.now
     record(accountKey: string, u: GraphUsage) {
       usage.set(accountKey, { ...u, at: now() });
     },
+    /** The account's latest usage in percent (the higher of app and account), if seen. */
+    latestPercent(accountKey: string): number | null {
+      const u = usage.get(accountKey);
+      return u ? Math.max(u.appPercent, u.accountPercent) : null;
+    },
     /** One Graph call for the account: paced by its usage, retried with backoff. */
     call<T>(accountKey: string, fn: () => Promise<T>): Promise<T> {
       return withBackoff(async () => {

@@ -13,6 +13,31 @@ export function spreadOffsetSeconds(accountId: string): number {
   return n % (INTERVAL_S - 60);
 }
 
+/** Graph counts usage over a rolling hour: an older reading says nothing about now. */
+const USAGE_WINDOW_MS = 60 * 60_000;
+/** From this usage an account syncs every other interval; from `SKIP_FROM` it waits. */
+export const SPREAD_FROM_PERCENT = 50;
+export const SKIP_FROM_PERCENT = 80;
+
+/**
+ * Whether this scheduler tick queues the account's sync, given the Graph usage its last sync
+ * saw: below 50 % always; from 50 % every other interval (half the calls); from 80 % not at
+ * all until the reading is an hour old, so the account never reaches Graph's throttle.
+ */
+export function syncThisInterval(
+  accountId: string,
+  usage: { percent: number | null; at: Date | null },
+  now: Date,
+): boolean {
+  if (usage.percent === null || usage.at === null) return true;
+  if (now.getTime() - usage.at.getTime() >= USAGE_WINDOW_MS) return true;
+  if (usage.percent >= SKIP_FROM_PERCENT) return false;
+  if (usage.percent < SPREAD_FROM_PERCENT) return true;
+  const interval = Math.floor(now.getTime() / 1000 / INTERVAL_S);
+  // Accounts alternate by a bit of their id, so the half that waits is not the same tick for all.
+  return (interval + (spreadOffsetSeconds(accountId) % 2)) % 2 === 0;
+}
+
 /** Whole minutes until the account's next scheduled sync, at least 1. */
 export function minutesUntilNextSync(accountId: string, now: Date): number {
   const t = Math.floor(now.getTime() / 1000);

@@ -185,7 +185,12 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         limit,
         limit === null ? null : m.postLimit(limit, TIER_LABEL[tier] ?? tier),
       );
-      await repo.markSynced(account.id, clock.now(), reachedEnd);
+      await repo.markSynced(
+        account.id,
+        clock.now(),
+        reachedEnd,
+        pacer.latestPercent(ig.instagramUserId),
+      );
 
       if (req.mode === "refresh") {
         const done = await repo.updateSyncJob(jobId, { posts_total: seen, posts_processed: seen });

@@ -63,7 +63,8 @@ function repository(db: Kysely<Database>) {
       return db
         .selectFrom("instagram_accounts as a")
         .innerJoin("users as u", "u.id", "a.user_id")
-        .select(["a.id", "a.user_id"])
+        .leftJoin("account_sync_state as st", "st.account_id", "a.id")
+        .select(["a.id", "a.user_id", "st.graph_usage_percent", "st.graph_usage_at"])
         .where("a.status", "=", "active")
         .where("u.is_active", "=", true)
         .where("u.subscription_tier", "in", tiers as ("premium" | "pro" | "agency")[])
@@ -97,17 +98,31 @@ function repository(db: Kysely<Database>) {
     },
 
     // --- account_sync_state ----------------------------------------------------------------
-    async markSynced(accountId: string, now: Date, historyComplete: boolean) {
+    async markSynced(
+      accountId: string,
+      now: Date,
+      historyComplete: boolean,
+      graphUsagePercent: number | null,
+    ) {
+      const usage =
+        graphUsagePercent === null
+          ? {}
+          : {
+              graph_usage_percent: Math.min(100, Math.round(graphUsagePercent)),
+              graph_usage_at: now,
+            };
       await db
         .insertInto("account_sync_state")
         .values({
           account_id: accountId,
           last_sync_at: now,
           history_complete_at: historyComplete ? now : null,
+          ...usage,
         })
         .onConflict((oc) =>
           oc.column("account_id").doUpdateSet({
             last_sync_at: now,
+            ...usage,
             ...(historyComplete
               ? {
                   history_complete_at: sql<Date>`coalesce(account_sync_state.history_complete_at, ${now})`,
