@@ -1,12 +1,13 @@
-import { AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import { z } from "zod";
+import { automaticBackupTiers } from "../billing/tier-rules.ts";
 import { spreadOffsetSeconds } from "../sync/schedule.ts";
 import type { SyncRepository } from "../sync/sync.repository.ts";
 import { defineJob, type JobSender } from "./job.ts";
 import { syncAccountJob } from "./sync-account.job.ts";
 
 /**
- * Every 10 minutes: one scheduled sync per active account of a premium, pro or agency user,
+ * Every 10 minutes: one scheduled sync per active account of a plan with automatic backups
+ * (tier rules), except accounts a downgrade paused,
  * each delayed by its account's stable offset so they spread over the interval. The
  * `stately` key drops a new one while the previous is still waiting.
  */
@@ -23,7 +24,7 @@ export const syncSchedulerJob = defineJob({
       queue: JobSender;
     },
   ) {
-    const accounts = await ctx.syncRepo.accountsForAutoSync(AUTO_SYNC_TIERS);
+    const accounts = await ctx.syncRepo.accountsForAutoSync(automaticBackupTiers());
     for (const a of accounts) {
       await ctx.queue.send(
         syncAccountJob,
