@@ -109,6 +109,7 @@ export function billingHelpers(t: SandboxedApp) {
       const ig = await t.call("GET", "/api/oauth/instagram/login?account_type=business", {
         token,
       });
+      if (ig.status !== 200) return ig;
       const callback = await t.consent(ig.body.auth_url, { decision: "allow", account });
       return t.call("GET", `${callback.pathname}${callback.search}`);
     },
