@@ -92,8 +92,11 @@ describe("a plan's limits on every route and job, from upgrade to downgrade", ()
     expect(refused.body.detail).toBe(
       "Account limit reached. You can connect up to 1 account(s) with your free plan.",
     );
+    // The sync job applies the post limit: lumen.studio has more than 100 posts.
+    await h.listPosts(user);
     const stats = await t.call("GET", "/api/sync/dashboard/stats", { token: user.token });
     expect(stats.body).toMatchObject({ post_limit: 100, next_sync_in: null });
+    expect(stats.body.posts_over_limit).toBeGreaterThan(0);
     await clearQueuedSyncs();
     await runScheduler();
     expect(await queuedSyncs()).toEqual([]);
@@ -114,8 +117,11 @@ describe("a plan's limits on every route and job, from upgrade to downgrade", ()
     const list = await t.call("GET", "/api/accounts/instagram-accounts", { token: user.token });
     expect(list.body).toMatchObject({ limit: 3, remaining_slots: 1, subscription_tier: "pro" });
     second = list.body.accounts.find((a: { id: string }) => a.id !== user.accountId).id;
+    t.clock.advance(60_000);
+    await h.listPosts(user);
     const stats = await t.call("GET", "/api/sync/dashboard/stats", { token: user.token });
     expect(stats.body.post_limit).toBeNull();
+    expect(stats.body.posts_over_limit).toBe(0);
     expect(typeof stats.body.next_sync_in).toBe("number");
     await clearQueuedSyncs();
     await runScheduler();
