@@ -16,6 +16,7 @@ const { SubscriptionTab, billingAmountText } = await import(
   "../src/pages/settings/subscription-tab.tsx"
 );
 const { BillingReturnPage } = await import("../src/pages/billing/billing-return-page.tsx");
+const { PausedAccountsNotice } = await import("../src/pages/dashboard/paused-accounts-notice.tsx");
 
 const PRICE = (tier: string, i: string) => `price_${tier}_${i}`;
 const plansAnswer = {
@@ -248,5 +249,56 @@ describe("back from Checkout", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe("after a downgrade", () => {
+  const account = (id: string, username: string, paused: boolean) => ({
+    id,
+    username,
+    display_name: null,
+    profile_picture_url: null,
+    follower_count: 0,
+    following_count: 0,
+    posts_count: 0,
+    synced_posts_count: 0,
+    backed_up_posts_count: 0,
+    connected_at: "2026-01-02T10:00:00.000Z",
+    last_sync: null,
+    token_expires_at: null,
+    connected_via: "instagram",
+    status: "healthy",
+    status_reason: null,
+    paused_by_plan: paused,
+  });
+
+  it("the dashboard says which accounts are paused and keeps the one chosen", async () => {
+    api.defaults.adapter = fakeAdapter((req) => {
+      if (req.path === "/accounts/instagram-accounts")
+        return [
+          200,
+          {
+            accounts: [account("a1", "lumen.studio", false), account("a2", "maya.creates", true)],
+            limit: 1,
+            can_connect_more: false,
+            remaining_slots: 0,
+            subscription_tier: "free",
+          },
+        ];
+      if (req.path === "/accounts/instagram-accounts/a2/keep")
+        return [200, { message: "Kept", paused_accounts: 1 }];
+      return [404, { detail: "Not Found" }];
+    }, calls);
+    const user = userEvent.setup();
+    renderAs("free", <PausedAccountsNotice />, "/pricing");
+    const notice = await screen.findByTestId("paused-accounts");
+    expect(notice.textContent).toContain(
+      "1 Instagram account(s) are paused because your plan allows 1",
+    );
+    expect(notice.textContent).toContain("@maya.creates is paused");
+    await user.click(screen.getByRole("button", { name: "Keep @maya.creates" }));
+    await waitFor(() =>
+      expect(calls.some((c) => c.method === "PUT" && c.path.endsWith("/a2/keep"))).toBe(true),
+    );
   });
 });

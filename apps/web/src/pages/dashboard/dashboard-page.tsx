@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
+import { useSubscription } from "../../api/billing.ts";
 import { useConnectionsStatus, useInstagramAccounts } from "../../api/connections.ts";
 import { syncKeys, useDashboardStats, useNewPostsCheck, useSyncJobs } from "../../api/sync.ts";
 import { useAuth } from "../../lib/auth.tsx";
@@ -88,6 +89,7 @@ export function DashboardPage() {
   }, [latestJob, queryClient]);
 
   const newPosts = useNewPostsCheck(isFree && instagramConnected);
+  const subscription = useSubscription(user !== null);
 
   if (!user) return null;
   return (
@@ -108,6 +110,15 @@ export function DashboardPage() {
           >
             {tierName(tier)} plan
           </Link>
+          {subscription.data?.status === "past_due" && (
+            <Link
+              to="/settings?tab=subscription"
+              className="badge badge-danger plan-badge"
+              data-testid="past-due"
+            >
+              Payment past due: update your card
+            </Link>
+          )}
         </div>
         <TierState
           tier={tier}
