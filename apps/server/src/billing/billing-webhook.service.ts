@@ -28,6 +28,8 @@ const HANDLED = new Set([
   "invoice.payment_failed",
 ]);
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 interface EventRefs {
   subscriptionId: string | null;
   customerId: string | null;
@@ -71,7 +73,13 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
   }
 
   async function userFor(refs: EventRefs): Promise<string | null> {
-    if (refs.userId && refs.customerId && (await repo.user(refs.userId))) {
+    // client_reference_id is whatever the session carried: only one of our user ids counts.
+    if (
+      refs.userId &&
+      refs.customerId &&
+      UUID.test(refs.userId) &&
+      (await repo.user(refs.userId))
+    ) {
       return repo.saveCustomer(refs.userId, refs.customerId).then(() => refs.userId);
     }
     if (refs.customerId) return (await repo.userOfCustomer(refs.customerId)) ?? null;
