@@ -95,6 +95,17 @@ export const envSchema = z.object({
   CONTACT_PHONE: z.string().min(3).max(40).default(CONTACT_DEFAULTS.phone),
   /** Contact form messages accepted per client address per hour. */
   CONTACT_MAX_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  // Billing (issue 9). All or none: a half configuration stops start-up naming the variable.
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_PRICE_PREMIUM_MONTHLY: optionalString,
+  STRIPE_PRICE_PREMIUM_ANNUAL: optionalString,
+  STRIPE_PRICE_PRO_MONTHLY: optionalString,
+  STRIPE_PRICE_PRO_ANNUAL: optionalString,
+  STRIPE_PRICE_AGENCY_MONTHLY: optionalString,
+  STRIPE_PRICE_AGENCY_ANNUAL: optionalString,
+  /** Stripe's API origin; the default is Stripe itself (tests point it at the sandbox). */
+  STRIPE_API_URL: url.default("https://api.stripe.com"),
   /** Where the in-process sandbox listens in sandbox mode. */
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
 });
@@ -127,12 +138,24 @@ export interface ProviderSettings {
   graphVersion: string;
 }
 
+export type PaidTier = "premium" | "pro" | "agency";
+
+/** Stripe credentials and the price id of each paid plan and interval. */
+export interface BillingSettings {
+  secretKey: string;
+  webhookSecret: string;
+  apiUrl: string;
+  prices: Record<PaidTier, { monthly: string; annual: string }>;
+}
+
 export interface Config extends Env {
   /** The public origin of Keepsake, used to build OAuth redirect URIs. */
   appUrl: string;
   /** True when no provider credentials are configured: the sandbox stands in for the providers. */
   sandboxMode: boolean;
   providers: ProviderSettings;
+  /** null: billing is off (no Stripe variables set and not in sandbox mode). */
+  billing: BillingSettings | null;
 }
 
 const PROVIDER_PAIRS = [
@@ -140,6 +163,59 @@ const PROVIDER_PAIRS = [
   ["FACEBOOK_APP_ID", "FACEBOOK_APP_SECRET"],
   ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],
 ] as const;
+
+const STRIPE_VARS = [
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "STRIPE_PRICE_PREMIUM_MONTHLY",
+  "STRIPE_PRICE_PREMIUM_ANNUAL",
+  "STRIPE_PRICE_PRO_MONTHLY",
+  "STRIPE_PRICE_PRO_ANNUAL",
+  "STRIPE_PRICE_AGENCY_MONTHLY",
+  "STRIPE_PRICE_AGENCY_ANNUAL",
+] as const;
+
+/** Billing from the STRIPE_* variables: all of them, or none (then null). */
+function billingSettings(e: Env): BillingSettings | null {
+  const missing = STRIPE_VARS.filter((k) => e[k] === undefined);
+  if (missing.length === STRIPE_VARS.length) return null;
+  if (missing.length > 0) {
+    const set = STRIPE_VARS.find((k) => e[k] !== undefined);
+    const lines = missing.map((k) => `  ${k}: required when ${set} is set`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const v = (k: (typeof STRIPE_VARS)[number]) => e[k] as string;
+  return {
+    secretKey: v("STRIPE_SECRET_KEY"),
+    webhookSecret: v("STRIPE_WEBHOOK_SECRET"),
+    apiUrl: trim(e.STRIPE_API_URL),
+    prices: {
+      premium: {
+        monthly: v("STRIPE_PRICE_PREMIUM_MONTHLY"),
+        annual: v("STRIPE_PRICE_PREMIUM_ANNUAL"),
+      },
+      pro: { monthly: v("STRIPE_PRICE_PRO_MONTHLY"), annual: v("STRIPE_PRICE_PRO_ANNUAL") },
+      agency: {
+        monthly: v("STRIPE_PRICE_AGENCY_MONTHLY"),
+        annual: v("STRIPE_PRICE_AGENCY_ANNUAL"),
+      },
+    },
+  };
+}
+
+/** Billing against a sandbox origin with its fixed credentials and seeded prices. */
+export function sandboxBilling(
+  sandboxUrl: string,
+  stripe: { secretKey: string; webhookSecret: string },
+  prices: BillingSettings["prices"],
+): BillingSettings {
+  return {
+    secretKey: stripe.secretKey,
+    webhookSecret: stripe.webhookSecret,
+    apiUrl: trim(sandboxUrl),
+    prices,
+  };
+}
 
 const trim = (u: string) => u.replace(/\/+$/, "");
 
@@ -217,5 +293,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     graphVersion: e.GRAPH_API_VERSION,
   };
-  return { ...e, appUrl, sandboxMode, providers };
+  const billing = billingSettings(e);
+  return { ...e, appUrl, sandboxMode, providers, billing };
 }

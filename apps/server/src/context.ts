@@ -6,6 +6,12 @@ import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";
+import { createBillingRepository } from "./billing/billing.repository.ts";
+import { type BillingService, createBillingService } from "./billing/billing.service.ts";
+import {
+  type BillingWebhookService,
+  createBillingWebhookService,
+} from "./billing/billing-webhook.service.ts";
 import type { Config } from "./config.ts";
 import { createConnectionsRepository } from "./connections/connections.repository.ts";
 import {
@@ -24,6 +30,7 @@ import type { Secrets } from "./lib/secrets.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
+import { createStripeClient } from "./providers/stripe/stripe.client.ts";
 import { createCallRecorder } from "./status/call-stats.ts";
 import { createStatusRepository } from "./status/status.repository.ts";
 import { createStatusService, type StatusService } from "./status/status.service.ts";
@@ -68,6 +75,8 @@ export interface AppContext extends ContextDeps, SyncModule {
   admin: AdminService;
   contact: ContactService;
   status: StatusService;
+  billing: BillingService;
+  billingWebhooks: BillingWebhookService;
 }
 
 /** Wires repositories and services once; routes and jobs receive what they use from here. */
@@ -76,6 +85,7 @@ export function createContext(deps: ContextDeps): AppContext {
   // Every provider call is counted for the status page's error rates.
   const calls = createCallRecorder({ db: deps.db, clock: deps.clock });
   const connectionsRepo = createConnectionsRepository(deps.db);
+  const accountsRepo = createAccountsRepository(deps.db);
   const connections = createConnectionsService({
     repo: connectionsRepo,
     states: createOAuthStates({
@@ -98,11 +108,31 @@ export function createContext(deps: ContextDeps): AppContext {
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
     onConnected: (userId, accountIds) => sync.sync.startAfterConnect(userId, accountIds),
+    onDisconnected: (userId, limit) => accountsRepo.applyAccountLimit(userId, limit),
   });
   const accounts = createAccountsService({
     connections,
     clock: deps.clock,
-    stats: createAccountsRepository(deps.db).stats,
+    stats: accountsRepo.stats,
+    applyAccountLimit: accountsRepo.applyAccountLimit,
+  });
+  const billingSettings = deps.config.billing;
+  const stripe = billingSettings ? createStripeClient(billingSettings) : null;
+  const billingRepo = createBillingRepository(deps.db);
+  const billing = createBillingService({
+    repo: billingRepo,
+    stripe,
+    settings: billingSettings,
+    appUrl: deps.config.appUrl,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const billingWebhooks = createBillingWebhookService({
+    repo: billingRepo,
+    stripe,
+    settings: billingSettings,
+    clock: deps.clock,
+    applyAccountLimit: accountsRepo.applyAccountLimit,
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const auth = createAuthService({
     repo: createAuthRepository(deps.db),
@@ -133,6 +163,7 @@ export function createContext(deps: ContextDeps): AppContext {
     repo: createUserDeletionRepository(deps.db),
     disconnectGoogle: (userId) => connections.disconnectGoogle(userId),
     revokeFacebook: (userId) => connections.revokeFacebookGrants(userId),
+    forgetBillingCustomer: (userId) => billing.forgetCustomer(userId),
     queue,
     ...(deps.log ? { log: deps.log } : {}),
   });
@@ -173,6 +204,8 @@ export function createContext(deps: ContextDeps): AppContext {
     accounts,
     userDeletion,
     admin,
+    billing,
+    billingWebhooks,
     ...sync,
   };
 }

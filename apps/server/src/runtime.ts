@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
-import { type Config, sandboxProviders } from "./config.ts";
+import { type Config, sandboxBilling, sandboxProviders } from "./config.ts";
 import { type AppContext, type ContextDeps, createContext } from "./context.ts";
 import { connectDatabase, type DatabaseHandle } from "./db/database.ts";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.ts";
@@ -96,6 +96,8 @@ export async function startKeepsake(options: {
         const running = await sandbox.startSandbox({
           port: config.SANDBOX_PORT,
           dataDir: join(config.DATA_DIR, "sandbox"),
+          // The sandbox's Stripe signs its webhook events and delivers them here.
+          stripeWebhookUrl: `${config.appUrl}/api/webhooks/stripe`,
         });
         closers.push(() => running.close());
         sandboxOrigin = running.url;
@@ -107,6 +109,9 @@ export async function startKeepsake(options: {
           sandbox.SANDBOX_CREDENTIALS,
           config.GRAPH_API_VERSION,
         ),
+        billing:
+          config.billing ??
+          sandboxBilling(sandboxOrigin, sandbox.SANDBOX_CREDENTIALS.stripe, sandbox.SANDBOX_PRICES),
       };
     }
 

@@ -8,6 +8,10 @@ import { lazyPage } from "./lib/lazy-page.ts";
 const AboutPage = lazyPage(() => import("./pages/about/about-page.tsx"), "AboutPage");
 const AdminPage = lazyPage(() => import("./pages/admin/admin-page.tsx"), "AdminPage");
 const BackupsPage = lazyPage(() => import("./pages/backups/backups-page.tsx"), "BackupsPage");
+const BillingReturnPage = lazyPage(
+  () => import("./pages/billing/billing-return-page.tsx"),
+  "BillingReturnPage",
+);
 const BlogPage = lazyPage(() => import("./pages/blog/blog-page.tsx"), "BlogPage");
 const CareersPage = lazyPage(() => import("./pages/careers/careers-page.tsx"), "CareersPage");
 const ContactPage = lazyPage(() => import("./pages/contact/contact-page.tsx"), "ContactPage");
@@ -61,6 +65,7 @@ export const routes: RouteObject[] = [
           { path: "backups", element: <BackupsPage /> },
           { path: "settings", element: <SettingsPage /> },
           { path: "admin", element: <AdminPage /> },
+          { path: "billing/return", element: <BillingReturnPage /> },
         ],
       },
       { path: "*", element: <Navigate to="/" replace /> },

@@ -73,6 +73,7 @@ function account(overrides: Partial<InstagramAccount> = {}): InstagramAccount {
     connected_via: "instagram",
     status: "healthy",
     status_reason: null,
+    paused_by_plan: false,
     ...overrides,
   };
 }

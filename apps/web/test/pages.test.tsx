@@ -39,13 +39,6 @@ describe("pricing", () => {
     expect(screen.getAllByText(/30-day money-back guarantee/)).toHaveLength(2);
   });
 
-  it("sends visitors to /register and marks a user's current plan", () => {
-    renderWithAuth(<PricingPage />, { path: "/pricing" });
-    expect(screen.getByRole("link", { name: "Get Premium" }).getAttribute("href")).toBe(
-      "/register",
-    );
-  });
-
   it("marks the signed-in user's current plan", () => {
     renderWithAuth(<PricingPage />, {
       path: "/pricing",

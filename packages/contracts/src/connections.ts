@@ -164,6 +164,8 @@ export const instagramAccount = z.object({
   connected_via: z.enum(["instagram", "facebook"]),
   status: connectionState,
   status_reason: z.string().nullable(),
+  /** A downgrade left more accounts than the plan allows: this one is not synced until kept. */
+  paused_by_plan: z.boolean().default(false),
 });
 export type InstagramAccount = z.infer<typeof instagramAccount>;
 

@@ -601,6 +601,16 @@ export class StripeSim {
       this.emit("customer.updated", c);
       return c;
     });
+    route("DELETE", "/v1/customers/:id", "stripe.customers.del", (req) => {
+      const c = customer((req.params as { id: string }).id, "id", 404);
+      // As at Stripe: deleting a customer cancels its subscriptions at once.
+      for (const sub of Object.values(this.s.subscriptions)) {
+        if (sub.customer === c.id) this.cancelNow(sub);
+      }
+      c.deleted = true;
+      this.emit("customer.deleted", c);
+      return { id: c.id, object: "customer", deleted: true };
+    });
     route("GET", "/v1/prices", "stripe.prices.list", (_req, p) => {
       const keys = strings(p.lookup_keys);
       const product = str(p.product);

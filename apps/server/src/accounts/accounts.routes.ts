@@ -25,6 +25,11 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext) {
     return accounts.remove(principalOf(req).user.id, accountId(req.params));
   });
 
+  // After a downgrade: the account the user keeps syncing (the others beyond the limit pause).
+  app.put("/api/accounts/instagram-accounts/:id/keep", user, async (req) => {
+    return accounts.keep(principalOf(req).user, accountId(req.params));
+  });
+
   app.put("/api/accounts/instagram-accounts/:id/refresh-profile", user, async (req) => {
     return accounts.refreshProfile(principalOf(req).user.id, accountId(req.params));
   });

@@ -1,9 +1,10 @@
 import {
-  ACCOUNT_LIMITS,
+  billingMessages,
   type InstagramAccount,
   type InstagramAccountsResponse,
   type SubscriptionTier,
 } from "@keepsake/contracts";
+import { accountLimit, normalizeTier } from "../billing/tier-rules.ts";
 import type { ConnectionsService } from "../connections/connections.service.ts";
 import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -25,6 +26,8 @@ export interface AccountsServiceDeps {
   connections: ConnectionsService;
   clock: Clock;
   stats?: AccountStatsLoader;
+  /** Pauses the accounts beyond `limit` (preferring `keep`); returns how many are paused. */
+  applyAccountLimit?: (userId: string, limit: number, keep?: string) => Promise<number>;
 }
 
 export function createAccountsService(deps: AccountsServiceDeps) {
@@ -53,6 +56,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         connected_via: a.connected_via,
         status: health.status,
         status_reason: health.reason,
+        paused_by_plan: a.paused_by_plan,
       };
     });
   }
@@ -64,19 +68,42 @@ export function createAccountsService(deps: AccountsServiceDeps) {
       subscription_tier: SubscriptionTier;
     }): Promise<InstagramAccountsResponse> {
       const rows = await connections.listInstagramAccounts(user.id);
-      const limit = ACCOUNT_LIMITS[user.subscription_tier];
+      const tier = normalizeTier(user.subscription_tier);
+      const limit = accountLimit(tier);
       const remaining = Math.max(0, limit - rows.length);
       return {
         accounts: await shape(rows),
         limit,
         can_connect_more: remaining > 0,
         remaining_slots: remaining,
-        subscription_tier: user.subscription_tier,
+        subscription_tier: tier,
       };
     },
 
     async remove(userId: string, accountId: string) {
       return connections.disconnectInstagram(userId, accountId);
+    },
+
+    /**
+     * After a downgrade: the user keeps this account (it syncs again); when that puts them
+     * over the plan's limit, the most recently connected other account is paused instead.
+     */
+    async keep(user: { id: string; subscription_tier: string }, accountId: string) {
+      const rows = await connections.listInstagramAccounts(user.id);
+      if (!rows.some((r) => r.id === accountId)) {
+        throw new HttpError(404, "Instagram account not found");
+      }
+      const limit = accountLimit(user.subscription_tier);
+      const paused = deps.applyAccountLimit
+        ? await deps.applyAccountLimit(user.id, limit, accountId)
+        : 0;
+      return {
+        message:
+          paused > 0
+            ? billingMessages.keepLimit(limit)
+            : "All your Instagram accounts are synced again.",
+        paused_accounts: paused,
+      };
     },
 
     async refreshProfile(userId: string, accountId: string): Promise<InstagramAccount> {

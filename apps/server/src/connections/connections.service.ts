@@ -1,5 +1,4 @@
 import {
-  ACCOUNT_LIMITS,
   type ConnectionHealth,
   type ConnectionState,
   type ConnectionStatus,
@@ -12,6 +11,7 @@ import {
   type SubscriptionTier,
   TOKEN_WARNING_WINDOW_MS,
 } from "@keepsake/contracts";
+import { accountLimit } from "../billing/tier-rules.ts";
 import type { GoogleConnectionRow, InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
@@ -47,6 +47,8 @@ export interface ConnectionsServiceDeps {
    * (`undefined`) when Google Drive was. The sync area starts the first backup from here.
    */
   onConnected?: (userId: string, accountIds: string[] | undefined) => Promise<unknown>;
+  /** Called after Instagram accounts were disconnected: a freed slot resumes a paused account. */
+  onDisconnected?: (userId: string, accountLimit: number) => Promise<unknown>;
 }
 
 /** What a provider sent back to the callback. */
@@ -179,7 +181,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
     const tier = await repo.userTier(userId);
     if (!tier) throw new HttpError(404, "User not found");
     const accounts = await repo.listInstagramAccounts(userId);
-    const limit = ACCOUNT_LIMITS[tier];
+    const limit = accountLimit(tier);
     const now = clock.now();
     // At the limit a user may still reconnect an account whose access ended.
     const reconnecting = accounts.some(
@@ -223,7 +225,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
         return updated;
       }
       const count = (await tx.listInstagramAccounts(userId)).length;
-      const limit = ACCOUNT_LIMITS[tier];
+      const limit = accountLimit(tier);
       if (count >= limit) {
         throw new ConnectionError(403, "account_limit", m.accountLimit(limit, tier));
       }
@@ -671,6 +673,8 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
           accountId ? "Instagram account not found" : "No Instagram account is connected",
         );
       }
+      const tier = await repo.userTier(userId);
+      if (tier) await deps.onDisconnected?.(userId, accountLimit(tier));
       return {
         message:
           n === 1

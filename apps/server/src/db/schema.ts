@@ -1,6 +1,7 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AdminTables } from "./admin-tables.ts";
+import type { BillingTables } from "./billing-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
 /** Timestamps come back as Date and may be written as Date or ISO text. */
@@ -69,6 +70,7 @@ export interface InstagramAccountsTable {
   status_reason: string | null;
   last_validated_at: Timestamp | null;
   last_sync_at: Timestamp | null;
+  paused_by_plan: Generated<boolean>;
   connected_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
@@ -90,7 +92,7 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-export interface Database extends SyncTables, AdminTables {
+export interface Database extends SyncTables, AdminTables, BillingTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

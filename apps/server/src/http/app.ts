@@ -4,6 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
 import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
+import { registerBillingRoutes } from "../billing/billing.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
@@ -33,6 +34,7 @@ const registrars: RouteRegistrar[] = [
   registerAdminRoutes,
   registerContactRoutes,
   registerStatusRoutes,
+  registerBillingRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

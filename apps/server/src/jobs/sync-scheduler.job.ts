@@ -1,5 +1,5 @@
-import { AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import { z } from "zod";
+import { automaticBackupTiers } from "../billing/tier-rules.ts";
 import type { Clock } from "../lib/clock.ts";
 import { spreadOffsetSeconds, syncThisInterval } from "../sync/schedule.ts";
 import type { SyncRepository } from "../sync/sync.repository.ts";
@@ -7,7 +7,8 @@ import { defineJob, type JobSender } from "./job.ts";
 import { syncAccountJob } from "./sync-account.job.ts";
 
 /**
- * Every 10 minutes: one scheduled sync per active account of a premium, pro or agency user,
+ * Every 10 minutes: one scheduled sync per active account of a plan with automatic backups
+ * (tier rules), except accounts a downgrade paused,
  * each delayed by its account's stable offset so they spread over the interval. The
  * `stately` key drops a new one while the previous is still waiting. An account whose last
  * sync saw high Graph usage syncs less often (schedule.ts), before Graph throttles it.
@@ -26,7 +27,7 @@ export const syncSchedulerJob = defineJob({
       clock: Clock;
     },
   ) {
-    const accounts = await ctx.syncRepo.accountsForAutoSync(AUTO_SYNC_TIERS);
+    const accounts = await ctx.syncRepo.accountsForAutoSync(automaticBackupTiers());
     const now = ctx.clock.now();
     for (const a of accounts) {
       const usage = { percent: a.graph_usage_percent, at: a.graph_usage_at };

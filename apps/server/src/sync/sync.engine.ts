@@ -1,4 +1,5 @@
-import { syncMessages as m, POST_LIMITS } from "@keepsake/contracts";
+import { billingMessages, syncMessages as m } from "@keepsake/contracts";
+import { postLimit, tierLabel } from "../billing/tier-rules.ts";
 import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { isRetryable } from "../providers/http-retry.ts";
@@ -38,13 +39,6 @@ export type SyncOutcome =
   | { outcome: "skipped" }
   | { outcome: "retry"; error: unknown }
   | { outcome: "deferred"; delayMs: number };
-
-const TIER_LABEL: Record<string, string> = {
-  free: "Free",
-  premium: "Premium",
-  pro: "Pro",
-  agency: "Agency",
-};
 
 function toUpsert(userId: string, accountId: string, g: GraphMedia): PostUpsert {
   return {
@@ -117,6 +111,15 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     }
     if (job.status !== "running") return { outcome: "skipped" } satisfies SyncOutcome;
     const jobId = job.id;
+    if (account.paused_by_plan) {
+      const done = await repo.finishSyncJob(
+        jobId,
+        "cancelled",
+        clock.now(),
+        billingMessages.accountPaused,
+      );
+      return { outcome: "done", job: done ?? job } satisfies SyncOutcome;
+    }
     if (account.status === "needs_reconnection") {
       const done = await repo.finishSyncJob(
         jobId,
@@ -179,11 +182,11 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       seen += stories.length;
 
       const tier = account.subscription_tier;
-      const limit = POST_LIMITS[tier];
+      const limit = postLimit(tier);
       await repo.applyPostLimit(
         account.user_id,
         limit,
-        limit === null ? null : m.postLimit(limit, TIER_LABEL[tier] ?? tier),
+        limit === null ? null : m.postLimit(limit, tierLabel(tier)),
       );
       await repo.markSynced(
         account.id,

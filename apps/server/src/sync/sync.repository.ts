@@ -50,6 +50,7 @@ function repository(db: Kysely<Database>) {
           "a.status",
           "a.status_reason",
           "a.connected_at",
+          "a.paused_by_plan",
           "u.subscription_tier",
           "u.is_active",
           "st.history_complete_at",
@@ -66,6 +67,7 @@ function repository(db: Kysely<Database>) {
         .leftJoin("account_sync_state as st", "st.account_id", "a.id")
         .select(["a.id", "a.user_id", "st.graph_usage_percent", "st.graph_usage_at"])
         .where("a.status", "=", "active")
+        .where("a.paused_by_plan", "=", false)
         .where("u.is_active", "=", true)
         .where("u.subscription_tier", "in", tiers as ("premium" | "pro" | "agency")[])
         .orderBy("a.id")
@@ -75,7 +77,7 @@ function repository(db: Kysely<Database>) {
     userAccounts(userId: string) {
       return db
         .selectFrom("instagram_accounts")
-        .select(["id", "username", "status", "status_reason", "media_count"])
+        .select(["id", "username", "status", "status_reason", "media_count", "paused_by_plan"])
         .where("user_id", "=", userId)
         .orderBy("connected_at")
         .execute();

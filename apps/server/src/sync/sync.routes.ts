@@ -7,6 +7,7 @@ import {
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { hasAccountsPanel } from "../billing/tier-rules.ts";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
 import { HttpError, parseOr422 } from "../lib/errors.ts";
@@ -19,6 +20,14 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
   const { sync, guards } = ctx;
   const user = { preHandler: guards.requireUser };
   const me = (req: Parameters<typeof principalOf>[0]) => principalOf(req).user.id;
+  /** The per-account filter is a Pro and Agency feature: other plans see every account. */
+  const scoped = <Q extends { account_id?: string | undefined }>(
+    req: Parameters<typeof principalOf>[0],
+    q: Q,
+  ): Q =>
+    q.account_id && !hasAccountsPanel(principalOf(req).user.subscription_tier)
+      ? { ...q, account_id: undefined }
+      : q;
 
   app.get("/api/sync/sync-jobs", user, async (req) => {
     const q = parseOr422(syncJobsQuery, req.query);
@@ -26,11 +35,11 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   app.get("/api/sync/posts", user, async (req) =>
-    sync.posts(me(req), parseOr422(postsQuery, req.query)),
+    sync.posts(me(req), scoped(req, parseOr422(postsQuery, req.query))),
   );
 
   app.get("/api/sync/backups", user, async (req) =>
-    sync.backups(me(req), parseOr422(backupsQuery, req.query)),
+    sync.backups(me(req), scoped(req, parseOr422(backupsQuery, req.query))),
   );
 
   app.get("/api/sync/dashboard/stats", user, async (req) => sync.stats(me(req)));

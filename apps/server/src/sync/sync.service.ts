@@ -1,13 +1,12 @@
 import { Readable } from "node:stream";
 import {
-  AUTO_SYNC_TIERS,
   type Backup,
   type BackupsQueryParsed,
   type BackupsResponse,
+  billingMessages,
   type DashboardStats,
   syncMessages as m,
   type NewPostsCheck,
-  POST_LIMITS,
   type Post,
   type PostMediaType,
   type PostsQueryParsed,
@@ -18,6 +17,7 @@ import {
   type SyncJob,
   type SyncStatus,
 } from "@keepsake/contracts";
+import { hasAutomaticBackups, normalizeTier, postLimit } from "../billing/tier-rules.ts";
 import type { BackupRow, GraphMediaType, PostRow, SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { HttpError } from "../lib/errors.ts";
@@ -153,7 +153,9 @@ export function createSyncService(deps: SyncServiceDeps) {
     }
     const chosen = accountId ? accounts.filter((a) => a.id === accountId) : accounts;
     if (chosen.length === 0) throw new HttpError(404, m.accountNotFound);
-    const usable = chosen.filter((a) => a.status === "active");
+    const unpaused = chosen.filter((a) => !a.paused_by_plan);
+    if (unpaused.length === 0) throw new HttpError(403, billingMessages.accountPaused);
+    const usable = unpaused.filter((a) => a.status === "active");
     if (usable.length === 0) {
       const first = chosen[0] as (typeof chosen)[number];
       throw new HttpError(400, first.status_reason ?? m.instagramReconnect(first.username));
@@ -223,7 +225,8 @@ export function createSyncService(deps: SyncServiceDeps) {
       const google = await repo.googleConnection(userId);
       if (!google || google.status === "needs_reconnection") return [];
       const targets = (await repo.userAccounts(userId)).filter(
-        (a) => a.status === "active" && (!accountIds || accountIds.includes(a.id)),
+        (a) =>
+          a.status === "active" && !a.paused_by_plan && (!accountIds || accountIds.includes(a.id)),
       );
       if (targets.length === 0) return [];
       return (await startOn(userId, targets, "backup")).sync_jobs;
@@ -281,11 +284,13 @@ export function createSyncService(deps: SyncServiceDeps) {
         repo.userAccounts(userId),
         repo.googleConnection(userId),
       ]);
-      const plan = tier?.subscription_tier ?? "free";
-      const auto = (AUTO_SYNC_TIERS as readonly string[]).includes(plan);
+      const plan = normalizeTier(tier?.subscription_tier);
+      const auto = hasAutomaticBackups(plan);
       // No sync is coming while Drive is missing or refused: no countdown then.
       const driveUsable = google !== undefined && google.status !== "needs_reconnection";
-      const active = driveUsable ? accounts.filter((a) => a.status === "active") : [];
+      const active = driveUsable
+        ? accounts.filter((a) => a.status === "active" && !a.paused_by_plan)
+        : [];
       const next = auto
         ? active.map((a) => minutesUntilNextSync(a.id, clock.now())).sort((a, b) => a - b)[0]
         : undefined;
@@ -295,7 +300,7 @@ export function createSyncService(deps: SyncServiceDeps) {
         pending_backups: s.pending,
         failed_backups: s.failed,
         posts_over_limit: s.overLimit,
-        post_limit: POST_LIMITS[plan],
+        post_limit: postLimit(plan),
         total_storage_used: s.bytes,
         next_sync_in: next ?? null,
         last_sync: iso(last?.at ?? null),
@@ -326,16 +331,16 @@ export function createSyncService(deps: SyncServiceDeps) {
         NEW_POSTS_PROFILE_MAX_AGE_MS,
       );
       const [s, tier] = await Promise.all([repo.backupStats(userId), repo.userTier(userId)]);
-      const plan = tier?.subscription_tier ?? "free";
+      const plan = normalizeTier(tier?.subscription_tier);
       const known = s.feedPosts;
       const onInstagram = accounts.reduce((n, a) => n + a.media_count, 0);
       const newPosts = Math.max(0, onInstagram - known);
-      const limit = POST_LIMITS[plan];
+      const limit = postLimit(plan);
       const unbacked = s.unbacked;
       let upgrade: string | null = null;
       if (plan === "free") {
         if (limit !== null && Math.max(onInstagram, s.totalPosts) > limit) {
-          upgrade = `Your Free plan backs up your newest ${limit} posts. Upgrade to Premium to back up up to ${(POST_LIMITS.premium ?? 0).toLocaleString("en-US")} posts automatically.`;
+          upgrade = `Your Free plan backs up your newest ${limit} posts. Upgrade to Premium to back up up to ${(postLimit("premium") ?? 0).toLocaleString("en-US")} posts automatically.`;
         } else if (newPosts > 0 || unbacked > 0) {
           upgrade = "Upgrade to Premium for automatic backups every 10 minutes.";
         }

@@ -12,19 +12,24 @@ export interface UserDeletionDeps {
   disconnectGoogle(userId: string): Promise<{ revoked: boolean }>;
   /** De-authorises Keepsake at Facebook for accounts connected through Facebook Login. */
   revokeFacebook(userId: string): Promise<{ revoked: number; failed: number }>;
+  /** Cancels live Stripe subscriptions and deletes the Stripe customer; throws when it cannot. */
+  forgetBillingCustomer(userId: string): Promise<unknown>;
   queue: { purge(name: string, field: string, values: readonly string[]): Promise<number> };
   log?: ServiceLog;
 }
 
 /**
- * Deleting a user (by an admin, or by the user in Settings → Profile): the Google grant is
- * revoked at Google and Facebook Login grants at Facebook, queued work is dropped, and every row Keepsake holds about the user is
- * deleted. Files already in their Drive stay there: Keepsake never deletes Drive files.
+ * Deleting a user (by an admin, or by the user in Settings → Profile): a live Stripe
+ * subscription is cancelled and the Stripe customer deleted, the Google grant is revoked at
+ * Google and Facebook Login grants at Facebook, queued work is dropped, and every row Keepsake
+ * holds about the user is deleted. Files already in their Drive stay there: Keepsake never deletes Drive files.
  * Instagram Login has no revocation endpoint; its tokens are deleted with the accounts.
  */
 export function createUserDeletionService(deps: UserDeletionDeps) {
   return {
     async deleteUser(user: Pick<UserRow, "id" | "email">): Promise<DeletionResponse> {
+      // First: a subscription that outlived its user would keep charging them.
+      await deps.forgetBillingCustomer(user.id);
       let googleRevoked = false;
       try {
         googleRevoked = (await deps.disconnectGoogle(user.id)).revoked;

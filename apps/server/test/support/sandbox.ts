@@ -18,7 +18,7 @@ export interface SandboxedApp extends TestApp {
 
 /** A Keepsake test app whose providers are a sandbox started for the test file. */
 export async function createSandboxedApp(
-  env: Record<string, string> = {},
+  env: Record<string, string> | ((sandboxUrl: string) => Record<string, string>) = {},
   options: {
     sandbox?: SandboxOptions;
     engineSettings?: ContextDeps["engineSettings"];
@@ -26,7 +26,7 @@ export async function createSandboxedApp(
   } = {},
 ): Promise<SandboxedApp> {
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
-  const t = await createTestApp(env, {
+  const t = await createTestApp(typeof env === "function" ? env(sandbox.url) : env, {
     providers: sandboxProviders(sandbox.url, SANDBOX_CREDENTIALS),
     ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
     ...(options.log ? { log: options.log } : {}),

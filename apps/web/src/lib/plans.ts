@@ -12,6 +12,8 @@ export interface Plan {
   annual: number;
   features: string[];
   popular?: boolean;
+  /** Stripe price ids from the plans endpoint; absent in the built-in list. */
+  priceIds?: { monthly: string | null; annual: string | null };
 }
 
 /** The built-in plan list (SPEC §1 and §9), used until the plans endpoint answers. */
@@ -92,4 +94,25 @@ export function annualSavingPercent(plan: Pick<Plan, "monthly" | "annual">): num
 
 export function formatPrice(amount: number): string {
   return amount === 0 ? "$0" : `$${amount.toFixed(2)}`;
+}
+
+const ORDER = ["free", "premium", "pro", "agency"] as const;
+
+/**
+ * SPEC §6 upgrade buttons: free sees premium and pro; premium sees pro and agency; pro sees
+ * agency; agency sees none.
+ */
+export function upgradeTargets(tier: string | null | undefined): SubscriptionTier[] {
+  const i = ORDER.indexOf((tier ?? "free") as SubscriptionTier);
+  const from = i < 0 ? 0 : i;
+  return ORDER.slice(from + 1, from + 3);
+}
+
+export function tierName(tier: string | null | undefined): string {
+  return planFor(tier).name;
+}
+
+/** Whole-dollar-and-cents per month of a price billed per `interval`. */
+export function monthlyEquivalent(amount: number, interval: "month" | "year" | null): number {
+  return interval === "year" ? Math.round((amount / 12) * 100) / 100 : amount;
 }

@@ -1,15 +1,18 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
+import { Link } from "react-router";
+import { useSubscription } from "../../api/billing.ts";
 import { useConnectionsStatus, useInstagramAccounts } from "../../api/connections.ts";
 import { syncKeys, useDashboardStats, useNewPostsCheck, useSyncJobs } from "../../api/sync.ts";
 import { useAuth } from "../../lib/auth.tsx";
 import { overLimitText } from "../../lib/backup-summary.ts";
-import { isMultiAccountTier } from "../../lib/plans.ts";
+import { isMultiAccountTier, tierName } from "../../lib/plans.ts";
 import { displayName } from "../../lib/user.ts";
 import { AccountsPanel } from "./accounts-panel.tsx";
 import { ConnectionBanner } from "./connection-banner.tsx";
 import { ContentGrid } from "./content-grid.tsx";
 import { hasNewOrUnbacked, NewPostsBanner } from "./new-posts-banner.tsx";
+import { PausedAccountsNotice } from "./paused-accounts-notice.tsx";
 import { ReadyForBackupBadge } from "./ready-badge.tsx";
 import { RunningJobCard } from "./running-job-card.tsx";
 import { StatCards } from "./stat-cards.tsx";
@@ -86,6 +89,7 @@ export function DashboardPage() {
   }, [latestJob, queryClient]);
 
   const newPosts = useNewPostsCheck(isFree && instagramConnected);
+  const subscription = useSubscription(user !== null);
 
   if (!user) return null;
   return (
@@ -99,6 +103,22 @@ export function DashboardPage() {
           <h1 className="page-title">{displayName(user)}</h1>
           {user.full_name?.trim() && <p className="page-subtitle">{user.email}</p>}
           <ReadyForBackupBadge />
+          <Link
+            to="/settings?tab=subscription"
+            className="badge plan-badge"
+            data-testid="plan-badge"
+          >
+            {tierName(tier)} plan
+          </Link>
+          {subscription.data?.status === "past_due" && (
+            <Link
+              to="/settings?tab=subscription"
+              className="badge badge-danger plan-badge"
+              data-testid="past-due"
+            >
+              Payment past due: update your card
+            </Link>
+          )}
         </div>
         <TierState
           tier={tier}
@@ -110,6 +130,8 @@ export function DashboardPage() {
           overLimit={stats.data ? overLimitText(stats.data, tier) : null}
         />
       </header>
+
+      <PausedAccountsNotice />
 
       <StatCards stats={stats.data} isLoading={stats.isPending} isError={stats.isError} />
 

@@ -1,17 +1,18 @@
-import { type ReactNode, useState } from "react";
-import { Link } from "react-router";
+import { useEffect, useState } from "react";
+import { Link, useLocation, useNavigate, useSearchParams } from "react-router";
 import { toast } from "react-toastify";
+import { useCheckout, usePlans, usePortal, useSubscription } from "../../api/billing.ts";
 import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import {
   annualSavingPercent,
   type BillingCycle,
-  formatPrice,
   type Plan,
   planFor,
-  plans,
+  upgradeTargets,
 } from "../../lib/plans.ts";
+import { type PlanAction, PlanCard } from "./plan-card.tsx";
 
 const faqs: Faq[] = [
   {
@@ -20,7 +21,7 @@ const faqs: Faq[] = [
   },
   {
     q: "Can I change or cancel my plan later?",
-    a: "Any time. Upgrade from the pricing page; to cancel, open Settings → Subscription → Manage Subscription, which takes you to the billing portal.",
+    a: "Any time. Upgrade from the pricing page; to cancel, open Settings → Subscription → Manage Billing, which takes you to the billing portal, and cancel there. Your plan stays until the end of the period you paid for.",
   },
   {
     q: "Do you offer refunds?",
@@ -36,103 +37,74 @@ const faqs: Faq[] = [
   },
   {
     q: "How much do I save with annual billing?",
-    a: "Paying annually saves about 17% compared with paying monthly for a year, on every paid plan.",
+    a: "Paying annually saves about 17% compared with paying monthly for a year, on every paid plan (each card shows its own saving).",
   },
 ];
 
-function PlanCard({
-  plan,
-  cycle,
-  currentTier,
-  signedIn,
-}: {
-  plan: Plan;
-  cycle: BillingCycle;
-  currentTier: string | null;
-  signedIn: boolean;
-}) {
-  const saving = annualSavingPercent(plan);
-  const isCurrent = currentTier === plan.tier;
-  const price = cycle === "annual" ? plan.annual : plan.monthly;
-  const period = plan.monthly === 0 ? "forever" : cycle === "annual" ? "/year" : "/month";
-
-  let action: ReactNode;
-  if (!signedIn) {
-    action = (
-      <Link
-        to="/register"
-        className={`btn btn-block ${plan.popular ? "btn-primary" : "btn-secondary"}`}
-      >
-        {plan.monthly === 0 ? "Start Free" : `Get ${plan.name}`}
-      </Link>
-    );
-  } else if (isCurrent) {
-    action = (
-      <button type="button" className="btn btn-secondary btn-block" disabled>
-        Current Plan
-      </button>
-    );
-  } else if (plan.monthly === 0) {
-    action = (
-      <button
-        type="button"
-        className="btn btn-secondary btn-block"
-        onClick={() => toast.info("You are already on the free plan")}
-      >
-        Free Plan
-      </button>
-    );
-  } else {
-    // Checkout arrives with the billing issue.
-    action = (
-      <button
-        type="button"
-        className={`btn btn-block ${plan.popular ? "btn-primary" : "btn-secondary"}`}
-        data-tier={plan.tier}
-      >
-        Upgrade to {plan.name}
-      </button>
-    );
-  }
-
-  return (
-    <article
-      className={`plan-card${plan.popular ? " plan-card-popular" : ""}${isCurrent ? " plan-card-current" : ""}`}
-      aria-labelledby={`plan-${plan.tier}`}
-    >
-      {plan.popular && <span className="plan-ribbon">Most Popular</span>}
-      <h2 id={`plan-${plan.tier}`} className="plan-name">
-        {plan.name}
-      </h2>
-      <p className="plan-description">{plan.description}</p>
-      <p className="plan-price">
-        <span className="plan-amount">{formatPrice(price)}</span>
-        <span className="plan-period">{period}</span>
-      </p>
-      <p className="plan-note">
-        {plan.monthly === 0
-          ? "No credit card required"
-          : cycle === "annual"
-            ? `Save ${saving}% — ${formatPrice(plan.annual / 12)}/month billed annually`
-            : `or ${formatPrice(plan.annual)}/year (save ${saving}%)`}
-      </p>
-      {action}
-      <ul className="plan-features">
-        {plan.features.map((f) => (
-          <li key={f}>
-            <Icon.Check /> {f}
-          </li>
-        ))}
-      </ul>
-    </article>
-  );
-}
-
 export function PricingPage() {
   const { user } = useAuth();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [params, setParams] = useSearchParams();
   const [cycle, setCycle] = useState<BillingCycle>("monthly");
-  const current = user ? planFor(user.subscription_tier) : null;
+  const plans = usePlans();
+  const subscription = useSubscription(user !== null);
+  const checkout = useCheckout("Failed to start checkout");
+  const portal = usePortal();
+  // The subscription answer is fresher than the stored profile.
+  const tier = subscription.data?.tier ?? user?.subscription_tier ?? null;
+  const current = user ? planFor(tier) : null;
   const bestSaving = Math.max(...plans.map(annualSavingPercent));
+  const targets = upgradeTargets(tier);
+
+  // Back from Checkout without paying (SPEC §8 toasts), then a clean URL.
+  const cancelled = params.get("checkout") === "cancelled";
+  useEffect(() => {
+    if (!cancelled) return;
+    toast.info(`Checkout cancelled. You are still on the ${planFor(tier).name} plan.`, {
+      toastId: "checkout-cancelled",
+    });
+    setParams({}, { replace: true });
+  }, [cancelled, tier, setParams]);
+
+  function actionFor(plan: Plan): PlanAction {
+    if (!user) return { kind: "visitor" };
+    if (plan.tier === tier) return { kind: "current" };
+    if (plan.tier === "free") return { kind: "free" };
+    if (targets.includes(plan.tier)) {
+      return {
+        kind: "upgrade",
+        busy: checkout.isPending && checkout.variables?.tier === plan.tier,
+      };
+    }
+    const higher =
+      plans.findIndex((p) => p.tier === plan.tier) > plans.findIndex((p) => p.tier === tier);
+    return {
+      kind: "none",
+      note: higher ? "Available after your next upgrade" : "Change plans in Manage Billing",
+    };
+  }
+
+  function choose(plan: Plan) {
+    const action = actionFor(plan);
+    if (action.kind === "visitor") {
+      if (plan.tier === "free") {
+        navigate("/register");
+        return;
+      }
+      toast.info("Please log in to subscribe");
+      navigate("/login", { state: { from: { pathname: location.pathname } } });
+      return;
+    }
+    if (action.kind === "current" || action.kind === "free") {
+      if (plan.tier === "free") toast.info("You are already on the free plan");
+      return;
+    }
+    if (action.kind === "upgrade") {
+      const priceId = cycle === "annual" ? plan.priceIds?.annual : plan.priceIds?.monthly;
+      checkout.mutate({ tier: plan.tier, priceId: priceId ?? null });
+    }
+  }
 
   return (
     <div className="pricing">
@@ -180,9 +152,21 @@ export function PricingPage() {
               <h2>{current.name}</h2>
               <p>{current.features.slice(0, 3).join(" · ")}</p>
             </div>
-            <Link to="/settings" className="btn btn-secondary">
-              Manage in Settings
-            </Link>
+            <div className="current-plan-actions">
+              {tier !== "free" && subscription.data?.has_billing_account && (
+                <button
+                  type="button"
+                  className="btn btn-secondary"
+                  onClick={() => portal.mutate()}
+                  disabled={portal.isPending}
+                >
+                  Manage Billing
+                </button>
+              )}
+              <Link to="/settings?tab=subscription" className="btn btn-secondary">
+                Manage in Settings
+              </Link>
+            </div>
           </div>
         )}
         <div className="plan-grid">
@@ -191,8 +175,8 @@ export function PricingPage() {
               key={plan.tier}
               plan={plan}
               cycle={cycle}
-              currentTier={current?.tier ?? null}
-              signedIn={user !== null}
+              action={actionFor(plan)}
+              onChoose={() => choose(plan)}
             />
           ))}
         </div>

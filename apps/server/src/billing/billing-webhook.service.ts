@@ -1,0 +1,151 @@
+import type { SubscriptionTier } from "@keepsake/contracts";
+import type { BillingSettings } from "../config.ts";
+import type { ServiceLog } from "../context.ts";
+import type { Clock } from "../lib/clock.ts";
+import { HttpError } from "../lib/errors.ts";
+import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/stripe.client.ts";
+import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
+import { priceInfo } from "./plans.ts";
+import { accountLimit, normalizeTier } from "./tier-rules.ts";
+
+export interface BillingWebhookDeps {
+  repo: BillingRepository;
+  stripe: StripeClient | null;
+  settings: BillingSettings | null;
+  clock: Clock;
+  /** Pauses (or resumes) the user's accounts beyond the plan's account limit. */
+  applyAccountLimit(userId: string, limit: number): Promise<number>;
+  log?: ServiceLog;
+}
+
+/** Events that can change a plan; anything else is recorded and ignored. */
+const HANDLED = new Set([
+  "checkout.session.completed",
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "invoice.paid",
+  "invoice.payment_failed",
+]);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface EventRefs {
+  subscriptionId: string | null;
+  customerId: string | null;
+  /** `client_reference_id` of a completed checkout: our user id. */
+  userId: string | null;
+}
+
+const idOf = (v: unknown): string | null =>
+  typeof v === "string" ? v : v && typeof v === "object" && "id" in v ? String(v.id) : null;
+
+function refsOf(type: string, object: Record<string, unknown>): EventRefs {
+  if (type === "checkout.session.completed") {
+    return {
+      subscriptionId: idOf(object.subscription),
+      customerId: idOf(object.customer),
+      userId: typeof object.client_reference_id === "string" ? object.client_reference_id : null,
+    };
+  }
+  if (type.startsWith("customer.subscription.")) {
+    return { subscriptionId: idOf(object.id), customerId: idOf(object.customer), userId: null };
+  }
+  // Invoices: current API versions put the subscription under parent.subscription_details.
+  const parent = object.parent as { subscription_details?: { subscription?: unknown } } | null;
+  return {
+    subscriptionId: idOf(parent?.subscription_details?.subscription ?? object.subscription),
+    customerId: idOf(object.customer),
+    userId: null,
+  };
+}
+
+/**
+ * Stripe webhooks: the only way a tier changes. Each event id is processed once; the plan is
+ * derived from the subscription as Stripe holds it now (read back while the user's row is
+ * locked), so repeated and out-of-order deliveries end in the same state.
+ */
+export function createBillingWebhookService(deps: BillingWebhookDeps) {
+  const { repo, clock, log } = deps;
+
+  function tierOf(settings: BillingSettings, sub: StripeSubscriptionState): SubscriptionTier {
+    return (sub.priceId && priceInfo(settings, sub.priceId)?.tier) || normalizeTier(sub.priceTier);
+  }
+
+  async function userFor(refs: EventRefs): Promise<string | null> {
+    // client_reference_id is whatever the session carried: only one of our user ids counts.
+    if (
+      refs.userId &&
+      refs.customerId &&
+      UUID.test(refs.userId) &&
+      (await repo.user(refs.userId))
+    ) {
+      return repo.saveCustomer(refs.userId, refs.customerId).then(() => refs.userId);
+    }
+    if (refs.customerId) return (await repo.userOfCustomer(refs.customerId)) ?? null;
+    return null;
+  }
+
+  return {
+    async handle(rawBody: Buffer, signature: string | undefined) {
+      const stripe = deps.stripe;
+      const settings = deps.settings;
+      if (!stripe || !settings)
+        throw new HttpError(503, "Billing is not configured on this server.");
+      if (!signature) throw new HttpError(400, "Missing Stripe-Signature header");
+      let event: { id: string; type: string; data: { object: unknown } };
+      try {
+        event = stripe.verifyEvent(rawBody, signature, settings.webhookSecret);
+      } catch {
+        throw new HttpError(400, "Invalid Stripe signature");
+      }
+      if (await repo.eventProcessed(event.id)) return { received: true, duplicate: true };
+      if (!HANDLED.has(event.type)) {
+        await repo.recordEvent(event.id, event.type, clock.now());
+        return { received: true, duplicate: false };
+      }
+      const refs = refsOf(event.type, event.data.object as Record<string, unknown>);
+      const userId = await userFor(refs);
+      if (!userId || !refs.subscriptionId) {
+        log?.warn({ event: event.id, type: event.type }, "stripe event for no known user");
+        await repo.recordEvent(event.id, event.type, clock.now());
+        return { received: true, duplicate: false };
+      }
+      const subscriptionId = refs.subscriptionId;
+      const tier = await repo.transaction(async (tx) => {
+        if (!(await tx.lockUser(userId))) return null;
+        // A failure here answers 500, so Stripe delivers the event again later.
+        const sub = await stripe.retrieveSubscription(subscriptionId);
+        const now = clock.now();
+        await tx.upsertSubscription(
+          {
+            id: sub.id,
+            user_id: userId,
+            customer_id: sub.customerId,
+            price_id: sub.priceId,
+            tier: tierOf(settings, sub),
+            status: sub.status,
+            amount_cents: sub.unitAmountCents,
+            billing_interval: sub.interval,
+            current_period_start: sub.currentPeriodStart,
+            current_period_end: sub.currentPeriodEnd,
+            cancel_at_period_end: sub.cancelAtPeriodEnd,
+            stripe_created_at: sub.created,
+          },
+          now,
+        );
+        const live = (await tx.subscriptionsOf(userId)).find((s) =>
+          (LIVE_STATUSES as readonly string[]).includes(s.status),
+        );
+        const effective = live ? normalizeTier(live.tier) : "free";
+        await tx.setTier(userId, effective, now);
+        await tx.recordEvent(event.id, event.type, now);
+        return effective;
+      });
+      if (tier) await deps.applyAccountLimit(userId, accountLimit(tier));
+      return { received: true, duplicate: false };
+    },
+  };
+}
+
+export type BillingWebhookService = ReturnType<typeof createBillingWebhookService>;

@@ -1,0 +1,118 @@
+import type { SubscriptionTier } from "@keepsake/contracts";
+import type { Insertable } from "kysely";
+import type { SubscriptionsTable } from "../db/billing-tables.ts";
+import type { Db } from "../db/database.ts";
+
+export type SubscriptionUpsert = Omit<Insertable<SubscriptionsTable>, "updated_at">;
+
+/** Statuses in which a subscription still grants its plan. */
+export const LIVE_STATUSES = ["active", "trialing", "past_due"] as const;
+
+function repository(db: Db) {
+  return {
+    async user(userId: string) {
+      return db
+        .selectFrom("users")
+        .select(["id", "email", "full_name", "subscription_tier"])
+        .where("id", "=", userId)
+        .executeTakeFirst();
+    },
+
+    /** Serialises billing changes of one user until the transaction ends. */
+    async lockUser(userId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("users")
+        .select("id")
+        .where("id", "=", userId)
+        .forUpdate()
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async customerOf(userId: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom("stripe_customers")
+        .select("customer_id")
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      return row?.customer_id;
+    },
+
+    async userOfCustomer(customerId: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom("stripe_customers")
+        .select("user_id")
+        .where("customer_id", "=", customerId)
+        .executeTakeFirst();
+      return row?.user_id;
+    },
+
+    /** Stores the user's customer unless one is stored already; returns the stored one. */
+    async saveCustomer(userId: string, customerId: string): Promise<string> {
+      await db
+        .insertInto("stripe_customers")
+        .values({ user_id: userId, customer_id: customerId })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      return (await this.customerOf(userId)) ?? customerId;
+    },
+
+    async subscriptionsOf(userId: string) {
+      return db
+        .selectFrom("subscriptions")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .orderBy("stripe_created_at", "desc")
+        .execute();
+    },
+
+    async upsertSubscription(row: SubscriptionUpsert, now: Date) {
+      const { id: _id, ...changes } = row;
+      await db
+        .insertInto("subscriptions")
+        .values({ ...row, updated_at: now })
+        .onConflict((oc) => oc.column("id").doUpdateSet({ ...changes, updated_at: now }))
+        .execute();
+    },
+
+    async setTier(userId: string, tier: SubscriptionTier, now: Date) {
+      await db
+        .updateTable("users")
+        .set({ subscription_tier: tier, updated_at: now })
+        .where("id", "=", userId)
+        .execute();
+    },
+
+    async eventProcessed(eventId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("stripe_events")
+        .select("id")
+        .where("id", "=", eventId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Records the event; false when another delivery recorded it first. */
+    async recordEvent(eventId: string, type: string, now: Date): Promise<boolean> {
+      const r = await db
+        .insertInto("stripe_events")
+        .values({ id: eventId, type, processed_at: now })
+        .onConflict((oc) => oc.doNothing())
+        .returning("id")
+        .executeTakeFirst();
+      return r !== undefined;
+    },
+  };
+}
+
+export function createBillingRepository(db: Db) {
+  return {
+    ...repository(db),
+    /** Runs `fn` in one transaction with a repository bound to it. */
+    transaction<T>(fn: (repo: ReturnType<typeof repository>) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => fn(repository(trx)));
+    },
+  };
+}
+
+export type BillingRepository = ReturnType<typeof createBillingRepository>;

@@ -1,0 +1,41 @@
+import type { SubscriptionTier } from "@keepsake/contracts";
+import type { Generated, Selectable } from "kysely";
+import type { GeneratedTimestamp, Timestamp } from "./schema.ts";
+
+/** Table types of plans and billing (migration 0800). */
+
+export interface StripeCustomersTable {
+  user_id: string;
+  customer_id: string;
+  created_at: GeneratedTimestamp;
+}
+
+export interface SubscriptionsTable {
+  id: string;
+  user_id: string;
+  customer_id: string;
+  price_id: string | null;
+  tier: SubscriptionTier;
+  status: string;
+  amount_cents: Generated<number>;
+  billing_interval: "month" | "year" | null;
+  current_period_start: Timestamp | null;
+  current_period_end: Timestamp | null;
+  cancel_at_period_end: Generated<boolean>;
+  stripe_created_at: Timestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  processed_at: GeneratedTimestamp;
+}
+
+export interface BillingTables {
+  stripe_customers: StripeCustomersTable;
+  subscriptions: SubscriptionsTable;
+  stripe_events: StripeEventsTable;
+}
+
+export type SubscriptionRow = Selectable<SubscriptionsTable>;

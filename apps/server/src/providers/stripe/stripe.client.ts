@@ -1,0 +1,125 @@
+import Stripe from "stripe";
+
+/** What Keepsake reads from a Stripe subscription, whatever event brought it. */
+export interface StripeSubscriptionState {
+  id: string;
+  customerId: string;
+  status: string;
+  priceId: string | null;
+  /** Price metadata `tier`, for prices Keepsake does not know by id. */
+  priceTier: string | null;
+  unitAmountCents: number;
+  interval: "month" | "year" | null;
+  /** The `user_id` Keepsake put in the subscription's metadata at checkout. */
+  userId: string | null;
+  currentPeriodStart: Date | null;
+  currentPeriodEnd: Date | null;
+  cancelAtPeriodEnd: boolean;
+  created: Date;
+}
+
+export interface StripeClientSettings {
+  secretKey: string;
+  /** https://api.stripe.com, or the sandbox's origin. */
+  apiUrl: string;
+}
+
+const seconds = (s: number | null | undefined) =>
+  typeof s === "number" ? new Date(s * 1000) : null;
+
+function toState(sub: Stripe.Subscription): StripeSubscriptionState {
+  const item = sub.items.data[0];
+  const price = item?.price;
+  const interval: string | undefined = price?.recurring?.interval;
+  return {
+    id: sub.id,
+    customerId: typeof sub.customer === "string" ? sub.customer : sub.customer.id,
+    status: sub.status,
+    priceId: price?.id ?? null,
+    priceTier: price?.metadata?.tier ?? null,
+    unitAmountCents: price?.unit_amount ?? 0,
+    interval: interval === "month" ? "month" : interval === "year" ? "year" : null,
+    userId: sub.metadata?.user_id ?? null,
+    // Current API versions keep the period on the item.
+    currentPeriodStart: seconds(item?.current_period_start),
+    currentPeriodEnd: seconds(item?.current_period_end),
+    cancelAtPeriodEnd:
+      sub.cancel_at_period_end || (sub.cancel_at !== null && sub.status !== "canceled"),
+    created: new Date(sub.created * 1000),
+  };
+}
+
+/** The one module that talks to Stripe (or the sandbox's Stripe) through the official package. */
+export function createStripeClient(settings: StripeClientSettings) {
+  const origin = new URL(settings.apiUrl);
+  const stripe = new Stripe(settings.secretKey, {
+    host: origin.hostname,
+    port: origin.port || (origin.protocol === "https:" ? 443 : 80),
+    protocol: origin.protocol === "http:" ? "http" : "https",
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    telemetry: false,
+  });
+
+  return {
+    async createCustomer(input: { email: string; name: string | null; userId: string }) {
+      const c = await stripe.customers.create(
+        {
+          email: input.email,
+          ...(input.name ? { name: input.name } : {}),
+          metadata: { user_id: input.userId },
+        },
+        { idempotencyKey: `customer:${input.userId}` },
+      );
+      return c.id;
+    },
+
+    async createCheckoutSession(input: {
+      customerId: string;
+      priceId: string;
+      userId: string;
+      successUrl: string;
+      cancelUrl: string;
+    }): Promise<string> {
+      const session = await stripe.checkout.sessions.create({
+        mode: "subscription",
+        customer: input.customerId,
+        client_reference_id: input.userId,
+        line_items: [{ price: input.priceId, quantity: 1 }],
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+        subscription_data: { metadata: { user_id: input.userId } },
+      });
+      if (!session.url) throw new Error("Stripe returned a checkout session without a URL");
+      return session.url;
+    },
+
+    async createPortalSession(customerId: string, returnUrl: string): Promise<string> {
+      const session = await stripe.billingPortal.sessions.create({
+        customer: customerId,
+        return_url: returnUrl,
+      });
+      return session.url;
+    },
+
+    async retrieveSubscription(id: string): Promise<StripeSubscriptionState> {
+      return toState(await stripe.subscriptions.retrieve(id));
+    },
+
+    async cancelSubscription(id: string): Promise<void> {
+      await stripe.subscriptions.cancel(id);
+    },
+
+    async deleteCustomer(id: string): Promise<void> {
+      await stripe.customers.del(id);
+    },
+
+    /** Verifies `Stripe-Signature` over the raw body; throws when it does not hold. */
+    verifyEvent(rawBody: Buffer, signature: string, secret: string): Stripe.Event {
+      return stripe.webhooks.constructEvent(rawBody, signature, secret, 300);
+    },
+  };
+}
+
+export type StripeClient = ReturnType<typeof createStripeClient>;
+export { Stripe };

@@ -1,0 +1,144 @@
+import {
+  type CheckoutResponse,
+  checkoutResponse,
+  type PlansResponse,
+  plansResponse,
+  portalResponse,
+  type Subscription,
+  subscription,
+} from "@keepsake/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "react-toastify";
+import { plans as builtInPlans, type Plan } from "../lib/plans.ts";
+import { hardRedirect } from "../lib/redirect.ts";
+import { authKeys } from "./auth.ts";
+import { api, errorDetail } from "./client.ts";
+import { connectionKeys } from "./connections.ts";
+
+export const billingKeys = {
+  plans: ["billing", "plans"] as const,
+  current: ["billing", "current"] as const,
+};
+
+export async function fetchPlans(): Promise<PlansResponse> {
+  const { data } = await api.get<unknown>("/subscriptions/plans");
+  return plansResponse.parse(data);
+}
+
+export async function fetchSubscription(): Promise<Subscription> {
+  const { data } = await api.get<unknown>("/subscriptions/current");
+  return subscription.parse(data);
+}
+
+/**
+ * The plans with their Stripe price ids. SPEC §7: when the call fails the built-in list is
+ * used (prices and features, no price ids: upgrading then says checkout failed).
+ */
+export function usePlans(): Plan[] {
+  const query = useQuery({ queryKey: billingKeys.plans, queryFn: fetchPlans, staleTime: 300_000 });
+  const server = query.data?.plans;
+  if (!server) return builtInPlans;
+  return builtInPlans.map((p) => {
+    const s = server.find((x) => x.tier === p.tier);
+    return s
+      ? {
+          ...p,
+          monthly: s.monthly_price,
+          annual: s.annual_price,
+          features: s.features,
+          priceIds: s.stripe_price_ids,
+        }
+      : p;
+  });
+}
+
+export function useSubscription(enabled = true, refetchInterval: number | false = false) {
+  return useQuery({
+    queryKey: billingKeys.current,
+    queryFn: fetchSubscription,
+    enabled,
+    refetchInterval,
+  });
+}
+
+/** Where Checkout sends the browser back to. */
+function returnUrls(tier: string) {
+  const origin = window.location.origin;
+  return {
+    success_url: `${origin}/billing/return?tier=${encodeURIComponent(tier)}`,
+    cancel_url: `${origin}/pricing?checkout=cancelled`,
+  };
+}
+
+/**
+ * Starts Stripe Checkout for a plan and goes there (a subscriber goes to the portal instead).
+ * `failure` is the SPEC §8 toast of the screen that asked.
+ */
+export function useCheckout(failure: string) {
+  return useMutation({
+    mutationFn: async (input: {
+      tier: string;
+      priceId: string | null;
+    }): Promise<CheckoutResponse> => {
+      if (!input.priceId) throw new Error("This plan cannot be bought right now");
+      const { data } = await api.post<unknown>("/subscriptions/checkout", {
+        price_id: input.priceId,
+        ...returnUrls(input.tier),
+      });
+      return checkoutResponse.parse(data);
+    },
+    onSuccess: (res) => {
+      if (res.kind === "portal")
+        toast.info("You already have a subscription: change plans in the billing portal.");
+      hardRedirect(res.checkout_url);
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, failure));
+    },
+  });
+}
+
+/** Manage Billing: the Stripe billing portal. */
+export function usePortal() {
+  return useMutation({
+    mutationFn: async () => {
+      const { data } = await api.post<unknown>("/subscriptions/portal");
+      return portalResponse.parse(data);
+    },
+    onSuccess: (res) => hardRedirect(res.portal_url),
+    onError: (error) => {
+      toast.error(errorDetail(error, "Failed to open subscription management"));
+    },
+  });
+}
+
+/** After a downgrade: keep syncing this account (another one beyond the limit pauses). */
+export function useKeepAccount() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (accountId: string) => {
+      const { data } = await api.put<{ message: string }>(
+        `/accounts/instagram-accounts/${encodeURIComponent(accountId)}/keep`,
+      );
+      return data;
+    },
+    onSuccess: (res) => {
+      toast.success(res.message);
+      void queryClient.invalidateQueries({ queryKey: connectionKeys.accounts });
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, "Failed to keep the account"));
+    },
+  });
+}
+
+/** Once the webhook landed, everything that shows the plan is read again. */
+export function useInvalidatePlan() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: billingKeys.current }),
+      queryClient.invalidateQueries({ queryKey: authKeys.me }),
+      queryClient.invalidateQueries({ queryKey: connectionKeys.accounts }),
+    ]);
+}
