@@ -149,6 +149,15 @@ describe("upgrade buttons (SPEC §6)", () => {
     expect(await screen.findByText("You are already on the free plan")).toBeTruthy();
   });
 
+  it("a paying user's Free card leads to Manage Billing, not 'already on the free plan'", async () => {
+    current = sub({ tier: "pro", status: "active", amount: 24.99, has_billing_account: true });
+    const user = userEvent.setup();
+    renderAs("pro");
+    await user.click(await screen.findByRole("button", { name: "Downgrade in Manage Billing" }));
+    await waitFor(() => expect(hardRedirect).toHaveBeenCalledWith("https://portal.example/p/1"));
+    expect(screen.queryByText("You are already on the free plan")).toBeNull();
+  });
+
   it("shows the Checkout failure toast", async () => {
     api.defaults.adapter = fakeAdapter((req) =>
       req.path === "/subscriptions/checkout"

@@ -5,7 +5,7 @@ import { annualSavingPercent, type BillingCycle, formatPrice, type Plan } from "
 export type PlanAction =
   | { kind: "visitor" }
   | { kind: "current" }
-  | { kind: "free" }
+  | { kind: "downgrade"; busy: boolean }
   | { kind: "upgrade"; busy: boolean }
   | { kind: "none"; note: string };
 
@@ -42,10 +42,16 @@ export function PlanCard({
         </button>
       );
       break;
-    case "free":
+    case "downgrade":
       button = (
-        <button type="button" className="btn btn-secondary btn-block" onClick={onChoose}>
-          Free Plan
+        <button
+          type="button"
+          className="btn btn-secondary btn-block"
+          onClick={onChoose}
+          disabled={action.busy}
+          aria-busy={action.busy}
+        >
+          {action.busy ? "Redirecting..." : "Downgrade in Manage Billing"}
         </button>
       );
       break;

@@ -70,7 +70,8 @@ export function PricingPage() {
   function actionFor(plan: Plan): PlanAction {
     if (!user) return { kind: "visitor" };
     if (plan.tier === tier) return { kind: "current" };
-    if (plan.tier === "free") return { kind: "free" };
+    // A paid plan goes back to free by cancelling in the billing portal (SPEC: Manage Billing).
+    if (plan.tier === "free") return { kind: "downgrade", busy: portal.isPending };
     if (targets.includes(plan.tier)) {
       return {
         kind: "upgrade",
@@ -96,8 +97,12 @@ export function PricingPage() {
       navigate("/login", { state: { from: { pathname: location.pathname } } });
       return;
     }
-    if (action.kind === "current" || action.kind === "free") {
+    if (action.kind === "current") {
       if (plan.tier === "free") toast.info("You are already on the free plan");
+      return;
+    }
+    if (action.kind === "downgrade") {
+      portal.mutate();
       return;
     }
     if (action.kind === "upgrade") {
