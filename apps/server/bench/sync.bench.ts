@@ -234,7 +234,8 @@ async function pacing(t: SandboxedApp, h: ReturnType<typeof backupHelpers>, ids:
     await t.ctx.queue.insert(
       syncAccountJob,
       ids.map((accountId) => ({
-        data: { accountId, kind: "manual" as const, mode: "refresh" as const },
+        data: { accountId, kind: "scheduled" as const, mode: "refresh" as const },
+        singletonKey: `sync:${accountId}:scheduled`,
       })),
     );
     for (;;) {
@@ -250,6 +251,8 @@ async function pacing(t: SandboxedApp, h: ReturnType<typeof backupHelpers>, ids:
       .select((eb) => eb.fn.avg<number>("graph_usage_percent").as("avg"))
       .where("account_id", "in", ids)
       .executeTakeFirst();
+    // The readings carry the workers' time: the ticks start from it.
+    t.clock.advance(Date.now() - t.clock.now().getTime());
     let queued = 0;
     for (let tick = 0; tick < 6; tick++) {
       const since = new Date();
@@ -266,8 +269,6 @@ async function pacing(t: SandboxedApp, h: ReturnType<typeof backupHelpers>, ids:
     lines.push(
       `  Graph usage ${percent} % (stored: ${Math.round(Number(stored?.avg ?? 0))} %): ${queued} scheduled syncs for ${ids.length} accounts in 6 ticks (${f2(queued / ids.length)} per account per hour)`,
     );
-    // The next level starts from an hour-old reading.
-    t.clock.advance(60 * 60_000);
   }
   await h.control("/graph/usage", { body: { app_call_count: null } });
   return lines;
