@@ -159,21 +159,7 @@ async function runCycle(
   await h.control("/calls", { method: "DELETE" });
   const marker = new Date();
   const t0 = performance.now();
-  await t.ctx.queue.insert(
-    syncAccountJob,
-    ids.map((accountId) => ({
-      data: { accountId, kind: "scheduled" as const, mode: "backup" as const },
-      singletonKey: `sync:${accountId}:scheduled`,
-    })),
-  );
-  for (;;) {
-    const row = await sql<{ n: string }>`
-      SELECT count(*) AS n FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'running'`.execute(
-      t.ctx.db,
-    );
-    if (Number(row.rows[0]?.n) >= ids.length) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await syncAll(t, ids, "backup", marker);
   const seconds = (performance.now() - t0) / 1000;
   const after = await Promise.all(workers.map((w) => w.queries()));
   const calls = await h.calls();
@@ -222,6 +208,25 @@ async function runCycle(
   };
 }
 
+/** Queues a scheduled sync of every account and waits until each has ended (since `marker`). */
+async function syncAll(t: SandboxedApp, ids: string[], mode: "backup" | "refresh", marker: Date) {
+  await t.ctx.queue.insert(
+    syncAccountJob,
+    ids.map((accountId) => ({
+      data: { accountId, kind: "scheduled" as const, mode },
+      singletonKey: `sync:${accountId}:scheduled`,
+    })),
+  );
+  for (;;) {
+    const r = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'running'`.execute(
+      t.ctx.db,
+    );
+    if (Number(r.rows[0]?.n) >= ids.length) return;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
 /**
  * The accounts sync (through the workers) while the sandbox reports `percent` Graph usage;
  * then six scheduler ticks, an hour on the app's clock, count how many syncs each gets.
@@ -231,21 +236,7 @@ async function pacing(t: SandboxedApp, h: ReturnType<typeof backupHelpers>, ids:
   for (const percent of [30, 72, 86]) {
     await h.control("/graph/usage", { body: { app_call_count: percent } });
     const marker = new Date();
-    await t.ctx.queue.insert(
-      syncAccountJob,
-      ids.map((accountId) => ({
-        data: { accountId, kind: "scheduled" as const, mode: "refresh" as const },
-        singletonKey: `sync:${accountId}:scheduled`,
-      })),
-    );
-    for (;;) {
-      const r = await sql<{ n: string }>`
-        SELECT count(*) AS n FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'running'`.execute(
-        t.ctx.db,
-      );
-      if (Number(r.rows[0]?.n) >= ids.length) break;
-      await new Promise((res) => setTimeout(res, 200));
-    }
+    await syncAll(t, ids, "refresh", marker);
     const stored = await t.ctx.db
       .selectFrom("account_sync_state")
       .select((eb) => eb.fn.avg<number>("graph_usage_percent").as("avg"))

@@ -102,13 +102,20 @@ export function PlanCard({
         )}
       </p>
       {button}
-      <ul className="plan-features">
-        {plan.features.map((f) => (
-          <li key={f}>
-            <Icon.Check /> {f}
-          </li>
-        ))}
-      </ul>
+      <PlanFeatures features={plan.features} />
     </article>
+  );
+}
+
+/** A plan's features as a checked list (/pricing cards and Settings → Subscription). */
+export function PlanFeatures({ features }: { features: readonly string[] }) {
+  return (
+    <ul className="plan-features">
+      {features.map((f) => (
+        <li key={f}>
+          <Icon.Check /> {f}
+        </li>
+      ))}
+    </ul>
   );
 }

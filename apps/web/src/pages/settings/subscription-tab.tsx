@@ -1,6 +1,5 @@
 import type { Subscription } from "@keepsake/contracts";
 import { useCheckout, usePlans, usePortal, useSubscription } from "../../api/billing.ts";
-import { Icon } from "../../components/icons.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { formatDate } from "../../lib/format.ts";
@@ -11,6 +10,7 @@ import {
   planFor,
   upgradeTargets,
 } from "../../lib/plans.ts";
+import { PlanFeatures } from "../pricing/plan-card.tsx";
 import "./subscription-tab.css";
 
 /** "$24.99/month", or for annual billing "$20.83/month ($249.99/year)" (SPEC §9). */
@@ -102,13 +102,7 @@ export function SubscriptionTab() {
           </span>
         </div>
         <StatusNotice s={s} />
-        <ul className="plan-features">
-          {plan.features.map((f) => (
-            <li key={f}>
-              <Icon.Check /> {f}
-            </li>
-          ))}
-        </ul>
+        <PlanFeatures features={plan.features} />
         <dl className="subscription-billing">
           <dt>Billing</dt>
           <dd data-testid="billing-amount">
