@@ -1,6 +1,7 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AdminTables } from "./admin-tables.ts";
+import type { ApiTables } from "./api-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
 /** Timestamps come back as Date and may be written as Date or ISO text. */
@@ -90,7 +91,7 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-export interface Database extends SyncTables, AdminTables {
+export interface Database extends SyncTables, AdminTables, ApiTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

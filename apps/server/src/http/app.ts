@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import helmet from "@fastify/helmet";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
 import { registerAdminRoutes } from "../admin/admin.routes.ts";
+import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
@@ -10,8 +12,10 @@ import type { AppContext } from "../context.ts";
 import { HttpError } from "../lib/errors.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
+import { registerV1Routes } from "../v1/v1.routes.ts";
 import { loggerOptions } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
+import { registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
 
 export interface AppOptions {
@@ -33,6 +37,8 @@ const registrars: RouteRegistrar[] = [
   registerAdminRoutes,
   registerContactRoutes,
   registerStatusRoutes,
+  registerApiKeyRoutes,
+  registerV1Routes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
@@ -45,6 +51,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   });
 
   app.decorateRequest("principal", null);
+  app.decorateRequest("apiCaller", null);
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
@@ -74,6 +81,11 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     if (error instanceof HttpError) {
       return reply.code(error.status).headers(error.headers).send({ detail: error.message });
     }
+    // A request that does not match its route's schema: the first problem, as the services'
+    // own checks answer it.
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      return reply.code(422).send({ detail: error.validation[0]?.message ?? "Invalid request" });
+    }
     const status = error.statusCode ?? 500;
     if (
       error.code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
@@ -91,6 +103,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     return reply.code(500).send({ detail: "Internal server error" });
   });
 
+  await registerSchemas(app);
   registerMetrics(app);
   app.get("/api/health", async () => ({ status: "ok" }));
   app.get("/api/ready", async (_req, reply) => {
@@ -103,6 +116,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   });
 
   for (const register of registrars) await register(app, ctx);
+  registerOpenApiRoutes(app, ctx.config.appUrl);
 
   const spa = options.webDist ? await registerSpa(app, options.webDist) : false;
   app.setNotFoundHandler((req, reply) => {
