@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import helmet from "@fastify/helmet";
+import { errorResponse } from "@keepsake/contracts";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
 import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
@@ -17,6 +19,8 @@ import { loggerOptions } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
 import { registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
+
+const healthResponse = z.object({ status: z.string() });
 
 export interface AppOptions {
   /** The built SPA (apps/web/dist); when absent the API is served alone. */
@@ -105,8 +109,12 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
 
   await registerSchemas(app);
   registerMetrics(app);
-  app.get("/api/health", async () => ({ status: "ok" }));
-  app.get("/api/ready", async (_req, reply) => {
+  const health = { schema: { tags: ["health"], response: { 200: healthResponse } } };
+  const ready = {
+    schema: { tags: ["health"], response: { 200: healthResponse, 503: errorResponse } },
+  };
+  app.get("/api/health", health, async () => ({ status: "ok" }));
+  app.get("/api/ready", ready, async (_req, reply) => {
     try {
       await ctx.pool.query("SELECT 1");
       return { status: "ready" };

@@ -39,7 +39,11 @@ export async function registerSchemas(app: FastifyInstance) {
       if (method !== "HEAD") catalogue.push({ method, url: r.url, schema: r.schema });
     }
   });
-  app.setValidatorCompiler(validatorCompiler);
+  // An absent body is checked as `{}`, so a missing field is named as such (as before).
+  app.setValidatorCompiler((route) => {
+    const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+    return route.httpPart === "body" ? (data) => validate(data ?? {}) : validate;
+  });
   app.setSerializerCompiler(serializerCompiler);
   await app.register(swagger, {
     openapi: {
