@@ -9,6 +9,8 @@ import type { Keyset } from "./cursor-listing.repository.ts";
 import type { SyncRepository } from "./sync.repository.ts";
 import { FROM_API_TYPE, toBackup, toPost } from "./sync.service.ts";
 
+/** A timestamptz as Postgres writes it as text, e.g. `2026-01-02 03:04:05.123456+00`. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An opaque cursor: the keyset of a page's last row, base64url JSON. */
@@ -28,7 +30,7 @@ export function decodeCursor(cursor: string | undefined): Keyset | null {
   if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid();
   const [at, id] = parsed as unknown[];
   if (typeof at !== "string" || typeof id !== "string" || !UUID.test(id)) throw invalid();
-  if (at.length > 40 || Number.isNaN(Date.parse(at.replace(" ", "T")))) throw invalid();
+  if (!TIMESTAMP.test(at)) throw invalid();
   return { at, id };
 }
 
