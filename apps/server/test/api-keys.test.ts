@@ -1,6 +1,7 @@
 import { API_RATE_LIMIT_PER_MINUTE, MAX_API_KEYS, apiKeyMessages as m } from "@keepsake/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasApiAccess } from "../src/billing/tier-rules.ts";
+import { redactUrl } from "../src/http/logging.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
 let t: TestApp;
@@ -43,6 +44,19 @@ async function dump(): Promise<string> {
   }
   return out;
 }
+
+describe("logs", () => {
+  it("never write an API key found in a URL", () => {
+    const key = "ks_live_abcDEF123_-xyz";
+    for (const url of [
+      `/api/v1/posts?api_key=${key}`,
+      `/api/v1/posts/${key}`,
+      `/x?q=1&key=${key}`,
+    ]) {
+      expect(redactUrl(url)).not.toContain("abcDEF123");
+    }
+  });
+});
 
 describe("tier rule", () => {
   it("gives API access to pro and agency (and legacy PRO), to nobody else", () => {
