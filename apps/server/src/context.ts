@@ -80,7 +80,7 @@ export interface AppContext extends ContextDeps, SyncModule {
   apiKeys: ApiKeysService;
   /** The public API's keyset pages of posts and backups. */
   listing: CursorListingService;
-  /** preHandler of /api/v1: an API key, within its rate limit. */
+  /** onRequest hook of /api/v1: an API key, within its rate limit. */
   requireApiKey: ReturnType<typeof apiKeyGuard>;
 }
 

@@ -141,6 +141,9 @@ describe("API keys", () => {
       expect(res).toMatchObject({ status: 401, body: { detail: m.missing } });
     }
     expect((await t.call("GET", "/api/v1/posts")).status).toBe(401);
+    // The key is checked before the request: no key and a bad query is still a 401.
+    expect((await t.call("GET", "/api/v1/posts?limit=0")).status).toBe(401);
+    expect((await t.call("POST", "/api/v1/sync", { body: { account_id: "x" } })).status).toBe(401);
     expect((await t.call("GET", "/api/v1/posts", { token: "ks_live_nope" })).status).toBe(401);
   });
 

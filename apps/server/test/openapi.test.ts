@@ -39,6 +39,10 @@ describe("schemas on routes and the OpenAPI documents", () => {
     expect(Object.keys(res.body.paths)).toEqual(
       expect.arrayContaining(["/api/sync/posts", "/api/api-keys", "/api/v1/posts"]),
     );
+    // A session is wanted everywhere but on the public routes.
+    expect(res.body.security).toEqual([{ session: [] }]);
+    expect(res.body.paths["/api/auth/login"].post.security).toEqual([]);
+    expect(res.body.paths["/api/sync/posts"].get.security).toBeUndefined();
   });
 
   it("serves the public API alone at /api/v1/openapi.json, based at APP_URL/api/v1", async () => {

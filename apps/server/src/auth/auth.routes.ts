@@ -12,6 +12,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
+import { PUBLIC } from "../http/openapi.ts";
 
 const tags = ["auth"];
 
@@ -22,7 +23,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext) {
 
   r.post(
     "/api/auth/register",
-    { schema: { tags, body: registerRequest, response: { 201: user } } },
+    { schema: { tags, security: PUBLIC, body: registerRequest, response: { 201: user } } },
     async (req, reply) => {
       const created = await auth.register(req.body);
       return reply.code(201).send(await auth.profile(created));
@@ -31,7 +32,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext) {
 
   r.post(
     "/api/auth/login",
-    { schema: { tags, body: loginRequest, response: { 200: tokenResponse } } },
+    { schema: { tags, security: PUBLIC, body: loginRequest, response: { 200: tokenResponse } } },
     async (req) => {
       const token = await auth.login(req.body, {
         ip: req.ip,

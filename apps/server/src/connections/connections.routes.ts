@@ -16,6 +16,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
+import { PUBLIC } from "../http/openapi.ts";
 import { HttpError } from "../lib/errors.ts";
 import { ConnectionError } from "./connection-error.ts";
 import type { CallbackParams } from "./connections.service.ts";
@@ -74,7 +75,9 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) 
     // The provider sends the browser here; it leaves for the dashboard whatever happens.
     r.get(
       `/api/oauth/${provider}/callback`,
-      { schema: { tags, querystring: callbackQuery, response: { 302: redirect } } },
+      {
+        schema: { tags, security: PUBLIC, querystring: callbackQuery, response: { 302: redirect } },
+      },
       async (req, reply) => {
         let target: string;
         try {

@@ -10,6 +10,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
+import { PUBLIC } from "../http/openapi.ts";
 import { HttpError } from "../lib/errors.ts";
 
 const params = z.object({ id: z.string() });
@@ -22,17 +23,26 @@ export function registerContactRoutes(app: FastifyInstance, ctx: AppContext) {
   const onRequest = guards.requireAdmin;
 
   // The contact details every page shows, from the configuration.
-  r.get("/api/site", { schema: { tags, response: { 200: contactDetails } } }, async () => ({
-    support_email: ctx.config.SUPPORT_EMAIL,
-    careers_email: ctx.config.CAREERS_EMAIL,
-    press_email: ctx.config.PRESS_EMAIL,
-    phone: ctx.config.CONTACT_PHONE,
-  }));
+  r.get(
+    "/api/site",
+    { schema: { tags, security: PUBLIC, response: { 200: contactDetails } } },
+    async () => ({
+      support_email: ctx.config.SUPPORT_EMAIL,
+      careers_email: ctx.config.CAREERS_EMAIL,
+      press_email: ctx.config.PRESS_EMAIL,
+      phone: ctx.config.CONTACT_PHONE,
+    }),
+  );
 
   r.post(
     "/api/contact",
     {
-      schema: { tags, body: contactRequest, response: { 201: z.object({ id: z.string() }) } },
+      schema: {
+        tags,
+        security: PUBLIC,
+        body: contactRequest,
+        response: { 201: z.object({ id: z.string() }) },
+      },
     },
     async (req, reply) => {
       const saved = await contact.submit(req.body, req.ip);

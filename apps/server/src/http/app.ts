@@ -17,7 +17,7 @@ import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerV1Routes } from "../v1/v1.routes.ts";
 import { loggerOptions } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
-import { registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
+import { PUBLIC, registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
 
 const healthResponse = z.object({ status: z.string() });
@@ -109,9 +109,15 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
 
   await registerSchemas(app);
   registerMetrics(app);
-  const health = { schema: { tags: ["health"], response: { 200: healthResponse } } };
+  const health = {
+    schema: { tags: ["health"], security: PUBLIC, response: { 200: healthResponse } },
+  };
   const ready = {
-    schema: { tags: ["health"], response: { 200: healthResponse, 503: errorResponse } },
+    schema: {
+      tags: ["health"],
+      security: PUBLIC,
+      response: { 200: healthResponse, 503: errorResponse },
+    },
   };
   app.get("/api/health", health, async () => ({ status: "ok" }));
   app.get("/api/ready", ready, async (_req, reply) => {

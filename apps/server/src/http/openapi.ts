@@ -9,6 +9,8 @@ import {
 import { z } from "zod";
 
 export const V1_PREFIX = "/api/v1";
+/** A route's `security` when it needs no session (register, login, public pages' data). */
+export const PUBLIC: { [scheme: string]: string[] }[] = [];
 const openApiDocument = z.record(z.string(), z.unknown());
 type Doc = Record<string, unknown> & { paths?: Record<string, unknown> };
 
@@ -58,6 +60,8 @@ export async function registerSchemas(app: FastifyInstance) {
       components: {
         securitySchemes: { session: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
       },
+      // Every route wants a session unless its schema says `security: PUBLIC`.
+      security: [{ session: [] }],
     },
     transform: jsonSchemaTransform,
   });

@@ -6,6 +6,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { AppContext } from "../context.ts";
+import { PUBLIC } from "../http/openapi.ts";
 
 const tags = ["status"];
 
@@ -15,7 +16,7 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext) {
 
   r.get(
     "/api/status",
-    { schema: { tags, response: { 200: statusResponse } } },
+    { schema: { tags, security: PUBLIC, response: { 200: statusResponse } } },
     async (_req, reply) => {
       reply.header("Cache-Control", "no-store");
       return ctx.status.report();
@@ -24,7 +25,14 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext) {
 
   r.post(
     "/api/status/subscribe",
-    { schema: { tags, body: statusSubscribeRequest, response: { 200: statusSubscribeResponse } } },
+    {
+      schema: {
+        tags,
+        security: PUBLIC,
+        body: statusSubscribeRequest,
+        response: { 200: statusSubscribeResponse },
+      },
+    },
     async (req) => ctx.status.subscribe(req.body.email),
   );
 }

@@ -39,14 +39,15 @@ const uuid = z.uuid();
 export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { sync, listing, apiKeys } = ctx;
-  const preHandler = ctx.requireApiKey;
+  // The key is checked first (onRequest): a request without one is a 401 whatever it asks.
+  const onRequest = ctx.requireApiKey;
   const me = (req: Parameters<typeof callerOf>[0]) => callerOf(req).userId;
   const tags = ["v1"];
 
   r.get(
     `${V1_PREFIX}/accounts`,
     {
-      preHandler,
+      onRequest,
       schema: {
         tags,
         summary: "Connected Instagram accounts",
@@ -62,7 +63,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
   r.get(
     `${V1_PREFIX}/posts`,
     {
-      preHandler,
+      onRequest,
       schema: {
         tags,
         summary: "Posts, newest first, a page at a time",
@@ -76,7 +77,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
   r.get(
     `${V1_PREFIX}/backups`,
     {
-      preHandler,
+      onRequest,
       schema: {
         tags,
         summary: "Backups, newest first, a page at a time",
@@ -90,7 +91,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
   r.get(
     `${V1_PREFIX}/sync-jobs`,
     {
-      preHandler,
+      onRequest,
       schema: {
         tags,
         summary: "Recent sync jobs, newest first",
@@ -104,7 +105,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
   r.get(
     `${V1_PREFIX}/stats`,
     {
-      preHandler,
+      onRequest,
       schema: {
         tags,
         summary: "Dashboard statistics",
@@ -117,7 +118,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
   r.post(
     `${V1_PREFIX}/sync`,
     {
-      preHandler,
+      onRequest,
       schema: {
         tags,
         summary: "Start a backup sync (all accounts, or one)",
@@ -150,7 +151,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
   r.post(
     `${V1_PREFIX}/backups/:post_id/retry`,
     {
-      preHandler,
+      onRequest,
       schema: {
         tags,
         summary: "Retry a failed backup",

@@ -56,9 +56,11 @@ curl -X POST "${baseUrl}/sync" \\
   -H "Idempotency-Key: $(uuidgen)"`}</code>
         </pre>
         <p>
-          Lists are newest first and paged with a cursor: pass a page&apos;s{" "}
-          <code>next_cursor</code> as <code>cursor</code> to get the next one. Each key may make 60
-          requests a minute; a <code>429</code> answer says when to retry (<code>Retry-After</code>
+          Outgoing webhooks (being told when a backup fails) are planned; until then, poll{" "}
+          <code>/backups?status=failed</code>. Lists are newest first and paged with a cursor: pass
+          a page&apos;s <code>next_cursor</code> as <code>cursor</code> to get the next one. Each
+          key may make 60 requests a minute; a <code>429</code> answer says when to retry (
+          <code>Retry-After</code>
           ). Errors are <code>{`{"detail": "..."}`}</code>.
         </p>
         <p>
