@@ -134,6 +134,7 @@ describe("API keys", () => {
     expect((await t.call("GET", "/api/auth/me", { token: key })).status).toBe(401);
     expect((await t.call("GET", "/api/sync/posts", { token: key })).status).toBe(401);
     expect((await t.call("GET", "/api/api-keys", { token: key })).status).toBe(401);
+    expect((await t.call("POST", "/api/api-keys", { token: key, body: {} })).status).toBe(401);
     // A session token is not an API key.
     expect((await t.call("GET", "/api/v1/posts", { token: u.token })).status).toBe(401);
     for (const q of ["api_key", "key", "token", "access_token"]) {

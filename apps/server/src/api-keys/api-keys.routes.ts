@@ -18,19 +18,19 @@ const uuid = z.uuid();
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { apiKeys, guards } = ctx;
-  const preHandler = guards.requireUser;
+  const onRequest = guards.requireUser;
   const tags = ["api-keys"];
 
   r.get(
     "/api/api-keys",
-    { preHandler, schema: { tags, response: { 200: apiKeysResponse } } },
+    { onRequest, schema: { tags, response: { 200: apiKeysResponse } } },
     async (req) => apiKeys.list(principalOf(req).user.id),
   );
 
   r.post(
     "/api/api-keys",
     {
-      preHandler,
+      onRequest,
       schema: { tags, body: createApiKeyRequest, response: { 201: createdApiKey } },
     },
     async (req, reply) => {
@@ -42,7 +42,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext) {
   r.delete(
     "/api/api-keys/:id",
     {
-      preHandler,
+      onRequest,
       schema: {
         tags,
         params: z.object({ id: z.string() }),
