@@ -1,8 +1,30 @@
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
+
+/**
+ * The API reference renderer of /docs (Scalar) uses zod too. Sharing the app's copy would put
+ * every zod feature Scalar uses into the vendor chunk every page loads; its own copy (an npm
+ * alias of the same version) keeps them in the /docs chunks.
+ */
+function scalarOwnZod(): Plugin {
+  return {
+    name: "scalar-own-zod",
+    enforce: "pre",
+    resolveId(source, importer, options) {
+      // Scalar's packages and the AI SDK its agent chat brings (it imports zod/v3).
+      if (!importer || !/[\\/]node_modules[\\/](@scalar|@ai-sdk|ai)[\\/]/.test(importer))
+        return null;
+      if (source !== "zod" && !source.startsWith("zod/")) return null;
+      return this.resolve(source.replace(/^zod/, "zod-for-scalar"), importer, {
+        ...options,
+        skipSelf: true,
+      });
+    },
+  };
+}
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), scalarOwnZod()],
   build: {
     outDir: "dist",
     assetsDir: "assets",
@@ -17,7 +39,13 @@ export default defineConfig({
               name: "react",
               test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
             },
-            { name: "vendor", test: /node_modules[\\/]/ },
+            // The app's own libraries; anything else (the API reference renderer of /docs and
+            // its Vue runtime) stays in the chunks of the pages that import it.
+            {
+              name: "vendor",
+              // Top-level packages only: a nested copy (a renderer's own zod 3) stays out.
+              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|axios|react-toastify|react-hook-form|@hookform|zod)[\\/]/,
+            },
           ],
         },
       },

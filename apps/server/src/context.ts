@@ -1,9 +1,12 @@
 import { hostname } from "node:os";
+import { API_RATE_LIMIT_PER_MINUTE } from "@keepsake/contracts";
 import type pg from "pg";
 import { createAccountsRepository } from "./accounts/accounts.repository.ts";
 import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
 import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
+import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
+import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.service.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";
 import { createBillingRepository } from "./billing/billing.repository.ts";
@@ -34,12 +37,18 @@ import { createStripeClient } from "./providers/stripe/stripe.client.ts";
 import { createCallRecorder } from "./status/call-stats.ts";
 import { createStatusRepository } from "./status/status.repository.ts";
 import { createStatusService, type StatusService } from "./status/status.service.ts";
+import {
+  type CursorListingService,
+  createCursorListingService,
+} from "./sync/cursor-listing.service.ts";
 import { createSyncModule, type EngineSettings, type SyncModule } from "./sync/sync.module.ts";
 import { createUserDeletionRepository } from "./users/user-deletion.repository.ts";
 import {
   createUserDeletionService,
   type UserDeletionService,
 } from "./users/user-deletion.service.ts";
+import { createRateLimiter } from "./v1/rate-limit.ts";
+import { apiKeyGuard } from "./v1/v1.auth.ts";
 
 export interface ContextDeps {
   config: Config;
@@ -77,6 +86,11 @@ export interface AppContext extends ContextDeps, SyncModule {
   status: StatusService;
   billing: BillingService;
   billingWebhooks: BillingWebhookService;
+  apiKeys: ApiKeysService;
+  /** The public API's keyset pages of posts and backups. */
+  listing: CursorListingService;
+  /** onRequest hook of /api/v1: an API key, within its rate limit. */
+  requireApiKey: ReturnType<typeof apiKeyGuard>;
 }
 
 /** Wires repositories and services once; routes and jobs receive what they use from here. */
@@ -193,8 +207,21 @@ export function createContext(deps: ContextDeps): AppContext {
       return res.ok;
     },
   });
+  const apiKeys = createApiKeysService({
+    repo: createApiKeysRepository(deps.db),
+    clock: deps.clock,
+    userTier: async (userId) => (await sync.syncRepo.userTier(userId))?.subscription_tier ?? "free",
+  });
+  const limiter = createRateLimiter({
+    limit: API_RATE_LIMIT_PER_MINUTE,
+    windowMs: 60_000,
+    clock: deps.clock,
+  });
   return {
     ...deps,
+    apiKeys,
+    listing: createCursorListingService({ repo: sync.syncRepo }),
+    requireApiKey: apiKeyGuard(apiKeys, limiter),
     contact,
     status,
     auth,

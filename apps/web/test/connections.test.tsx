@@ -109,12 +109,12 @@ function renderSettings(tier: "free" | "premium" | "pro" | "agency" = "free", pa
 }
 
 describe("settings tabs", () => {
-  it("has Connected Accounts, Subscription and Profile Information; Connected Accounts first", async () => {
+  it("has Connected Accounts, Subscription, Profile Information and API keys; Connected Accounts first", async () => {
     api.defaults.adapter = serve(() => [200, status()]);
     const user = userEvent.setup();
     renderSettings();
     const tabs = screen.getAllByRole("tab").map((t) => t.textContent);
-    expect(tabs).toEqual(["Connected Accounts", "Subscription", "Profile Information"]);
+    expect(tabs).toEqual(["Connected Accounts", "Subscription", "Profile Information", "API keys"]);
     expect(
       screen.getByRole("tab", { name: "Connected Accounts" }).getAttribute("aria-selected"),
     ).toBe("true");

@@ -68,6 +68,16 @@ export const checkoutResponse = z.object({
 export type CheckoutResponse = z.infer<typeof checkoutResponse>;
 
 export const portalResponse = z.object({ portal_url: z.string() });
+
+/** POST /api/webhooks/stripe: the event was verified and recorded (or seen before). */
+export const webhookReceipt = z.object({ received: z.boolean(), duplicate: z.boolean() });
+
+/** PUT /api/accounts/instagram-accounts/{id}/keep: after a downgrade, the account kept syncing. */
+export const keepAccountResponse = z.object({
+  message: z.string(),
+  /** Accounts still paused because they are beyond the plan's limit. */
+  paused_accounts: z.number().int(),
+});
 export type PortalResponse = z.infer<typeof portalResponse>;
 
 export const billingMessages = {

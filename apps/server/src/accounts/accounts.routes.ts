@@ -1,36 +1,54 @@
+import {
+  disconnectResponse,
+  instagramAccount,
+  instagramAccountsResponse,
+  keepAccountResponse,
+} from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
 import { HttpError } from "../lib/errors.ts";
 
-const idParams = z.object({ id: z.uuid() });
+const params = z.object({ id: z.string() });
+const uuid = z.uuid();
+const tags = ["accounts"];
 
 /** The account id of the path; anything that is not an id names no account. */
-function accountId(params: unknown): string {
-  const parsed = idParams.safeParse(params);
+function accountId(p: { id: string }): string {
+  const parsed = uuid.safeParse(p.id);
   if (!parsed.success) throw new HttpError(404, "Instagram account not found");
-  return parsed.data.id;
+  return parsed.data;
 }
 
 export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
   const { accounts, guards } = ctx;
-  const user = { preHandler: guards.requireUser };
+  const onRequest = guards.requireUser;
 
-  app.get("/api/accounts/instagram-accounts", user, async (req) =>
-    accounts.list(principalOf(req).user),
+  r.get(
+    "/api/accounts/instagram-accounts",
+    { onRequest, schema: { tags, response: { 200: instagramAccountsResponse } } },
+    async (req) => accounts.list(principalOf(req).user),
   );
 
-  app.delete("/api/accounts/instagram-accounts/:id", user, async (req) => {
-    return accounts.remove(principalOf(req).user.id, accountId(req.params));
-  });
+  r.delete(
+    "/api/accounts/instagram-accounts/:id",
+    { onRequest, schema: { tags, params, response: { 200: disconnectResponse } } },
+    async (req) => accounts.remove(principalOf(req).user.id, accountId(req.params)),
+  );
 
   // After a downgrade: the account the user keeps syncing (the others beyond the limit pause).
-  app.put("/api/accounts/instagram-accounts/:id/keep", user, async (req) => {
-    return accounts.keep(principalOf(req).user, accountId(req.params));
-  });
+  r.put(
+    "/api/accounts/instagram-accounts/:id/keep",
+    { onRequest, schema: { tags, params, response: { 200: keepAccountResponse } } },
+    async (req) => accounts.keep(principalOf(req).user, accountId(req.params)),
+  );
 
-  app.put("/api/accounts/instagram-accounts/:id/refresh-profile", user, async (req) => {
-    return accounts.refreshProfile(principalOf(req).user.id, accountId(req.params));
-  });
+  r.put(
+    "/api/accounts/instagram-accounts/:id/refresh-profile",
+    { onRequest, schema: { tags, params, response: { 200: instagramAccount } } },
+    async (req) => accounts.refreshProfile(principalOf(req).user.id, accountId(req.params)),
+  );
 }

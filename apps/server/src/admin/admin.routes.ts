@@ -1,37 +1,58 @@
-import { adminMessages, adminUsersQuery } from "@keepsake/contracts";
+import {
+  adminMessages,
+  adminUser,
+  adminUsersQuery,
+  adminUsersResponse,
+  deletionResponse,
+} from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { HttpError, parseOr422 } from "../lib/errors.ts";
+import { HttpError } from "../lib/errors.ts";
 
-const idParams = z.object({ id: z.uuid() });
+const params = z.object({ id: z.string() });
+const uuid = z.uuid();
+const tags = ["admin"];
 
 /** The user id of the path; anything that is not an id names no user. */
-function userId(params: unknown): string {
-  const parsed = idParams.safeParse(params);
+function userId(p: { id: string }): string {
+  const parsed = uuid.safeParse(p.id);
   if (!parsed.success) throw new HttpError(404, adminMessages.notFound);
-  return parsed.data.id;
+  return parsed.data;
 }
 
 /** SPEC §7 admin calls: 401 without a session, 403 without admin rights. */
 export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
   const { admin, guards } = ctx;
-  const adminOnly = { preHandler: guards.requireAdmin };
+  const onRequest = guards.requireAdmin;
 
-  app.get("/api/admin/users", adminOnly, async (req) =>
-    admin.listUsers(parseOr422(adminUsersQuery, req.query)),
+  r.get(
+    "/api/admin/users",
+    {
+      onRequest,
+      schema: { tags, querystring: adminUsersQuery, response: { 200: adminUsersResponse } },
+    },
+    async (req) => admin.listUsers(req.query),
   );
 
-  app.put("/api/admin/users/:id/toggle-admin", adminOnly, async (req) =>
-    admin.toggleAdmin(principalOf(req), userId(req.params)),
+  r.put(
+    "/api/admin/users/:id/toggle-admin",
+    { onRequest, schema: { tags, params, response: { 200: adminUser } } },
+    async (req) => admin.toggleAdmin(principalOf(req), userId(req.params)),
   );
 
-  app.put("/api/admin/users/:id/toggle-active", adminOnly, async (req) =>
-    admin.toggleActive(principalOf(req), userId(req.params)),
+  r.put(
+    "/api/admin/users/:id/toggle-active",
+    { onRequest, schema: { tags, params, response: { 200: adminUser } } },
+    async (req) => admin.toggleActive(principalOf(req), userId(req.params)),
   );
 
-  app.delete("/api/admin/users/:id", adminOnly, async (req) =>
-    admin.deleteUser(principalOf(req), userId(req.params)),
+  r.delete(
+    "/api/admin/users/:id",
+    { onRequest, schema: { tags, params, response: { 200: deletionResponse } } },
+    async (req) => admin.deleteUser(principalOf(req), userId(req.params)),
   );
 }

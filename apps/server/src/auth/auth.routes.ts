@@ -1,56 +1,87 @@
 import {
   deleteAccountRequest,
+  deletionResponse,
   loginRequest,
   profileUpdateRequest,
   registerRequest,
+  tokenResponse,
+  user,
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { parseOr422 } from "../lib/errors.ts";
+import { PUBLIC } from "../http/openapi.ts";
+
+const tags = ["auth"];
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
   const { auth, guards } = ctx;
+  const onRequest = guards.requireUser;
 
-  app.post("/api/auth/register", async (req, reply) => {
-    const input = parseOr422(registerRequest, req.body);
-    const user = await auth.register(input);
-    return reply.code(201).send(await auth.profile(user));
-  });
+  r.post(
+    "/api/auth/register",
+    { schema: { tags, security: PUBLIC, body: registerRequest, response: { 201: user } } },
+    async (req, reply) => {
+      const created = await auth.register(req.body);
+      return reply.code(201).send(await auth.profile(created));
+    },
+  );
 
-  app.post("/api/auth/login", async (req) => {
-    const input = parseOr422(loginRequest, req.body);
-    const token = await auth.login(input, {
-      ip: req.ip,
-      userAgent: req.headers["user-agent"] ?? null,
-    });
-    return { access_token: token, token_type: "bearer" as const };
-  });
+  r.post(
+    "/api/auth/login",
+    { schema: { tags, security: PUBLIC, body: loginRequest, response: { 200: tokenResponse } } },
+    async (req) => {
+      const token = await auth.login(req.body, {
+        ip: req.ip,
+        userAgent: req.headers["user-agent"] ?? null,
+      });
+      return { access_token: token, token_type: "bearer" as const };
+    },
+  );
 
-  app.get("/api/auth/me", { preHandler: guards.requireUser }, async (req) =>
+  r.get("/api/auth/me", { onRequest, schema: { tags, response: { 200: user } } }, async (req) =>
     auth.profile(principalOf(req).user),
   );
 
-  app.patch("/api/auth/me", { preHandler: guards.requireUser }, async (req) => {
-    const input = parseOr422(profileUpdateRequest, req.body);
-    return auth.profile(await auth.updateProfile(principalOf(req).user.id, input.full_name));
-  });
+  r.patch(
+    "/api/auth/me",
+    { onRequest, schema: { tags, body: profileUpdateRequest, response: { 200: user } } },
+    async (req) =>
+      auth.profile(await auth.updateProfile(principalOf(req).user.id, req.body.full_name)),
+  );
 
   // Settings → Profile → Delete my account, confirmed with the password.
-  app.delete("/api/auth/me", { preHandler: guards.requireUser }, async (req) => {
-    const { password } = parseOr422(deleteAccountRequest, req.body);
-    const { user } = principalOf(req);
-    await auth.verifyPassword(user, password);
-    return ctx.userDeletion.deleteUser(user);
-  });
+  r.delete(
+    "/api/auth/me",
+    {
+      onRequest,
+      schema: { tags, body: deleteAccountRequest, response: { 200: deletionResponse } },
+    },
+    async (req) => {
+      const { user: me } = principalOf(req);
+      await auth.verifyPassword(me, req.body.password);
+      return ctx.userDeletion.deleteUser(me);
+    },
+  );
 
-  app.post("/api/auth/logout", { preHandler: guards.requireUser }, async (req, reply) => {
-    await auth.logout(principalOf(req));
-    return reply.code(204).send();
-  });
+  r.post(
+    "/api/auth/logout",
+    { onRequest, schema: { tags, response: { 204: z.null().describe("Signed out") } } },
+    async (req, reply) => {
+      await auth.logout(principalOf(req));
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.post("/api/auth/refresh", { preHandler: guards.requireUser }, async (req) => ({
-    access_token: await auth.refresh(principalOf(req)),
-    token_type: "bearer" as const,
-  }));
+  r.post(
+    "/api/auth/refresh",
+    { onRequest, schema: { tags, response: { 200: tokenResponse } } },
+    async (req) => ({
+      access_token: await auth.refresh(principalOf(req)),
+      token_type: "bearer" as const,
+    }),
+  );
 }

@@ -1,24 +1,47 @@
-import { checkoutRequest } from "@keepsake/contracts";
+import {
+  checkoutRequest,
+  checkoutResponse,
+  plansResponse,
+  portalResponse,
+  subscription,
+  webhookReceipt,
+} from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { parseOr422 } from "../lib/errors.ts";
+import { PUBLIC } from "../http/openapi.ts";
+
+const tags = ["billing"];
 
 export async function registerBillingRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
   const { billing, billingWebhooks, guards } = ctx;
-  const user = { preHandler: guards.requireUser };
+  const onRequest = guards.requireUser;
 
-  app.get("/api/subscriptions/plans", async () => ({ plans: billing.plans() }));
-
-  app.get("/api/subscriptions/current", user, async (req) =>
-    billing.current(principalOf(req).user),
+  r.get(
+    "/api/subscriptions/plans",
+    { schema: { tags, security: PUBLIC, response: { 200: plansResponse } } },
+    async () => ({ plans: billing.plans() }),
   );
 
-  app.post("/api/subscriptions/checkout", user, async (req) =>
-    billing.checkout(principalOf(req).user, parseOr422(checkoutRequest, req.body)),
+  r.get(
+    "/api/subscriptions/current",
+    { onRequest, schema: { tags, response: { 200: subscription } } },
+    async (req) => billing.current(principalOf(req).user),
   );
 
-  app.post("/api/subscriptions/portal", user, async (req) => billing.portal(principalOf(req).user));
+  r.post(
+    "/api/subscriptions/checkout",
+    { onRequest, schema: { tags, body: checkoutRequest, response: { 200: checkoutResponse } } },
+    async (req) => billing.checkout(principalOf(req).user, req.body),
+  );
+
+  r.post(
+    "/api/subscriptions/portal",
+    { onRequest, schema: { tags, response: { 200: portalResponse } } },
+    async (req) => billing.portal(principalOf(req).user),
+  );
 
   // The signature covers the exact bytes Stripe sent: this route keeps the body raw.
   await app.register(async (scope) => {
@@ -26,10 +49,21 @@ export async function registerBillingRoutes(app: FastifyInstance, ctx: AppContex
     scope.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => {
       done(null, body);
     });
-    scope.post("/api/webhooks/stripe", async (req) => {
-      const signature = req.headers["stripe-signature"];
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      return billingWebhooks.handle(raw, typeof signature === "string" ? signature : undefined);
-    });
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      "/api/webhooks/stripe",
+      {
+        schema: {
+          tags,
+          security: PUBLIC,
+          description: "Stripe events, verified by their Stripe-Signature header.",
+          response: { 200: webhookReceipt },
+        },
+      },
+      async (req) => {
+        const signature = req.headers["stripe-signature"];
+        const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        return billingWebhooks.handle(raw, typeof signature === "string" ? signature : undefined);
+      },
+    );
   });
 }

@@ -1,13 +1,23 @@
 import {
+  authUrlResponse,
+  connectionHealth,
+  connectionStatus,
   disconnectInstagramQuery,
+  disconnectResponse,
   instagramLoginQuery,
   type OAuthProvider,
+  oauthCallbackError,
   oauthCallbackRequest,
+  oauthCallbackResponse,
+  oauthStatus,
 } from "@keepsake/contracts";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { HttpError, parseOr422 } from "../lib/errors.ts";
+import { PUBLIC } from "../http/openapi.ts";
+import { HttpError } from "../lib/errors.ts";
 import { ConnectionError } from "./connection-error.ts";
 import type { CallbackParams } from "./connections.service.ts";
 
@@ -16,6 +26,16 @@ const LABEL: Record<OAuthProvider, string> = {
   facebook: "Instagram via Facebook",
   google: "Google Drive",
 };
+
+const tags = ["oauth"];
+/** What a provider sends back; read loosely, since the browser leaves for the dashboard anyway. */
+const callbackQuery = z.object({
+  code: z.any().optional(),
+  state: z.any().optional(),
+  error: z.any().optional(),
+  error_description: z.any().optional(),
+});
+const redirect = z.null().describe("Redirects the browser to /dashboard with the outcome");
 
 function callbackParams(query: unknown): CallbackParams {
   const q = (query ?? {}) as Record<string, unknown>;
@@ -29,53 +49,68 @@ function callbackParams(query: unknown): CallbackParams {
 }
 
 export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
   const { connections, guards } = ctx;
-  const user = { preHandler: guards.requireUser };
+  const onRequest = guards.requireUser;
+  const authUrl = { onRequest, schema: { tags, response: { 200: authUrlResponse } } };
   const complete = {
     instagram: connections.completeInstagram,
     facebook: connections.completeFacebook,
     google: connections.completeGoogle,
   } satisfies Record<OAuthProvider, unknown>;
 
-  app.get("/api/oauth/instagram/login", user, async (req) => {
-    const q = parseOr422(instagramLoginQuery, req.query);
-    return connections.startInstagram(principalOf(req).user.id, q.account_type);
-  });
-  app.get("/api/oauth/facebook/auth-url", user, async (req) =>
+  r.get(
+    "/api/oauth/instagram/login",
+    { ...authUrl, schema: { ...authUrl.schema, querystring: instagramLoginQuery } },
+    async (req) => connections.startInstagram(principalOf(req).user.id, req.query.account_type),
+  );
+  r.get("/api/oauth/facebook/auth-url", authUrl, async (req) =>
     connections.startFacebook(principalOf(req).user.id),
   );
-  app.get("/api/oauth/google/auth-url", user, async (req) =>
+  r.get("/api/oauth/google/auth-url", authUrl, async (req) =>
     connections.startGoogle(principalOf(req).user.id),
   );
 
   for (const provider of ["instagram", "facebook", "google"] as const) {
     // The provider sends the browser here; it leaves for the dashboard whatever happens.
-    app.get(`/api/oauth/${provider}/callback`, async (req, reply) => {
-      let target: string;
-      try {
-        target = (await complete[provider](callbackParams(req.query))).redirect_to;
-      } catch (err) {
-        const params = new URLSearchParams();
-        if (err instanceof HttpError) {
-          params.set("error", err.message);
-          if (err instanceof ConnectionError) params.set("error_type", err.errorType);
-        } else {
-          req.log.error({ err }, "oauth callback failed");
-          params.set("error", `Failed to connect ${LABEL[provider]}. Please try again.`);
+    r.get(
+      `/api/oauth/${provider}/callback`,
+      {
+        schema: { tags, security: PUBLIC, querystring: callbackQuery, response: { 302: redirect } },
+      },
+      async (req, reply) => {
+        let target: string;
+        try {
+          target = (await complete[provider](callbackParams(req.query))).redirect_to;
+        } catch (err) {
+          const params = new URLSearchParams();
+          if (err instanceof HttpError) {
+            params.set("error", err.message);
+            if (err instanceof ConnectionError) params.set("error_type", err.errorType);
+          } else {
+            req.log.error({ err }, "oauth callback failed");
+            params.set("error", `Failed to connect ${LABEL[provider]}. Please try again.`);
+          }
+          target = `/dashboard?${params.toString()}`;
         }
-        target = `/dashboard?${params.toString()}`;
-      }
-      return reply.header("Cache-Control", "no-store").redirect(target, 302);
-    });
+        return reply.header("Cache-Control", "no-store").redirect(target, 302);
+      },
+    );
 
     // For a client that holds the code itself; failures carry `error_type` beside `detail`.
-    app.post(
+    r.post(
       `/api/oauth/${provider}/callback`,
-      user,
-      async (req: FastifyRequest, reply: FastifyReply) => {
-        const body = parseOr422(oauthCallbackRequest, req.body);
+      {
+        onRequest,
+        schema: {
+          tags,
+          body: oauthCallbackRequest,
+          response: { 200: oauthCallbackResponse, "4XX": oauthCallbackError },
+        },
+      },
+      async (req, reply) => {
         try {
-          return await complete[provider](body, principalOf(req).user.id);
+          return await complete[provider](req.body, principalOf(req).user.id);
         } catch (err) {
           if (err instanceof ConnectionError) {
             return reply.code(err.status).send({ detail: err.message, error_type: err.errorType });
@@ -86,22 +121,36 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) 
     );
   }
 
-  app.get("/api/oauth/status", user, async (req) => connections.status(principalOf(req).user.id));
-  app.get("/api/oauth/connection-health", user, async (req) =>
+  const answers = <T extends z.ZodType>(schema: T) => ({
+    onRequest,
+    schema: { tags, response: { 200: schema } },
+  });
+  r.get("/api/oauth/status", answers(oauthStatus), async (req) =>
+    connections.status(principalOf(req).user.id),
+  );
+  r.get("/api/oauth/connection-health", answers(connectionHealth), async (req) =>
     connections.health(principalOf(req).user.id),
   );
-  app.get("/api/oauth/connection-status", user, async (req) =>
+  r.get("/api/oauth/connection-status", answers(connectionStatus), async (req) =>
     connections.connectionStatus(principalOf(req).user.id),
   );
-  app.post("/api/oauth/refresh-connections", user, async (req) =>
+  r.post("/api/oauth/refresh-connections", answers(connectionHealth), async (req) =>
     connections.refreshConnections(principalOf(req).user.id),
   );
 
-  app.delete("/api/oauth/instagram/disconnect", user, async (req) => {
-    const q = parseOr422(disconnectInstagramQuery, req.query);
-    return connections.disconnectInstagram(principalOf(req).user.id, q.account_id);
-  });
-  app.delete("/api/oauth/google/disconnect", user, async (req) =>
+  r.delete(
+    "/api/oauth/instagram/disconnect",
+    {
+      onRequest,
+      schema: {
+        tags,
+        querystring: disconnectInstagramQuery,
+        response: { 200: disconnectResponse },
+      },
+    },
+    async (req) => connections.disconnectInstagram(principalOf(req).user.id, req.query.account_id),
+  );
+  r.delete("/api/oauth/google/disconnect", answers(disconnectResponse), async (req) =>
     connections.disconnectGoogle(principalOf(req).user.id),
   );
 }

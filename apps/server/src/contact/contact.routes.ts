@@ -1,38 +1,75 @@
-import { contactMessagesQuery, contactRequest } from "@keepsake/contracts";
+import {
+  contactDetails,
+  contactMessage,
+  contactMessagesQuery,
+  contactMessagesResponse,
+  contactRequest,
+} from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { HttpError, parseOr422 } from "../lib/errors.ts";
+import { PUBLIC } from "../http/openapi.ts";
+import { HttpError } from "../lib/errors.ts";
 
-const idParams = z.object({ id: z.uuid() });
+const params = z.object({ id: z.string() });
+const uuid = z.uuid();
+const tags = ["contact"];
 
 export function registerContactRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
   const { contact, guards } = ctx;
-  const adminOnly = { preHandler: guards.requireAdmin };
+  const onRequest = guards.requireAdmin;
 
   // The contact details every page shows, from the configuration.
-  app.get("/api/site", async () => ({
-    support_email: ctx.config.SUPPORT_EMAIL,
-    careers_email: ctx.config.CAREERS_EMAIL,
-    press_email: ctx.config.PRESS_EMAIL,
-    phone: ctx.config.CONTACT_PHONE,
-  }));
+  r.get(
+    "/api/site",
+    { schema: { tags, security: PUBLIC, response: { 200: contactDetails } } },
+    async () => ({
+      support_email: ctx.config.SUPPORT_EMAIL,
+      careers_email: ctx.config.CAREERS_EMAIL,
+      press_email: ctx.config.PRESS_EMAIL,
+      phone: ctx.config.CONTACT_PHONE,
+    }),
+  );
 
-  app.post("/api/contact", async (req, reply) => {
-    const input = parseOr422(contactRequest, req.body);
-    const saved = await contact.submit(input, req.ip);
-    return reply.code(201).send(saved);
-  });
+  r.post(
+    "/api/contact",
+    {
+      schema: {
+        tags,
+        security: PUBLIC,
+        body: contactRequest,
+        response: { 201: z.object({ id: z.string() }) },
+      },
+    },
+    async (req, reply) => {
+      const saved = await contact.submit(req.body, req.ip);
+      return reply.code(201).send(saved);
+    },
+  );
 
-  app.get("/api/admin/messages", adminOnly, async (req) => {
-    const q = parseOr422(contactMessagesQuery, req.query);
-    return contact.list(q.limit, q.offset);
-  });
+  r.get(
+    "/api/admin/messages",
+    {
+      onRequest,
+      schema: {
+        tags,
+        querystring: contactMessagesQuery,
+        response: { 200: contactMessagesResponse },
+      },
+    },
+    async (req) => contact.list(req.query.limit, req.query.offset),
+  );
 
-  app.put("/api/admin/messages/:id/handled", adminOnly, async (req) => {
-    const parsed = idParams.safeParse(req.params);
-    if (!parsed.success) throw new HttpError(404, "Message not found");
-    return contact.markHandled(parsed.data.id, principalOf(req).user.id);
-  });
+  r.put(
+    "/api/admin/messages/:id/handled",
+    { onRequest, schema: { tags, params, response: { 200: contactMessage } } },
+    async (req) => {
+      const parsed = uuid.safeParse(req.params.id);
+      if (!parsed.success) throw new HttpError(404, "Message not found");
+      return contact.markHandled(parsed.data, principalOf(req).user.id);
+    },
+  );
 }

@@ -1,6 +1,7 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AdminTables } from "./admin-tables.ts";
+import type { ApiTables } from "./api-tables.ts";
 import type { BillingTables } from "./billing-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
@@ -92,7 +93,7 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-export interface Database extends SyncTables, AdminTables, BillingTables {
+export interface Database extends SyncTables, AdminTables, BillingTables, ApiTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

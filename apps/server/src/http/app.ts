@@ -1,8 +1,12 @@
 import { randomUUID } from "node:crypto";
 import helmet from "@fastify/helmet";
+import { errorResponse } from "@keepsake/contracts";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
 import { registerAdminRoutes } from "../admin/admin.routes.ts";
+import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerBillingRoutes } from "../billing/billing.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
@@ -11,9 +15,13 @@ import type { AppContext } from "../context.ts";
 import { HttpError } from "../lib/errors.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
+import { registerV1Routes } from "../v1/v1.routes.ts";
 import { loggerOptions } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
+import { PUBLIC, registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
+
+const healthResponse = z.object({ status: z.string() });
 
 export interface AppOptions {
   /** The built SPA (apps/web/dist); when absent the API is served alone. */
@@ -35,6 +43,8 @@ const registrars: RouteRegistrar[] = [
   registerContactRoutes,
   registerStatusRoutes,
   registerBillingRoutes,
+  registerApiKeyRoutes,
+  registerV1Routes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
@@ -47,6 +57,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   });
 
   app.decorateRequest("principal", null);
+  app.decorateRequest("apiCaller", null);
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
@@ -76,6 +87,11 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     if (error instanceof HttpError) {
       return reply.code(error.status).headers(error.headers).send({ detail: error.message });
     }
+    // A request that does not match its route's schema: the first problem, as the services'
+    // own checks answer it.
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      return reply.code(422).send({ detail: error.validation[0]?.message ?? "Invalid request" });
+    }
     const status = error.statusCode ?? 500;
     if (
       error.code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
@@ -93,9 +109,20 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     return reply.code(500).send({ detail: "Internal server error" });
   });
 
+  await registerSchemas(app);
   registerMetrics(app);
-  app.get("/api/health", async () => ({ status: "ok" }));
-  app.get("/api/ready", async (_req, reply) => {
+  const health = {
+    schema: { tags: ["health"], security: PUBLIC, response: { 200: healthResponse } },
+  };
+  const ready = {
+    schema: {
+      tags: ["health"],
+      security: PUBLIC,
+      response: { 200: healthResponse, 503: errorResponse },
+    },
+  };
+  app.get("/api/health", health, async () => ({ status: "ok" }));
+  app.get("/api/ready", ready, async (_req, reply) => {
     try {
       await ctx.pool.query("SELECT 1");
       return { status: "ready" };
@@ -105,6 +132,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   });
 
   for (const register of registrars) await register(app, ctx);
+  registerOpenApiRoutes(app, ctx.config.appUrl);
 
   const spa = options.webDist ? await registerSpa(app, options.webDist) : false;
   app.setNotFoundHandler((req, reply) => {

@@ -2,11 +2,13 @@ import type { FastifyServerOptions } from "fastify";
 import { type Logger, pino } from "pino";
 
 const SECRET_PARAMS =
-  /([?&](?:code|state|token|access_token|refresh_token|id_token|client_secret)=)[^&#]*/gi;
+  /([?&](?:code|state|token|access_token|refresh_token|id_token|client_secret|api_key|apikey|key)=)[^&#]*/gi;
+/** An API key wherever it appears (keys are refused in URLs, but a client may still send one). */
+const API_KEY = /ks_live_[A-Za-z0-9_-]+/g;
 
 /** A URL fit for a log line: the values of secret-bearing parameters are replaced. */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, "$1[redacted]");
+  return url.replace(SECRET_PARAMS, "$1[redacted]").replace(API_KEY, "ks_live_[redacted]");
 }
 
 const REDACT = {
@@ -18,6 +20,7 @@ const REDACT = {
     "*.access_token",
     "*.refresh_token",
     "*.token",
+    "*.key",
   ],
   censor: "[redacted]",
 };

@@ -63,6 +63,8 @@ export function listingQueries(db: Kysely<Database>) {
   }
 
   return {
+    matchingPosts,
+
     /** One page of posts, newest first, with each post's backup status. */
     async postsPage(f: PostFilter, limit: number, offset: number): Promise<PostWithBackup[]> {
       // The page's ids first, from the index of the filter (an index-only scan even at a deep

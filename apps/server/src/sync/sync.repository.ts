@@ -9,6 +9,7 @@ import type {
   PostRow,
   SyncJobRow,
 } from "../db/sync-tables.ts";
+import { cursorListingQueries } from "./cursor-listing.repository.ts";
 import { listingQueries } from "./listing.repository.ts";
 
 export type { BackupWithPost, PostFilter, PostWithBackup } from "./listing.repository.ts";
@@ -34,6 +35,8 @@ function repository(db: Kysely<Database>) {
   return {
     // The posts grid and the Backups list (listing.repository.ts).
     ...listingQueries(db),
+    // The public API's keyset pages (cursor-listing.repository.ts).
+    ...cursorListingQueries(db),
 
     // --- accounts (read-only views of the Connections tables) ------------------------------
     accountWithOwner(accountId: string) {

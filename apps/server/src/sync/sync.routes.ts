@@ -1,24 +1,38 @@
 import {
   backupsQuery,
+  backupsResponse,
+  dashboardStats,
+  newPostsCheck,
   postsQuery,
+  postsResponse,
+  retryBackupResponse,
   startSyncRequest,
+  startSyncResponse,
+  syncJob,
   syncJobsQuery,
   syncMessages,
+  syncStatus,
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { hasAccountsPanel } from "../billing/tier-rules.ts";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { HttpError, parseOr422 } from "../lib/errors.ts";
+import { HttpError } from "../lib/errors.ts";
 
-const postIdParams = z.object({ instagram_post_id: z.uuid() });
-const mediaParams = z.object({ instagram_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+// Path parameters are checked in the handler: a malformed id names nothing (404, not 422).
+const postIdParams = z.object({ instagram_post_id: z.string() });
+const mediaParams = z.object({ instagram_id: z.string() });
+const postId = z.uuid();
+const instagramId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+const tags = ["sync"];
 
 /** SPEC §7 /api/sync/*: thin — validate, authorize, call the service. */
 export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
   const { sync, guards } = ctx;
-  const user = { preHandler: guards.requireUser };
+  const onRequest = guards.requireUser;
   const me = (req: Parameters<typeof principalOf>[0]) => principalOf(req).user.id;
   /** The per-account filter is a Pro and Agency feature: other plans see every account. */
   const scoped = <Q extends { account_id?: string | undefined }>(
@@ -29,48 +43,88 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
       ? { ...q, account_id: undefined }
       : q;
 
-  app.get("/api/sync/sync-jobs", user, async (req) => {
-    const q = parseOr422(syncJobsQuery, req.query);
-    return sync.syncJobs(me(req), q.limit);
-  });
-
-  app.get("/api/sync/posts", user, async (req) =>
-    sync.posts(me(req), scoped(req, parseOr422(postsQuery, req.query))),
+  r.get(
+    "/api/sync/sync-jobs",
+    {
+      onRequest,
+      schema: { tags, querystring: syncJobsQuery, response: { 200: z.array(syncJob) } },
+    },
+    async (req) => sync.syncJobs(me(req), req.query.limit),
   );
 
-  app.get("/api/sync/backups", user, async (req) =>
-    sync.backups(me(req), scoped(req, parseOr422(backupsQuery, req.query))),
+  r.get(
+    "/api/sync/posts",
+    { onRequest, schema: { tags, querystring: postsQuery, response: { 200: postsResponse } } },
+    async (req) => sync.posts(me(req), scoped(req, req.query)),
   );
 
-  app.get("/api/sync/dashboard/stats", user, async (req) => sync.stats(me(req)));
+  r.get(
+    "/api/sync/backups",
+    { onRequest, schema: { tags, querystring: backupsQuery, response: { 200: backupsResponse } } },
+    async (req) => sync.backups(me(req), scoped(req, req.query)),
+  );
 
-  app.get("/api/sync/status", user, async (req) => sync.status(me(req)));
+  r.get(
+    "/api/sync/dashboard/stats",
+    { onRequest, schema: { tags, response: { 200: dashboardStats } } },
+    async (req) => sync.stats(me(req)),
+  );
 
-  app.post("/api/sync/start", user, async (req) => {
-    const body = parseOr422(startSyncRequest, req.body ?? undefined);
-    return sync.start(me(req), body.account_id);
-  });
+  r.get(
+    "/api/sync/status",
+    { onRequest, schema: { tags, response: { 200: syncStatus } } },
+    async (req) => sync.status(me(req)),
+  );
 
-  app.post("/api/sync/refresh-instagram-posts", user, async (req) => {
-    const body = parseOr422(startSyncRequest, req.body ?? undefined);
-    return sync.refreshPosts(me(req), body.account_id);
-  });
+  r.post(
+    "/api/sync/start",
+    { onRequest, schema: { tags, body: startSyncRequest, response: { 200: startSyncResponse } } },
+    async (req) => sync.start(me(req), req.body.account_id),
+  );
 
-  app.post("/api/sync/backups/:instagram_post_id/retry", user, async (req) => {
-    const parsed = postIdParams.safeParse(req.params);
-    if (!parsed.success) throw new HttpError(404, syncMessages.backupNotFound);
-    return sync.retry(me(req), parsed.data.instagram_post_id);
-  });
+  r.post(
+    "/api/sync/refresh-instagram-posts",
+    { onRequest, schema: { tags, body: startSyncRequest, response: { 200: startSyncResponse } } },
+    async (req) => sync.refreshPosts(me(req), req.body.account_id),
+  );
 
-  app.get("/api/sync/check-new-posts", user, async (req) => sync.checkNewPosts(me(req)));
+  r.post(
+    "/api/sync/backups/:instagram_post_id/retry",
+    {
+      onRequest,
+      schema: { tags, params: postIdParams, response: { 200: retryBackupResponse } },
+    },
+    async (req) => {
+      const parsed = postId.safeParse(req.params.instagram_post_id);
+      if (!parsed.success) throw new HttpError(404, syncMessages.backupNotFound);
+      return sync.retry(me(req), parsed.data);
+    },
+  );
 
-  app.get("/api/sync/instagram-media/:instagram_id", user, async (req, reply) => {
-    const parsed = mediaParams.safeParse(req.params);
-    if (!parsed.success) throw new HttpError(404, syncMessages.postNotFound);
-    const media = await sync.media(me(req), parsed.data.instagram_id);
-    reply.header("content-type", media.contentType);
-    reply.header("cache-control", "private, max-age=300");
-    if (media.contentLength) reply.header("content-length", media.contentLength);
-    return reply.send(media.stream);
-  });
+  r.get(
+    "/api/sync/check-new-posts",
+    { onRequest, schema: { tags, response: { 200: newPostsCheck } } },
+    async (req) => sync.checkNewPosts(me(req)),
+  );
+
+  r.get(
+    "/api/sync/instagram-media/:instagram_id",
+    {
+      onRequest,
+      schema: {
+        tags,
+        params: mediaParams,
+        response: { 200: z.any().describe("The media's bytes (an image; a video's thumbnail)") },
+      },
+    },
+    async (req, reply) => {
+      const parsed = instagramId.safeParse(req.params.instagram_id);
+      if (!parsed.success) throw new HttpError(404, syncMessages.postNotFound);
+      const media = await sync.media(me(req), parsed.data);
+      reply.header("content-type", media.contentType);
+      reply.header("cache-control", "private, max-age=300");
+      if (media.contentLength) reply.header("content-length", media.contentLength);
+      return reply.send(media.stream);
+    },
+  );
 }

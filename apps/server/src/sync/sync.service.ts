@@ -56,7 +56,7 @@ const TO_API_TYPE: Record<GraphMediaType, PostMediaType> = {
   VIDEO: "video",
   CAROUSEL_ALBUM: "carousel",
 };
-const FROM_API_TYPE: Record<PostMediaType, GraphMediaType> = {
+export const FROM_API_TYPE: Record<PostMediaType, GraphMediaType> = {
   image: "IMAGE",
   video: "VIDEO",
   carousel: "CAROUSEL_ALBUM",
@@ -89,7 +89,7 @@ export function coverImageUrl(p: Pick<PostRow, "media_type" | "thumbnail_url" | 
   return image?.media_url ?? children.find((c) => c.thumbnail_url)?.thumbnail_url ?? null;
 }
 
-function toPost(p: PostRow, backup: { status: BackupRow["status"] | null } | null): Post {
+export function toPost(p: PostRow, backup: { status: BackupRow["status"] | null } | null): Post {
   const children = Array.isArray(p.children) ? p.children : [];
   return {
     id: p.id,
@@ -113,7 +113,7 @@ function toPost(p: PostRow, backup: { status: BackupRow["status"] | null } | nul
   };
 }
 
-function toBackup(b: BackupRow & { post: PostRow }): Backup {
+export function toBackup(b: BackupRow & { post: PostRow }): Backup {
   return {
     id: b.id,
     status: b.status,

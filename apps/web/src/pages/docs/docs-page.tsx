@@ -1,9 +1,31 @@
+import { useQuery } from "@tanstack/react-query";
+import { lazy, Suspense } from "react";
 import { Link } from "react-router";
 import { StaticPage } from "../../components/static-page.tsx";
 
-export const API_BASE_URL = "https://api.keepsake.app/v1";
+const ApiReference = lazy(() =>
+  import("./api-reference.tsx").then((m) => ({ default: m.ApiReference })),
+);
 
+type OpenApiDocument = Record<string, unknown> & { servers?: { url: string }[] };
+
+/** The public API's OpenAPI document, served by the API itself (generated from its routes). */
+function useOpenApiDocument() {
+  return useQuery({
+    queryKey: ["openapi", "v1"],
+    queryFn: async (): Promise<OpenApiDocument> => {
+      const res = await fetch("/api/v1/openapi.json", { headers: { Accept: "application/json" } });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return (await res.json()) as OpenApiDocument;
+    },
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** SPEC §2 /docs: base URL with /v1 (from the server's APP_URL), keys, curl, the reference. */
 export function DocsPage() {
+  const doc = useOpenApiDocument();
+  const baseUrl = doc.data?.servers?.[0]?.url ?? `${window.location.origin}/api/v1`;
   return (
     <StaticPage
       eyebrow="Developers"
@@ -13,35 +35,47 @@ export function DocsPage() {
       <div className="prose">
         <h2>Getting started</h2>
         <p>
-          Generate an API key from your dashboard settings, then send it as a bearer token with
-          every request. Keep your key secret: it grants the same access as your account.
+          An API key can be generated from your dashboard settings: open{" "}
+          <Link to="/settings?tab=api-keys">Settings → API keys</Link>, name the key and copy it (it
+          is shown once). API access is part of the Pro and Agency plans. Send the key as a bearer
+          token with every request, and keep it secret: it acts as you.
         </p>
         <h2>Base URL</h2>
         <pre className="code-block">
-          <code>{API_BASE_URL}</code>
+          <code data-testid="api-base-url">{baseUrl}</code>
         </pre>
-        <h2>Authentication</h2>
+        <h2>Try it</h2>
         <pre className="code-block">
-          <code>{`curl ${API_BASE_URL}/backups \\
-  -H "Authorization: Bearer YOUR_API_KEY"`}</code>
+          <code>{`export KEEPSAKE_API_KEY=ks_live_...   # from Settings → API keys
+
+curl "${baseUrl}/posts?limit=5" \\
+  -H "Authorization: Bearer $KEEPSAKE_API_KEY"
+
+curl -X POST "${baseUrl}/sync" \\
+  -H "Authorization: Bearer $KEEPSAKE_API_KEY" \\
+  -H "Idempotency-Key: $(uuidgen)"`}</code>
         </pre>
-        <h2>Resources</h2>
-        <ul>
-          <li>
-            <strong>Posts</strong> — the Instagram posts Keepsake knows about, with captions and
-            metadata.
-          </li>
-          <li>
-            <strong>Backups</strong> — the status of each post&apos;s copy in your Google Drive.
-          </li>
-          <li>
-            <strong>Syncs</strong> — start a sync and follow its progress.
-          </li>
-        </ul>
         <p>
-          Ready to try it? <Link to="/dashboard">Go to your dashboard</Link> to create a key.
+          Outgoing webhooks (being told when a backup fails) are planned; until then, poll{" "}
+          <code>/backups?status=failed</code>. Lists are newest first and paged with a cursor: pass
+          a page&apos;s <code>next_cursor</code> as <code>cursor</code> to get the next one. Each
+          key may make 60 requests a minute; a <code>429</code> answer says when to retry (
+          <code>Retry-After</code>
+          ). Errors are <code>{`{"detail": "..."}`}</code>.
         </p>
+        <p>
+          The machine-readable description is at{" "}
+          <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).{" "}
+          <Link to="/dashboard">Go to your dashboard</Link>.
+        </p>
+        <h2>Reference</h2>
       </div>
+      {doc.isError && <p className="muted">The API reference could not be loaded.</p>}
+      {doc.data && (
+        <Suspense fallback={<p className="muted">Loading the reference...</p>}>
+          <ApiReference document={doc.data} />
+        </Suspense>
+      )}
     </StaticPage>
   );
 }

@@ -1,6 +1,7 @@
 import { type KeyboardEvent, useRef } from "react";
 import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
+import { ApiKeysTab } from "./api-keys-tab.tsx";
 import { ConnectedAccountsTab } from "./connected-accounts-tab.tsx";
 import { ProfileTab } from "./profile-tab.tsx";
 import { SubscriptionTab } from "./subscription-tab.tsx";
@@ -10,10 +11,11 @@ export const SETTINGS_TABS = [
   { id: "connections", label: "Connected Accounts" },
   { id: "subscription", label: "Subscription" },
   { id: "profile", label: "Profile Information" },
+  { id: "api-keys", label: "API keys" },
 ] as const;
 type TabId = (typeof SETTINGS_TABS)[number]["id"];
 
-/** SPEC §2 /settings: three tabs; `?tab=` selects one so links can point at a tab. */
+/** SPEC §2 /settings: its three tabs and API keys (issue 11); `?tab=` selects one so links can point at a tab. */
 export function SettingsPage() {
   const [params, setParams] = useSearchParams();
   const requested = params.get("tab");
@@ -63,6 +65,7 @@ export function SettingsPage() {
         {active === "connections" && <ConnectedAccountsTab />}
         {active === "subscription" && <SubscriptionTab />}
         {active === "profile" && <ProfileTab />}
+        {active === "api-keys" && <ApiKeysTab />}
       </div>
     </div>
   );

@@ -1,0 +1,111 @@
+import type { Db } from "../db/database.ts";
+
+/** SQL of the public API's own tables: api_keys and api_idempotency_keys. */
+export function createApiKeysRepository(db: Db) {
+  return {
+    listLive(userId: string) {
+      return db
+        .selectFrom("api_keys")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("revoked_at", "is", null)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .execute();
+    },
+
+    async countLive(userId: string): Promise<number> {
+      const row = await db
+        .selectFrom("api_keys")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("user_id", "=", userId)
+        .where("revoked_at", "is", null)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    insert(k: { user_id: string; name: string; prefix: string; key_hash: string; now: Date }) {
+      return db
+        .insertInto("api_keys")
+        .values({
+          user_id: k.user_id,
+          name: k.name,
+          prefix: k.prefix,
+          key_hash: k.key_hash,
+          created_at: k.now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    async revoke(userId: string, id: string, now: Date): Promise<boolean> {
+      const r = await db
+        .updateTable("api_keys")
+        .set({ revoked_at: now })
+        .where("id", "=", id)
+        .where("user_id", "=", userId)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    /** The live key with this hash, with its owner's state. */
+    findByHash(keyHash: string) {
+      return db
+        .selectFrom("api_keys as k")
+        .innerJoin("users as u", "u.id", "k.user_id")
+        .select(["k.id", "k.user_id", "k.last_used_at", "u.subscription_tier", "u.is_active"])
+        .where("k.key_hash", "=", keyHash)
+        .where("k.revoked_at", "is", null)
+        .executeTakeFirst();
+    },
+
+    async touch(id: string, now: Date) {
+      await db.updateTable("api_keys").set({ last_used_at: now }).where("id", "=", id).execute();
+    },
+
+    findIdempotent(userId: string, key: string, since: Date) {
+      return db
+        .selectFrom("api_idempotency_keys")
+        .select(["fingerprint", "status_code", "response"])
+        .where("user_id", "=", userId)
+        .where("idempotency_key", "=", key)
+        .where("created_at", ">", since)
+        .executeTakeFirst();
+    },
+
+    /** Stores a first answer; false when another request stored one first. */
+    async saveIdempotent(r: {
+      user_id: string;
+      idempotency_key: string;
+      fingerprint: string;
+      status_code: number;
+      response: unknown;
+      now: Date;
+      expiredBefore: Date;
+    }): Promise<boolean> {
+      // A key older than the replay window is free again.
+      await db
+        .deleteFrom("api_idempotency_keys")
+        .where("user_id", "=", r.user_id)
+        .where("idempotency_key", "=", r.idempotency_key)
+        .where("created_at", "<=", r.expiredBefore)
+        .execute();
+      const res = await db
+        .insertInto("api_idempotency_keys")
+        .values({
+          user_id: r.user_id,
+          idempotency_key: r.idempotency_key,
+          fingerprint: r.fingerprint,
+          status_code: r.status_code,
+          response: JSON.stringify(r.response),
+          created_at: r.now,
+        })
+        .onConflict((oc) => oc.columns(["user_id", "idempotency_key"]).doNothing())
+        .executeTakeFirst();
+      return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+    },
+  };
+}
+
+export type ApiKeysRepository = ReturnType<typeof createApiKeysRepository>;

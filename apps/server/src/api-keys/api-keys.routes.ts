@@ -1,0 +1,58 @@
+import {
+  apiKeyMessages,
+  apiKeysResponse,
+  createApiKeyRequest,
+  createdApiKey,
+  revokeApiKeyResponse,
+} from "@keepsake/contracts";
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { principalOf } from "../http/auth.plugin.ts";
+import { HttpError } from "../lib/errors.ts";
+
+const uuid = z.uuid();
+
+/** Settings → API keys (session API): list, create (the key is shown once), revoke. */
+export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { apiKeys, guards } = ctx;
+  const onRequest = guards.requireUser;
+  const tags = ["api-keys"];
+
+  r.get(
+    "/api/api-keys",
+    { onRequest, schema: { tags, response: { 200: apiKeysResponse } } },
+    async (req) => apiKeys.list(principalOf(req).user.id),
+  );
+
+  r.post(
+    "/api/api-keys",
+    {
+      onRequest,
+      schema: { tags, body: createApiKeyRequest, response: { 201: createdApiKey } },
+    },
+    async (req, reply) => {
+      const created = await apiKeys.create(principalOf(req).user.id, req.body.name);
+      return reply.code(201).header("Cache-Control", "no-store").send(created);
+    },
+  );
+
+  r.delete(
+    "/api/api-keys/:id",
+    {
+      onRequest,
+      schema: {
+        tags,
+        params: z.object({ id: z.string() }),
+        response: { 200: revokeApiKeyResponse },
+      },
+    },
+    async (req) => {
+      const id = uuid.safeParse(req.params.id);
+      if (!id.success) throw new HttpError(404, apiKeyMessages.notFound);
+      return apiKeys.revoke(principalOf(req).user.id, id.data);
+    },
+  );
+}

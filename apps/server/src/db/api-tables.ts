@@ -1,0 +1,32 @@
+import type { ColumnType, Generated, Selectable } from "kysely";
+import type { GeneratedTimestamp, Timestamp } from "./schema.ts";
+
+/** Tables of the public API (migration 0900). */
+export interface ApiKeysTable {
+  id: Generated<string>;
+  user_id: string;
+  name: string;
+  prefix: string;
+  /** SHA-256 of the key, hex. */
+  key_hash: string;
+  created_at: GeneratedTimestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface ApiIdempotencyKeysTable {
+  user_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  status_code: number;
+  /** jsonb: written as JSON text. */
+  response: ColumnType<unknown, string, string>;
+  created_at: GeneratedTimestamp;
+}
+
+export interface ApiTables {
+  api_keys: ApiKeysTable;
+  api_idempotency_keys: ApiIdempotencyKeysTable;
+}
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
