@@ -118,13 +118,15 @@ describe("/status from live health data", () => {
   });
 });
 
-/** The signed-in screens, seen by an admin with an Instagram account and Drive connected. */
+/** The signed-in screens, seen by an agency admin with an Instagram account and Drive connected. */
 const SIGNED_IN_PAGES = [
   "/dashboard",
   "/backups",
   "/settings",
   "/settings?tab=subscription",
   "/settings?tab=profile",
+  "/settings?tab=api-keys",
+  "/billing/return?tier=pro",
   "/admin",
   "/admin?tab=inbox",
 ];
@@ -134,13 +136,13 @@ let signedIn: Page | undefined;
 async function signedInPage(): Promise<Page> {
   if (signedIn) return signedIn;
   const { page, email } = await registerNewUser(browser, ks, "a11y");
-  withDatabase(
-    ks,
-    "await db.updateTable('users').set({ is_admin: true }).where('email', '=', args[0]).execute();",
-    email,
-  );
   await connectInstagram(page, ks, "lumen.studio");
   await connectDrive(page, ks, "jordan.lee@example.com");
+  withDatabase(
+    ks,
+    "await db.updateTable('users').set({ is_admin: true, subscription_tier: 'agency' }).where('email', '=', args[0]).execute();",
+    email,
+  );
   signedIn = page;
   return page;
 }

@@ -90,7 +90,12 @@ export async function startKeepsake(options: {
     // them in-process; a worker on its own expects them where the api role put them.
     let sandboxOrigin: string | null = null;
     if (config.sandboxMode) {
-      const sandbox = await import("@keepsake/sandbox");
+      // A development dependency: a production install (npm ci --omit=dev) has no sandbox.
+      const sandbox = await import("@keepsake/sandbox").catch(() => {
+        throw new Error(
+          "Sandbox mode needs the development dependencies (npm install). For live mode set the Instagram, Facebook and Google credentials (README, "Live mode").",
+        );
+      });
       sandboxOrigin = options.sandboxUrl ?? `http://127.0.0.1:${config.SANDBOX_PORT}`;
       if (!options.sandboxUrl && role !== "worker") {
         const running = await sandbox.startSandbox({
