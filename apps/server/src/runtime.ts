@@ -93,7 +93,7 @@ export async function startKeepsake(options: {
       // A development dependency: a production install (npm ci --omit=dev) has no sandbox.
       const sandbox = await import("@keepsake/sandbox").catch(() => {
         throw new Error(
-          "Sandbox mode needs the development dependencies (npm install). For live mode set the Instagram, Facebook and Google credentials (README, "Live mode").",
+          "Sandbox mode needs the development dependencies (npm install). For live mode set the Instagram, Facebook and Google credentials (README, Live mode).",
         );
       });
       sandboxOrigin = options.sandboxUrl ?? `http://127.0.0.1:${config.SANDBOX_PORT}`;
