@@ -1,18 +1,13 @@
 import { messages } from "@keepsake/contracts";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, newPage, offsiteRequests } from "../support/browser.ts";
-import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
+import { describe, expect, it } from "vitest";
+import { newPage, offsiteRequests } from "../support/browser.ts";
+import type { RunningKeepsake } from "../support/keepsake.ts";
+import { keepsakeSuite } from "../support/suite.ts";
 
 let ks: RunningKeepsake;
 let browser: Browser;
-beforeAll(async () => {
-  [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await ks?.dispose();
-});
+keepsakeSuite((s) => ({ ks, browser } = s));
 
 const person = { name: "Frida Kahlo", email: "frida@example.com", password: "Casa4zul" };
 

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, offsiteRequests } from "../support/browser.ts";
+import { describe, expect, it } from "vitest";
+import { offsiteRequests } from "../support/browser.ts";
 import {
   connectDrive,
   connectInstagram,
@@ -8,17 +8,12 @@ import {
   sandboxControl,
   toast,
 } from "../support/flows.ts";
-import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
+import type { RunningKeepsake } from "../support/keepsake.ts";
+import { keepsakeSuite } from "../support/suite.ts";
 
 let ks: RunningKeepsake;
 let browser: Browser;
-beforeAll(async () => {
-  [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await ks?.dispose();
-});
+keepsakeSuite((s) => ({ ks, browser } = s));
 
 /** The machine is shared: give the browser time before a check fails. */
 const WAIT = { timeout: 20_000, interval: 200 };

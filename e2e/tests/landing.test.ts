@@ -1,7 +1,8 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, newPage } from "../support/browser.ts";
-import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
+import { describe, expect, it } from "vitest";
+import { newPage } from "../support/browser.ts";
+import type { RunningKeepsake } from "../support/keepsake.ts";
+import { keepsakeSuite } from "../support/suite.ts";
 
 /**
  * Lighthouse-style checks of `/` as `npm start` serves it (issue 14): the prerendered landing
@@ -11,13 +12,7 @@ import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
 
 let ks: RunningKeepsake;
 let browser: Browser;
-beforeAll(async () => {
-  [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await ks?.dispose();
-});
+keepsakeSuite((s) => ({ ks, browser } = s));
 
 describe("the landing page", () => {
   it("is whole in the HTML, loads a few hundred bytes of script, and does not shift", async () => {

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, offsiteRequests } from "../support/browser.ts";
+import { describe, expect, it } from "vitest";
+import { offsiteRequests } from "../support/browser.ts";
 import {
   allowInstagram,
   connectDrive,
@@ -8,17 +8,12 @@ import {
   registerNewUser,
   withDatabase,
 } from "../support/flows.ts";
-import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
+import type { RunningKeepsake } from "../support/keepsake.ts";
+import { keepsakeSuite } from "../support/suite.ts";
 
 let ks: RunningKeepsake;
 let browser: Browser;
-beforeAll(async () => {
-  [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await ks?.dispose();
-});
+keepsakeSuite((s) => ({ ks, browser } = s));
 
 const LONG = { timeout: 240_000, interval: 1_000 };
 

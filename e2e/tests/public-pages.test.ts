@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import type { StatusResponse } from "@keepsake/contracts";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, newPage } from "../support/browser.ts";
+import { describe, expect, it } from "vitest";
+import { newPage } from "../support/browser.ts";
 import {
   connectDrive,
   connectInstagram,
@@ -12,17 +12,12 @@ import {
   toast,
   withDatabase,
 } from "../support/flows.ts";
-import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
+import type { RunningKeepsake } from "../support/keepsake.ts";
+import { keepsakeSuite } from "../support/suite.ts";
 
 let ks: RunningKeepsake;
 let browser: Browser;
-beforeAll(async () => {
-  [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await ks?.dispose();
-});
+keepsakeSuite((s) => ({ ks, browser } = s));
 
 const WAIT = { timeout: 60_000, interval: 500 };
 
