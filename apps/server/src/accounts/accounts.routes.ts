@@ -9,7 +9,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 
 const params = z.object({ id: z.string() });
 const uuid = z.uuid();
@@ -18,7 +18,7 @@ const tags = ["accounts"];
 /** The account id of the path; anything that is not an id names no account. */
 function accountId(p: { id: string }): string {
   const parsed = uuid.safeParse(p.id);
-  if (!parsed.success) throw new HttpError(404, "Instagram account not found");
+  if (!parsed.success) throw new AppError("not_found", "Instagram account not found");
   return parsed.data;
 }
 

@@ -8,7 +8,7 @@ import { accountLimit, normalizeTier } from "../billing/tier-rules.ts";
 import type { ConnectionsService } from "../connections/connections.service.ts";
 import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 
 export interface AccountStats {
   synced_posts_count: number;
@@ -91,7 +91,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     async keep(user: { id: string; subscription_tier: string }, accountId: string) {
       const rows = await connections.listInstagramAccounts(user.id);
       if (!rows.some((r) => r.id === accountId)) {
-        throw new HttpError(404, "Instagram account not found");
+        throw new AppError("not_found", "Instagram account not found");
       }
       const limit = accountLimit(user.subscription_tier);
       const paused = deps.applyAccountLimit
@@ -109,7 +109,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     async refreshProfile(userId: string, accountId: string): Promise<InstagramAccount> {
       const row = await connections.refreshProfile(userId, accountId);
       const [account] = await shape([row]);
-      if (!account) throw new HttpError(404, "Instagram account not found");
+      if (!account) throw new AppError("not_found", "Instagram account not found");
       return account;
     },
   };

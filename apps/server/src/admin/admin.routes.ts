@@ -10,7 +10,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 
 const params = z.object({ id: z.string() });
 const uuid = z.uuid();
@@ -19,7 +19,7 @@ const tags = ["admin"];
 /** The user id of the path; anything that is not an id names no user. */
 function userId(p: { id: string }): string {
   const parsed = uuid.safeParse(p.id);
-  if (!parsed.success) throw new HttpError(404, adminMessages.notFound);
+  if (!parsed.success) throw new AppError("not_found", adminMessages.notFound);
   return parsed.data;
 }
 

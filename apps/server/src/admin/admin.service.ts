@@ -7,7 +7,7 @@ import {
 import type { AuthService, Principal } from "../auth/auth.service.ts";
 import type { UserRow } from "../db/schema.ts";
 import { syncAccountJob } from "../jobs/sync-account.job.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { UserDeletionService } from "../users/user-deletion.service.ts";
 import type { AdminRepository } from "./admin.repository.ts";
 
@@ -30,15 +30,15 @@ export interface AdminServiceDeps {
 /** SPEC §2 /admin and §6: what an administrator may do to other users. */
 export function createAdminService(deps: AdminServiceDeps) {
   async function target(actor: Principal, id: string, selfMessage: string): Promise<UserRow> {
-    if (id === actor.user.id) throw new HttpError(400, selfMessage);
+    if (id === actor.user.id) throw new AppError("bad_request", selfMessage);
     const user = await deps.repo.findUser(id);
-    if (!user) throw new HttpError(404, adminMessages.notFound);
+    if (!user) throw new AppError("not_found", adminMessages.notFound);
     return user;
   }
 
   async function toggle(id: string, flag: "is_admin" | "is_active"): Promise<UserRow> {
     const user = await deps.repo.toggle(id, flag);
-    if (!user) throw new HttpError(404, adminMessages.notFound);
+    if (!user) throw new AppError("not_found", adminMessages.notFound);
     return user;
   }
 

@@ -10,7 +10,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 
 const uuid = z.uuid();
 
@@ -51,7 +51,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (req) => {
       const id = uuid.safeParse(req.params.id);
-      if (!id.success) throw new HttpError(404, apiKeyMessages.notFound);
+      if (!id.success) throw new AppError("not_found", apiKeyMessages.notFound);
       return apiKeys.revoke(principalOf(req).user.id, id.data);
     },
   );

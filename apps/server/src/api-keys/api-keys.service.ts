@@ -11,7 +11,7 @@ import {
 import { hasApiAccess } from "../billing/tier-rules.ts";
 import type { ApiKeyRow } from "../db/api-tables.ts";
 import type { Clock } from "../lib/clock.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { ApiKeysRepository } from "./api-keys.repository.ts";
 
 export interface ApiKeysServiceDeps {
@@ -54,7 +54,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
   const { repo, clock } = deps;
 
   async function requireAccess(userId: string) {
-    if (!hasApiAccess(await deps.userTier(userId))) throw new HttpError(403, m.noAccess);
+    if (!hasApiAccess(await deps.userTier(userId))) throw new AppError("forbidden", m.noAccess);
   }
 
   return {
@@ -65,7 +65,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
     async create(userId: string, name: string): Promise<CreatedApiKey> {
       await requireAccess(userId);
-      if ((await repo.countLive(userId)) >= MAX_API_KEYS) throw new HttpError(409, m.limitReached);
+      if ((await repo.countLive(userId)) >= MAX_API_KEYS)
+        throw new AppError("conflict", m.limitReached);
       const key = `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
       const row = await repo.insert({
         user_id: userId,
@@ -78,18 +79,19 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     },
 
     async revoke(userId: string, id: string) {
-      if (!(await repo.revoke(userId, id, clock.now()))) throw new HttpError(404, m.notFound);
+      if (!(await repo.revoke(userId, id, clock.now())))
+        throw new AppError("not_found", m.notFound);
       return { message: m.revoked };
     },
 
     /** The caller of a key; 401 for an unknown or revoked key, 403 once the plan lacks API access. */
     async authenticate(key: string): Promise<ApiCaller> {
       const unauthorized = () =>
-        new HttpError(401, m.invalid, { "WWW-Authenticate": 'Bearer error="invalid_token"' });
+        new AppError("unauthenticated", m.invalid, { challenge: 'Bearer error="invalid_token"' });
       if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) throw unauthorized();
       const found = await repo.findByHash(hashApiKey(key));
       if (!found?.is_active) throw unauthorized();
-      if (!hasApiAccess(found.subscription_tier)) throw new HttpError(403, m.noAccess);
+      if (!hasApiAccess(found.subscription_tier)) throw new AppError("forbidden", m.noAccess);
       const now = clock.now();
       const last = found.last_used_at ? new Date(found.last_used_at).getTime() : 0;
       if (now.getTime() - last >= TOUCH_EVERY_MS) await repo.touch(found.id, now);
@@ -112,7 +114,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       const replay = async () => {
         const stored = await repo.findIdempotent(userId, key, since);
         if (!stored) return undefined;
-        if (stored.fingerprint !== fingerprint) throw new HttpError(422, m.idempotencyMismatch);
+        if (stored.fingerprint !== fingerprint)
+          throw new AppError("invalid", m.idempotencyMismatch);
         return stored.response as T;
       };
       const first = await replay();

@@ -4,7 +4,7 @@ import { jwtVerify, SignJWT } from "jose";
 import type { Config } from "../config.ts";
 import type { UserRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { AuthRepository } from "./auth.repository.ts";
 
 /** What the profile says about the user's connected accounts (filled in by connections). */
@@ -74,10 +74,10 @@ export function createAuthService(deps: AuthServiceDeps) {
         1,
         Math.ceil((new Date(oldest).getTime() + windowMs - now.getTime()) / 1000),
       );
-      throw new HttpError(
-        429,
+      throw new AppError(
+        "too_many",
         `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
-        { "Retry-After": String(retryAfter) },
+        { retryAfterSeconds: retryAfter },
       );
     }
   }
@@ -90,7 +90,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         full_name: input.full_name,
         password_hash,
       });
-      if (!user) throw new HttpError(409, "Email already registered");
+      if (!user) throw new AppError("conflict", "Email already registered");
       return user;
     },
 
@@ -104,9 +104,9 @@ export function createAuthService(deps: AuthServiceDeps) {
       const ok = await verify(user?.password_hash ?? (await dummyHash), input.password);
       if (!user || !ok) {
         await repo.recordLoginFailure(email, client.ip, clock.now());
-        throw new HttpError(401, INCORRECT);
+        throw new AppError("unauthenticated", INCORRECT);
       }
-      if (!user.is_active) throw new HttpError(403, adminMessages.deactivatedLogin);
+      if (!user.is_active) throw new AppError("forbidden", adminMessages.deactivatedLogin);
       const windowStart = new Date(
         clock.now().getTime() - config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
       );
@@ -134,11 +134,11 @@ export function createAuthService(deps: AuthServiceDeps) {
         sessionId = payload.sid;
         userId = payload.sub;
       } catch {
-        throw new HttpError(401, "Could not validate credentials");
+        throw new AppError("unauthenticated", "Could not validate credentials");
       }
       const row = await repo.findLiveSession(sessionId, clock.now());
-      if (!row || row.id !== userId) throw new HttpError(401, "Session has ended");
-      if (!row.is_active) throw new HttpError(401, "Account is deactivated");
+      if (!row || row.id !== userId) throw new AppError("unauthenticated", "Session has ended");
+      if (!row.is_active) throw new AppError("unauthenticated", "Account is deactivated");
       const { session_id, session_expires_at: _, ...user } = row;
       return { user, sessionId: session_id };
     },
@@ -155,14 +155,14 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     async updateProfile(userId: string, fullName: string): Promise<UserRow> {
       const user = await repo.updateUser(userId, { full_name: fullName });
-      if (!user) throw new HttpError(404, "User not found");
+      if (!user) throw new AppError("not_found", "User not found");
       return user;
     },
 
     /** Confirms a destructive request with the signed-in user's password. */
     async verifyPassword(user: UserRow, password: string) {
       if (!(await verify(user.password_hash, password))) {
-        throw new HttpError(403, adminMessages.wrongPassword);
+        throw new AppError("forbidden", adminMessages.wrongPassword);
       }
     },
 

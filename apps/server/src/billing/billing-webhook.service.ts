@@ -2,7 +2,7 @@ import type { SubscriptionTier } from "@keepsake/contracts";
 import type { BillingSettings } from "../config.ts";
 import type { ServiceLog } from "../context.ts";
 import type { Clock } from "../lib/clock.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
 import { priceInfo } from "./plans.ts";
@@ -91,13 +91,13 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
       const stripe = deps.stripe;
       const settings = deps.settings;
       if (!stripe || !settings)
-        throw new HttpError(503, "Billing is not configured on this server.");
-      if (!signature) throw new HttpError(400, "Missing Stripe-Signature header");
+        throw new AppError("unavailable", "Billing is not configured on this server.");
+      if (!signature) throw new AppError("bad_request", "Missing Stripe-Signature header");
       let event: { id: string; type: string; data: { object: unknown } };
       try {
         event = stripe.verifyEvent(rawBody, signature, settings.webhookSecret);
       } catch {
-        throw new HttpError(400, "Invalid Stripe signature");
+        throw new AppError("bad_request", "Invalid Stripe signature");
       }
       if (await repo.eventProcessed(event.id)) return { received: true, duplicate: true };
       if (!HANDLED.has(event.type)) {

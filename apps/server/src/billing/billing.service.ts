@@ -9,7 +9,7 @@ import {
 import type { BillingSettings } from "../config.ts";
 import type { ServiceLog } from "../context.ts";
 import type { UserRow } from "../db/schema.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { StripeClient } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
 import { planCatalog, priceInfo } from "./plans.ts";
@@ -34,7 +34,10 @@ async function stripeCall<T>(log: ServiceLog | undefined, what: string, fn: () =
     return await fn();
   } catch (err) {
     log?.error({ err: err instanceof Error ? err.message : String(err) }, `stripe ${what} failed`);
-    throw new HttpError(502, "The payment provider is not reachable right now. Please try again.");
+    throw new AppError(
+      "upstream",
+      "The payment provider is not reachable right now. Please try again.",
+    );
   }
 }
 
@@ -44,7 +47,7 @@ export function createBillingService(deps: BillingServiceDeps) {
   const portalReturnUrl = `${deps.appUrl}/settings?tab=subscription`;
 
   function configured() {
-    if (!deps.stripe || !deps.settings) throw new HttpError(503, m.notConfigured);
+    if (!deps.stripe || !deps.settings) throw new AppError("unavailable", m.notConfigured);
     return { stripe: deps.stripe, settings: deps.settings };
   }
 
@@ -100,9 +103,9 @@ export function createBillingService(deps: BillingServiceDeps) {
 
     async checkout(user: BillingUser, input: CheckoutRequest): Promise<CheckoutResponse> {
       const { stripe, settings } = configured();
-      if (!priceInfo(settings, input.price_id)) throw new HttpError(422, m.unknownPrice);
+      if (!priceInfo(settings, input.price_id)) throw new AppError("invalid", m.unknownPrice);
       if (!sameOrigin(input.success_url) || !sameOrigin(input.cancel_url)) {
-        throw new HttpError(422, m.foreignReturnUrl);
+        throw new AppError("invalid", m.foreignReturnUrl);
       }
       const existing = await repo.customerOf(user.id);
       // One subscription per user: a subscriber changes plans in the portal.
@@ -135,7 +138,7 @@ export function createBillingService(deps: BillingServiceDeps) {
     async portal(user: BillingUser): Promise<{ portal_url: string }> {
       const { stripe } = configured();
       const customerId = await repo.customerOf(user.id);
-      if (!customerId) throw new HttpError(400, m.noBillingAccount);
+      if (!customerId) throw new AppError("bad_request", m.noBillingAccount);
       const url = await stripeCall(log, "portal", () =>
         stripe.createPortalSession(customerId, portalReturnUrl),
       );

@@ -1,11 +1,11 @@
 import type { ConnectionErrorType } from "@keepsake/contracts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError, type ErrorKind } from "../lib/errors.ts";
 
 /** A connection failure the user should see, with the dashboard's `error_type`. */
-export class ConnectionError extends HttpError {
+export class ConnectionError extends AppError {
   readonly errorType: ConnectionErrorType;
-  constructor(status: number, errorType: ConnectionErrorType, message: string) {
-    super(status, message);
+  constructor(kind: ErrorKind, errorType: ConnectionErrorType, message: string) {
+    super(kind, message);
     this.errorType = errorType;
   }
 }

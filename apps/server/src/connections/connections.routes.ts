@@ -16,8 +16,9 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
+import { statusOf } from "../http/errors.ts";
 import { PUBLIC } from "../http/openapi.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import { ConnectionError } from "./connection-error.ts";
 import type { CallbackParams } from "./connections.service.ts";
 
@@ -84,7 +85,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) 
           target = (await complete[provider](callbackParams(req.query))).redirect_to;
         } catch (err) {
           const params = new URLSearchParams();
-          if (err instanceof HttpError) {
+          if (err instanceof AppError) {
             params.set("error", err.message);
             if (err instanceof ConnectionError) params.set("error_type", err.errorType);
           } else {
@@ -113,7 +114,9 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) 
           return await complete[provider](req.body, principalOf(req).user.id);
         } catch (err) {
           if (err instanceof ConnectionError) {
-            return reply.code(err.status).send({ detail: err.message, error_type: err.errorType });
+            return reply
+              .code(statusOf(err.kind))
+              .send({ detail: err.message, error_type: err.errorType });
           }
           throw err;
         }

@@ -15,7 +15,7 @@ import { accountLimit } from "../billing/tier-rules.ts";
 import type { GoogleConnectionRow, InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { FacebookClient } from "../providers/facebook/facebook.client.ts";
 import { type GoogleOAuthClient, grantsDrive } from "../providers/google/google-oauth.client.ts";
 import type { InstagramClient, InstagramProfile } from "../providers/instagram/instagram.client.ts";
@@ -93,25 +93,25 @@ function tokenReason(err: ProviderError, label: string): string {
 
 /** A provider failure during a callback, as a message a person understands. */
 function callbackFailure(err: unknown, provider: OAuthProvider): never {
-  if (err instanceof HttpError) throw err;
+  if (err instanceof AppError) throw err;
   const label = LABEL[provider];
   if (err instanceof ProviderError) {
     if (err.kind === "oauth" || err.kind === "token_invalid") {
       throw new ConnectionError(
-        400,
+        "bad_request",
         "provider_error",
         `${label} did not accept the authorization. Please try connecting again.`,
       );
     }
     if (err.kind === "permission") {
       throw new ConnectionError(
-        400,
+        "bad_request",
         "provider_error",
         `${label} did not grant the permissions Keepsake needs. Please connect again and allow them.`,
       );
     }
     throw new ConnectionError(
-      502,
+      "upstream",
       "provider_error",
       `${label} is not responding right now. Please try again in a few minutes.`,
     );
@@ -139,7 +139,10 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
   function ensureConfigured(provider: OAuthProvider) {
     const client = { instagram, facebook, google }[provider];
     if (!client.configured) {
-      throw new HttpError(503, m.notConfigured(provider === "google" ? "Google" : LABEL[provider]));
+      throw new AppError(
+        "unavailable",
+        m.notConfigured(provider === "google" ? "Google" : LABEL[provider]),
+      );
     }
   }
 
@@ -179,7 +182,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
 
   async function assertCanAddAccount(userId: string) {
     const tier = await repo.userTier(userId);
-    if (!tier) throw new HttpError(404, "User not found");
+    if (!tier) throw new AppError("not_found", "User not found");
     const accounts = await repo.listInstagramAccounts(userId);
     const limit = accountLimit(tier);
     const now = clock.now();
@@ -188,7 +191,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
       (a) => instagramHealth(a, now).status === "needs_reconnection",
     );
     if (accounts.length >= limit && !reconnecting) {
-      throw new ConnectionError(403, "account_limit", m.accountLimit(limit, tier));
+      throw new ConnectionError("forbidden", "account_limit", m.accountLimit(limit, tier));
     }
   }
 
@@ -214,20 +217,20 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
     } satisfies InstagramAccountUpdate;
     return repo.transaction(async (tx) => {
       const tier: SubscriptionTier | undefined = await tx.lockUser(userId);
-      if (!tier) throw new HttpError(404, "User not found");
+      if (!tier) throw new AppError("not_found", "User not found");
       const existing = await tx.findByInstagramUserId(profile.userId);
       if (existing && existing.user_id !== userId) {
-        throw new ConnectionError(409, "account_taken", m.accountTaken);
+        throw new ConnectionError("conflict", "account_taken", m.accountTaken);
       }
       if (existing) {
         const updated = await tx.updateInstagramAccount(existing.id, fields, now);
-        if (!updated) throw new HttpError(409, "The account changed; please try again.");
+        if (!updated) throw new AppError("conflict", "The account changed; please try again.");
         return updated;
       }
       const count = (await tx.listInstagramAccounts(userId)).length;
       const limit = accountLimit(tier);
       if (count >= limit) {
-        throw new ConnectionError(403, "account_limit", m.accountLimit(limit, tier));
+        throw new ConnectionError("forbidden", "account_limit", m.accountLimit(limit, tier));
       }
       const row = await tx.insertInstagramAccount({
         ...fields,
@@ -236,7 +239,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
         connected_at: now,
         updated_at: now,
       });
-      if (!row) throw new ConnectionError(409, "account_taken", m.accountTaken);
+      if (!row) throw new ConnectionError("conflict", "account_taken", m.accountTaken);
       return row;
     });
   }
@@ -254,7 +257,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
         : provider === "facebook"
           ? m.facebookCancelled
           : m.instagramCancelled;
-    throw new ConnectionError(400, "access_denied", message);
+    throw new ConnectionError("bad_request", "access_denied", message);
   }
 
   async function begin(
@@ -264,7 +267,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
   ): Promise<{ code: string; userId: string }> {
     if (p.error) return cancelled(provider, p, userId);
     if (!p.code || !p.state) {
-      throw new ConnectionError(400, "invalid_state", m.stateInvalid);
+      throw new ConnectionError("bad_request", "invalid_state", m.stateInvalid);
     }
     const state = await states.consume(p.state, provider, userId);
     return { code: p.code, userId: state.user_id };
@@ -443,10 +446,10 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
         const profile = await instagram.getProfile(long.accessToken);
         const type = profile.accountType?.toUpperCase() ?? null;
         if (type === "PERSONAL") {
-          throw new ConnectionError(400, "personal_account", m.personalAccount);
+          throw new ConnectionError("bad_request", "personal_account", m.personalAccount);
         }
         if (type !== null && !PROFESSIONAL_TYPES.has(type)) {
-          throw new ConnectionError(400, "unsupported_account", m.unsupportedAccount);
+          throw new ConnectionError("bad_request", "unsupported_account", m.unsupportedAccount);
         }
         const row = await saveInstagramAccount(
           userId,
@@ -480,7 +483,11 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
         const pages = await facebook.listPages(long.accessToken);
         const linked = pages.filter((pg) => pg.instagramUserId);
         if (linked.length === 0) {
-          throw new ConnectionError(400, "facebook_page_required", m.facebookPageRequired);
+          throw new ConnectionError(
+            "bad_request",
+            "facebook_page_required",
+            m.facebookPageRequired,
+          );
         }
         const saved: InstagramAccountRow[] = [];
         let refused: unknown = null;
@@ -530,7 +537,11 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
         if (!grantsDrive(t.scopes)) {
           // Nothing is stored; the partial grant is given back.
           await google.revoke(t.refreshToken ?? t.accessToken).catch(() => undefined);
-          throw new ConnectionError(400, "drive_permission_required", m.drivePermissionRequired);
+          throw new ConnectionError(
+            "bad_request",
+            "drive_permission_required",
+            m.drivePermissionRequired,
+          );
         }
         const info = await google.userinfo(t.accessToken);
         const existing = await repo.findGoogleConnection(userId);
@@ -541,7 +552,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
             : null;
         if (!refresh) {
           throw new ConnectionError(
-            502,
+            "upstream",
             "provider_error",
             "Google did not grant offline access. Please connect Google Drive again.",
           );
@@ -649,16 +660,19 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
     /** Fetches the account's profile again (and refreshes its token when due). */
     async refreshProfile(userId: string, accountId: string): Promise<InstagramAccountRow> {
       const a = await repo.findInstagramAccount(userId, accountId);
-      if (!a) throw new HttpError(404, "Instagram account not found");
+      if (!a) throw new AppError("not_found", "Instagram account not found");
       const { account, error } = await validateInstagram(a);
       if (error?.kind === "token_invalid") {
-        throw new HttpError(
-          409,
+        throw new AppError(
+          "conflict",
           account.status_reason ?? `Instagram access for @${a.username} ended. Reconnect it.`,
         );
       }
       if (error) {
-        throw new HttpError(502, "Instagram is not responding right now. Please try again later.");
+        throw new AppError(
+          "upstream",
+          "Instagram is not responding right now. Please try again later.",
+        );
       }
       return account;
     },
@@ -668,8 +682,8 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
     async disconnectInstagram(userId: string, accountId?: string) {
       const n = await repo.deleteInstagramAccounts(userId, accountId);
       if (n === 0) {
-        throw new HttpError(
-          404,
+        throw new AppError(
+          "not_found",
           accountId ? "Instagram account not found" : "No Instagram account is connected",
         );
       }
@@ -687,7 +701,7 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
     /** Revokes the grant at Google (best effort) and forgets the tokens. */
     async disconnectGoogle(userId: string) {
       const g = await repo.findGoogleConnection(userId);
-      if (!g) throw new HttpError(404, "Google Drive is not connected");
+      if (!g) throw new AppError("not_found", "Google Drive is not connected");
       let revoked = false;
       try {
         await google.revoke(open(g.refresh_token_encrypted));
@@ -738,9 +752,9 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
       options: { forceRefresh?: boolean } = {},
     ): Promise<string> {
       const g = await repo.findGoogleConnection(userId);
-      if (!g) throw new HttpError(409, "Please connect your Google Drive account first");
+      if (!g) throw new AppError("conflict", "Please connect your Google Drive account first");
       if (g.status === "needs_reconnection") {
-        throw new HttpError(409, g.status_reason ?? "Reconnect Google Drive.");
+        throw new AppError("conflict", g.status_reason ?? "Reconnect Google Drive.");
       }
       const now = clock.now().getTime();
       if (
@@ -754,13 +768,13 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
       const { connection, accessToken, error } = await validateGoogle(g);
       if (accessToken) return accessToken;
       if (error instanceof ProviderError && error.kind !== "token_invalid") throw error;
-      throw new HttpError(409, connection.status_reason ?? "Reconnect Google Drive.");
+      throw new AppError("conflict", connection.status_reason ?? "Reconnect Google Drive.");
     },
 
     /** The decrypted token of an Instagram account and how to use it (for sync). */
     async instagramAccessToken(accountId: string) {
       const a = await repo.findInstagramAccountById(accountId);
-      if (!a) throw new HttpError(404, "Instagram account not found");
+      if (!a) throw new AppError("not_found", "Instagram account not found");
       return {
         token: open(a.access_token_encrypted),
         connectedVia: a.connected_via,

@@ -42,7 +42,7 @@ export function createOAuthStates(deps: {
      * browser redirect (GET) is bound through the row. Refusals change nothing.
      */
     async consume(state: string, provider: OAuthProvider, userId?: string): Promise<OAuthStateRow> {
-      const invalid = new ConnectionError(400, "invalid_state", m.stateInvalid);
+      const invalid = new ConnectionError("bad_request", "invalid_state", m.stateInvalid);
       const [prefix, id, mac, ...rest] = state.split(".");
       if (prefix !== PREFIX || !id || !mac || rest.length > 0 || !UUID.test(id)) throw invalid;
       const expected = Buffer.from(sign(id, provider));
@@ -51,15 +51,15 @@ export function createOAuthStates(deps: {
       const row = await repo.findState(id);
       if (!row || row.provider !== provider) throw invalid;
       if (userId && row.user_id !== userId) {
-        throw new ConnectionError(403, "invalid_state", m.stateOtherUser);
+        throw new ConnectionError("forbidden", "invalid_state", m.stateOtherUser);
       }
-      if (row.used_at) throw new ConnectionError(400, "invalid_state", m.stateUsed);
+      if (row.used_at) throw new ConnectionError("bad_request", "invalid_state", m.stateUsed);
       const now = clock.now();
       if (new Date(row.expires_at).getTime() <= now.getTime()) {
-        throw new ConnectionError(400, "invalid_state", m.stateExpired);
+        throw new ConnectionError("bad_request", "invalid_state", m.stateExpired);
       }
       const used = await repo.useState(id, now);
-      if (!used) throw new ConnectionError(400, "invalid_state", m.stateUsed);
+      if (!used) throw new ConnectionError("bad_request", "invalid_state", m.stateUsed);
       return used;
     },
   };

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
 import { PUBLIC } from "../http/openapi.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 
 const params = z.object({ id: z.string() });
 const uuid = z.uuid();
@@ -68,7 +68,7 @@ export function registerContactRoutes(app: FastifyInstance, ctx: AppContext) {
     { onRequest, schema: { tags, params, response: { 200: contactMessage } } },
     async (req) => {
       const parsed = uuid.safeParse(req.params.id);
-      if (!parsed.success) throw new HttpError(404, "Message not found");
+      if (!parsed.success) throw new AppError("not_found", "Message not found");
       return contact.markHandled(parsed.data, principalOf(req).user.id);
     },
   );

@@ -1,6 +1,6 @@
 import type { ContactMessage, ContactMessagesResponse, ContactRequest } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { ContactRepository } from "./contact.repository.ts";
 
 const HOUR_MS = 3_600_000;
@@ -31,10 +31,10 @@ export function createContactService(deps: {
       if (recent.count >= deps.maxPerHour) {
         const wait = (recent.oldest?.getTime() ?? now.getTime()) + HOUR_MS - now.getTime();
         const seconds = Math.max(1, Math.ceil(wait / 1000));
-        throw new HttpError(
-          429,
+        throw new AppError(
+          "too_many",
           `Too many messages from your network. Please try again in ${Math.ceil(seconds / 60)} minute(s).`,
-          { "Retry-After": String(seconds) },
+          { retryAfterSeconds: seconds },
         );
       }
       return repo.insert({ ...input, ip, created_at: now });
@@ -47,7 +47,7 @@ export function createContactService(deps: {
 
     async markHandled(id: string, adminId: string): Promise<ContactMessage> {
       const row = await repo.markHandled(id, adminId, clock.now());
-      if (!row) throw new HttpError(404, "Message not found");
+      if (!row) throw new AppError("not_found", "Message not found");
       return toMessage(row);
     },
   };

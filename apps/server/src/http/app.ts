@@ -12,10 +12,11 @@ import { registerBillingRoutes } from "../billing/billing.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerV1Routes } from "../v1/v1.routes.ts";
+import { sendAppError } from "./errors.ts";
 import { loggerOptions } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
 import { PUBLIC, registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
@@ -83,9 +84,9 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     crossOriginEmbedderPolicy: false,
   });
 
-  app.setErrorHandler((error: FastifyError | HttpError, req, reply) => {
-    if (error instanceof HttpError) {
-      return reply.code(error.status).headers(error.headers).send({ detail: error.message });
+  app.setErrorHandler((error: FastifyError | AppError, req, reply) => {
+    if (error instanceof AppError) {
+      return sendAppError(reply, error);
     }
     // A request that does not match its route's schema: the first problem, as the services'
     // own checks answer it.

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AuthService, Principal } from "../auth/auth.service.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -19,18 +19,18 @@ function bearer(req: FastifyRequest): string | null {
 export function authGuards(auth: AuthService) {
   async function requireUser(req: FastifyRequest, _reply: FastifyReply) {
     const token = bearer(req);
-    if (!token) throw new HttpError(401, "Not authenticated", { "WWW-Authenticate": "Bearer" });
+    if (!token) throw new AppError("unauthenticated", "Not authenticated", { challenge: "Bearer" });
     req.principal = await auth.authenticate(token);
   }
   async function requireAdmin(req: FastifyRequest, reply: FastifyReply) {
     await requireUser(req, reply);
-    if (!req.principal?.user.is_admin) throw new HttpError(403, "Admin privileges required");
+    if (!req.principal?.user.is_admin) throw new AppError("forbidden", "Admin privileges required");
   }
   return { requireUser, requireAdmin };
 }
 
 /** The caller of a route behind `requireUser`. */
 export function principalOf(req: FastifyRequest): Principal {
-  if (!req.principal) throw new HttpError(401, "Not authenticated");
+  if (!req.principal) throw new AppError("unauthenticated", "Not authenticated");
   return req.principal;
 }

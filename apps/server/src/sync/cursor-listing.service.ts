@@ -4,7 +4,7 @@ import type {
   V1PostsQuery,
   V1PostsResponse,
 } from "@keepsake/contracts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { Keyset } from "./cursor-listing.repository.ts";
 import type { SyncRepository } from "./sync.repository.ts";
 import { FROM_API_TYPE, toBackup, toPost } from "./sync.service.ts";
@@ -20,7 +20,7 @@ export function encodeCursor(k: Keyset): string {
 
 export function decodeCursor(cursor: string | undefined): Keyset | null {
   if (!cursor) return null;
-  const invalid = () => new HttpError(422, "cursor is not a cursor this API gave out");
+  const invalid = () => new AppError("invalid", "cursor is not a cursor this API gave out");
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));

@@ -19,7 +19,7 @@ import { z } from "zod";
 import { hasAccountsPanel } from "../billing/tier-rules.ts";
 import type { AppContext } from "../context.ts";
 import { principalOf } from "../http/auth.plugin.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 
 // Path parameters are checked in the handler: a malformed id names nothing (404, not 422).
 const postIdParams = z.object({ instagram_post_id: z.string() });
@@ -96,7 +96,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (req) => {
       const parsed = postId.safeParse(req.params.instagram_post_id);
-      if (!parsed.success) throw new HttpError(404, syncMessages.backupNotFound);
+      if (!parsed.success) throw new AppError("not_found", syncMessages.backupNotFound);
       return sync.retry(me(req), parsed.data);
     },
   );
@@ -119,7 +119,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (req, reply) => {
       const parsed = instagramId.safeParse(req.params.instagram_id);
-      if (!parsed.success) throw new HttpError(404, syncMessages.postNotFound);
+      if (!parsed.success) throw new AppError("not_found", syncMessages.postNotFound);
       const media = await sync.media(me(req), parsed.data);
       reply.header("content-type", media.contentType);
       reply.header("cache-control", "private, max-age=300");

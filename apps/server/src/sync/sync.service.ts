@@ -20,7 +20,7 @@ import {
 import { hasAutomaticBackups, normalizeTier, postLimit } from "../billing/tier-rules.ts";
 import type { BackupRow, GraphMediaType, PostRow, SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { type EngineSettings, withBackoff } from "./backoff.ts";
@@ -145,20 +145,23 @@ export function createSyncService(deps: SyncServiceDeps) {
   /** The accounts a sync would run on, after checking both connections (SPEC §5 messages). */
   async function syncTargets(userId: string, accountId?: string) {
     const accounts = await repo.userAccounts(userId);
-    if (accounts.length === 0) throw new HttpError(400, m.instagramNotConnected);
+    if (accounts.length === 0) throw new AppError("bad_request", m.instagramNotConnected);
     const google = await repo.googleConnection(userId);
-    if (!google) throw new HttpError(400, m.googleNotConnected);
+    if (!google) throw new AppError("bad_request", m.googleNotConnected);
     if (google.status === "needs_reconnection") {
-      throw new HttpError(400, google.status_reason ?? m.googleReconnect);
+      throw new AppError("bad_request", google.status_reason ?? m.googleReconnect);
     }
     const chosen = accountId ? accounts.filter((a) => a.id === accountId) : accounts;
-    if (chosen.length === 0) throw new HttpError(404, m.accountNotFound);
+    if (chosen.length === 0) throw new AppError("not_found", m.accountNotFound);
     const unpaused = chosen.filter((a) => !a.paused_by_plan);
-    if (unpaused.length === 0) throw new HttpError(403, billingMessages.accountPaused);
+    if (unpaused.length === 0) throw new AppError("forbidden", billingMessages.accountPaused);
     const usable = unpaused.filter((a) => a.status === "active");
     if (usable.length === 0) {
       const first = chosen[0] as (typeof chosen)[number];
-      throw new HttpError(400, first.status_reason ?? m.instagramReconnect(first.username));
+      throw new AppError(
+        "bad_request",
+        first.status_reason ?? m.instagramReconnect(first.username),
+      );
     }
     return usable;
   }
@@ -194,7 +197,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           jobs.push(running);
           continue;
         }
-        throw new HttpError(409, "A sync just finished; please try again.");
+        throw new AppError("conflict", "A sync just finished; please try again.");
       }
       await deps.enqueueSync({ accountId: a.id, syncJobId: inserted.id, kind: "manual", mode });
       jobs.push(inserted);
@@ -309,15 +312,15 @@ export function createSyncService(deps: SyncServiceDeps) {
 
     async retry(userId: string, postId: string): Promise<RetryBackupResponse> {
       const post = await repo.findUserPost(userId, postId);
-      if (!post) throw new HttpError(404, m.backupNotFound);
-      if (post.not_backed_up_reason) throw new HttpError(400, post.not_backed_up_reason);
+      if (!post) throw new AppError("not_found", m.backupNotFound);
+      if (post.not_backed_up_reason) throw new AppError("bad_request", post.not_backed_up_reason);
       await repo.ensureBackup(post, clock.now());
       const reset = await repo.resetBackup(userId, postId, clock.now());
       if (!reset) {
         const current = await repo.findBackupByPost(userId, postId);
         if (current?.status === "completed")
-          throw new HttpError(409, "This post is already backed up");
-        throw new HttpError(409, "This backup is running right now");
+          throw new AppError("conflict", "This post is already backed up");
+        throw new AppError("conflict", "This backup is running right now");
       }
       await deps.enqueueBackups([postId]);
       return { message: m.retryStarted, backup: toBackup({ ...reset, post }) };
@@ -359,12 +362,12 @@ export function createSyncService(deps: SyncServiceDeps) {
      */
     async media(userId: string, instagramId: string) {
       const post = await repo.findUserPostByInstagramId(userId, instagramId);
-      if (!post) throw new HttpError(404, m.postNotFound);
+      if (!post) throw new AppError("not_found", m.postNotFound);
       let ig: Awaited<ReturnType<ConnectionTokens["instagramAccessToken"]>>;
       try {
         ig = await deps.connections.instagramAccessToken(post.account_id);
       } catch {
-        throw new HttpError(404, m.postNotFound);
+        throw new AppError("not_found", m.postNotFound);
       }
       let url: string | null;
       try {
@@ -381,16 +384,22 @@ export function createSyncService(deps: SyncServiceDeps) {
         url = fresh.mediaType === "VIDEO" ? (fresh.thumbnailUrl ?? fresh.mediaUrl) : fresh.mediaUrl;
       } catch (err) {
         if (err instanceof ProviderError && err.kind === "token_invalid") {
-          throw new HttpError(409, m.instagramReconnect("your account"));
+          throw new AppError("conflict", m.instagramReconnect("your account"));
         }
-        throw new HttpError(502, "Instagram is not responding right now. Please try again later.");
+        throw new AppError(
+          "upstream",
+          "Instagram is not responding right now. Please try again later.",
+        );
       }
-      if (!url) throw new HttpError(404, m.mediaWithheld);
+      if (!url) throw new AppError("not_found", m.mediaWithheld);
       let res: Response;
       try {
         res = await deps.media.download(url);
       } catch {
-        throw new HttpError(502, "Instagram is not responding right now. Please try again later.");
+        throw new AppError(
+          "upstream",
+          "Instagram is not responding right now. Please try again later.",
+        );
       }
       const body = res.body as ReadableStream<Uint8Array>;
       return {

@@ -3,7 +3,7 @@ import type { ServiceLog } from "../context.ts";
 import type { UserRow } from "../db/schema.ts";
 import { backupPostJob } from "../jobs/backup-post.job.ts";
 import { syncAccountJob } from "../jobs/sync-account.job.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { UserDeletionRepository } from "./user-deletion.repository.ts";
 
 export interface UserDeletionDeps {
@@ -35,7 +35,7 @@ export function createUserDeletionService(deps: UserDeletionDeps) {
         googleRevoked = (await deps.disconnectGoogle(user.id)).revoked;
       } catch (err) {
         // 404: no Drive connected. Anything else must not keep the account alive.
-        if (!(err instanceof HttpError && err.status === 404)) {
+        if (!(err instanceof AppError && err.kind === "not_found")) {
           deps.log?.warn({ userId: user.id }, "google disconnect during deletion failed");
         }
       }
@@ -47,7 +47,7 @@ export function createUserDeletionService(deps: UserDeletionDeps) {
       await deps.queue.purge(syncAccountJob.name, "accountId", accountIds);
       await deps.queue.purge(backupPostJob.name, "postId", postIds);
       const deleted = await deps.repo.deleteUser(user.id, user.email);
-      if (!deleted) throw new HttpError(404, "User not found");
+      if (!deleted) throw new AppError("not_found", "User not found");
       return {
         message: `Account ${user.email} deleted. Files already in Google Drive stay there.`,
         google_revoked: googleRevoked,

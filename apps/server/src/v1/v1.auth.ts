@@ -1,7 +1,7 @@
 import { apiKeyMessages as m } from "@keepsake/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiCaller, ApiKeysService } from "../api-keys/api-keys.service.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
 declare module "fastify" {
@@ -18,7 +18,7 @@ export function apiKeyGuard(keys: ApiKeysService, limiter: RateLimiter) {
   return async function requireApiKey(req: FastifyRequest, reply: FastifyReply) {
     const h = req.headers.authorization;
     const match = h ? /^Bearer\s+(\S+)\s*$/i.exec(h) : null;
-    if (!match?.[1]) throw new HttpError(401, m.missing, { "WWW-Authenticate": "Bearer" });
+    if (!match?.[1]) throw new AppError("unauthenticated", m.missing, { challenge: "Bearer" });
     const caller = await keys.authenticate(match[1]);
     const d = limiter.hit(caller.keyId);
     const headers: Record<string, string> = {
@@ -26,18 +26,17 @@ export function apiKeyGuard(keys: ApiKeysService, limiter: RateLimiter) {
       "RateLimit-Remaining": String(d.remaining),
       "RateLimit-Reset": String(d.resetSeconds),
     };
+    reply.headers(headers);
     if (!d.allowed) {
-      throw new HttpError(429, m.rateLimited(d.resetSeconds), {
-        ...headers,
-        "Retry-After": String(d.resetSeconds),
+      throw new AppError("too_many", m.rateLimited(d.resetSeconds), {
+        retryAfterSeconds: d.resetSeconds,
       });
     }
     req.apiCaller = caller;
-    reply.headers(headers);
   };
 }
 
 export function callerOf(req: FastifyRequest): ApiCaller {
-  if (!req.apiCaller) throw new HttpError(401, m.missing);
+  if (!req.apiCaller) throw new AppError("unauthenticated", m.missing);
   return req.apiCaller;
 }

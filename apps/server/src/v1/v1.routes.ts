@@ -20,7 +20,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { V1_PREFIX } from "../http/openapi.ts";
-import { HttpError } from "../lib/errors.ts";
+import { AppError } from "../lib/errors.ts";
 import { callerOf } from "./v1.auth.ts";
 
 const errors = {
@@ -166,7 +166,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
     },
     async (req) => {
       const id = uuid.safeParse(req.params.post_id);
-      if (!id.success) throw new HttpError(404, syncMessages.backupNotFound);
+      if (!id.success) throw new AppError("not_found", syncMessages.backupNotFound);
       return sync.retry(me(req), id.data);
     },
   );

@@ -1,5 +1,5 @@
 import { syncMessages as m } from "@keepsake/contracts";
-import { HttpError } from "../../lib/errors.ts";
+import { AppError } from "../../lib/errors.ts";
 import { ProviderError } from "../../providers/provider-error.ts";
 import { type EngineSettings, withBackoff } from "../backoff.ts";
 import type { ConnectionTokens } from "../engine.types.ts";
@@ -27,7 +27,7 @@ export function driveCallerFor(
     try {
       token = await connections.googleAccessToken(userId, { forceRefresh });
     } catch (err) {
-      if (err instanceof HttpError) throw new GoogleRevokedError(err.message);
+      if (err instanceof AppError) throw new GoogleRevokedError(err.message);
       throw err;
     }
     return token;
