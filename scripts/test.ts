@@ -1,4 +1,4 @@
-// `npm test`: typecheck, lint, then every Vitest suite (the server's twice when TEST_DATABASE_URL
+// `npm test`: typecheck, lint, import cycles, then every Vitest suite (the server's twice when TEST_DATABASE_URL
 // names a real PostgreSQL server), then the end-to-end suite in Chromium. Ends with the totals.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -60,6 +60,8 @@ const want = (name: string) => !only || only === name;
 if (want("static")) {
   run("typecheck", npm, ["run", "--silent", "typecheck"]);
   run("lint", npm, ["run", "--silent", "lint"]);
+  // Type-only imports count: the import graph between modules must stay a tree.
+  run("import cycles", npm, ["run", "--silent", "check:cycles"]);
 }
 if (want("unit")) {
   suite("contracts", "packages/contracts");

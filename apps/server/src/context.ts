@@ -29,6 +29,7 @@ import { authGuards } from "./http/auth.plugin.ts";
 import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
 import { jobRegistry } from "./jobs/registry.ts";
 import type { Clock } from "./lib/clock.ts";
+import type { ServiceLog } from "./lib/log.ts";
 import type { Secrets } from "./lib/secrets.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
@@ -65,12 +66,6 @@ export interface ContextDeps {
   engineSettings?: Partial<EngineSettings>;
   /** Where services and jobs report what went wrong outside a request (JSON lines). */
   log?: ServiceLog;
-}
-
-/** The part of a pino logger that services and jobs use. */
-export interface ServiceLog {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 /** What routes and job handlers receive: configuration, database, services. */

@@ -1,8 +1,8 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
 import type { BillingSettings } from "../config.ts";
-import type { ServiceLog } from "../context.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import type { ServiceLog } from "../lib/log.ts";
 import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
 import { priceInfo } from "./plans.ts";

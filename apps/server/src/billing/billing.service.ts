@@ -7,9 +7,9 @@ import {
   subscriptionStatus,
 } from "@keepsake/contracts";
 import type { BillingSettings } from "../config.ts";
-import type { ServiceLog } from "../context.ts";
 import type { UserRow } from "../db/schema.ts";
 import { AppError } from "../lib/errors.ts";
+import type { ServiceLog } from "../lib/log.ts";
 import type { StripeClient } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
 import { planCatalog, priceInfo } from "./plans.ts";

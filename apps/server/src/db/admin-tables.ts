@@ -1,5 +1,5 @@
 import type { Generated } from "kysely";
-import type { GeneratedTimestamp, Timestamp } from "./schema.ts";
+import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 /** Table types of the admin inbox and the status page (migration 0400). */
 

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { GeneratedTimestamp, Timestamp } from "./schema.ts";
+import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 /** Tables of the public API (migration 0900). */
 export interface ApiKeysTable {

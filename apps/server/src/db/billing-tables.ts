@@ -1,6 +1,6 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
 import type { Generated, Selectable } from "kysely";
-import type { GeneratedTimestamp, Timestamp } from "./schema.ts";
+import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 /** Table types of plans and billing (migration 0800). */
 

@@ -1,14 +1,12 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AdminTables } from "./admin-tables.ts";
 import type { ApiTables } from "./api-tables.ts";
 import type { BillingTables } from "./billing-tables.ts";
+import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
-/** Timestamps come back as Date and may be written as Date or ISO text. */
-export type Timestamp = ColumnType<Date, Date | string, Date | string>;
-/** A timestamp with a database default. */
-export type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 export interface UsersTable {
   id: Generated<string>;

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { GeneratedTimestamp, Timestamp } from "./schema.ts";
+import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 /** Table types of the backup engine (migration 0200). */
 

@@ -1,4 +1,4 @@
-import type { Queue, SendOptions } from "pg-boss";
+import type { JobInsert, Queue, SendOptions } from "pg-boss";
 import type { z } from "zod";
 
 /** Retry and expiry defaults for every queue; a job definition may override them. */
@@ -37,12 +37,21 @@ export function defineJob<TPayload extends z.ZodType, TDeps>(
   return def;
 }
 
-/** What a handler that queues jobs needs from the queue. */
+/**
+ * What code that queues jobs needs from the queue. A sender does not run handlers, so it
+ * accepts a job whatever its handler needs (handlers are methods: their parameters compare
+ * both ways, and `unknown` admits every dependency shape).
+ */
 export interface JobSender {
+  /** Validates the payload and enqueues it; null when a singleton policy dropped it. */
   send<P extends z.ZodType>(
-    // biome-ignore lint/suspicious/noExplicitAny: any job, whatever its handler needs
-    job: JobDefinition<P, any>,
+    job: JobDefinition<P, unknown>,
     payload: z.input<P>,
     options?: SendOptions,
   ): Promise<string | null>;
+  /** Validates and enqueues many jobs of one kind in one statement. */
+  insert<P extends z.ZodType>(
+    job: JobDefinition<P, unknown>,
+    jobs: (Omit<JobInsert, "data"> & { data: z.input<P> })[],
+  ): Promise<void>;
 }

@@ -1,17 +1,10 @@
-import { type JobInsert, PgBoss, type SendOptions } from "pg-boss";
-import type { z } from "zod";
-import { type JobDefinition, QUEUE_DEFAULTS } from "./job.ts";
+import { PgBoss } from "pg-boss";
+import { type JobDefinition, type JobSender, QUEUE_DEFAULTS } from "./job.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
 export type AnyJob<TDeps> = JobDefinition<any, TDeps>;
 
-export interface JobQueue<TDeps> {
-  /** Validates the payload and enqueues it; null when a singleton policy dropped it. */
-  send<P extends z.ZodType>(
-    job: JobDefinition<P, TDeps>,
-    payload: z.input<P>,
-    options?: SendOptions,
-  ): Promise<string | null>;
+export interface JobQueue<TDeps> extends JobSender {
   /**
    * Deletes a queue's jobs whose payload `field` is one of `values`: every job, or with
    * `queuedOnly` only those no worker has started.
@@ -24,11 +17,6 @@ export interface JobQueue<TDeps> {
   ): Promise<number>;
   /** How long (seconds) the oldest job that is ready to run has waited; null when none waits. */
   oldestReadyAge(): Promise<number | null>;
-  /** Validates and enqueues many jobs of one kind in one statement. */
-  insert<P extends z.ZodType>(
-    job: JobDefinition<P, TDeps>,
-    jobs: (Omit<JobInsert, "data"> & { data: z.input<P> })[],
-  ): Promise<void>;
   /** Creates the schema and queues (idempotent). Every role that sends must start. */
   start(): Promise<void>;
   /** Starts handlers and schedules: only worker roles call this. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
+import type { StatusService } from "../status/status.service.ts";
 import { defineJob } from "./job.ts";
 
 /**
@@ -13,7 +13,7 @@ export const statusSampleJob = defineJob({
   queue: { policy: "singleton", retryLimit: 0, expireInSeconds: 120 },
   cron: "* * * * *",
   scheduleData: {},
-  async handler(_payload, ctx: AppContext) {
+  async handler(_payload, ctx: { status: Pick<StatusService, "sample"> }) {
     await ctx.status.sample();
   },
 });

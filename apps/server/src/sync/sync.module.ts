@@ -1,7 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import { backupPostJob, backupSingletonKey } from "../jobs/backup-post.job.ts";
-import type { JobQueue } from "../jobs/queue.ts";
+import type { JobSender } from "../jobs/job.ts";
 import { syncAccountJob } from "../jobs/sync-account.job.ts";
 import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
@@ -32,8 +32,7 @@ export function createSyncModule(deps: {
   clock: Clock;
   config: Config;
   connections: ConnectionTokens;
-  // biome-ignore lint/suspicious/noExplicitAny: the queue is typed by the full context
-  queue: JobQueue<any>;
+  queue: JobSender;
   settings?: Partial<EngineSettings>;
   /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
   encryptionKey: Buffer;
