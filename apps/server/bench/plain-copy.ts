@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createDriveClient, FILE_FIELDS } from "../src/providers/google/drive.client.ts";
-import { streamRequest } from "../src/providers/stream-request.ts";
-import { DEFAULT_ENGINE_SETTINGS } from "../src/sync/backoff.ts";
+import { streamRequest } from "../src/providers/http.ts";
+import { DEFAULT_ENGINE_SETTINGS } from "../src/sync/engine-settings.ts";
 
 /**
  * The reference copy: each CDN download piped straight into one Drive upload request —

@@ -23,6 +23,8 @@ export class ProviderError extends Error {
   readonly status: number | null;
   readonly code: number | string | null;
   readonly subcode: number | null;
+  /** When the provider said to try again (Retry-After, Graph's regain time), in ms. */
+  readonly retryAfterMs: number | null;
   constructor(
     provider: ProviderName,
     kind: ProviderErrorKind,
@@ -31,6 +33,7 @@ export class ProviderError extends Error {
       status?: number | null;
       code?: number | string | null;
       subcode?: number | null;
+      retryAfterMs?: number | null;
     } = {},
   ) {
     super(message);
@@ -40,8 +43,17 @@ export class ProviderError extends Error {
     this.status = details.status ?? null;
     this.code = details.code ?? null;
     this.subcode = details.subcode ?? null;
+    this.retryAfterMs = details.retryAfterMs ?? null;
   }
 }
+
+/** Kinds worth trying again after a pause. */
+export const isRetryable = (err: unknown): err is ProviderError =>
+  err instanceof ProviderError &&
+  (err.kind === "throttled" || err.kind === "transient" || err.kind === "network");
+
+export const retryAfterOf = (err: unknown): number | null =>
+  err instanceof ProviderError ? err.retryAfterMs : null;
 
 /** Instagram (through either Graph host) no longer accepts the account's token: reconnect. */
 export const isInstagramTokenInvalid = (err: unknown): boolean =>
@@ -136,54 +148,3 @@ export function googleError(status: number, body: unknown): ProviderError {
     status,
   });
 }
-
-export type FetchLike = typeof fetch;
-
-/** Reads a JSON body without failing on bad JSON (null for an empty or unparsable body). */
-export async function readJson(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-/** Default time limit of one provider call. */
-export const PROVIDER_TIMEOUT_MS = 20_000;
-
-/**
- * One provider call: JSON in, JSON out. Never puts the URL (which may carry a token) into an
- * error message. Failures become ProviderError through `toError`.
- */
-export async function requestJson(
-  provider: ProviderName,
-  fetchImpl: FetchLike,
-  url: string,
-  init: RequestInit,
-  toError: (status: number, body: unknown) => ProviderError,
-): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetchImpl(url, {
-      ...init,
-      signal: init.signal ?? AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-      headers: { accept: "application/json", ...(init.headers as Record<string, string>) },
-    });
-  } catch (err) {
-    const why = err instanceof Error ? err.name : "error";
-    throw new ProviderError(provider, "network", `Could not reach ${provider} (${why})`);
-  }
-  const body = await readJson(res);
-  if (!res.ok) throw toError(res.status, body);
-  if (body === null || typeof body !== "object") {
-    throw new ProviderError(provider, "unknown", `Unexpected answer from ${provider}`, {
-      status: res.status,
-    });
-  }
-  return body;
-}
-
-export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-export const FORM_HEADERS = { "content-type": "application/x-www-form-urlencoded" };

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
-import type { FetchLike } from "../providers/provider-error.ts";
+import type { FetchLike } from "../providers/http.ts";
 
 /** The status page's two provider components: Instagram (either Graph host, CDN) and Google. */
 export type MonitoredProvider = "instagram" | "google";

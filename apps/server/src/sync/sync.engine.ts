@@ -2,16 +2,18 @@ import { billingMessages, syncMessages as m } from "@keepsake/contracts";
 import { postLimit, tierLabel } from "../billing/tier-rules.ts";
 import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
-import { isRetryable } from "../providers/http-retry.ts";
+import { syncFailureWords } from "../providers/failure-words.ts";
 import type { GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
-import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
-import { DeferError, type EngineSettings, type GraphPacer } from "./backoff.ts";
+import { isInstagramTokenInvalid, isRetryable } from "../providers/provider-error.ts";
+import { DeferError } from "../providers/retry.ts";
 import {
   type AttemptInfo,
   type ConnectionTokens,
   type EngineLog,
   toPostChild,
 } from "./engine.types.ts";
+import type { EngineSettings } from "./engine-settings.ts";
+import type { GraphPacer } from "./graph-pacer.ts";
 import type { PostUpsert, SyncRepository } from "./sync.repository.ts";
 
 export interface SyncEngineDeps {
@@ -57,22 +59,6 @@ function toUpsert(userId: string, accountId: string, g: GraphMedia): PostUpsert 
     thumbnail_url: g.thumbnailUrl,
     children: g.children.map(toPostChild),
   };
-}
-
-/** What a person reads when a sync fails. */
-function syncFailure(err: unknown): string {
-  if (err instanceof ProviderError) {
-    if (err.kind === "throttled") {
-      return "Instagram is limiting requests right now. Keepsake will try again shortly.";
-    }
-    if (err.kind === "transient" || err.kind === "network") {
-      return "Instagram is not responding right now. Please try again in a few minutes.";
-    }
-    if (err.kind === "permission") {
-      return "Instagram did not allow Keepsake to read this account's media. Reconnect it and allow access.";
-    }
-  }
-  return m.syncFailed;
 }
 
 /**
@@ -231,7 +217,12 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         return { outcome: "retry", error: err } satisfies SyncOutcome;
       }
       deps.log?.warn({ accountId: account.id, err: String(err) }, "sync failed");
-      const done = await repo.finishSyncJob(jobId, "failed", clock.now(), syncFailure(err));
+      const done = await repo.finishSyncJob(
+        jobId,
+        "failed",
+        clock.now(),
+        syncFailureWords(err) ?? m.syncFailed,
+      );
       return { outcome: "done", job: done ?? job } satisfies SyncOutcome;
     }
   }

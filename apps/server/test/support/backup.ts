@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
-import type { EngineSettings } from "../../src/sync/backoff.ts";
+import type { EngineSettings } from "../../src/sync/engine-settings.ts";
 import type { SandboxedApp } from "./sandbox.ts";
 
 /** Engine settings for tests: tiny waits, small chunks (several per video), short leases. */

@@ -1,7 +1,8 @@
 import type { ProviderSettings } from "../../config.ts";
+import { type FetchLike, form, requestJson } from "../http.ts";
 import type { InstagramProfile, LongLivedToken } from "../instagram/instagram.client.ts";
 import { parseLongLivedToken } from "../instagram/instagram.client.ts";
-import { type FetchLike, form, graphError, ProviderError, requestJson } from "../provider-error.ts";
+import { graphError, ProviderError } from "../provider-error.ts";
 
 export interface FacebookPage {
   id: string;
@@ -21,9 +22,11 @@ export function createFacebookClient(
 ) {
   const graph = `${settings.graphUrl}/${settings.graphVersion}`;
   const call = (url: string, init: RequestInit = {}) =>
-    requestJson("facebook", fetchImpl, url, init, (status, body) =>
-      graphError("facebook", status, body),
-    ) as Promise<Record<string, unknown>>;
+    requestJson(url, init, {
+      provider: "facebook",
+      fetch: fetchImpl,
+      classify: (status, body) => graphError("facebook", status, body),
+    });
 
   function credentials() {
     if (!settings.appId || !settings.appSecret) {

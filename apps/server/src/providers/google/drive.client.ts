@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { parseRetryAfter, withRetryAfter } from "../http-retry.ts";
 import {
   type FetchLike,
-  googleError,
+  failure,
   PROVIDER_TIMEOUT_MS,
-  ProviderError,
   readJson,
-} from "../provider-error.ts";
-import { streamRequest } from "../stream-request.ts";
+  send as sendRequest,
+  sendStream,
+} from "../http.ts";
+import { googleError, ProviderError } from "../provider-error.ts";
 
 export const FOLDER_MIME = "application/vnd.google-apps.folder";
 /** Resumable chunks must be multiples of this, except the last. */
@@ -84,21 +84,12 @@ export function createDriveClient(
   const origin = new URL(settings.apisUrl).origin;
   const timeout = options.timeoutMs ?? PROVIDER_TIMEOUT_MS * 3;
 
-  async function send(url: string | URL, init: RequestInit): Promise<Response> {
-    try {
-      return await fetchImpl(url, { ...init, signal: init.signal ?? AbortSignal.timeout(timeout) });
-    } catch (err) {
-      const why = err instanceof Error ? err.name : "error";
-      throw new ProviderError("google", "network", `Could not reach Google Drive (${why})`);
-    }
-  }
+  const DRIVE = { provider: "google", label: "Google Drive" } as const;
+  const send = (url: string | URL, init: RequestInit) =>
+    sendRequest(url, init, { ...DRIVE, fetch: fetchImpl, timeoutMs: timeout });
 
   async function fail(res: Response): Promise<never> {
-    const body = await readJson(res);
-    throw withRetryAfter(
-      googleError(res.status, body),
-      parseRetryAfter(res.headers.get("retry-after"), now()),
-    );
+    throw await failure(res, googleError, now());
   }
 
   async function json(res: Response): Promise<unknown> {
@@ -261,23 +252,16 @@ export function createDriveClient(
         length === 0
           ? `bytes */${total ?? "*"}`
           : `bytes ${start}-${start + length - 1}/${total ?? "*"}`;
-      let res: Response;
-      try {
-        res = await streamRequest(sessionUrl(session), {
+      const res = await sendStream(
+        sessionUrl(session),
+        {
           method: "PUT",
-          headers: {
-            ...auth(token),
-            "content-range": range,
-            "content-length": String(length),
-          },
+          headers: { ...auth(token), "content-range": range, "content-length": String(length) },
           body: parts,
           timeoutMs: timeout,
-        });
-      } catch (err) {
-        if (err instanceof ProviderError) throw err;
-        const why = err instanceof Error ? err.message : "error";
-        throw new ProviderError("google", "network", `Could not reach Google Drive (${why})`);
-      }
+        },
+        DRIVE,
+      );
       return progress(res);
     },
 

@@ -1,14 +1,6 @@
 import type { ProviderSettings } from "../../config.ts";
-import {
-  type FetchLike,
-  FORM_HEADERS,
-  form,
-  googleError,
-  PROVIDER_TIMEOUT_MS,
-  ProviderError,
-  readJson,
-  requestJson,
-} from "../provider-error.ts";
+import { type FetchLike, FORM_HEADERS, failure, form, requestJson, send } from "../http.ts";
+import { googleError, ProviderError } from "../provider-error.ts";
 
 export const DRIVE_FILE_SCOPE = "https://www.googleapis.com/auth/drive.file";
 const DRIVE_FULL_SCOPE = "https://www.googleapis.com/auth/drive";
@@ -45,7 +37,7 @@ export function createGoogleOAuthClient(
   fetchImpl: FetchLike = fetch,
 ) {
   const call = (url: string, init: RequestInit = {}) =>
-    requestJson("google", fetchImpl, url, init, googleError) as Promise<Record<string, unknown>>;
+    requestJson(url, init, { provider: "google", fetch: fetchImpl, classify: googleError });
 
   function credentials() {
     if (!settings.clientId || !settings.clientSecret) {
@@ -109,19 +101,13 @@ export function createGoogleOAuthClient(
 
     /** Revokes the grant behind a refresh or access token. */
     async revoke(token: string): Promise<void> {
-      let res: Response;
-      try {
-        // Google documents the token as a query parameter; the form body carries it too.
-        res = await fetchImpl(`${settings.oauth2Url}/revoke?${form({ token })}`, {
-          method: "POST",
-          headers: FORM_HEADERS,
-          body: form({ token }),
-          signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-        });
-      } catch {
-        throw new ProviderError("google", "network", "Could not reach Google");
-      }
-      if (!res.ok) throw googleError(res.status, await readJson(res));
+      // Google documents the token as a query parameter; the form body carries it too.
+      const res = await send(
+        `${settings.oauth2Url}/revoke?${form({ token })}`,
+        { method: "POST", headers: FORM_HEADERS, body: form({ token }) },
+        { provider: "google", fetch: fetchImpl },
+      );
+      if (!res.ok) throw await failure(res, googleError, Date.now());
     },
 
     async userinfo(accessToken: string): Promise<{ sub: string; email: string }> {

@@ -1,12 +1,6 @@
 import type { ProviderSettings } from "../../config.ts";
-import {
-  type FetchLike,
-  FORM_HEADERS,
-  form,
-  graphError,
-  ProviderError,
-  requestJson,
-} from "../provider-error.ts";
+import { type FetchLike, FORM_HEADERS, form, requestJson } from "../http.ts";
+import { graphError, ProviderError } from "../provider-error.ts";
 
 /** The profile of an Instagram professional account (`/me` with Instagram Login). */
 export interface InstagramProfile {
@@ -49,9 +43,11 @@ export function createInstagramClient(
   fetchImpl: FetchLike = fetch,
 ) {
   const call = (url: string, init: RequestInit = {}) =>
-    requestJson("instagram", fetchImpl, url, init, (status, body) =>
-      graphError("instagram", status, body),
-    ) as Promise<Record<string, unknown>>;
+    requestJson(url, init, {
+      provider: "instagram",
+      fetch: fetchImpl,
+      classify: (status, body) => graphError("instagram", status, body),
+    });
 
   function credentials() {
     if (!settings.clientId || !settings.clientSecret) {

@@ -1,12 +1,19 @@
 import type { GraphMediaType, GraphProductType } from "../../db/sync-tables.ts";
-import { parseRetryAfter, withRetryAfter } from "../http-retry.ts";
-import {
-  type FetchLike,
-  graphError,
-  PROVIDER_TIMEOUT_MS,
-  ProviderError,
-  readJson,
-} from "../provider-error.ts";
+import { type FetchLike, failure, jsonObject, send } from "../http.ts";
+import { graphError, ProviderError } from "../provider-error.ts";
+
+/** A CDN failure other than an expired URL. */
+function cdnError(status: number): ProviderError {
+  const kind =
+    status === 404
+      ? "not_found"
+      : status === 429
+        ? "throttled"
+        : status >= 500
+          ? "transient"
+          : "unknown";
+  return new ProviderError("instagram", kind, `CDN answered HTTP ${status}`, { status });
+}
 
 /** Which Graph host an account is read through (how it was connected). */
 export type GraphHost = "instagram" | "facebook";
@@ -190,32 +197,18 @@ export function createMediaClient(
       throw new ProviderError(host, "unknown", "Graph pointed to an unexpected host");
     }
     if (!u.searchParams.has("access_token")) u.searchParams.set("access_token", token);
-    let res: Response;
-    try {
-      res = await fetchImpl(u, {
-        headers: { accept: "application/json" },
-        signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-      });
-    } catch (err) {
-      const why = err instanceof Error ? err.name : "error";
-      throw new ProviderError(host, "network", `Could not reach ${host} (${why})`);
-    }
+    const res = await send(
+      u,
+      { headers: { accept: "application/json" } },
+      { provider: host, fetch: fetchImpl },
+    );
     const usage = parseUsageHeaders(res.headers);
     if (usage) options.onUsage?.(accountKey, usage);
-    const body = await readJson(res);
     if (!res.ok) {
-      const err = graphError(host, res.status, body);
-      const retryAfter =
-        parseRetryAfter(res.headers.get("retry-after"), now()) ??
-        (usage && usage.regainMinutes > 0 ? usage.regainMinutes * 60_000 : null);
-      throw withRetryAfter(err, retryAfter);
+      const regain = usage && usage.regainMinutes > 0 ? usage.regainMinutes * 60_000 : null;
+      throw await failure(res, (status, body) => graphError(host, status, body), now(), regain);
     }
-    if (!body || typeof body !== "object") {
-      throw new ProviderError(host, "unknown", `Unexpected answer from ${host}`, {
-        status: res.status,
-      });
-    }
-    return body as Record<string, unknown>;
+    return jsonObject(res, host);
   }
 
   function page(body: Record<string, unknown>, product?: GraphProductType): MediaPage {
@@ -286,33 +279,19 @@ export function createMediaClient(
      * A 403 means the signed URL expired (MediaUrlExpiredError).
      */
     async download(url: string, signal?: AbortSignal): Promise<Response> {
-      let res: Response;
-      try {
-        res = await fetchImpl(url, { ...(signal ? { signal } : {}) });
-      } catch (err) {
-        const why = err instanceof Error ? err.name : "error";
-        throw new ProviderError(
-          "instagram",
-          "network",
-          `Could not reach the Instagram CDN (${why})`,
-        );
-      }
+      // A download may run for minutes: no time limit unless the caller's signal says so.
+      const res = await send(url, signal ? { signal } : {}, {
+        provider: "instagram",
+        label: "the Instagram CDN",
+        fetch: fetchImpl,
+        timeoutMs: 0,
+      });
       if (res.ok && res.body) return res;
-      await res.body?.cancel().catch(() => {});
-      if (res.status === 403 || res.status === 410) throw new MediaUrlExpiredError();
-      const retryAfter = parseRetryAfter(res.headers.get("retry-after"), now());
-      const kind = res.status === 429 ? "throttled" : res.status >= 500 ? "transient" : "unknown";
-      throw withRetryAfter(
-        new ProviderError(
-          "instagram",
-          res.status === 404 ? "not_found" : kind,
-          `CDN answered HTTP ${res.status}`,
-          {
-            status: res.status,
-          },
-        ),
-        retryAfter,
-      );
+      if (res.status === 403 || res.status === 410) {
+        await res.body?.cancel().catch(() => {});
+        throw new MediaUrlExpiredError();
+      }
+      throw await failure(res, cdnError, now());
     },
   };
 }

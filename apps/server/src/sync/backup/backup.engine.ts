@@ -9,8 +9,9 @@ import type {
 } from "../../providers/google/drive.client.ts";
 import type { MediaClient } from "../../providers/instagram/media.client.ts";
 import { ProviderError } from "../../providers/provider-error.ts";
-import type { EngineSettings, GraphPacer } from "../backoff.ts";
 import type { AttemptInfo, ConnectionTokens, EngineLog } from "../engine.types.ts";
+import type { EngineSettings } from "../engine-settings.ts";
+import type { GraphPacer } from "../graph-pacer.ts";
 import type { BackupItem } from "../naming.ts";
 import type { SyncRepository } from "../sync.repository.ts";
 import { type DriveCall, driveCallerFor } from "./drive-caller.ts";

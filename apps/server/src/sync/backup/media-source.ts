@@ -2,8 +2,10 @@ import type { PostChild, PostRow } from "../../db/sync-tables.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { type MediaClient, MediaUrlExpiredError } from "../../providers/instagram/media.client.ts";
 import { ProviderError } from "../../providers/provider-error.ts";
-import { type EngineSettings, type GraphPacer, withBackoff } from "../backoff.ts";
+import { withBackoff } from "../../providers/retry.ts";
 import { type ConnectionTokens, toPostChild } from "../engine.types.ts";
+import type { EngineSettings } from "../engine-settings.ts";
+import type { GraphPacer } from "../graph-pacer.ts";
 import { type BackupItem, coverUrl } from "../naming.ts";
 import type { SyncRepository } from "../sync.repository.ts";
 

@@ -1,8 +1,9 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import type { BackupRow } from "../../db/sync-tables.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { backupRetryWords } from "../../providers/failure-words.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../../providers/provider-error.ts";
-import { DeferError } from "../backoff.ts";
+import { DeferError } from "../../providers/retry.ts";
 import type { AttemptInfo, ConnectionTokens, EngineLog } from "../engine.types.ts";
 import type { SyncRepository } from "../sync.repository.ts";
 import { GoogleRevokedError } from "./drive-caller.ts";
@@ -15,18 +16,6 @@ export type BackupOutcome =
   | { outcome: "retry"; message: string }
   | { outcome: "deferred"; delayMs: number }
   | { outcome: "skipped" };
-
-/** What a person reads about a provider failure worth retrying. */
-function describe(err: unknown): string {
-  if (err instanceof ProviderError) {
-    const who = err.provider === "google" ? "Google Drive" : "Instagram";
-    if (err.kind === "throttled") return `${who} is limiting requests right now`;
-    if (err.kind === "transient" || err.kind === "network")
-      return `${who} is not responding right now (${err.message})`;
-    return `${who}: ${err.message}`;
-  }
-  return err instanceof Error ? err.message : String(err);
-}
 
 type Finish = Parameters<SyncRepository["finishBackup"]>[2];
 
@@ -106,7 +95,7 @@ export function outcomeRecorder(deps: {
           );
         }
       }
-      const message = describe(err);
+      const message = backupRetryWords(err);
       if (attempt.retryCount >= attempt.retryLimit) {
         return fail(`Backup failed after ${attempt.retryCount + 1} attempts: ${message}`, true);
       }

@@ -6,9 +6,9 @@ import {
   RESUMABLE_QUANTUM,
   type UploadProgress,
 } from "../../providers/google/drive.client.ts";
-import { isRetryable, retryAfterOf } from "../../providers/http-retry.ts";
-import { ProviderError } from "../../providers/provider-error.ts";
-import { backoffDelay, type EngineSettings } from "../backoff.ts";
+import { isRetryable, ProviderError, retryAfterOf } from "../../providers/provider-error.ts";
+import { backoffDelay } from "../../providers/retry.ts";
+import type { EngineSettings } from "../engine-settings.ts";
 import type { BackupItem } from "../naming.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { ItemResult, Ledger } from "./ledger.ts";

@@ -1,0 +1,66 @@
+import { ProviderError } from "./provider-error.ts";
+
+/**
+ * The one place a provider failure becomes the words a person reads: on the dashboard, in the
+ * Backups list, after a connect attempt. Callers pick the situation; the wording lives here.
+ */
+
+const WHO = { instagram: "Instagram", facebook: "Instagram", google: "Google Drive" } as const;
+
+/** A backup attempt that will be tried again. */
+export function backupRetryWords(err: unknown): string {
+  if (err instanceof ProviderError) {
+    const who = WHO[err.provider];
+    if (err.kind === "throttled") return `${who} is limiting requests right now`;
+    if (err.kind === "transient" || err.kind === "network")
+      return `${who} is not responding right now (${err.message})`;
+    return `${who}: ${err.message}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A sync that failed; null when the failure has no provider-specific words. */
+export function syncFailureWords(err: unknown): string | null {
+  if (!(err instanceof ProviderError)) return null;
+  if (err.kind === "throttled") {
+    return "Instagram is limiting requests right now. Keepsake will try again shortly.";
+  }
+  if (err.kind === "transient" || err.kind === "network") {
+    return "Instagram is not responding right now. Please try again in a few minutes.";
+  }
+  if (err.kind === "permission") {
+    return "Instagram did not allow Keepsake to read this account's media. Reconnect it and allow access.";
+  }
+  return null;
+}
+
+/** Why Instagram stopped accepting a token (Graph code 190 subcodes). */
+export function tokenRevokedWords(err: ProviderError, label: string): string {
+  if (err.subcode === 460) return `The ${label} password was changed. Reconnect the account.`;
+  if (err.subcode === 458) return `Keepsake was removed from the account's apps. Reconnect it.`;
+  if (err.subcode === 463) return `The ${label} access token expired. Reconnect the account.`;
+  return `${label} no longer accepts Keepsake's access. Reconnect the account.`;
+}
+
+/** A provider failure while completing a connection: whose fault, and what to tell the user. */
+export function connectFailureWords(
+  err: ProviderError,
+  label: string,
+): { refused: boolean; message: string } {
+  if (err.kind === "oauth" || err.kind === "token_invalid") {
+    return {
+      refused: true,
+      message: `${label} did not accept the authorization. Please try connecting again.`,
+    };
+  }
+  if (err.kind === "permission") {
+    return {
+      refused: true,
+      message: `${label} did not grant the permissions Keepsake needs. Please connect again and allow them.`,
+    };
+  }
+  return {
+    refused: false,
+    message: `${label} is not responding right now. Please try again in a few minutes.`,
+  };
+}

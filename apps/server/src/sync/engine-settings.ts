@@ -1,0 +1,37 @@
+import type { RetrySettings } from "../providers/retry.ts";
+
+/** Tunables of the backup engine; tests shrink the waits, the benchmark the chunk size. */
+export interface EngineSettings extends RetrySettings {
+  /** Resumable chunk size; rounded down to a multiple of 256 KiB. */
+  chunkBytes: number;
+  /** Files up to this size go in one multipart request. */
+  multipartMaxBytes: number;
+  /** Media per Graph page. */
+  pageSize: number;
+  /** A sync stops after this many already-known posts in a row (pinned posts come first). */
+  knownRunToStop: number;
+  /** How long a worker's claim on a backup lasts, and how often it is renewed. */
+  leaseMs: number;
+  leaseRenewMs: number;
+  /** A running sync untouched this long is considered dead. */
+  staleSyncMs: number;
+  /** Graph usage above this percent slows calls down; at 100 Graph throttles. */
+  slowDownAbovePercent: number;
+  /** The pause before a call at 99 % usage (scaled linearly from `slowDownAbovePercent`). */
+  maxPacingPauseMs: number;
+}
+
+export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
+  chunkBytes: 8 * 1024 * 1024,
+  multipartMaxBytes: 5 * 1024 * 1024,
+  pageSize: 50,
+  knownRunToStop: 12,
+  leaseMs: 45_000,
+  leaseRenewMs: 15_000,
+  staleSyncMs: 30 * 60_000,
+  backoff: { baseMs: 1000, maxMs: 64_000, attempts: 6, maxInlineWaitMs: 65_000 },
+  slowDownAbovePercent: 80,
+  maxPacingPauseMs: 30_000,
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  random: Math.random,
+};
