@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { coverUrl } from "../src/sync/naming.ts";
 import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+import { until } from "./support/wait.ts";
 
 const WORKER = fileURLToPath(new URL("./support/worker-process.ts", import.meta.url));
 const secrets = {
@@ -59,16 +60,6 @@ function startWorker(): Promise<ChildProcess> {
   });
 }
 
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 180_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 describe("several worker processes on one database", () => {
   it("end with exactly one copy of each file when one is killed with SIGKILL mid-upload", async () => {
     const user = await h.connectedUser({ tier: "pro" });
@@ -106,6 +97,7 @@ describe("several worker processes on one database", () => {
     const job = await until(
       () => t.ctx.syncRepo.findSyncJob(started.body.sync_job.id),
       (j) => j?.status !== "running",
+      180_000,
     );
     expect(job).toMatchObject({
       status: "completed",

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { AppContext } from "../src/context.ts";
 import { defineJob } from "../src/jobs/job.ts";
@@ -48,14 +48,6 @@ afterAll(async () => {
   await t.close();
 });
 
-async function until(check: () => boolean, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe("job queue", () => {
   it("refuses a payload its schema rejects, before anything is queued", async () => {
     await expect(t.ctx.queue.send(flaky, { value: "x" as unknown as number })).rejects.toThrow();
@@ -69,17 +61,17 @@ describe("job queue", () => {
       [1, 2, 3, 4, 5].map((n) => ({ data: { n } })),
     );
     await t.ctx.queue.work(t.ctx);
-    await until(() => drained.length === 5);
+    await vi.waitFor(() => expect(drained).toHaveLength(5), { timeout: 15_000 });
     // The slot is idle now, in its 30 s poll delay: a job sent now wakes it.
     await t.ctx.queue.send(slow, { n: 6 });
-    await until(() => drained.length === 6);
+    await vi.waitFor(() => expect(drained).toHaveLength(6), { timeout: 15_000 });
     expect(drained.sort()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it("runs a job in a worker and retries a failure", async () => {
     const id = await t.ctx.queue.send(flaky, { value: 42 });
     expect(id).toBeTruthy();
-    await until(() => seen.length === 1);
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 15_000 });
     expect(seen[0]).toEqual({ value: 42, retryCount: 1 });
   });
 

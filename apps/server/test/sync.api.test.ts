@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NEW_POSTS_PROFILE_MAX_AGE_MS } from "../src/sync/sync.service.ts";
 import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+import { until } from "./support/wait.ts";
 
 let t: SandboxedApp;
 let h: ReturnType<typeof backupHelpers>;
@@ -27,16 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("/api/sync", () => {
   it("answers 401 without a session", async () => {
