@@ -282,7 +282,8 @@ describe("resilience", () => {
     const video = await pick("video", 3);
     await h.control("/tokens/revoke", { body: { instagram_user_id: DEMO_IG.business.id } });
     await h.control("/cdn/expire", { method: "POST" });
-    // Google was revoked by the test before: the sync job row is made directly.
+    // The sync job row is made directly: this test runs alone or after any other (the API
+    // would refuse a sync if another test left Google revoked).
     const job0 = await t.ctx.syncRepo.insertSyncJob({
       user_id: user.user.id,
       account_id: user.accountId,
