@@ -39,7 +39,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     return rows.map((a) => {
       const s: AccountStats | undefined = stats.get(a.id);
       const health = connections.instagramHealth(a, now);
-      const lastSync = s?.last_sync ?? a.last_sync_at;
+      const lastSync = s?.last_sync ?? null;
       return {
         id: a.id,
         username: a.username,

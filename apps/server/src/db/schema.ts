@@ -68,7 +68,6 @@ export interface InstagramAccountsTable {
   status: Generated<ConnectionRowStatus>;
   status_reason: string | null;
   last_validated_at: Timestamp | null;
-  last_sync_at: Timestamp | null;
   paused_by_plan: Generated<boolean>;
   connected_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
