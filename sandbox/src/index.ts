@@ -5,6 +5,7 @@ import Fastify from "fastify";
 import { Ctx, type SandboxOptions } from "./context.ts";
 import { seedState } from "./demo.ts";
 import { addPosts } from "./routes/control.ts";
+import { canonicalGraphUrl } from "./routes/graph/index.ts";
 import { registerAll } from "./routes/register.ts";
 import { Store } from "./state.ts";
 
@@ -44,6 +45,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     logger: options.logger ?? false,
     bodyLimit: 64 * 1024 * 1024,
     forceCloseConnections: true,
+    rewriteUrl: (req) => canonicalGraphUrl(req.url ?? "/"),
   });
   await app.register(formbody);
   registerAll(app, ctx);
