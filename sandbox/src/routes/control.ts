@@ -9,7 +9,7 @@ import { Prng } from "../prng.ts";
 import type { DriveFile, IgAccount, IgMedia, TokenRecord } from "../state.ts";
 import { issueToken } from "../tokens.ts";
 import { FOLDER_MIME, usage } from "./drive.ts";
-import type { StripeSim } from "./stripe.ts";
+import type { StripeSim } from "./stripe/index.ts";
 
 function findAccount(ctx: Ctx, key: string | undefined): IgAccount | undefined {
   const accounts = Object.values(ctx.state.igAccounts);

@@ -10,7 +10,7 @@ import { registerDrive } from "./drive.ts";
 import { registerDriveBrowser } from "./drive-browser.ts";
 import { registerGoogle } from "./google.ts";
 import { registerMeta } from "./meta.ts";
-import { registerStripe } from "./stripe.ts";
+import { registerStripe } from "./stripe/index.ts";
 
 export function registerAll(app: FastifyInstance, ctx: Ctx): void {
   registerCdn(app, ctx);
