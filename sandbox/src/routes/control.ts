@@ -8,7 +8,7 @@ import { createPost, createStory, seedBenchAccount } from "../demo.ts";
 import { Prng } from "../prng.ts";
 import type { DriveFile, IgAccount, IgMedia, TokenRecord } from "../state.ts";
 import { issueToken } from "../tokens.ts";
-import { FOLDER_MIME, usage } from "./drive.ts";
+import { FOLDER_MIME, usage } from "./drive/index.ts";
 import type { StripeSim } from "./stripe/index.ts";
 
 function findAccount(ctx: Ctx, key: string | undefined): IgAccount | undefined {

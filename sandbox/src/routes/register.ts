@@ -6,7 +6,7 @@ import { page } from "../pages.ts";
 import { escapeHtml as h } from "../util.ts";
 import { registerCdn } from "./cdn.ts";
 import { clearBlobs, registerControl } from "./control.ts";
-import { registerDrive } from "./drive.ts";
+import { registerDrive } from "./drive/index.ts";
 import { registerDriveBrowser } from "./drive-browser.ts";
 import { registerGoogle } from "./google.ts";
 import { registerMeta } from "./meta.ts";
