@@ -4,7 +4,7 @@ import formbody from "@fastify/formbody";
 import Fastify from "fastify";
 import { Ctx, type SandboxOptions } from "./context.ts";
 import { seedState } from "./demo.ts";
-import { addPosts } from "./routes/control.ts";
+import { addPosts } from "./routes/control/index.ts";
 import { canonicalGraphUrl } from "./routes/graph/index.ts";
 import { registerAll } from "./routes/register.ts";
 import { Store } from "./state.ts";

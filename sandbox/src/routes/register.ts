@@ -5,7 +5,7 @@ import { seedState } from "../demo.ts";
 import { page } from "../pages.ts";
 import { escapeHtml as h } from "../util.ts";
 import { registerCdn } from "./cdn.ts";
-import { clearBlobs, registerControl } from "./control.ts";
+import { clearBlobs, registerControl } from "./control/index.ts";
 import { registerDrive } from "./drive/index.ts";
 import { registerDriveBrowser } from "./drive-browser.ts";
 import { registerGoogle } from "./google.ts";
