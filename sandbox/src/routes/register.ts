@@ -8,7 +8,7 @@ import { registerCdn } from "./cdn.ts";
 import { clearBlobs, registerControl } from "./control/index.ts";
 import { registerDrive } from "./drive/index.ts";
 import { registerDriveBrowser } from "./drive-browser.ts";
-import { registerGoogle } from "./google.ts";
+import { registerGoogle } from "./google/index.ts";
 import { registerMeta } from "./meta.ts";
 import { registerStripe } from "./stripe/index.ts";
 

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
 import { sendDriveError } from "../../context.ts";
 import { query } from "../../util.ts";
-import { DRIVE_FILE_SCOPE, googleAccess } from "../google.ts";
+import { DRIVE_FILE_SCOPE, googleAccess } from "../google/index.ts";
 import { type Auth, DriveError } from "./resource.ts";
 
 export const API = "/www.googleapis.com/drive/v3";
