@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import formbody from "@fastify/formbody";
 import Fastify from "fastify";
 import { Ctx, type SandboxOptions } from "./context.ts";
-import { seedState } from "./demo.ts";
+import { seedState } from "./demo/index.ts";
 import { addPosts } from "./routes/control/index.ts";
 import { canonicalGraphUrl } from "./routes/graph/index.ts";
 import { registerAll } from "./routes/register.ts";
@@ -11,7 +11,7 @@ import { Store } from "./state.ts";
 
 export type { SandboxOptions } from "./context.ts";
 export { SANDBOX_CREDENTIALS, SANDBOX_PRICE_AMOUNTS, SANDBOX_PRICES } from "./credentials.ts";
-export { DEMO_FB, DEMO_GOOGLE, DEMO_IG } from "./demo.ts";
+export { DEMO_FB, DEMO_GOOGLE, DEMO_IG } from "./demo/index.ts";
 
 export interface SandboxUrls {
   instagramWww: string;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Ctx } from "../context.ts";
 import { SANDBOX_CREDENTIALS } from "../credentials.ts";
-import { seedState } from "../demo.ts";
+import { seedState } from "../demo/index.ts";
 import { page } from "../pages.ts";
 import { escapeHtml as h } from "../util.ts";
 import { registerCdn } from "./cdn.ts";

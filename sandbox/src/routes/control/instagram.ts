@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import type { Ctx } from "../../context.ts";
 import { SANDBOX_CREDENTIALS } from "../../credentials.ts";
-import { createPost, createStory, seedBenchAccount } from "../../demo.ts";
+import { createPost, createStory, seedBenchAccount } from "../../demo/index.ts";
 import { Prng } from "../../prng.ts";
 import type { IgAccount, IgMedia } from "../../state.ts";
 import { issueToken } from "../../tokens.ts";
