@@ -3,14 +3,15 @@ import type { AddressInfo } from "node:net";
 import formbody from "@fastify/formbody";
 import Fastify from "fastify";
 import { Ctx, type SandboxOptions } from "./context.ts";
-import { seedState } from "./demo.ts";
-import { addPosts } from "./routes/control.ts";
+import { seedState } from "./demo/index.ts";
+import { addPosts } from "./routes/control/index.ts";
+import { canonicalGraphUrl } from "./routes/graph/index.ts";
 import { registerAll } from "./routes/register.ts";
 import { Store } from "./state.ts";
 
 export type { SandboxOptions } from "./context.ts";
 export { SANDBOX_CREDENTIALS, SANDBOX_PRICE_AMOUNTS, SANDBOX_PRICES } from "./credentials.ts";
-export { DEMO_FB, DEMO_GOOGLE, DEMO_IG } from "./demo.ts";
+export { DEMO_FB, DEMO_GOOGLE, DEMO_IG } from "./demo/index.ts";
 
 export interface SandboxUrls {
   instagramWww: string;
@@ -44,6 +45,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     logger: options.logger ?? false,
     bodyLimit: 64 * 1024 * 1024,
     forceCloseConnections: true,
+    rewriteUrl: (req) => canonicalGraphUrl(req.url ?? "/"),
   });
   await app.register(formbody);
   registerAll(app, ctx);

@@ -6,7 +6,7 @@ import { thumbnail } from "../images.ts";
 import { page } from "../pages.ts";
 import { escapeHtml as h } from "../util.ts";
 import { sendRanged } from "./cdn.ts";
-import { FOLDER_MIME, usage } from "./drive.ts";
+import { FOLDER_MIME, usage } from "./drive/index.ts";
 
 const CSS = `
 body{font-family:"Google Sans",Roboto,Arial,sans-serif;background:#f8fafd;color:#1f1f1f}

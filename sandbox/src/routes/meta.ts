@@ -5,7 +5,7 @@ import { SANDBOX_CREDENTIALS } from "../credentials.ts";
 import { facebookDialog, instagramAuthorize, providerError } from "../pages.ts";
 import { checkToken, issueCode, issueToken } from "../tokens.ts";
 import { form, isHttpUrl, params, withParams } from "../util.ts";
-import { registerGraph, SUPPORTED_VERSIONS } from "./graph.ts";
+import { registerGraph, SUPPORTED_VERSIONS } from "./graph/index.ts";
 
 const IG = SANDBOX_CREDENTIALS.instagram;
 const FB = SANDBOX_CREDENTIALS.facebook;
@@ -28,6 +28,31 @@ function dialogError(
 
 function igOauthError(reply: FastifyReply, message: string): FastifyReply {
   return reply.code(400).send({ error_type: "OAuthException", code: 400, error_message: message });
+}
+
+function cannotParseToken(reply: FastifyReply): FastifyReply {
+  return sendGraphError(reply, 400, 190, "Invalid OAuth access token - Cannot parse access token");
+}
+
+/** Issues a long-lived token for the app of `provider` and answers with it. */
+function sendLongToken(
+  ctx: Ctx,
+  reply: FastifyReply,
+  provider: "instagram" | "facebook",
+  subject: string,
+  scopes: string[],
+): FastifyReply {
+  const clientId = provider === "instagram" ? IG.clientId : FB.appId;
+  const long = issueToken(ctx, provider, "long", subject, clientId, scopes, LONG_TTL);
+  return reply.send({ access_token: long.token, token_type: "bearer", expires_in: LONG_TTL });
+}
+
+/** The OAuth parameters a consent form carries through to its POST, in this order. */
+function dialogFields(
+  p: Record<string, string>,
+  keys: string[],
+): Record<string, string | undefined> {
+  return Object.fromEntries(keys.map((k) => [k, p[k]]));
 }
 
 export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
@@ -58,13 +83,7 @@ export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
           appName: APP_NAME,
           accounts,
           scopes,
-          fields: {
-            client_id: p.client_id,
-            redirect_uri: p.redirect_uri,
-            response_type: p.response_type,
-            scope: p.scope,
-            state: p.state,
-          },
+          fields: dialogFields(p, ["client_id", "redirect_uri", "response_type", "scope", "state"]),
         }),
       );
     }
@@ -167,14 +186,14 @@ export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
           appName: APP_NAME,
           users,
           scopes: scopes.length ? scopes : p.config_id ? [`configuration ${p.config_id}`] : [],
-          fields: {
-            client_id: p.client_id,
-            redirect_uri: p.redirect_uri,
-            response_type: p.response_type,
-            scope: p.scope,
-            config_id: p.config_id,
-            state: p.state,
-          },
+          fields: dialogFields(p, [
+            "client_id",
+            "redirect_uri",
+            "response_type",
+            "scope",
+            "config_id",
+            "state",
+          ]),
         }),
       );
     }
@@ -202,25 +221,17 @@ export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
   app.get("/www.facebook.com/:version/dialog/oauth", fbDialog);
   app.post("/www.facebook.com/:version/dialog/oauth", fbDialog);
 
-  // ---------- Graph token endpoints (answered before the generic Graph dispatcher) ----------
-  registerGraph(app, ctx, "instagram", async (segments, req, reply) => {
-    const path = segments.join("/");
-    if (path !== "access_token" && path !== "refresh_access_token") return undefined;
-    const p = params(req);
-    if (path === "access_token") {
+  // ---------- Graph token endpoints (routes of their own, before the Graph node routes) ----------
+  registerGraph(app, ctx, "instagram", {
+    access_token: async (req, reply) => {
       if (!(await ctx.enter(req, reply, "ig.exchange"))) return reply;
+      const p = params(req);
       if (p.grant_type !== "ig_exchange_token")
         return sendGraphError(reply, 400, 100, "Unsupported grant type");
       if (p.client_secret !== IG.clientSecret)
         return sendGraphError(reply, 400, 101, "Error validating client secret.");
       const check = checkToken(ctx, p.access_token, "instagram");
-      if (!check.ok)
-        return sendGraphError(
-          reply,
-          400,
-          190,
-          "Invalid OAuth access token - Cannot parse access token",
-        );
+      if (!check.ok) return cannotParseToken(reply);
       if (check.token.kind !== "short")
         return sendGraphError(
           reply,
@@ -228,128 +239,94 @@ export function registerMeta(app: FastifyInstance, ctx: Ctx): void {
           452,
           "Session key invalid. This token is already long-lived.",
         );
-      const long = issueToken(
-        ctx,
-        "instagram",
-        "long",
-        check.token.subject,
-        IG.clientId,
-        check.token.scopes,
-        LONG_TTL,
-      );
-      return reply.send({ access_token: long.token, token_type: "bearer", expires_in: LONG_TTL });
-    }
-    if (!(await ctx.enter(req, reply, "ig.refresh"))) return reply;
-    if (p.grant_type !== "ig_refresh_token")
-      return sendGraphError(reply, 400, 100, "Unsupported grant type");
-    const check = checkToken(ctx, p.access_token, "instagram");
-    if (!check.ok) {
-      if (check.reason === "expired") {
+      return sendLongToken(ctx, reply, "instagram", check.token.subject, check.token.scopes);
+    },
+    refresh_access_token: async (req, reply) => {
+      if (!(await ctx.enter(req, reply, "ig.refresh"))) return reply;
+      const p = params(req);
+      if (p.grant_type !== "ig_refresh_token")
+        return sendGraphError(reply, 400, 100, "Unsupported grant type");
+      const check = checkToken(ctx, p.access_token, "instagram");
+      if (!check.ok) {
+        if (check.reason === "expired") {
+          return sendGraphError(
+            reply,
+            400,
+            190,
+            "Error validating access token: Session has expired.",
+            { subcode: 463 },
+          );
+        }
+        return cannotParseToken(reply);
+      }
+      if (check.token.kind !== "long")
+        return sendGraphError(reply, 400, 10, "(#10) Only long-lived tokens can be refreshed");
+      if (ctx.now() - check.token.issuedAt < 86_400_000) {
         return sendGraphError(
           reply,
           400,
-          190,
-          "Error validating access token: Session has expired.",
-          { subcode: 463 },
+          10,
+          "(#10) The access token can only be refreshed once it is at least 24 hours old",
         );
       }
-      return sendGraphError(
-        reply,
-        400,
-        190,
-        "Invalid OAuth access token - Cannot parse access token",
-      );
-    }
-    if (check.token.kind !== "long")
-      return sendGraphError(reply, 400, 10, "(#10) Only long-lived tokens can be refreshed");
-    if (ctx.now() - check.token.issuedAt < 86_400_000) {
-      return sendGraphError(
-        reply,
-        400,
-        10,
-        "(#10) The access token can only be refreshed once it is at least 24 hours old",
-      );
-    }
-    const fresh = issueToken(
-      ctx,
-      "instagram",
-      "long",
-      check.token.subject,
-      IG.clientId,
-      check.token.scopes,
-      LONG_TTL,
-    );
-    return reply.send({ access_token: fresh.token, token_type: "bearer", expires_in: LONG_TTL });
+      return sendLongToken(ctx, reply, "instagram", check.token.subject, check.token.scopes);
+    },
   });
 
-  registerGraph(app, ctx, "facebook", async (segments, req, reply) => {
-    if (segments.join("/") !== "oauth/access_token") return undefined;
-    if (!(await ctx.enter(req, reply, "fb.token"))) return reply;
-    const p = params(req);
-    if (p.client_id !== FB.appId)
-      return sendGraphError(
-        reply,
-        400,
-        101,
-        "Error validating application. Invalid application ID.",
-      );
-    if (p.client_secret !== FB.appSecret)
-      return sendGraphError(reply, 400, 1, "Error validating client secret.");
-    if (p.grant_type === "fb_exchange_token") {
-      const check = checkToken(ctx, p.fb_exchange_token, "facebook");
-      if (!check.ok)
+  registerGraph(app, ctx, "facebook", {
+    "oauth/access_token": async (req, reply) => {
+      if (!(await ctx.enter(req, reply, "fb.token"))) return reply;
+      const p = params(req);
+      if (p.client_id !== FB.appId)
         return sendGraphError(
           reply,
           400,
-          190,
-          "Invalid OAuth access token - Cannot parse access token",
+          101,
+          "Error validating application. Invalid application ID.",
         );
-      const long = issueToken(
+      if (p.client_secret !== FB.appSecret)
+        return sendGraphError(reply, 400, 1, "Error validating client secret.");
+      if (p.grant_type === "fb_exchange_token") {
+        const check = checkToken(ctx, p.fb_exchange_token, "facebook");
+        if (!check.ok) return cannotParseToken(reply);
+        return sendLongToken(ctx, reply, "facebook", check.token.subject, check.token.scopes);
+      }
+      const code = ctx.state.codes[p.code ?? ""];
+      if (code?.provider !== "facebook")
+        return sendGraphError(reply, 400, 100, "Invalid verification code format.");
+      if (code.used)
+        return sendGraphError(reply, 400, 100, "This authorization code has been used.", {
+          subcode: 36009,
+        });
+      if (code.expiresAt <= ctx.now()) {
+        return sendGraphError(reply, 400, 100, "This authorization code has expired.", {
+          subcode: 36007,
+        });
+      }
+      if (code.redirectUri !== p.redirect_uri) {
+        return sendGraphError(
+          reply,
+          400,
+          100,
+          "Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request",
+          { subcode: 36008 },
+        );
+      }
+      code.used = true;
+      const token = issueToken(
         ctx,
         "facebook",
-        "long",
-        check.token.subject,
+        "short",
+        code.subject,
         FB.appId,
-        check.token.scopes,
-        LONG_TTL,
+        code.scopes,
+        FB_SHORT_TTL,
       );
-      return reply.send({ access_token: long.token, token_type: "bearer", expires_in: LONG_TTL });
-    }
-    const code = ctx.state.codes[p.code ?? ""];
-    if (code?.provider !== "facebook")
-      return sendGraphError(reply, 400, 100, "Invalid verification code format.");
-    if (code.used)
-      return sendGraphError(reply, 400, 100, "This authorization code has been used.", {
-        subcode: 36009,
+      return reply.send({
+        access_token: token.token,
+        token_type: "bearer",
+        expires_in: FB_SHORT_TTL,
       });
-    if (code.expiresAt <= ctx.now()) {
-      return sendGraphError(reply, 400, 100, "This authorization code has expired.", {
-        subcode: 36007,
-      });
-    }
-    if (code.redirectUri !== p.redirect_uri) {
-      return sendGraphError(
-        reply,
-        400,
-        100,
-        "Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request",
-        { subcode: 36008 },
-      );
-    }
-    code.used = true;
-    const token = issueToken(
-      ctx,
-      "facebook",
-      "short",
-      code.subject,
-      FB.appId,
-      code.scopes,
-      FB_SHORT_TTL,
-    );
-    return reply.send({
-      access_token: token.token,
-      token_type: "bearer",
-      expires_in: FB_SHORT_TTL,
-    });
+    },
   });
 }

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import type { Ctx } from "../context.ts";
 import { SANDBOX_CREDENTIALS } from "../credentials.ts";
-import { seedState } from "../demo.ts";
+import { seedState } from "../demo/index.ts";
 import { page } from "../pages.ts";
 import { escapeHtml as h } from "../util.ts";
 import { registerCdn } from "./cdn.ts";
-import { clearBlobs, registerControl } from "./control.ts";
-import { registerDrive } from "./drive.ts";
+import { clearBlobs, registerControl } from "./control/index.ts";
+import { registerDrive } from "./drive/index.ts";
 import { registerDriveBrowser } from "./drive-browser.ts";
-import { registerGoogle } from "./google.ts";
+import { registerGoogle } from "./google/index.ts";
 import { registerMeta } from "./meta.ts";
-import { registerStripe } from "./stripe.ts";
+import { registerStripe } from "./stripe/index.ts";
 
 export function registerAll(app: FastifyInstance, ctx: Ctx): void {
   registerCdn(app, ctx);

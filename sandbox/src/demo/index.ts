@@ -1,0 +1,9 @@
+export {
+  createPost,
+  createStory,
+  imageAsset,
+  type NewPostOptions,
+  nextMediaId,
+  videoAsset,
+} from "./content.ts";
+export { DAY_MS, DEMO_FB, DEMO_GOOGLE, DEMO_IG, seedBenchAccount, seedState } from "./seed.ts";

@@ -1,0 +1,181 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { z } from "zod";
+import type { Ctx } from "../../context.ts";
+import { SANDBOX_CREDENTIALS } from "../../credentials.ts";
+import { createPost, createStory, seedBenchAccount } from "../../demo/index.ts";
+import { Prng } from "../../prng.ts";
+import type { IgAccount, IgMedia } from "../../state.ts";
+import { issueToken } from "../../tokens.ts";
+import { usage } from "../drive/index.ts";
+import { CONTROL as c, handle } from "./handle.ts";
+
+export function findAccount(ctx: Ctx, key: string | undefined): IgAccount | undefined {
+  const accounts = Object.values(ctx.state.igAccounts);
+  if (!key) return accounts[0];
+  const k = key.replace(/^@/, "");
+  return accounts.find((a) => a.id === k || a.userId === k || a.username === k);
+}
+
+/** Adds `count` new posts at the top of an account's feed (after the pinned post), timestamped now. */
+export function addPosts(
+  ctx: Ctx,
+  account: IgAccount,
+  count: number,
+  mediaType?: "IMAGE" | "VIDEO" | "CAROUSEL_ALBUM" | "REELS",
+): IgMedia[] {
+  const created: IgMedia[] = [];
+  for (let i = 0; i < count; i++) {
+    const rng = new Prng(`added:${account.username}:${ctx.state.seq}`);
+    const post = createPost(ctx.state, account, {
+      timestamp: ctx.now() - (count - 1 - i) * 1000,
+      rng,
+      mediaType,
+    });
+    const pinnedCount = account.media.filter((id) => ctx.state.media[id]?.pinned).length;
+    account.media.splice(pinnedCount, 0, post.id);
+    created.push(post);
+  }
+  ctx.changed();
+  return created;
+}
+
+const noAccount = (reply: FastifyReply) => reply.code(404).send({ error: "no such account" });
+
+/** The answer listing posts or stories just created. */
+function createdList(items: IgMedia[]) {
+  return {
+    created: items.map((p) => ({
+      id: p.id,
+      media_type: p.mediaType,
+      timestamp: new Date(p.timestamp).toISOString(),
+    })),
+  };
+}
+
+/** Demo accounts (all providers), Instagram content, bench accounts and the CDN's signatures. */
+export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
+  app.post(`${c}/cdn/expire`, async () => {
+    ctx.cdnGeneration++;
+    return { ok: true, generation: ctx.cdnGeneration };
+  });
+  app.post(
+    `${c}/cdn/ttl`,
+    handle(z.object({ seconds: z.number().int().min(1) }), (b) => {
+      ctx.cdnTtlSeconds = b.seconds;
+      return { ttl_seconds: b.seconds };
+    }),
+  );
+  app.post(
+    `${c}/instagram/accounts`,
+    handle(
+      z.object({
+        count: z.number().int().min(1).max(20_000),
+        posts: z.number().int().min(1).max(200).default(12),
+      }),
+      (b) => {
+        const start = Object.values(ctx.state.igAccounts).filter((a) =>
+          a.username.startsWith("bench."),
+        ).length;
+        const accounts = [];
+        for (let i = 0; i < b.count; i++) {
+          const a = seedBenchAccount(ctx.state, start + i, b.posts, ctx.now());
+          const token = issueToken(
+            ctx,
+            "instagram",
+            "long",
+            a.id,
+            SANDBOX_CREDENTIALS.instagram.clientId,
+            ["instagram_business_basic"],
+            60 * 86_400,
+          );
+          accounts.push({
+            id: a.id,
+            user_id: a.userId,
+            username: a.username,
+            access_token: token.token,
+          });
+        }
+        ctx.changed();
+        return { accounts };
+      },
+    ),
+  );
+
+  app.get(`${c}/accounts`, async () => ({
+    instagram: Object.values(ctx.state.igAccounts).map((a) => ({
+      id: a.id,
+      user_id: a.userId,
+      username: a.username,
+      name: a.name,
+      account_type: a.accountType,
+      media_count: a.media.filter((id) => !ctx.state.media[id]?.ghost).length,
+      slots: a.media.length,
+      stories: a.stories.length,
+    })),
+    facebook: Object.values(ctx.state.fbUsers).map((u) => ({
+      id: u.id,
+      name: u.name,
+      email: u.email,
+      pages: u.pages.map((p) => ({
+        id: p.id,
+        name: p.name,
+        instagram_business_account: p.instagramUserId ?? null,
+      })),
+    })),
+    google: Object.values(ctx.state.googleUsers).map((u) => ({
+      sub: u.sub,
+      email: u.email,
+      name: u.name,
+      quota_limit: u.quotaLimit,
+      usage: usage(ctx, u),
+    })),
+  }));
+  app.get(`${c}/instagram/:account/media`, async (req, reply) => {
+    const account = findAccount(ctx, (req.params as { account: string }).account);
+    if (!account) return noAccount(reply);
+    return {
+      media: account.media
+        .map((id) => ctx.state.media[id]!)
+        .filter((m) => !m.ghost)
+        .map((m) => ({
+          id: m.id,
+          media_type: m.mediaType,
+          media_product_type: m.productType,
+          timestamp: new Date(m.timestamp).toISOString(),
+          pinned: m.pinned ?? false,
+          media_url_withheld: m.withheld ?? false,
+          children: m.children ?? [],
+          video_bytes: m.asset?.kind === "video" ? m.asset.bytes || ctx.largeVideoBytes : null,
+        })),
+    };
+  });
+
+  const accountSchema = z.object({
+    account: z.string().optional(),
+    count: z.number().int().min(1).max(500).default(1),
+    media_type: z.enum(["IMAGE", "VIDEO", "CAROUSEL_ALBUM", "REELS"]).optional(),
+  });
+  app.post(
+    `${c}/instagram/posts`,
+    handle(accountSchema, (b, reply) => {
+      const account = findAccount(ctx, b.account);
+      if (!account) return noAccount(reply);
+      return createdList(addPosts(ctx, account, b.count, b.media_type));
+    }),
+  );
+  app.post(
+    `${c}/instagram/stories`,
+    handle(accountSchema, (b, reply) => {
+      const account = findAccount(ctx, b.account);
+      if (!account) return noAccount(reply);
+      const created: IgMedia[] = [];
+      for (let i = 0; i < b.count; i++) {
+        created.push(
+          createStory(ctx.state, account, ctx.now() - i * 1000, new Prng(`story:${ctx.state.seq}`)),
+        );
+      }
+      ctx.changed();
+      return createdList(created);
+    }),
+  );
+}

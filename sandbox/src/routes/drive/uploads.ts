@@ -1,0 +1,93 @@
+import type { FastifyInstance } from "fastify";
+import type { Ctx } from "../../context.ts";
+import type { UploadSession } from "../../state.ts";
+import { query, randomId } from "../../util.ts";
+import { UPLOAD_PATH as uploadPath, type Wrap } from "./api.ts";
+import { parseMultipart, readAll, storeBlob } from "./blobs.ts";
+import {
+  checkQuota,
+  DriveError,
+  invalidParam,
+  newFileFromMetadata,
+  renderFile,
+} from "./resource.ts";
+import { resumableChunk } from "./resumable.ts";
+
+const SESSION_TTL = 7 * 86_400_000;
+
+/** Uploads take raw bodies (read or streamed here), so they live in a scope without body parsers. */
+export function registerUploads(app: FastifyInstance, ctx: Ctx, wrap: Wrap): void {
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", (_req, _payload, done) => done(null));
+
+    scope.post(
+      uploadPath,
+      wrap("drive.upload", async (req, reply, auth) => {
+        const q = query(req);
+        const base = ctx.baseUrl(req);
+        const type = q.uploadType;
+        const contentType = req.headers["content-type"] ?? "";
+        if (type === "multipart") {
+          ctx.calls["drive.upload.multipart"] = (ctx.calls["drive.upload.multipart"] ?? 0) + 1;
+          const body = await readAll(req, 6 * 1024 * 1024);
+          const { meta, media, mediaType } = parseMultipart(body, contentType);
+          const file = newFileFromMetadata(ctx, auth, meta, mediaType);
+          checkQuota(ctx, auth.user, media.length);
+          await storeBlob(ctx, file, media);
+          return reply.send(renderFile(base, file, auth.user, q.fields));
+        }
+        if (type === "media") {
+          const media = await readAll(req, 6 * 1024 * 1024);
+          const file = newFileFromMetadata(ctx, auth, {}, contentType);
+          checkQuota(ctx, auth.user, media.length);
+          await storeBlob(ctx, file, media);
+          return reply.send(renderFile(base, file, auth.user, q.fields));
+        }
+        if (type === "resumable") {
+          ctx.calls["drive.upload.resumable.start"] =
+            (ctx.calls["drive.upload.resumable.start"] ?? 0) + 1;
+          const raw = await readAll(req, 1024 * 1024);
+          let meta: Record<string, unknown> = {};
+          if (raw.length) {
+            try {
+              meta = JSON.parse(raw.toString()) as Record<string, unknown>;
+            } catch {
+              throw new DriveError(400, "parseError", "Parse Error");
+            }
+          }
+          const xType = req.headers["x-upload-content-type"] as string | undefined;
+          const xLength = req.headers["x-upload-content-length"] as string | undefined;
+          const total = xLength !== undefined ? Number(xLength) : undefined;
+          if (total !== undefined && (!Number.isInteger(total) || total < 0))
+            throw new DriveError(400, "invalid", "Invalid X-Upload-Content-Length");
+          // Validate now (parents, times) so errors surface before any bytes are sent.
+          newFileFromMetadata(ctx, auth, meta, xType);
+          if (total !== undefined) checkQuota(ctx, auth.user, total);
+          const id = `AUy${randomId(40).replace(/[-_]/g, "q")}`;
+          const session: UploadSession = {
+            id,
+            ownerSub: auth.user.sub,
+            appClientId: auth.token.clientId,
+            metadata: { ...meta, __fields: q.fields },
+            contentType: xType,
+            total,
+            received: 0,
+            createdAt: ctx.now(),
+            expiresAt: ctx.now() + SESSION_TTL,
+          };
+          ctx.state.uploads[id] = session;
+          ctx.changed();
+          return reply
+            .header("location", `${base}${uploadPath}?uploadType=resumable&upload_id=${id}`)
+            .header("x-guploader-uploadid", id)
+            .send();
+        }
+        throw invalidParam("uploadType");
+      }),
+    );
+    const putChunk = resumableChunk(ctx);
+    scope.put(uploadPath, putChunk);
+    scope.post(`${uploadPath}/resumable`, putChunk);
+  });
+}
