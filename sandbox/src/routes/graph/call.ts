@@ -2,9 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
 import { sendGraphError } from "../../context.ts";
 import type { FbUser, IgAccount, IgMedia, TokenRecord } from "../../state.ts";
-import { GraphFieldError } from "./render.ts";
-
-export type GraphHost = "instagram" | "facebook";
+import { GraphFieldError, type GraphHost } from "./render.ts";
 
 export interface Principal {
   host: GraphHost;

@@ -3,12 +3,13 @@ import type { Ctx } from "../../context.ts";
 import { sendGraphError } from "../../context.ts";
 import { checkToken } from "../../tokens.ts";
 import { bearer, params } from "../../util.ts";
-import { type GraphCall, type GraphHost, resolvePrincipal, tokenError } from "./call.ts";
+import { type GraphCall, resolvePrincipal, tokenError } from "./call.ts";
 import { fbAccounts, fbDeauthorize, fbMe, fbMeUnknownEdge } from "./facebook.ts";
 import { graphNode, mediaChildren, unknownEdge, userMedia } from "./nodes.ts";
+import type { GraphHost } from "./render.ts";
 import { GraphFieldError } from "./render.ts";
 
-export type { GraphHost } from "./call.ts";
+export type { GraphHost } from "./render.ts";
 
 const VERSION = /^v(\d+)\.0$/;
 export const SUPPORTED_VERSIONS = [19, 20, 21, 22, 23, 24, 25, 26];

@@ -3,7 +3,9 @@ import { FieldSyntaxError, type FieldTree, parseFields } from "../../fields.ts";
 import type { IgAccount, IgMedia } from "../../state.ts";
 import { graphDate } from "../../tokens.ts";
 import { cdnUrl } from "../cdn.ts";
-import type { GraphHost } from "./call.ts";
+
+/** The two Graph hosts the sandbox answers as. */
+export type GraphHost = "instagram" | "facebook";
 
 export const MEDIA_FIELDS = new Set([
   "id",
