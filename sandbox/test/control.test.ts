@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SANDBOX_CREDENTIALS as C, DEMO_GOOGLE, DEMO_IG } from "../src/index.ts";
 import {
   type DriveError,
@@ -265,8 +265,9 @@ describe("modes", () => {
       (await json<ControlAccounts>(fetch(`${local}/_control/accounts`))).instagram[0]!.media_count;
     try {
       const before = await count();
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await count()).toBeGreaterThan(before);
+      await vi.waitFor(async () => expect(await count()).toBeGreaterThan(before), {
+        timeout: 3000,
+      });
       expect(timed.url).toBe("http://sandbox.test:8090");
       const discovery = await json<{ token_endpoint: string }>(
         fetch(`${local}/accounts.google.com/.well-known/openid-configuration`),

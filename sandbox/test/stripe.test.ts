@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { SANDBOX_CREDENTIALS as C, SANDBOX_PRICES } from "../src/index.ts";
 import { type Harness, harness } from "./helpers.ts";
 
@@ -55,15 +55,16 @@ beforeEach(async () => {
   failNext = 0;
 });
 
-async function waitFor<T>(fn: () => T | undefined, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 15));
-  }
-}
+/** The first value `fn` finds, polled with vi.waitFor (fails after 3 s). */
+const waitFor = <T>(fn: () => T | undefined): Promise<T> =>
+  vi.waitFor(
+    () => {
+      const v = fn();
+      if (!v) throw new Error("not yet");
+      return v;
+    },
+    { timeout: 3000, interval: 15 },
+  );
 
 function events(): Stripe.Event[] {
   return received.map((r) =>
