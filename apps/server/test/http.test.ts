@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import Fastify from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loggerOptions } from "../src/http/logging.ts";
+import { loggerOptions, OneLineRequestLog } from "../src/http/logging.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
 let t: TestApp;
@@ -51,7 +51,7 @@ describe("HTTP conventions", () => {
       },
     });
     const logger = { ...(loggerOptions("info") as object), stream };
-    const app = Fastify({ logger });
+    const app = Fastify({ logger, logController: new OneLineRequestLog() });
     app.post("/echo", async (req) => {
       req.log.info({ body: req.body }, "received");
       return { ok: true };
@@ -67,6 +67,7 @@ describe("HTTP conventions", () => {
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     expect(log).toContain("a@b.co");
+    expect(log).toContain("/echo?code=[redacted]&state=[redacted]");
     for (const secret of [
       "oauth-code-123",
       "signed-state-456",

@@ -37,8 +37,47 @@ const ISSUER = "keepsake";
 // argon2id (the library's default algorithm) with OWASP's suggested memory and passes.
 const HASH_OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
+/** How many verified tokens an API process remembers (a few bytes each). */
+const VERIFIED_TOKENS_KEPT = 10_000;
+
+/**
+ * Verifies access tokens (signature, issuer, expiry) and remembers the ones that passed until
+ * they expire, so a client's requests after the first skip the HMAC. The session row is still
+ * read on every request: a logout or deactivation takes effect at once.
+ */
+function tokenVerifier(secret: Uint8Array, clock: Clock) {
+  const verified = new Map<string, { sessionId: string; userId: string; expiresAtMs: number }>();
+  return async (token: string) => {
+    const nowMs = clock.now().getTime();
+    const known = verified.get(token);
+    if (known && known.expiresAtMs > nowMs) return known;
+    try {
+      const { payload } = await jwtVerify(token, secret, {
+        issuer: ISSUER,
+        algorithms: ["HS256"],
+        currentDate: clock.now(),
+      });
+      if (typeof payload.sid !== "string" || typeof payload.sub !== "string") throw new Error();
+      const entry = {
+        sessionId: payload.sid,
+        userId: payload.sub,
+        expiresAtMs: (payload.exp ?? 0) * 1000,
+      };
+      if (verified.size >= VERIFIED_TOKENS_KEPT) {
+        const oldest = verified.keys().next().value;
+        if (oldest !== undefined) verified.delete(oldest);
+      }
+      verified.set(token, entry);
+      return entry;
+    } catch {
+      throw new AppError("unauthenticated", "Could not validate credentials");
+    }
+  };
+}
+
 export function createAuthService(deps: AuthServiceDeps) {
   const { repo, clock, config } = deps;
+  const verifyToken = tokenVerifier(deps.jwtSecret, clock);
   // Verified against when the e-mail is unknown, so both failures take as long.
   const dummyHash = hash("keepsake-timing-equaliser", HASH_OPTIONS);
 
@@ -122,20 +161,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** The principal behind a bearer token, or a 401 that says why. */
     async authenticate(token: string): Promise<Principal> {
-      let sessionId: string;
-      let userId: string;
-      try {
-        const { payload } = await jwtVerify(token, deps.jwtSecret, {
-          issuer: ISSUER,
-          algorithms: ["HS256"],
-          currentDate: clock.now(),
-        });
-        if (typeof payload.sid !== "string" || typeof payload.sub !== "string") throw new Error();
-        sessionId = payload.sid;
-        userId = payload.sub;
-      } catch {
-        throw new AppError("unauthenticated", "Could not validate credentials");
-      }
+      const { sessionId, userId } = await verifyToken(token);
       const row = await repo.findLiveSession(sessionId, clock.now());
       if (!row || row.id !== userId) throw new AppError("unauthenticated", "Session has ended");
       if (!row.is_active) throw new AppError("unauthenticated", "Account is deactivated");

@@ -17,7 +17,7 @@ import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerV1Routes } from "../v1/v1.routes.ts";
 import { sendAppError } from "./errors.ts";
-import { loggerOptions } from "./logging.ts";
+import { loggerOptions, OneLineRequestLog } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
 import { PUBLIC, registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
@@ -51,6 +51,7 @@ const registrars: RouteRegistrar[] = [
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(ctx.config.LOG_LEVEL),
+    logController: new OneLineRequestLog(),
     bodyLimit: ctx.config.BODY_LIMIT_BYTES,
     trustProxy: ctx.config.TRUST_PROXY,
     requestIdHeader: "x-request-id",
