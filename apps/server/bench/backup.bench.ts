@@ -141,7 +141,7 @@ async function main() {
       if (!p.children.length && p.media_url) urls.push(p.media_url);
     }
     for (const f of files) if (f.item_key.endsWith("_meta")) metaBytes += Number(f.size_bytes ?? 0);
-    const token = await t.ctx.connections.googleAccessToken(user.user.id);
+    const token = await t.ctx.connections.tokens.googleAccessToken(user.user.id);
     await h.control("/calls", { method: "DELETE" });
     const plain = await plainPipedCopy(t.sandbox.url, token, urls, 3);
     const plainCalls = await h.calls();

@@ -16,11 +16,8 @@ import {
   createBillingWebhookService,
 } from "./billing/billing-webhook.service.ts";
 import type { Config } from "./config.ts";
+import { type Connections, createConnections } from "./connections/connections.module.ts";
 import { createConnectionsRepository } from "./connections/connections.repository.ts";
-import {
-  type ConnectionsService,
-  createConnectionsService,
-} from "./connections/connections.service.ts";
 import { createOAuthStates } from "./connections/oauth-state.ts";
 import { createContactRepository } from "./contact/contact.repository.ts";
 import { type ContactService, createContactService } from "./contact/contact.service.ts";
@@ -78,7 +75,8 @@ export interface AppContext extends ContextDeps, SyncModule {
   auth: AuthService;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
-  connections: ConnectionsService;
+  /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
+  connections: Connections;
   accounts: AccountsService;
   userDeletion: UserDeletionService;
   admin: AdminService;
@@ -100,7 +98,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const calls = createCallRecorder({ db: deps.db, clock: deps.clock });
   const connectionsRepo = createConnectionsRepository(deps.db);
   const accountsRepo = createAccountsRepository(deps.db);
-  const connections = createConnectionsService({
+  const connections = createConnections({
     repo: connectionsRepo,
     states: createOAuthStates({
       repo: connectionsRepo,
@@ -125,7 +123,7 @@ export function createContext(deps: ContextDeps): AppContext {
     onDisconnected: (userId, limit) => accountsRepo.applyAccountLimit(userId, limit),
   });
   const accounts = createAccountsService({
-    connections,
+    profiles: connections.profiles,
     clock: deps.clock,
     stats: accountsRepo.stats,
     applyAccountLimit: accountsRepo.applyAccountLimit,
@@ -153,7 +151,7 @@ export function createContext(deps: ContextDeps): AppContext {
     clock: deps.clock,
     jwtSecret: deps.secrets.jwtSecret,
     config: deps.config,
-    socialAccounts: connections.socialAccounts,
+    socialAccounts: connections.profiles.socialAccounts,
   });
   const queue = createJobQueue<AppContext>({
     connectionString: deps.databaseUrl,
@@ -166,7 +164,13 @@ export function createContext(deps: ContextDeps): AppContext {
     db: deps.db,
     clock: deps.clock,
     config: deps.config,
-    connections,
+    // What the engines and the sync service use of each part.
+    connections: {
+      googleAccessToken: connections.tokens.googleAccessToken,
+      instagramAccessToken: connections.tokens.instagramAccessToken,
+      markInstagramNeedsReconnection: connections.health.markInstagramNeedsReconnection,
+      refreshStaleProfiles: connections.profiles.refreshStaleProfiles,
+    },
     queue,
     encryptionKey: deps.secrets.encryptionKey,
     fetchFor: calls.fetchFor,
@@ -175,8 +179,8 @@ export function createContext(deps: ContextDeps): AppContext {
   });
   const userDeletion = createUserDeletionService({
     repo: createUserDeletionRepository(deps.db),
-    disconnectGoogle: (userId) => connections.disconnectGoogle(userId),
-    revokeFacebook: (userId) => connections.revokeFacebookGrants(userId),
+    disconnectGoogle: (userId) => connections.tokens.disconnectGoogle(userId),
+    revokeFacebook: (userId) => connections.tokens.revokeFacebookGrants(userId),
     forgetBillingCustomer: (userId) => billing.forgetCustomer(userId),
     queue,
     ...(deps.log ? { log: deps.log } : {}),
@@ -186,7 +190,7 @@ export function createContext(deps: ContextDeps): AppContext {
     auth,
     deletion: userDeletion,
     accountIds: async (userId) =>
-      (await connections.listInstagramAccounts(userId)).map((a) => a.id),
+      (await connections.profiles.listInstagramAccounts(userId)).map((a) => a.id),
     queue,
   });
   const contact = createContactService({

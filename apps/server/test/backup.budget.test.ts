@@ -143,7 +143,7 @@ describe("the cover image of a video or of a carousel that opens with a video", 
     );
     expect(cover?.md5Checksum).toBe(md5(original));
     const [meta] = await copiesOf(`${withCover.instagram_id}_meta`);
-    const token = await t.ctx.connections.googleAccessToken(user.user.id);
+    const token = await t.ctx.connections.tokens.googleAccessToken(user.user.id);
     const body = (await (
       await fetch(`${t.sandbox.url}/www.googleapis.com/drive/v3/files/${meta!.id}?alt=media`, {
         headers: { authorization: `Bearer ${token}` },

@@ -473,10 +473,10 @@ describe("connecting Google Drive", () => {
     expect(JSON.stringify(status.body)).not.toContain(refresh);
 
     // The access token is refreshed on demand once it has run out.
-    const first = await t.ctx.connections.googleAccessToken(user.id);
-    expect(await t.ctx.connections.googleAccessToken(user.id)).toBe(first);
+    const first = await t.ctx.connections.tokens.googleAccessToken(user.id);
+    expect(await t.ctx.connections.tokens.googleAccessToken(user.id)).toBe(first);
     t.clock.advance(3600_000);
-    const second = await t.ctx.connections.googleAccessToken(user.id);
+    const second = await t.ctx.connections.tokens.googleAccessToken(user.id);
     expect(second).not.toBe(first);
     const info = await fetch(`${t.sandbox.url}/openidconnect.googleapis.com/v1/userinfo`, {
       headers: { authorization: `Bearer ${second}` },
