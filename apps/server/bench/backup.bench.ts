@@ -84,7 +84,7 @@ async function main() {
     const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
     const jobId = started.body.sync_job.id as string;
     for (;;) {
-      const job = await t.ctx.syncRepo.findSyncJob(jobId);
+      const job = await t.ctx.syncRepos.runs.findSyncJob(jobId);
       if (job && job.status !== "running") {
         if (job.status !== "completed") throw new Error(`sync ${job.status}: ${job.error_message}`);
         break;
@@ -100,7 +100,7 @@ async function main() {
         .where("google_drive_file_id", "is not", null)
         .orderBy("started_at")
         .execute();
-      const job = await t.ctx.syncRepo.findSyncJob(jobId);
+      const job = await t.ctx.syncRepos.runs.findSyncJob(jobId);
       log("job", job?.started_at, job?.completed_at);
       for (const r of rows)
         log(

@@ -1,7 +1,10 @@
 import { hostname } from "node:os";
 import { API_RATE_LIMIT_PER_MINUTE } from "@keepsake/contracts";
 import type pg from "pg";
-import { createAccountsRepository } from "./accounts/accounts.repository.ts";
+import {
+  type AccountsRepository,
+  createAccountsRepository,
+} from "./accounts/accounts.repository.ts";
 import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
 import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
@@ -78,6 +81,8 @@ export interface AppContext extends ContextDeps, SyncModule {
   /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
   connections: Connections;
   accounts: AccountsService;
+  /** The accounts' rows as the scheduler reads them (with the owner and the sync state). */
+  accountsRepo: AccountsRepository;
   userDeletion: UserDeletionService;
   admin: AdminService;
   contact: ContactService;
@@ -171,6 +176,12 @@ export function createContext(deps: ContextDeps): AppContext {
       markInstagramNeedsReconnection: connections.health.markInstagramNeedsReconnection,
       refreshStaleProfiles: connections.profiles.refreshStaleProfiles,
     },
+    directory: {
+      accountWithOwner: accountsRepo.accountWithOwner,
+      userAccounts: accountsRepo.userAccounts,
+      userTier: connectionsRepo.userTier,
+      findGoogleConnection: connectionsRepo.findGoogleConnection,
+    },
     queue,
     encryptionKey: deps.secrets.encryptionKey,
     fetchFor: calls.fetchFor,
@@ -214,7 +225,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const apiKeys = createApiKeysService({
     repo: createApiKeysRepository(deps.db),
     clock: deps.clock,
-    userTier: async (userId) => (await sync.syncRepo.userTier(userId))?.subscription_tier ?? "free",
+    userTier: async (userId) => (await connectionsRepo.userTier(userId)) ?? "free",
   });
   const limiter = createRateLimiter({
     limit: API_RATE_LIMIT_PER_MINUTE,
@@ -224,7 +235,7 @@ export function createContext(deps: ContextDeps): AppContext {
   return {
     ...deps,
     apiKeys,
-    listing: createCursorListingService({ repo: sync.syncRepo }),
+    listing: createCursorListingService({ repo: sync.syncRepos.cursors }),
     requireApiKey: apiKeyGuard(apiKeys, limiter),
     contact,
     status,
@@ -233,6 +244,7 @@ export function createContext(deps: ContextDeps): AppContext {
     queue,
     connections,
     accounts,
+    accountsRepo,
     userDeletion,
     admin,
     billing,

@@ -209,7 +209,7 @@ describe("md5", () => {
     expect(await copiesOf(image.instagram_id)).toHaveLength(0);
     expect((await attempt(image.id, 1)).outcome).toBe("completed");
     const [file] = await copiesOf(image.instagram_id);
-    const fresh = await t.ctx.syncRepo.findPost(image.id);
+    const fresh = await t.ctx.syncRepos.posts.findPost(image.id);
     const original = new Uint8Array(await (await fetch(fresh!.media_url!)).arrayBuffer());
     expect(file?.md5Checksum).toBe(md5(original));
   });
@@ -229,7 +229,7 @@ describe("md5", () => {
     expect((await h.calls())["drive.upload.resumable.start"]).toBeGreaterThan(0);
     expect((await attempt(video.id, 1)).outcome).toBe("completed");
     const [file] = await copiesOf(video.instagram_id);
-    const fresh = await t.ctx.syncRepo.findPost(video.id);
+    const fresh = await t.ctx.syncRepos.posts.findPost(video.id);
     const original = new Uint8Array(await (await fetch(fresh!.media_url!)).arrayBuffer());
     expect(file?.md5Checksum).toBe(md5(original));
   });

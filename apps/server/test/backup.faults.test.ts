@@ -220,16 +220,16 @@ describe("resilience", () => {
     });
     const again = await h.listPosts(user);
     expect(again.result).toEqual({ outcome: "deferred", delayMs: 30 * 60_000 });
-    const row = await t.ctx.syncRepo.findSyncJob(again.syncJobId);
+    const row = await t.ctx.syncRepos.runs.findSyncJob(again.syncJobId);
     expect(row?.status).toBe("running");
     await h.control("/graph/usage", { body: { buc_call_count: null, regain_minutes: 0 } });
-    await t.ctx.syncRepo.finishSyncJob(again.syncJobId, "cancelled", new Date(), null);
+    await t.ctx.syncRepos.runs.finishSyncJob(again.syncJobId, "cancelled", new Date(), null);
 
     // Until the regain time has passed, this process does not call Graph for the account.
     await h.control("/calls", { method: "DELETE" });
     const runRefresh = async () => {
       const { syncJobId, result } = await h.listPosts(user);
-      await t.ctx.syncRepo.finishSyncJob(syncJobId, "cancelled", new Date(), null);
+      await t.ctx.syncRepos.runs.finishSyncJob(syncJobId, "cancelled", new Date(), null);
       return result;
     };
     expect((await runRefresh()).outcome).toBe("deferred");
@@ -283,7 +283,7 @@ describe("resilience", () => {
     await h.control("/tokens/revoke", { body: { instagram_user_id: DEMO_IG.business.id } });
     await h.control("/cdn/expire", { method: "POST" });
     // Google was revoked by the test before: the sync job row is made directly.
-    const job0 = await t.ctx.syncRepo.insertSyncJob({
+    const job0 = await t.ctx.syncRepos.runs.insertSyncJob({
       user_id: user.user.id,
       account_id: user.accountId,
       job_type: "manual",
@@ -301,7 +301,7 @@ describe("resilience", () => {
       { retryCount: 0, retryLimit: 3 },
     );
     expect(r.outcome).toBe("done");
-    const job = await t.ctx.syncRepo.findSyncJob(started.sync_job.id);
+    const job = await t.ctx.syncRepos.runs.findSyncJob(started.sync_job.id);
     expect(job?.status).toBe("failed");
     expect(job?.error_message).toBe(m.instagramReconnect(DEMO_IG.business.username));
     const account = await t.ctx.db

@@ -265,7 +265,7 @@ describe("/api/sync", () => {
     expect(res.status).toBe(200);
     expect(res.body.backup.status).toBe("pending");
     const backup = await until(
-      () => t.ctx.syncRepo.findBackupByPost(owner.user.id, target!.post_id),
+      () => t.ctx.syncRepos.backups.findBackupByPost(owner.user.id, target!.post_id),
       (b) => b?.status === "completed",
     );
     expect(backup?.google_drive_file_id).toBeTruthy();

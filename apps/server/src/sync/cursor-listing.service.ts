@@ -5,8 +5,7 @@ import type {
   V1PostsResponse,
 } from "@keepsake/contracts";
 import { AppError } from "../lib/errors.ts";
-import type { Keyset } from "./cursor-listing.repository.ts";
-import type { SyncRepository } from "./sync.repository.ts";
+import type { CursorListingRepository, Keyset } from "./cursor-listing.repository.ts";
 import { FROM_API_TYPE, toBackup, toPost } from "./sync.service.ts";
 
 /** A timestamptz as Postgres writes it as text, e.g. `2026-01-02 03:04:05.123456+00`. */
@@ -36,7 +35,7 @@ export function decodeCursor(cursor: string | undefined): Keyset | null {
 
 /** The public API's pages of posts and backups, scoped to the caller. */
 export function createCursorListingService(deps: {
-  repo: Pick<SyncRepository, "postsAfter" | "backupsAfter">;
+  repo: Pick<CursorListingRepository, "postsAfter" | "backupsAfter">;
 }) {
   const { repo } = deps;
   /** One row more than asked tells whether another page follows. */

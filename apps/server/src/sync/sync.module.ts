@@ -10,9 +10,9 @@ import { createMediaClient } from "../providers/instagram/media.client.ts";
 import type { FetchLike } from "../providers/provider-error.ts";
 import { createGraphPacer, DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./backoff.ts";
 import { type BackupEngine, createBackupEngine } from "./backup/backup.engine.ts";
-import type { ConnectionTokens } from "./engine.types.ts";
+import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
-import { createSyncRepository, type SyncRepository } from "./sync.repository.ts";
+import { createSyncRepositories, type SyncRepositories } from "./sync.repositories.ts";
 import { createSyncService, type SyncService } from "./sync.service.ts";
 
 export type { EngineSettings };
@@ -20,7 +20,8 @@ export type { EngineSettings };
 /** What the backup engine adds to the application context. */
 export interface SyncModule {
   sync: SyncService;
-  syncRepo: SyncRepository;
+  /** The sync area's repositories (posts, backups, runs, folders, listings). */
+  syncRepos: SyncRepositories;
   syncEngine: SyncEngine;
   backupEngine: BackupEngine;
   engine: EngineSettings;
@@ -32,6 +33,8 @@ export function createSyncModule(deps: {
   clock: Clock;
   config: Config;
   connections: ConnectionTokens;
+  /** What the sync area reads of the accounts and connections areas' tables. */
+  directory: SyncDirectory;
   // biome-ignore lint/suspicious/noExplicitAny: the queue is typed by the full context
   queue: JobQueue<any>;
   settings?: Partial<EngineSettings>;
@@ -63,7 +66,8 @@ export function createSyncModule(deps: {
     { apisUrl: `${providers.google.apisUrl}` },
     deps.fetchFor ? { fetch: deps.fetchFor("google") } : {},
   );
-  const repo = createSyncRepository(deps.db);
+  const repos = createSyncRepositories(deps.db);
+  const { directory } = deps;
 
   const enqueueBackups = async (postIds: string[]) => {
     for (let i = 0; i < postIds.length; i += 500) {
@@ -77,7 +81,8 @@ export function createSyncModule(deps: {
   };
 
   const backupEngine = createBackupEngine({
-    repo,
+    repos,
+    directory,
     connections: deps.connections,
     media,
     drive,
@@ -91,7 +96,8 @@ export function createSyncModule(deps: {
     ...(deps.log ? { log: deps.log } : {}),
   });
   const syncEngine = createSyncEngine({
-    repo,
+    repos,
+    directory,
     connections: deps.connections,
     media,
     pacer,
@@ -101,7 +107,8 @@ export function createSyncModule(deps: {
     ...(deps.log ? { log: deps.log } : {}),
   });
   const sync = createSyncService({
-    repo,
+    repos,
+    directory,
     connections: deps.connections,
     media,
     clock: deps.clock,
@@ -115,5 +122,5 @@ export function createSyncModule(deps: {
       );
     },
   });
-  return { sync, syncRepo: repo, syncEngine, backupEngine, engine: settings };
+  return { sync, syncRepos: repos, syncEngine, backupEngine, engine: settings };
 }

@@ -24,13 +24,15 @@ import { AppError } from "../lib/errors.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { type EngineSettings, withBackoff } from "./backoff.ts";
-import type { ConnectionTokens } from "./engine.types.ts";
+import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
+import type { PostWithBackup } from "./listing.repository.ts";
 import { minutesUntilNextSync } from "./schedule.ts";
 import type { SyncRequest } from "./sync.engine.ts";
-import type { PostWithBackup, SyncRepository } from "./sync.repository.ts";
+import type { SyncRepositories } from "./sync.repositories.ts";
 
 export interface SyncServiceDeps {
-  repo: SyncRepository;
+  repos: Pick<SyncRepositories, "posts" | "backups" | "runs" | "listing">;
+  directory: Pick<SyncDirectory, "userAccounts" | "userTier" | "findGoogleConnection">;
   connections: ConnectionTokens;
   media: MediaClient;
   clock: Clock;
@@ -133,10 +135,10 @@ export function toBackup(b: BackupRow & { post: PostRow }): Backup {
 
 /** The rules behind /api/sync: every read and write is scoped to the caller. */
 export function createSyncService(deps: SyncServiceDeps) {
-  const { repo, clock } = deps;
+  const { repos, directory, clock } = deps;
 
   const expireStale = () =>
-    repo.failStaleSyncJobs(
+    repos.runs.failStaleSyncJobs(
       new Date(clock.now().getTime() - deps.settings.staleSyncMs),
       clock.now(),
       m.syncFailed,
@@ -144,9 +146,9 @@ export function createSyncService(deps: SyncServiceDeps) {
 
   /** The accounts a sync would run on, after checking both connections (SPEC §5 messages). */
   async function syncTargets(userId: string, accountId?: string) {
-    const accounts = await repo.userAccounts(userId);
+    const accounts = await directory.userAccounts(userId);
     if (accounts.length === 0) throw new AppError("bad_request", m.instagramNotConnected);
-    const google = await repo.googleConnection(userId);
+    const google = await directory.findGoogleConnection(userId);
     if (!google) throw new AppError("bad_request", m.googleNotConnected);
     if (google.status === "needs_reconnection") {
       throw new AppError("bad_request", google.status_reason ?? m.googleReconnect);
@@ -183,7 +185,7 @@ export function createSyncService(deps: SyncServiceDeps) {
     const jobs: SyncJobRow[] = [];
     let alreadyRunning = false;
     for (const a of targets) {
-      const inserted = await repo.insertSyncJob({
+      const inserted = await repos.runs.insertSyncJob({
         user_id: userId,
         account_id: a.id,
         job_type: "manual",
@@ -191,7 +193,7 @@ export function createSyncService(deps: SyncServiceDeps) {
         now: clock.now(),
       });
       if (!inserted) {
-        const running = await repo.runningSyncJob(a.id);
+        const running = await repos.runs.runningSyncJob(a.id);
         if (running) {
           alreadyRunning = true;
           jobs.push(running);
@@ -225,9 +227,9 @@ export function createSyncService(deps: SyncServiceDeps) {
      * once both connections work. Answers the jobs started; nothing when a side is missing.
      */
     async startAfterConnect(userId: string, accountIds?: string[]): Promise<SyncJob[]> {
-      const google = await repo.googleConnection(userId);
+      const google = await directory.findGoogleConnection(userId);
       if (!google || google.status === "needs_reconnection") return [];
-      const targets = (await repo.userAccounts(userId)).filter(
+      const targets = (await directory.userAccounts(userId)).filter(
         (a) =>
           a.status === "active" && !a.paused_by_plan && (!accountIds || accountIds.includes(a.id)),
       );
@@ -237,14 +239,14 @@ export function createSyncService(deps: SyncServiceDeps) {
 
     async syncJobs(userId: string, limit: number): Promise<SyncJob[]> {
       await expireStale();
-      return (await repo.listSyncJobs(userId, limit)).map(toSyncJob);
+      return (await repos.runs.listSyncJobs(userId, limit)).map(toSyncJob);
     },
 
     async status(userId: string): Promise<SyncStatus> {
       await expireStale();
-      const running = await repo.latestRunningSyncJob(userId);
+      const running = await repos.runs.latestRunningSyncJob(userId);
       if (running) return { is_syncing: true, sync_job: toSyncJob(running) };
-      const [latest] = await repo.listSyncJobs(userId, 1);
+      const [latest] = await repos.runs.listSyncJobs(userId, 1);
       return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null };
     },
 
@@ -258,8 +260,8 @@ export function createSyncService(deps: SyncServiceDeps) {
       // A search counts its matches only so far: enough for the page buttons around this page.
       const counted = searchCountLimit(q.offset, q.limit);
       const [rows, total] = await Promise.all([
-        repo.postsPage(filter, q.limit, q.offset),
-        repo.countPosts(filter, counted + 1),
+        repos.listing.postsPage(filter, q.limit, q.offset),
+        repos.listing.countPosts(filter, counted + 1),
       ]);
       const exact = !filter.search || total <= counted;
       return {
@@ -273,21 +275,21 @@ export function createSyncService(deps: SyncServiceDeps) {
       const status = q.status_filter && q.status_filter !== "all" ? q.status_filter : undefined;
       const filter = { status, accountId: q.account_id };
       const [rows, total] = await Promise.all([
-        repo.backupsPage(userId, filter, q.limit, q.offset),
-        repo.countBackups(userId, filter),
+        repos.listing.backupsPage(userId, filter, q.limit, q.offset),
+        repos.listing.countBackups(userId, filter),
       ]);
       return { backups: rows.map(toBackup), total };
     },
 
     async stats(userId: string): Promise<DashboardStats> {
       const [s, tier, last, accounts, google] = await Promise.all([
-        repo.backupStats(userId),
-        repo.userTier(userId),
-        repo.lastCompletedSync(userId),
-        repo.userAccounts(userId),
-        repo.googleConnection(userId),
+        repos.backups.backupStats(userId),
+        directory.userTier(userId),
+        repos.runs.lastCompletedSync(userId),
+        directory.userAccounts(userId),
+        directory.findGoogleConnection(userId),
       ]);
-      const plan = normalizeTier(tier?.subscription_tier);
+      const plan = normalizeTier(tier);
       const auto = hasAutomaticBackups(plan);
       // No sync is coming while Drive is missing or refused: no countdown then.
       const driveUsable = google !== undefined && google.status !== "needs_reconnection";
@@ -311,13 +313,13 @@ export function createSyncService(deps: SyncServiceDeps) {
     },
 
     async retry(userId: string, postId: string): Promise<RetryBackupResponse> {
-      const post = await repo.findUserPost(userId, postId);
+      const post = await repos.posts.findUserPost(userId, postId);
       if (!post) throw new AppError("not_found", m.backupNotFound);
       if (post.not_backed_up_reason) throw new AppError("bad_request", post.not_backed_up_reason);
-      await repo.ensureBackup(post, clock.now());
-      const reset = await repo.resetBackup(userId, postId, clock.now());
+      await repos.backups.ensureBackup(post, clock.now());
+      const reset = await repos.backups.resetBackup(userId, postId, clock.now());
       if (!reset) {
-        const current = await repo.findBackupByPost(userId, postId);
+        const current = await repos.backups.findBackupByPost(userId, postId);
         if (current?.status === "completed")
           throw new AppError("conflict", "This post is already backed up");
         throw new AppError("conflict", "This backup is running right now");
@@ -333,8 +335,11 @@ export function createSyncService(deps: SyncServiceDeps) {
         userId,
         NEW_POSTS_PROFILE_MAX_AGE_MS,
       );
-      const [s, tier] = await Promise.all([repo.backupStats(userId), repo.userTier(userId)]);
-      const plan = normalizeTier(tier?.subscription_tier);
+      const [s, tier] = await Promise.all([
+        repos.backups.backupStats(userId),
+        directory.userTier(userId),
+      ]);
+      const plan = normalizeTier(tier);
       const known = s.feedPosts;
       const onInstagram = accounts.reduce((n, a) => n + a.media_count, 0);
       const newPosts = Math.max(0, onInstagram - known);
@@ -361,7 +366,7 @@ export function createSyncService(deps: SyncServiceDeps) {
      * a post the caller owns, never from the request. Videos answer their thumbnail.
      */
     async media(userId: string, instagramId: string) {
-      const post = await repo.findUserPostByInstagramId(userId, instagramId);
+      const post = await repos.posts.findUserPostByInstagramId(userId, instagramId);
       if (!post) throw new AppError("not_found", m.postNotFound);
       let ig: Awaited<ReturnType<ConnectionTokens["instagramAccessToken"]>>;
       try {

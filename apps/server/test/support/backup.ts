@@ -117,7 +117,7 @@ export function backupHelpers(t: SandboxedApp) {
         { retryCount: 0, retryLimit: 3 },
       );
       await this.drain(userId);
-      return { result: r, job: await t.ctx.syncRepo.findSyncJob(syncJobId) };
+      return { result: r, job: await t.ctx.syncRepos.runs.findSyncJob(syncJobId) };
     },
 
     /** Runs pending backups of the user (three at a time) until none is left. */
