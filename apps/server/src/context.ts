@@ -124,7 +124,7 @@ export function createContext(deps: ContextDeps): AppContext {
     google: createGoogleOAuthClient(providers.google, calls.fetchFor("google")),
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
-    onConnected: (userId, accountIds) => sync.sync.startAfterConnect(userId, accountIds),
+    onConnected: (userId, accountIds) => sync.sync.runs.startAfterConnect(userId, accountIds),
     onDisconnected: (userId, limit) => accountsRepo.applyAccountLimit(userId, limit),
   });
   const accounts = createAccountsService({
@@ -169,7 +169,7 @@ export function createContext(deps: ContextDeps): AppContext {
     db: deps.db,
     clock: deps.clock,
     config: deps.config,
-    // What the engines and the sync service use of each part.
+    // What the engines and the sync services use of each part of the connections area.
     connections: {
       googleAccessToken: connections.tokens.googleAccessToken,
       instagramAccessToken: connections.tokens.instagramAccessToken,

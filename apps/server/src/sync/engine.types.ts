@@ -3,7 +3,7 @@ import type { ConnectionsRepository } from "../connections/connections.repositor
 import type { PostChild } from "../db/sync-tables.ts";
 import type { GraphChild, GraphHost } from "../providers/instagram/media.client.ts";
 
-/** What the sync and backup engines (and the sync service) need from Connections. */
+/** What the sync and backup engines (and the sync services) need from the connections area. */
 export interface ConnectionTokens {
   googleAccessToken(userId: string, options?: { forceRefresh?: boolean }): Promise<string>;
   instagramAccessToken(accountId: string): Promise<{

@@ -10,16 +10,18 @@ import { createMediaClient } from "../providers/instagram/media.client.ts";
 import type { FetchLike } from "../providers/provider-error.ts";
 import { createGraphPacer, DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./backoff.ts";
 import { type BackupEngine, createBackupEngine } from "./backup/backup.engine.ts";
+import { createDashboardService, type DashboardService } from "./dashboard.service.ts";
 import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
 import { createSyncRepositories, type SyncRepositories } from "./sync.repositories.ts";
-import { createSyncService, type SyncService } from "./sync.service.ts";
+import { createSyncRunsService, type SyncRunsService } from "./sync-runs.service.ts";
 
 export type { EngineSettings };
 
 /** What the backup engine adds to the application context. */
 export interface SyncModule {
-  sync: SyncService;
+  /** /api/sync: `runs` starts syncs and retries, `dashboard` reads posts, backups, stats. */
+  sync: { runs: SyncRunsService; dashboard: DashboardService };
   /** The sync area's repositories (posts, backups, runs, folders, listings). */
   syncRepos: SyncRepositories;
   syncEngine: SyncEngine;
@@ -106,11 +108,9 @@ export function createSyncModule(deps: {
     enqueueBackups,
     ...(deps.log ? { log: deps.log } : {}),
   });
-  const sync = createSyncService({
+  const runs = createSyncRunsService({
     repos,
     directory,
-    connections: deps.connections,
-    media,
     clock: deps.clock,
     settings,
     enqueueBackups,
@@ -122,5 +122,19 @@ export function createSyncModule(deps: {
       );
     },
   });
-  return { sync, syncRepos: repos, syncEngine, backupEngine, engine: settings };
+  const dashboard = createDashboardService({
+    repos,
+    directory,
+    connections: deps.connections,
+    media,
+    clock: deps.clock,
+    settings,
+  });
+  return {
+    sync: { runs, dashboard },
+    syncRepos: repos,
+    syncEngine,
+    backupEngine,
+    engine: settings,
+  };
 }

@@ -110,7 +110,7 @@ export function backupHelpers(t: SandboxedApp) {
      * that ask for it), until none is pending. Answers the sync job's row.
      */
     async syncAndDrain(userId: string, accountId: string, mode: "backup" | "refresh" = "backup") {
-      const started = await t.ctx.sync.start(userId, accountId);
+      const started = await t.ctx.sync.runs.start(userId, accountId);
       const syncJobId = started.sync_job.id;
       const r = await t.ctx.syncEngine.run(
         { accountId, syncJobId, kind: "manual", mode },
@@ -160,7 +160,7 @@ export function backupHelpers(t: SandboxedApp) {
      * this process rather than by a queue worker.
      */
     async listPosts(user: { user: { id: string }; accountId: string }) {
-      const started = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+      const started = await t.ctx.sync.runs.refreshPosts(user.user.id, user.accountId);
       const result = await t.ctx.syncEngine.run(
         {
           accountId: user.accountId,
