@@ -18,8 +18,8 @@ import { fileURLToPath } from "node:url";
 import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
-import type { PostFilter, SyncRepository } from "../src/sync/sync.repository.ts";
-import { searchCountLimit } from "../src/sync/sync.service.ts";
+import { searchCountLimit } from "../src/sync/dashboard.service.ts";
+import type { ListingRepository, PostFilter } from "../src/sync/listing.repository.ts";
 import { explainRepository } from "../test/support/explain.ts";
 import { seedPosts } from "./api-seed.ts";
 import { percentile, runLoad } from "./load.ts";
@@ -37,11 +37,11 @@ interface Query {
   name: string;
   path: string;
   /** The repository call the service makes for this request. */
-  sql: (repo: SyncRepository, userId: string) => Promise<unknown>;
+  sql: (repo: ListingRepository, userId: string) => Promise<unknown>;
 }
 
 /** What the service asks the repository for one page of posts. */
-const postsPage = (repo: SyncRepository, f: PostFilter, offset: number) =>
+const postsPage = (repo: ListingRepository, f: PostFilter, offset: number) =>
   Promise.all([
     repo.postsPage(f, 36, offset),
     repo.countPosts(f, searchCountLimit(offset, 36) + 1),

@@ -84,7 +84,7 @@ async function main() {
     const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
     const jobId = started.body.sync_job.id as string;
     for (;;) {
-      const job = await t.ctx.syncRepo.findSyncJob(jobId);
+      const job = await t.ctx.syncRepos.runs.findSyncJob(jobId);
       if (job && job.status !== "running") {
         if (job.status !== "completed") throw new Error(`sync ${job.status}: ${job.error_message}`);
         break;
@@ -100,7 +100,7 @@ async function main() {
         .where("google_drive_file_id", "is not", null)
         .orderBy("started_at")
         .execute();
-      const job = await t.ctx.syncRepo.findSyncJob(jobId);
+      const job = await t.ctx.syncRepos.runs.findSyncJob(jobId);
       log("job", job?.started_at, job?.completed_at);
       for (const r of rows)
         log(
@@ -141,7 +141,7 @@ async function main() {
       if (!p.children.length && p.media_url) urls.push(p.media_url);
     }
     for (const f of files) if (f.item_key.endsWith("_meta")) metaBytes += Number(f.size_bytes ?? 0);
-    const token = await t.ctx.connections.googleAccessToken(user.user.id);
+    const token = await t.ctx.connections.tokens.googleAccessToken(user.user.id);
     await h.control("/calls", { method: "DELETE" });
     const plain = await plainPipedCopy(t.sandbox.url, token, urls, 3);
     const plainCalls = await h.calls();

@@ -127,8 +127,8 @@ async function seed(t: SandboxedApp, h: ReturnType<typeof backupHelpers>) {
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       for (let i = next++; i < ids.length; i = next++) {
-        const account = await t.ctx.syncRepo.accountWithOwner(ids[i]!);
-        const job = await t.ctx.syncRepo.insertSyncJob({
+        const account = await t.ctx.accountsRepo.accountWithOwner(ids[i]!);
+        const job = await t.ctx.syncRepos.runs.insertSyncJob({
           user_id: account!.user_id,
           account_id: account!.id,
           job_type: "manual",

@@ -1,7 +1,10 @@
 import { hostname } from "node:os";
 import { API_RATE_LIMIT_PER_MINUTE } from "@keepsake/contracts";
 import type pg from "pg";
-import { createAccountsRepository } from "./accounts/accounts.repository.ts";
+import {
+  type AccountsRepository,
+  createAccountsRepository,
+} from "./accounts/accounts.repository.ts";
 import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
 import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
@@ -16,11 +19,8 @@ import {
   createBillingWebhookService,
 } from "./billing/billing-webhook.service.ts";
 import type { Config } from "./config.ts";
+import { type Connections, createConnections } from "./connections/connections.module.ts";
 import { createConnectionsRepository } from "./connections/connections.repository.ts";
-import {
-  type ConnectionsService,
-  createConnectionsService,
-} from "./connections/connections.service.ts";
 import { createOAuthStates } from "./connections/oauth-state.ts";
 import { createContactRepository } from "./contact/contact.repository.ts";
 import { type ContactService, createContactService } from "./contact/contact.service.ts";
@@ -73,8 +73,11 @@ export interface AppContext extends ContextDeps, SyncModule {
   auth: AuthService;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
-  connections: ConnectionsService;
+  /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
+  connections: Connections;
   accounts: AccountsService;
+  /** The accounts' rows as the scheduler reads them (with the owner and the sync state). */
+  accountsRepo: AccountsRepository;
   userDeletion: UserDeletionService;
   admin: AdminService;
   contact: ContactService;
@@ -95,7 +98,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const calls = createCallRecorder({ db: deps.db, clock: deps.clock });
   const connectionsRepo = createConnectionsRepository(deps.db);
   const accountsRepo = createAccountsRepository(deps.db);
-  const connections = createConnectionsService({
+  const connections = createConnections({
     repo: connectionsRepo,
     states: createOAuthStates({
       repo: connectionsRepo,
@@ -116,11 +119,11 @@ export function createContext(deps: ContextDeps): AppContext {
     google: createGoogleOAuthClient(providers.google, calls.fetchFor("google")),
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
-    onConnected: (userId, accountIds) => sync.sync.startAfterConnect(userId, accountIds),
+    onConnected: (userId, accountIds) => sync.sync.runs.startAfterConnect(userId, accountIds),
     onDisconnected: (userId, limit) => accountsRepo.applyAccountLimit(userId, limit),
   });
   const accounts = createAccountsService({
-    connections,
+    profiles: connections.profiles,
     clock: deps.clock,
     stats: accountsRepo.stats,
     applyAccountLimit: accountsRepo.applyAccountLimit,
@@ -148,7 +151,7 @@ export function createContext(deps: ContextDeps): AppContext {
     clock: deps.clock,
     jwtSecret: deps.secrets.jwtSecret,
     config: deps.config,
-    socialAccounts: connections.socialAccounts,
+    socialAccounts: connections.profiles.socialAccounts,
   });
   const queue = createJobQueue<AppContext>({
     connectionString: deps.databaseUrl,
@@ -161,7 +164,19 @@ export function createContext(deps: ContextDeps): AppContext {
     db: deps.db,
     clock: deps.clock,
     config: deps.config,
-    connections,
+    // What the engines and the sync services use of each part of the connections area.
+    connections: {
+      googleAccessToken: connections.tokens.googleAccessToken,
+      instagramAccessToken: connections.tokens.instagramAccessToken,
+      markInstagramNeedsReconnection: connections.health.markInstagramNeedsReconnection,
+      refreshStaleProfiles: connections.profiles.refreshStaleProfiles,
+    },
+    directory: {
+      accountWithOwner: accountsRepo.accountWithOwner,
+      userAccounts: accountsRepo.userAccounts,
+      userTier: connectionsRepo.userTier,
+      findGoogleConnection: connectionsRepo.findGoogleConnection,
+    },
     queue,
     encryptionKey: deps.secrets.encryptionKey,
     fetchFor: calls.fetchFor,
@@ -170,8 +185,8 @@ export function createContext(deps: ContextDeps): AppContext {
   });
   const userDeletion = createUserDeletionService({
     repo: createUserDeletionRepository(deps.db),
-    disconnectGoogle: (userId) => connections.disconnectGoogle(userId),
-    revokeFacebook: (userId) => connections.revokeFacebookGrants(userId),
+    disconnectGoogle: (userId) => connections.tokens.disconnectGoogle(userId),
+    revokeFacebook: (userId) => connections.tokens.revokeFacebookGrants(userId),
     forgetBillingCustomer: (userId) => billing.forgetCustomer(userId),
     queue,
     ...(deps.log ? { log: deps.log } : {}),
@@ -181,7 +196,7 @@ export function createContext(deps: ContextDeps): AppContext {
     auth,
     deletion: userDeletion,
     accountIds: async (userId) =>
-      (await connections.listInstagramAccounts(userId)).map((a) => a.id),
+      (await connections.profiles.listInstagramAccounts(userId)).map((a) => a.id),
     queue,
   });
   const contact = createContactService({
@@ -205,7 +220,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const apiKeys = createApiKeysService({
     repo: createApiKeysRepository(deps.db),
     clock: deps.clock,
-    userTier: async (userId) => (await sync.syncRepo.userTier(userId))?.subscription_tier ?? "free",
+    userTier: async (userId) => (await connectionsRepo.userTier(userId)) ?? "free",
   });
   const limiter = createRateLimiter({
     limit: API_RATE_LIMIT_PER_MINUTE,
@@ -215,7 +230,7 @@ export function createContext(deps: ContextDeps): AppContext {
   return {
     ...deps,
     apiKeys,
-    listing: createCursorListingService({ repo: sync.syncRepo }),
+    listing: createCursorListingService({ repo: sync.syncRepos.cursors }),
     requireApiKey: apiKeyGuard(apiKeys, limiter),
     contact,
     status,
@@ -224,6 +239,7 @@ export function createContext(deps: ContextDeps): AppContext {
     queue,
     connections,
     accounts,
+    accountsRepo,
     userDeletion,
     admin,
     billing,

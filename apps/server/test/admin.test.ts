@@ -157,7 +157,7 @@ describe("toggles", () => {
     );
     expect(scheduled).toBeTruthy();
     const auto = async () =>
-      (await t.ctx.syncRepo.accountsForAutoSync(["premium"])).map((a) => a.id);
+      (await t.ctx.accountsRepo.accountsForAutoSync(["premium"])).map((a) => a.id);
     expect(await auto()).toContain(u.accountId);
 
     const off = await t.call("PUT", `/api/admin/users/${u.user.id}/toggle-active`, {

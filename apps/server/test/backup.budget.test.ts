@@ -56,7 +56,7 @@ async function pick(ok: (p: PostRow) => boolean): Promise<PostRow> {
 
 /** Queues a backup the way the retry endpoint does and runs one attempt of it. */
 async function attempt(postId: string, retryCount = 0) {
-  if (retryCount === 0) await t.ctx.sync.retry(user.user.id, postId);
+  if (retryCount === 0) await t.ctx.sync.runs.retry(user.user.id, postId);
   return t.ctx.backupEngine.run(postId, { retryCount, retryLimit: 5 });
 }
 
@@ -143,7 +143,7 @@ describe("the cover image of a video or of a carousel that opens with a video", 
     );
     expect(cover?.md5Checksum).toBe(md5(original));
     const [meta] = await copiesOf(`${withCover.instagram_id}_meta`);
-    const token = await t.ctx.connections.googleAccessToken(user.user.id);
+    const token = await t.ctx.connections.tokens.googleAccessToken(user.user.id);
     const body = (await (
       await fetch(`${t.sandbox.url}/www.googleapis.com/drive/v3/files/${meta!.id}?alt=media`, {
         headers: { authorization: `Bearer ${token}` },
@@ -209,7 +209,7 @@ describe("md5", () => {
     expect(await copiesOf(image.instagram_id)).toHaveLength(0);
     expect((await attempt(image.id, 1)).outcome).toBe("completed");
     const [file] = await copiesOf(image.instagram_id);
-    const fresh = await t.ctx.syncRepo.findPost(image.id);
+    const fresh = await t.ctx.syncRepos.posts.findPost(image.id);
     const original = new Uint8Array(await (await fetch(fresh!.media_url!)).arrayBuffer());
     expect(file?.md5Checksum).toBe(md5(original));
   });
@@ -229,7 +229,7 @@ describe("md5", () => {
     expect((await h.calls())["drive.upload.resumable.start"]).toBeGreaterThan(0);
     expect((await attempt(video.id, 1)).outcome).toBe("completed");
     const [file] = await copiesOf(video.instagram_id);
-    const fresh = await t.ctx.syncRepo.findPost(video.id);
+    const fresh = await t.ctx.syncRepos.posts.findPost(video.id);
     const original = new Uint8Array(await (await fetch(fresh!.media_url!)).arrayBuffer());
     expect(file?.md5Checksum).toBe(md5(original));
   });

@@ -68,7 +68,7 @@ async function pick(kind: "image" | "carousel" | "video", skip = 0) {
 
 /** Queues a backup the way the retry endpoint does and runs it up to `attempts` times. */
 async function backUp(postId: string, attempts = 1) {
-  await t.ctx.sync.retry(user.user.id, postId);
+  await t.ctx.sync.runs.retry(user.user.id, postId);
   let outcome: Awaited<ReturnType<typeof t.ctx.backupEngine.run>> | undefined;
   for (let i = 0; i < attempts; i++) {
     outcome = await t.ctx.backupEngine.run(postId, { retryCount: i, retryLimit: 5 });
@@ -168,7 +168,7 @@ describe("resilience", () => {
     const video = await pick("video", 2);
     // More cuts than one attempt retries: the first attempt gives up, the second resumes.
     await h.control("/drive/cut", { body: { after_bytes: 600_000, count: 5 } });
-    const first = await t.ctx.sync.retry(user.user.id, video.id);
+    const first = await t.ctx.sync.runs.retry(user.user.id, video.id);
     expect(first.backup.status).toBe("pending");
     const a1 = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
     expect(a1.outcome).toBe("retry");
@@ -220,16 +220,16 @@ describe("resilience", () => {
     });
     const again = await h.listPosts(user);
     expect(again.result).toEqual({ outcome: "deferred", delayMs: 30 * 60_000 });
-    const row = await t.ctx.syncRepo.findSyncJob(again.syncJobId);
+    const row = await t.ctx.syncRepos.runs.findSyncJob(again.syncJobId);
     expect(row?.status).toBe("running");
     await h.control("/graph/usage", { body: { buc_call_count: null, regain_minutes: 0 } });
-    await t.ctx.syncRepo.finishSyncJob(again.syncJobId, "cancelled", new Date(), null);
+    await t.ctx.syncRepos.runs.finishSyncJob(again.syncJobId, "cancelled", new Date(), null);
 
     // Until the regain time has passed, this process does not call Graph for the account.
     await h.control("/calls", { method: "DELETE" });
     const runRefresh = async () => {
       const { syncJobId, result } = await h.listPosts(user);
-      await t.ctx.syncRepo.finishSyncJob(syncJobId, "cancelled", new Date(), null);
+      await t.ctx.syncRepos.runs.finishSyncJob(syncJobId, "cancelled", new Date(), null);
       return result;
     };
     expect((await runRefresh()).outcome).toBe("deferred");
@@ -284,7 +284,7 @@ describe("resilience", () => {
     await h.control("/cdn/expire", { method: "POST" });
     // The sync job row is made directly: this test runs alone or after any other (the API
     // would refuse a sync if another test left Google revoked).
-    const job0 = await t.ctx.syncRepo.insertSyncJob({
+    const job0 = await t.ctx.syncRepos.runs.insertSyncJob({
       user_id: user.user.id,
       account_id: user.accountId,
       job_type: "manual",
@@ -302,7 +302,7 @@ describe("resilience", () => {
       { retryCount: 0, retryLimit: 3 },
     );
     expect(r.outcome).toBe("done");
-    const job = await t.ctx.syncRepo.findSyncJob(started.sync_job.id);
+    const job = await t.ctx.syncRepos.runs.findSyncJob(started.sync_job.id);
     expect(job?.status).toBe("failed");
     expect(job?.error_message).toBe(m.instagramReconnect(DEMO_IG.business.username));
     const account = await t.ctx.db

@@ -95,7 +95,7 @@ describe("several worker processes on one database", () => {
 
     await Promise.all([startWorker(), startWorker()]);
     const job = await until(
-      () => t.ctx.syncRepo.findSyncJob(started.body.sync_job.id),
+      () => t.ctx.syncRepos.runs.findSyncJob(started.body.sync_job.id),
       (j) => j?.status !== "running",
       180_000,
     );

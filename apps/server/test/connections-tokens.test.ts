@@ -88,7 +88,7 @@ describe("scheduled token refresh", () => {
     const before = await connect(first, DEMO_IG.business.id);
 
     // Fresh tokens are left alone.
-    expect(await t.ctx.connections.refreshExpiringTokens()).toEqual({
+    expect(await t.ctx.connections.tokens.refreshExpiringTokens()).toEqual({
       refreshed: 0,
       needs_reconnection: 0,
       failed: 0,
@@ -96,7 +96,7 @@ describe("scheduled token refresh", () => {
 
     // Older than 24 h but far from its end: still left alone.
     await advanceDays(2);
-    expect((await t.ctx.connections.refreshExpiringTokens()).refreshed).toBe(0);
+    expect((await t.ctx.connections.tokens.refreshExpiringTokens()).refreshed).toBe(0);
     expect((await row(before.id)).access_token_encrypted).toBe(before.access_token_encrypted);
 
     await advanceDays(52);
@@ -201,7 +201,7 @@ describe("refresh-connections", () => {
       google_needs_reconnect: true,
     });
     const userId = (await t.call("GET", "/api/auth/me", { token })).body.id;
-    await expect(t.ctx.connections.googleAccessToken(userId)).rejects.toThrow(/Reconnect/);
+    await expect(t.ctx.connections.tokens.googleAccessToken(userId)).rejects.toThrow(/Reconnect/);
 
     const refreshed = await t.call(
       "PUT",

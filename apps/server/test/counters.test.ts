@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GraphMediaType } from "../src/db/sync-tables.ts";
-import type { PostUpsert } from "../src/sync/sync.repository.ts";
+import type { PostUpsert } from "../src/sync/posts.repository.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
 /**
@@ -80,27 +80,27 @@ async function drift() {
 
 describe("post and backup counters", () => {
   it("stay exact under concurrent syncs, backups and deletions", async () => {
-    const repo = t.ctx.syncRepo;
+    const { posts, backups, runs } = t.ctx.syncRepos;
     const accountId = await newAccount("17841400000077001");
     const now = new Date();
     // Twelve overlapping sync batches at once: 100 posts each, every other one re-typed.
     await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        repo.upsertPosts(
+        posts.upsertPosts(
           Array.from({ length: 100 }, (_, k) => post(accountId, i * 50 + k, i % 2)),
           now,
         ),
       ),
     );
     expect(await drift()).toEqual({ posts: [], backups: [] });
-    const job = await repo.insertSyncJob({
+    const job = await runs.insertSyncJob({
       user_id: userId,
       account_id: accountId,
       job_type: "manual",
       mode: "backup",
       now,
     });
-    const claimed = await repo.claimBackupsForSync(accountId, userId, job?.id as string, now);
+    const claimed = await backups.claimBackupsForSync(accountId, userId, job?.id as string, now);
     expect(claimed.length).toBe(650);
 
     // Workers back posts up (completed with a size, or failed) while posts are deleted and a
@@ -108,9 +108,9 @@ describe("post and backup counters", () => {
     const lease = new Date(now.getTime() + 60_000);
     const work = claimed.slice(0, 400).map(async (c, i) => {
       const token = randomUUID();
-      const held = await repo.claimBackup(c.post_id, token, now, lease);
+      const held = await backups.claimBackup(c.post_id, token, now, lease);
       if (!held) return;
-      await repo.finishBackup(held.id, token, {
+      await backups.finishBackup(held.id, token, {
         status: i % 4 === 0 ? "failed" : "completed",
         error_message: i % 4 === 0 ? "Instagram is not responding right now." : null,
         retry_on_sync: i % 4 === 0,
@@ -124,7 +124,7 @@ describe("post and backup counters", () => {
         [accountId, Array.from({ length: 40 }, (_, k) => `ig_${d * 130 + k * 3}`)],
       ),
     );
-    const resync = repo.claimBackupsForSync(accountId, userId, job?.id as string, now);
+    const resync = backups.claimBackupsForSync(accountId, userId, job?.id as string, now);
     await Promise.all([...work, ...deletions, resync]);
 
     expect(await drift()).toEqual({ posts: [], backups: [] });
@@ -138,7 +138,7 @@ describe("post and backup counters", () => {
 
   it("leave nothing behind when an account goes", async () => {
     const accountId = await newAccount("17841400000077002");
-    await t.ctx.syncRepo.upsertPosts(
+    await t.ctx.syncRepos.posts.upsertPosts(
       Array.from({ length: 30 }, (_, k) => post(accountId, k, 0)),
       new Date(),
     );

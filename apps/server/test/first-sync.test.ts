@@ -86,7 +86,7 @@ async function runFirstSync(userId: string, accountId: string, syncJobId: string
       .set({ status: "completed", backup_size_bytes: 10 })
       .where("id", "in", skipped)
       .execute();
-    await t.ctx.syncRepo.updateSyncJob(syncJobId, { posts_processed: skipped.length });
+    await t.ctx.syncRepos.runs.updateSyncJob(syncJobId, { posts_processed: skipped.length });
   }
   await h.drain(userId);
 }

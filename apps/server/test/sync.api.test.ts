@@ -1,7 +1,7 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NEW_POSTS_PROFILE_MAX_AGE_MS } from "../src/sync/sync.service.ts";
+import { NEW_POSTS_PROFILE_MAX_AGE_MS } from "../src/sync/dashboard.service.ts";
 import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 import { until } from "./support/wait.ts";
@@ -256,7 +256,7 @@ describe("/api/sync", () => {
     expect(res.status).toBe(200);
     expect(res.body.backup.status).toBe("pending");
     const backup = await until(
-      () => t.ctx.syncRepo.findBackupByPost(owner.user.id, target!.post_id),
+      () => t.ctx.syncRepos.backups.findBackupByPost(owner.user.id, target!.post_id),
       (b) => b?.status === "completed",
     );
     expect(backup?.google_drive_file_id).toBeTruthy();

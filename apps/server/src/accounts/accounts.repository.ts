@@ -64,5 +64,55 @@ export function createAccountsRepository(db: Db) {
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
+
+    // --- what the sync area reads of the accounts (with the owner and the sync state) ------
+    accountWithOwner(accountId: string) {
+      return db
+        .selectFrom("instagram_accounts as a")
+        .innerJoin("users as u", "u.id", "a.user_id")
+        .leftJoin("account_sync_state as st", "st.account_id", "a.id")
+        .select([
+          "a.id",
+          "a.user_id",
+          "a.username",
+          "a.instagram_user_id",
+          "a.connected_via",
+          "a.status",
+          "a.status_reason",
+          "a.connected_at",
+          "a.paused_by_plan",
+          "u.subscription_tier",
+          "u.is_active",
+          "st.history_complete_at",
+        ])
+        .where("a.id", "=", accountId)
+        .executeTakeFirst();
+    },
+
+    /** Active accounts of users whose plan syncs automatically. */
+    accountsForAutoSync(tiers: readonly string[]) {
+      return db
+        .selectFrom("instagram_accounts as a")
+        .innerJoin("users as u", "u.id", "a.user_id")
+        .leftJoin("account_sync_state as st", "st.account_id", "a.id")
+        .select(["a.id", "a.user_id", "st.graph_usage_percent", "st.graph_usage_at"])
+        .where("a.status", "=", "active")
+        .where("a.paused_by_plan", "=", false)
+        .where("u.is_active", "=", true)
+        .where("u.subscription_tier", "in", tiers as ("premium" | "pro" | "agency")[])
+        .orderBy("a.id")
+        .execute();
+    },
+
+    userAccounts(userId: string) {
+      return db
+        .selectFrom("instagram_accounts")
+        .select(["id", "username", "status", "status_reason", "media_count", "paused_by_plan"])
+        .where("user_id", "=", userId)
+        .orderBy("connected_at")
+        .execute();
+    },
   };
 }
+
+export type AccountsRepository = ReturnType<typeof createAccountsRepository>;

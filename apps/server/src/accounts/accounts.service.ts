@@ -5,7 +5,8 @@ import {
   type SubscriptionTier,
 } from "@keepsake/contracts";
 import { accountLimit, normalizeTier } from "../billing/tier-rules.ts";
-import type { ConnectionsService } from "../connections/connections.service.ts";
+import type { AccountProfilesService } from "../connections/account-profiles.service.ts";
+import { instagramHealth } from "../connections/connection-rules.ts";
 import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -23,7 +24,11 @@ export interface AccountStats {
 export type AccountStatsLoader = (accountIds: string[]) => Promise<Map<string, AccountStats>>;
 
 export interface AccountsServiceDeps {
-  connections: ConnectionsService;
+  /** The connections area's account profiles (rows, removal, profile refresh). */
+  profiles: Pick<
+    AccountProfilesService,
+    "listInstagramAccounts" | "disconnectInstagram" | "refreshProfile"
+  >;
   clock: Clock;
   stats?: AccountStatsLoader;
   /** Pauses the accounts beyond `limit` (preferring `keep`); returns how many are paused. */
@@ -31,14 +36,14 @@ export interface AccountsServiceDeps {
 }
 
 export function createAccountsService(deps: AccountsServiceDeps) {
-  const { connections, clock } = deps;
+  const { profiles, clock } = deps;
 
   async function shape(rows: InstagramAccountRow[]): Promise<InstagramAccount[]> {
     const stats = deps.stats ? await deps.stats(rows.map((r) => r.id)) : new Map();
     const now = clock.now();
     return rows.map((a) => {
       const s: AccountStats | undefined = stats.get(a.id);
-      const health = connections.instagramHealth(a, now);
+      const health = instagramHealth(a, now);
       const lastSync = s?.last_sync ?? null;
       return {
         id: a.id,
@@ -67,7 +72,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
       id: string;
       subscription_tier: SubscriptionTier;
     }): Promise<InstagramAccountsResponse> {
-      const rows = await connections.listInstagramAccounts(user.id);
+      const rows = await profiles.listInstagramAccounts(user.id);
       const tier = normalizeTier(user.subscription_tier);
       const limit = accountLimit(tier);
       const remaining = Math.max(0, limit - rows.length);
@@ -81,7 +86,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     },
 
     async remove(userId: string, accountId: string) {
-      return connections.disconnectInstagram(userId, accountId);
+      return profiles.disconnectInstagram(userId, accountId);
     },
 
     /**
@@ -89,7 +94,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
      * over the plan's limit, the most recently connected other account is paused instead.
      */
     async keep(user: { id: string; subscription_tier: string }, accountId: string) {
-      const rows = await connections.listInstagramAccounts(user.id);
+      const rows = await profiles.listInstagramAccounts(user.id);
       if (!rows.some((r) => r.id === accountId)) {
         throw new AppError("not_found", "Instagram account not found");
       }
@@ -107,7 +112,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     },
 
     async refreshProfile(userId: string, accountId: string): Promise<InstagramAccount> {
-      const row = await connections.refreshProfile(userId, accountId);
+      const row = await profiles.refreshProfile(userId, accountId);
       const [account] = await shape([row]);
       if (!account) throw new AppError("not_found", "Instagram account not found");
       return account;

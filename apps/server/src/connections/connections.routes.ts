@@ -20,7 +20,7 @@ import { statusOf } from "../http/errors.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
 import { ConnectionError } from "./connection-error.ts";
-import type { CallbackParams } from "./connections.service.ts";
+import type { CallbackParams } from "./oauth.service.ts";
 
 const LABEL: Record<OAuthProvider, string> = {
   instagram: "Instagram",
@@ -51,25 +51,26 @@ function callbackParams(query: unknown): CallbackParams {
 
 export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { connections, guards } = ctx;
+  const { oauth, health, profiles, tokens } = ctx.connections;
+  const { guards } = ctx;
   const onRequest = guards.requireUser;
   const authUrl = { onRequest, schema: { tags, response: { 200: authUrlResponse } } };
   const complete = {
-    instagram: connections.completeInstagram,
-    facebook: connections.completeFacebook,
-    google: connections.completeGoogle,
+    instagram: oauth.completeInstagram,
+    facebook: oauth.completeFacebook,
+    google: oauth.completeGoogle,
   } satisfies Record<OAuthProvider, unknown>;
 
   r.get(
     "/api/oauth/instagram/login",
     { ...authUrl, schema: { ...authUrl.schema, querystring: instagramLoginQuery } },
-    async (req) => connections.startInstagram(principalOf(req).user.id, req.query.account_type),
+    async (req) => oauth.startInstagram(principalOf(req).user.id, req.query.account_type),
   );
   r.get("/api/oauth/facebook/auth-url", authUrl, async (req) =>
-    connections.startFacebook(principalOf(req).user.id),
+    oauth.startFacebook(principalOf(req).user.id),
   );
   r.get("/api/oauth/google/auth-url", authUrl, async (req) =>
-    connections.startGoogle(principalOf(req).user.id),
+    oauth.startGoogle(principalOf(req).user.id),
   );
 
   for (const provider of ["instagram", "facebook", "google"] as const) {
@@ -129,16 +130,16 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) 
     schema: { tags, response: { 200: schema } },
   });
   r.get("/api/oauth/status", answers(oauthStatus), async (req) =>
-    connections.status(principalOf(req).user.id),
+    health.status(principalOf(req).user.id),
   );
   r.get("/api/oauth/connection-health", answers(connectionHealth), async (req) =>
-    connections.health(principalOf(req).user.id),
+    health.health(principalOf(req).user.id),
   );
   r.get("/api/oauth/connection-status", answers(connectionStatus), async (req) =>
-    connections.connectionStatus(principalOf(req).user.id),
+    health.connectionStatus(principalOf(req).user.id),
   );
   r.post("/api/oauth/refresh-connections", answers(connectionHealth), async (req) =>
-    connections.refreshConnections(principalOf(req).user.id),
+    health.refreshConnections(principalOf(req).user.id),
   );
 
   r.delete(
@@ -151,9 +152,9 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) 
         response: { 200: disconnectResponse },
       },
     },
-    async (req) => connections.disconnectInstagram(principalOf(req).user.id, req.query.account_id),
+    async (req) => profiles.disconnectInstagram(principalOf(req).user.id, req.query.account_id),
   );
   r.delete("/api/oauth/google/disconnect", answers(disconnectResponse), async (req) =>
-    connections.disconnectGoogle(principalOf(req).user.id),
+    tokens.disconnectGoogle(principalOf(req).user.id),
   );
 }

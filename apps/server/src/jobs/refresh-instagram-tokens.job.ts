@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ConnectionsService } from "../connections/connections.service.ts";
+import type { TokenCustody } from "../connections/token-custody.service.ts";
 import { defineJob } from "./job.ts";
 
 /**
@@ -13,7 +13,10 @@ export const refreshInstagramTokensJob = defineJob({
   queue: { policy: "singleton", retryLimit: 2 },
   cron: "17 */6 * * *",
   scheduleData: {},
-  async handler(_payload, ctx: { connections: Pick<ConnectionsService, "refreshExpiringTokens"> }) {
-    await ctx.connections.refreshExpiringTokens();
+  async handler(
+    _payload,
+    ctx: { connections: { tokens: Pick<TokenCustody, "refreshExpiringTokens"> } },
+  ) {
+    await ctx.connections.tokens.refreshExpiringTokens();
   },
 });

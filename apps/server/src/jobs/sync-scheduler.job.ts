@@ -1,8 +1,8 @@
 import { z } from "zod";
+import type { AccountsRepository } from "../accounts/accounts.repository.ts";
 import { automaticBackupTiers } from "../billing/tier-rules.ts";
 import type { Clock } from "../lib/clock.ts";
 import { spreadOffsetSeconds, syncThisInterval } from "../sync/schedule.ts";
-import type { SyncRepository } from "../sync/sync.repository.ts";
 import { defineJob, type JobSender } from "./job.ts";
 import { syncAccountJob } from "./sync-account.job.ts";
 
@@ -22,12 +22,12 @@ export const syncSchedulerJob = defineJob({
   async handler(
     _payload,
     ctx: {
-      syncRepo: Pick<SyncRepository, "accountsForAutoSync">;
+      accountsRepo: Pick<AccountsRepository, "accountsForAutoSync">;
       queue: JobSender;
       clock: Clock;
     },
   ) {
-    const accounts = await ctx.syncRepo.accountsForAutoSync(automaticBackupTiers());
+    const accounts = await ctx.accountsRepo.accountsForAutoSync(automaticBackupTiers());
     const now = ctx.clock.now();
     for (const a of accounts) {
       const usage = { percent: a.graph_usage_percent, at: a.graph_usage_at };

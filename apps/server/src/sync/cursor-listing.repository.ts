@@ -91,3 +91,5 @@ export function cursorListingQueries(db: Kysely<Database>) {
     },
   };
 }
+
+export type CursorListingRepository = ReturnType<typeof cursorListingQueries>;

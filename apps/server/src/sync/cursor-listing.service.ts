@@ -5,9 +5,8 @@ import type {
   V1PostsResponse,
 } from "@keepsake/contracts";
 import { AppError } from "../lib/errors.ts";
-import type { Keyset } from "./cursor-listing.repository.ts";
-import type { SyncRepository } from "./sync.repository.ts";
-import { FROM_API_TYPE, toBackup, toPost } from "./sync.service.ts";
+import type { CursorListingRepository, Keyset } from "./cursor-listing.repository.ts";
+import { postFilter, toBackup, toPost } from "./sync.shapes.ts";
 
 /** A timestamptz as Postgres writes it as text, e.g. `2026-01-02 03:04:05.123456+00`. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)?$/;
@@ -36,7 +35,7 @@ export function decodeCursor(cursor: string | undefined): Keyset | null {
 
 /** The public API's pages of posts and backups, scoped to the caller. */
 export function createCursorListingService(deps: {
-  repo: Pick<SyncRepository, "postsAfter" | "backupsAfter">;
+  repo: Pick<CursorListingRepository, "postsAfter" | "backupsAfter">;
 }) {
   const { repo } = deps;
   /** One row more than asked tells whether another page follows. */
@@ -48,12 +47,7 @@ export function createCursorListingService(deps: {
 
   return {
     async posts(userId: string, q: V1PostsQuery): Promise<V1PostsResponse> {
-      const filter = {
-        userId,
-        accountId: q.account_id,
-        mediaType: q.media_type ? FROM_API_TYPE[q.media_type] : undefined,
-        search: q.search,
-      };
+      const filter = postFilter(userId, q);
       const rows = await repo.postsAfter(filter, q.limit + 1, decodeCursor(q.cursor));
       const { page, cursor } = next(rows, q.limit);
       return {

@@ -1,7 +1,9 @@
+import type { AccountsRepository } from "../accounts/accounts.repository.ts";
+import type { ConnectionsRepository } from "../connections/connections.repository.ts";
 import type { PostChild } from "../db/sync-tables.ts";
 import type { GraphChild, GraphHost } from "../providers/instagram/media.client.ts";
 
-/** What the sync and backup engines (and the sync service) need from Connections. */
+/** What the sync and backup engines (and the sync services) need from the connections area. */
 export interface ConnectionTokens {
   googleAccessToken(userId: string, options?: { forceRefresh?: boolean }): Promise<string>;
   instagramAccessToken(accountId: string): Promise<{
@@ -13,6 +15,13 @@ export interface ConnectionTokens {
   /** The user's accounts, profiles (media counts) older than `maxAgeMs` read again first. */
   refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<{ media_count: number }[]>;
 }
+
+/**
+ * What the sync area reads of other areas' tables: accounts with their owner (accounts area),
+ * the user's plan and Google Drive connection (connections area). Their repositories answer.
+ */
+export type SyncDirectory = Pick<AccountsRepository, "accountWithOwner" | "userAccounts"> &
+  Pick<ConnectionsRepository, "userTier" | "findGoogleConnection">;
 
 /** A job's place among its attempts, to know when a failure is final. */
 export interface AttemptInfo {

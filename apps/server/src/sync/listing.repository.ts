@@ -150,3 +150,5 @@ export function listingQueries(db: Kysely<Database>) {
     },
   };
 }
+
+export type ListingRepository = ReturnType<typeof listingQueries>;

@@ -10,14 +10,17 @@ import {
   type AttemptInfo,
   type ConnectionTokens,
   type EngineLog,
+  type SyncDirectory,
   toPostChild,
 } from "./engine.types.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import type { GraphPacer } from "./graph-pacer.ts";
-import type { PostUpsert, SyncRepository } from "./sync.repository.ts";
+import type { PostUpsert } from "./posts.repository.ts";
+import type { SyncRepositories } from "./sync.repositories.ts";
 
 export interface SyncEngineDeps {
-  repo: SyncRepository;
+  repos: Pick<SyncRepositories, "posts" | "backups" | "runs">;
+  directory: Pick<SyncDirectory, "accountWithOwner">;
   connections: ConnectionTokens;
   media: MediaClient;
   pacer: GraphPacer;
@@ -67,25 +70,30 @@ function toUpsert(userId: string, accountId: string, g: GraphMedia): PostUpsert 
  * and queues a backup for every post not yet backed up.
  */
 export function createSyncEngine(deps: SyncEngineDeps) {
-  const { repo, connections, media, pacer, clock, settings: s } = deps;
+  const { repos, directory, connections, media, pacer, clock, settings: s } = deps;
 
   async function run(req: SyncRequest, attempt: AttemptInfo) {
-    const account = await repo.accountWithOwner(req.accountId);
-    let job = await repo.findSyncJob(req.syncJobId);
+    const account = await directory.accountWithOwner(req.accountId);
+    let job = await repos.runs.findSyncJob(req.syncJobId);
     if (!account) {
       if (job)
-        await repo.finishSyncJob(job.id, "cancelled", clock.now(), "The account was disconnected.");
+        await repos.runs.finishSyncJob(
+          job.id,
+          "cancelled",
+          clock.now(),
+          "The account was disconnected.",
+        );
       return { outcome: "skipped" } satisfies SyncOutcome;
     }
     if (!job) {
       if (req.kind === "manual") return { outcome: "skipped" } satisfies SyncOutcome;
       // Scheduled: the queue job's id is the run's id, so a retry continues the same row.
-      await repo.failStaleSyncJobs(
+      await repos.runs.failStaleSyncJobs(
         new Date(clock.now().getTime() - s.staleSyncMs),
         clock.now(),
         m.syncFailed,
       );
-      job = await repo.insertSyncJob({
+      job = await repos.runs.insertSyncJob({
         id: req.syncJobId,
         user_id: account.user_id,
         account_id: account.id,
@@ -98,7 +106,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     if (job.status !== "running") return { outcome: "skipped" } satisfies SyncOutcome;
     const jobId = job.id;
     if (account.paused_by_plan) {
-      const done = await repo.finishSyncJob(
+      const done = await repos.runs.finishSyncJob(
         jobId,
         "cancelled",
         clock.now(),
@@ -107,7 +115,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       return { outcome: "done", job: done ?? job } satisfies SyncOutcome;
     }
     if (account.status === "needs_reconnection") {
-      const done = await repo.finishSyncJob(
+      const done = await repos.runs.finishSyncJob(
         jobId,
         "failed",
         clock.now(),
@@ -140,17 +148,17 @@ export function createSyncEngine(deps: SyncEngineDeps) {
             next,
           }),
         );
-        const known = await repo.knownInstagramIds(
+        const known = await repos.posts.knownInstagramIds(
           account.id,
           page.media.map((p) => p.id),
         );
-        await repo.upsertPosts(
+        await repos.posts.upsertPosts(
           page.media.map((g) => toUpsert(account.user_id, account.id, g)),
           clock.now(),
         );
         for (const p of page.media) knownRun = known.has(p.id) ? knownRun + 1 : 0;
         // A long first sync shows it is alive (the first page follows the start closely).
-        if (seen > 0) await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
+        if (seen > 0) await repos.runs.updateSyncJob(jobId, { heartbeat_at: clock.now() });
         seen += page.media.length;
         if (!page.next) {
           reachedEnd = true;
@@ -161,7 +169,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       }
 
       const stories = await storiesCall;
-      await repo.upsertPosts(
+      await repos.posts.upsertPosts(
         stories.map((g) => toUpsert(account.user_id, account.id, { ...g, productType: "STORY" })),
         clock.now(),
       );
@@ -169,12 +177,12 @@ export function createSyncEngine(deps: SyncEngineDeps) {
 
       const tier = account.subscription_tier;
       const limit = postLimit(tier);
-      await repo.applyPostLimit(
+      await repos.posts.applyPostLimit(
         account.user_id,
         limit,
         limit === null ? null : m.postLimit(limit, tierLabel(tier)),
       );
-      await repo.markSynced(
+      await repos.runs.markSynced(
         account.id,
         clock.now(),
         reachedEnd,
@@ -182,19 +190,27 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       );
 
       if (req.mode === "refresh") {
-        const done = await repo.updateSyncJob(jobId, { posts_total: seen, posts_processed: seen });
-        const finished = await repo.finishSyncJob(jobId, "completed", clock.now(), null);
+        const done = await repos.runs.updateSyncJob(jobId, {
+          posts_total: seen,
+          posts_processed: seen,
+        });
+        const finished = await repos.runs.finishSyncJob(jobId, "completed", clock.now(), null);
         return { outcome: "done", job: finished ?? done ?? job } satisfies SyncOutcome;
       }
-      const due = await repo.claimBackupsForSync(account.id, account.user_id, jobId, clock.now());
+      const due = await repos.backups.claimBackupsForSync(
+        account.id,
+        account.user_id,
+        jobId,
+        clock.now(),
+      );
       if (due.length === 0) {
-        const finished = await repo.finishSyncJob(jobId, "completed", clock.now(), null, {
+        const finished = await repos.runs.finishSyncJob(jobId, "completed", clock.now(), null, {
           posts_total: 0,
           posts_processed: 0,
         });
         return { outcome: "done", job: finished ?? job } satisfies SyncOutcome;
       }
-      const updated = await repo.updateSyncJob(jobId, {
+      const updated = await repos.runs.updateSyncJob(jobId, {
         posts_total: due.length,
         posts_processed: 0,
         heartbeat_at: clock.now(),
@@ -203,21 +219,21 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       return { outcome: "done", job: updated ?? job } satisfies SyncOutcome;
     } catch (err) {
       if (err instanceof DeferError) {
-        await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
+        await repos.runs.updateSyncJob(jobId, { heartbeat_at: clock.now() });
         return { outcome: "deferred", delayMs: err.delayMs } satisfies SyncOutcome;
       }
       if (isInstagramTokenInvalid(err)) {
         const message = m.instagramReconnect(account.username);
         await connections.markInstagramNeedsReconnection(account.id, message);
-        const done = await repo.finishSyncJob(jobId, "failed", clock.now(), message);
+        const done = await repos.runs.finishSyncJob(jobId, "failed", clock.now(), message);
         return { outcome: "done", job: done ?? job } satisfies SyncOutcome;
       }
       if (isRetryable(err) && attempt.retryCount < attempt.retryLimit) {
-        await repo.updateSyncJob(jobId, { heartbeat_at: clock.now() });
+        await repos.runs.updateSyncJob(jobId, { heartbeat_at: clock.now() });
         return { outcome: "retry", error: err } satisfies SyncOutcome;
       }
       deps.log?.warn({ accountId: account.id, err: String(err) }, "sync failed");
-      const done = await repo.finishSyncJob(
+      const done = await repos.runs.finishSyncJob(
         jobId,
         "failed",
         clock.now(),

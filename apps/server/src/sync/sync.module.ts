@@ -9,19 +9,22 @@ import { createDriveClient } from "../providers/google/drive.client.ts";
 import type { FetchLike } from "../providers/http.ts";
 import { createMediaClient } from "../providers/instagram/media.client.ts";
 import { type BackupEngine, createBackupEngine } from "./backup/backup.engine.ts";
-import type { ConnectionTokens } from "./engine.types.ts";
+import { createDashboardService, type DashboardService } from "./dashboard.service.ts";
+import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
 import { createGraphPacer } from "./graph-pacer.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
-import { createSyncRepository, type SyncRepository } from "./sync.repository.ts";
-import { createSyncService, type SyncService } from "./sync.service.ts";
+import { createSyncRepositories, type SyncRepositories } from "./sync.repositories.ts";
+import { createSyncRunsService, type SyncRunsService } from "./sync-runs.service.ts";
 
 export type { EngineSettings };
 
 /** What the backup engine adds to the application context. */
 export interface SyncModule {
-  sync: SyncService;
-  syncRepo: SyncRepository;
+  /** /api/sync: `runs` starts syncs and retries, `dashboard` reads posts, backups, stats. */
+  sync: { runs: SyncRunsService; dashboard: DashboardService };
+  /** The sync area's repositories (posts, backups, runs, folders, listings). */
+  syncRepos: SyncRepositories;
   syncEngine: SyncEngine;
   backupEngine: BackupEngine;
   engine: EngineSettings;
@@ -33,6 +36,8 @@ export function createSyncModule(deps: {
   clock: Clock;
   config: Config;
   connections: ConnectionTokens;
+  /** What the sync area reads of the accounts and connections areas' tables. */
+  directory: SyncDirectory;
   queue: JobSender;
   settings?: Partial<EngineSettings>;
   /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
@@ -63,7 +68,8 @@ export function createSyncModule(deps: {
     { apisUrl: `${providers.google.apisUrl}` },
     deps.fetchFor ? { fetch: deps.fetchFor("google") } : {},
   );
-  const repo = createSyncRepository(deps.db);
+  const repos = createSyncRepositories(deps.db);
+  const { directory } = deps;
 
   const enqueueBackups = async (postIds: string[]) => {
     for (let i = 0; i < postIds.length; i += 500) {
@@ -77,7 +83,8 @@ export function createSyncModule(deps: {
   };
 
   const backupEngine = createBackupEngine({
-    repo,
+    repos,
+    directory,
     connections: deps.connections,
     media,
     drive,
@@ -91,7 +98,8 @@ export function createSyncModule(deps: {
     ...(deps.log ? { log: deps.log } : {}),
   });
   const syncEngine = createSyncEngine({
-    repo,
+    repos,
+    directory,
     connections: deps.connections,
     media,
     pacer,
@@ -100,10 +108,9 @@ export function createSyncModule(deps: {
     enqueueBackups,
     ...(deps.log ? { log: deps.log } : {}),
   });
-  const sync = createSyncService({
-    repo,
-    connections: deps.connections,
-    media,
+  const runs = createSyncRunsService({
+    repos,
+    directory,
     clock: deps.clock,
     settings,
     enqueueBackups,
@@ -115,5 +122,19 @@ export function createSyncModule(deps: {
       );
     },
   });
-  return { sync, syncRepo: repo, syncEngine, backupEngine, engine: settings };
+  const dashboard = createDashboardService({
+    repos,
+    directory,
+    connections: deps.connections,
+    media,
+    clock: deps.clock,
+    settings,
+  });
+  return {
+    sync: { runs, dashboard },
+    syncRepos: repos,
+    syncEngine,
+    backupEngine,
+    engine: settings,
+  };
 }

@@ -31,7 +31,8 @@ const tags = ["sync"];
 /** SPEC §7 /api/sync/*: thin — validate, authorize, call the service. */
 export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { sync, guards } = ctx;
+  const { runs, dashboard } = ctx.sync;
+  const { guards } = ctx;
   const onRequest = guards.requireUser;
   const me = (req: Parameters<typeof principalOf>[0]) => principalOf(req).user.id;
   /** The per-account filter is a Pro and Agency feature: other plans see every account. */
@@ -49,43 +50,43 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
       onRequest,
       schema: { tags, querystring: syncJobsQuery, response: { 200: z.array(syncJob) } },
     },
-    async (req) => sync.syncJobs(me(req), req.query.limit),
+    async (req) => runs.syncJobs(me(req), req.query.limit),
   );
 
   r.get(
     "/api/sync/posts",
     { onRequest, schema: { tags, querystring: postsQuery, response: { 200: postsResponse } } },
-    async (req) => sync.posts(me(req), scoped(req, req.query)),
+    async (req) => dashboard.posts(me(req), scoped(req, req.query)),
   );
 
   r.get(
     "/api/sync/backups",
     { onRequest, schema: { tags, querystring: backupsQuery, response: { 200: backupsResponse } } },
-    async (req) => sync.backups(me(req), scoped(req, req.query)),
+    async (req) => dashboard.backups(me(req), scoped(req, req.query)),
   );
 
   r.get(
     "/api/sync/dashboard/stats",
     { onRequest, schema: { tags, response: { 200: dashboardStats } } },
-    async (req) => sync.stats(me(req)),
+    async (req) => dashboard.stats(me(req)),
   );
 
   r.get(
     "/api/sync/status",
     { onRequest, schema: { tags, response: { 200: syncStatus } } },
-    async (req) => sync.status(me(req)),
+    async (req) => runs.status(me(req)),
   );
 
   r.post(
     "/api/sync/start",
     { onRequest, schema: { tags, body: startSyncRequest, response: { 200: startSyncResponse } } },
-    async (req) => sync.start(me(req), req.body.account_id),
+    async (req) => runs.start(me(req), req.body.account_id),
   );
 
   r.post(
     "/api/sync/refresh-instagram-posts",
     { onRequest, schema: { tags, body: startSyncRequest, response: { 200: startSyncResponse } } },
-    async (req) => sync.refreshPosts(me(req), req.body.account_id),
+    async (req) => runs.refreshPosts(me(req), req.body.account_id),
   );
 
   r.post(
@@ -97,14 +98,14 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
     async (req) => {
       const parsed = postId.safeParse(req.params.instagram_post_id);
       if (!parsed.success) throw new AppError("not_found", syncMessages.backupNotFound);
-      return sync.retry(me(req), parsed.data);
+      return runs.retry(me(req), parsed.data);
     },
   );
 
   r.get(
     "/api/sync/check-new-posts",
     { onRequest, schema: { tags, response: { 200: newPostsCheck } } },
-    async (req) => sync.checkNewPosts(me(req)),
+    async (req) => dashboard.checkNewPosts(me(req)),
   );
 
   r.get(
@@ -120,7 +121,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
     async (req, reply) => {
       const parsed = instagramId.safeParse(req.params.instagram_id);
       if (!parsed.success) throw new AppError("not_found", syncMessages.postNotFound);
-      const media = await sync.media(me(req), parsed.data);
+      const media = await dashboard.media(me(req), parsed.data);
       reply.header("content-type", media.contentType);
       reply.header("cache-control", "private, max-age=300");
       if (media.contentLength) reply.header("content-length", media.contentLength);

@@ -38,7 +38,8 @@ const uuid = z.uuid();
  */
 export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { sync, listing, apiKeys } = ctx;
+  const { runs, dashboard } = ctx.sync;
+  const { listing, apiKeys } = ctx;
   // The key is checked first (onRequest): a request without one is a 401 whatever it asks.
   const onRequest = ctx.requireApiKey;
   const me = (req: Parameters<typeof callerOf>[0]) => callerOf(req).userId;
@@ -99,7 +100,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
         response: { 200: v1SyncJobsResponse, ...errors },
       },
     },
-    async (req) => ({ sync_jobs: await sync.syncJobs(me(req), req.query.limit) }),
+    async (req) => ({ sync_jobs: await runs.syncJobs(me(req), req.query.limit) }),
   );
 
   r.get(
@@ -112,7 +113,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
         response: { 200: dashboardStats, ...errors },
       },
     },
-    async (req) => sync.stats(me(req)),
+    async (req) => dashboard.stats(me(req)),
   );
 
   r.post(
@@ -142,7 +143,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
         userId,
         req.headers["idempotency-key"],
         { route: "sync", account_id: body.account_id ?? null },
-        () => sync.start(userId, body.account_id),
+        () => runs.start(userId, body.account_id),
       );
       return reply.code(202).send(result);
     },
@@ -167,7 +168,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
     async (req) => {
       const id = uuid.safeParse(req.params.post_id);
       if (!id.success) throw new AppError("not_found", syncMessages.backupNotFound);
-      return sync.retry(me(req), id.data);
+      return runs.retry(me(req), id.data);
     },
   );
 }

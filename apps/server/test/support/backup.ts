@@ -110,14 +110,14 @@ export function backupHelpers(t: SandboxedApp) {
      * that ask for it), until none is pending. Answers the sync job's row.
      */
     async syncAndDrain(userId: string, accountId: string, mode: "backup" | "refresh" = "backup") {
-      const started = await t.ctx.sync.start(userId, accountId);
+      const started = await t.ctx.sync.runs.start(userId, accountId);
       const syncJobId = started.sync_job.id;
       const r = await t.ctx.syncEngine.run(
         { accountId, syncJobId, kind: "manual", mode },
         { retryCount: 0, retryLimit: 3 },
       );
       await this.drain(userId);
-      return { result: r, job: await t.ctx.syncRepo.findSyncJob(syncJobId) };
+      return { result: r, job: await t.ctx.syncRepos.runs.findSyncJob(syncJobId) };
     },
 
     /** Runs pending backups of the user (three at a time) until none is left. */
@@ -160,7 +160,7 @@ export function backupHelpers(t: SandboxedApp) {
      * this process rather than by a queue worker.
      */
     async listPosts(user: { user: { id: string }; accountId: string }) {
-      const started = await t.ctx.sync.refreshPosts(user.user.id, user.accountId);
+      const started = await t.ctx.sync.runs.refreshPosts(user.user.id, user.accountId);
       const result = await t.ctx.syncEngine.run(
         {
           accountId: user.accountId,

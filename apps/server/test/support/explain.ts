@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from "kysely";
 import type pg from "pg";
 import type { Database } from "../../src/db/schema.ts";
-import { createSyncRepository, type SyncRepository } from "../../src/sync/sync.repository.ts";
+import { type ListingRepository, listingQueries } from "../../src/sync/listing.repository.ts";
 
 /** One node of `EXPLAIN (FORMAT JSON)`. */
 export interface PlanNode {
@@ -45,12 +45,12 @@ export interface ExplainedQuery {
 }
 
 /**
- * Runs `fn` against a sync repository whose SQL is recorded, then explains every statement it
+ * Runs `fn` against a listing repository whose SQL is recorded, then explains every statement it
  * ran on `pool` (with `analyze`, also runs it again and keeps the text plan with timings).
  */
 export async function explainRepository(
   pool: pg.Pool,
-  fn: (repo: SyncRepository) => Promise<unknown>,
+  fn: (repo: ListingRepository) => Promise<unknown>,
   options: { analyze?: boolean } = {},
 ): Promise<ExplainedQuery[]> {
   const captured: { sql: string; parameters: readonly unknown[] }[] = [];
@@ -60,7 +60,7 @@ export async function explainRepository(
       if (event.level === "query") captured.push(event.query);
     },
   });
-  await fn(createSyncRepository(db));
+  await fn(listingQueries(db));
   const out: ExplainedQuery[] = [];
   for (const q of captured) {
     const params = q.parameters as unknown[];

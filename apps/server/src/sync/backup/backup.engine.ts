@@ -9,11 +9,11 @@ import type {
 } from "../../providers/google/drive.client.ts";
 import type { MediaClient } from "../../providers/instagram/media.client.ts";
 import { ProviderError } from "../../providers/provider-error.ts";
-import type { AttemptInfo, ConnectionTokens, EngineLog } from "../engine.types.ts";
+import type { AttemptInfo, ConnectionTokens, EngineLog, SyncDirectory } from "../engine.types.ts";
 import type { EngineSettings } from "../engine-settings.ts";
 import type { GraphPacer } from "../graph-pacer.ts";
 import type { BackupItem } from "../naming.ts";
-import type { SyncRepository } from "../sync.repository.ts";
+import type { SyncRepositories } from "../sync.repositories.ts";
 import { type DriveCall, driveCallerFor } from "./drive-caller.ts";
 import { createFolders } from "./folders.ts";
 import {
@@ -33,7 +33,8 @@ import { createUploader, type OpenSession, SessionGoneError } from "./upload.ts"
 export type { BackupOutcome } from "./outcome.ts";
 
 export interface BackupEngineDeps {
-  repo: SyncRepository;
+  repos: Pick<SyncRepositories, "posts" | "backups" | "runs" | "folders">;
+  directory: Pick<SyncDirectory, "accountWithOwner" | "findGoogleConnection">;
   connections: ConnectionTokens;
   media: MediaClient;
   drive: DriveClient;
@@ -70,18 +71,18 @@ interface Attempt {
  * for what an attempt that died before recording left, instead of uploading again.
  */
 export function createBackupEngine(deps: BackupEngineDeps) {
-  const { repo, connections, drive, clock, settings: s } = deps;
-  const folders = createFolders({ repo, drive, clock });
-  const source = createMediaSource({ ...deps, settings: s });
+  const { repos, directory, connections, drive, clock, settings: s } = deps;
+  const folders = createFolders({ repo: repos.folders, drive, clock });
+  const source = createMediaSource({ ...deps, repo: repos.posts, settings: s });
   const upload = createUploader({ drive, settings: s });
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
   async function run(postId: string, attempt: AttemptInfo): Promise<BackupOutcome> {
     const lease = randomUUID();
-    const backup = await repo.claimBackup(postId, lease, clock.now(), later(s.leaseMs));
+    const backup = await repos.backups.claimBackup(postId, lease, clock.now(), later(s.leaseMs));
     if (!backup) {
       // Held by another worker: if that worker died, its lease runs out and a retry takes over.
-      const current = await repo.backupStatus(postId);
+      const current = await repos.backups.backupStatus(postId);
       if (current === "processing") {
         return { outcome: "retry", message: "Another worker is backing up this post" };
       }
@@ -89,7 +90,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     }
     let leaseLost = false;
     const timer = setInterval(() => {
-      repo
+      repos.backups
         .renewLease(backup.id, lease, later(s.leaseMs))
         .then((ok) => {
           if (!ok) leaseLost = true;
@@ -100,21 +101,28 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     const checkLease = () => {
       if (leaseLost) throw new Error("The backup was taken over by another worker");
     };
-    const outcome = outcomeRecorder({ ...deps, backup, lease });
+    const outcome = outcomeRecorder({
+      ...deps,
+      backups: repos.backups,
+      runs: repos.runs,
+      backup,
+      lease,
+    });
 
     try {
-      const post = await repo.findPost(postId);
-      const account = post ? await repo.accountWithOwner(post.account_id) : undefined;
+      const post = await repos.posts.findPost(postId);
+      const account = post ? await directory.accountWithOwner(post.account_id) : undefined;
       if (!post || !account)
         return await outcome.fail("The post or its account no longer exists.", false);
       if (account.status === "needs_reconnection") {
         return await outcome.fail(m.instagramReconnect(account.username), true);
       }
-      const google = await repo.googleConnection(post.user_id);
+      const google = await directory.findGoogleConnection(post.user_id);
       if (!google) return await outcome.fail(m.googleNotConnected, true);
       if (google.status === "needs_reconnection")
         return await outcome.fail(m.googleReconnect, true);
-      if (post.backup_started_at === null) await repo.markPostBackupStarted(post.id, clock.now());
+      if (post.backup_started_at === null)
+        await repos.posts.markPostBackupStarted(post.id, clock.now());
 
       const files = await backupPost({
         backup,
@@ -136,10 +144,17 @@ export function createBackupEngine(deps: BackupEngineDeps) {
   /** Puts every item of the post in Drive, then the sidecar; answers what is there. */
   async function backupPost(a: Attempt): Promise<(ItemResult & PlacedFile)[]> {
     const { backup, post, account, googleSub, call } = a;
-    const ledger = createLedger({ repo, clock, sessions: deps.sessions, backupId: backup.id });
+    const ledger = createLedger({
+      repo: repos.backups,
+      clock,
+      sessions: deps.sessions,
+      backupId: backup.id,
+    });
     const { path, items } = planPost(post, account.username);
     let folder = await folders.ensure(call, account.user_id, googleSub, path);
-    const recorded = new Map((await repo.backupFiles(backup.id)).map((f) => [f.item_key, f]));
+    const recorded = new Map(
+      (await repos.backups.backupFiles(backup.id)).map((f) => [f.item_key, f]),
+    );
     // One search for the whole post finds what an earlier attempt (or installation) put in
     // Drive without a record — only when there can be such a thing.
     const unrecorded = items.some(({ item }) => {

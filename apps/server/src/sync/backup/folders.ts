@@ -1,6 +1,6 @@
 import type { Clock } from "../../lib/clock.ts";
 import type { DriveClient, DriveFile } from "../../providers/google/drive.client.ts";
-import type { SyncRepository } from "../sync.repository.ts";
+import type { DriveFoldersRepository } from "../drive-folders.repository.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import { FOLDER_KEY } from "./plan.ts";
 
@@ -21,7 +21,11 @@ const MAX_CACHED = 20_000;
  * in Drive by appProperties or created — once per process at a time, so concurrent backups of
  * one account do not race to create the same folder. At steady state no Drive call is made.
  */
-export function createFolders(deps: { repo: SyncRepository; drive: DriveClient; clock: Clock }) {
+export function createFolders(deps: {
+  repo: DriveFoldersRepository;
+  drive: DriveClient;
+  clock: Clock;
+}) {
   const { repo, drive, clock } = deps;
   const cache = new Map<string, FolderRecord>();
   const inflight = new Map<string, Promise<FolderRecord>>();

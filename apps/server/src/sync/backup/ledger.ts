@@ -1,8 +1,8 @@
 import type { BackupFileRow } from "../../db/sync-tables.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { DriveFile } from "../../providers/google/drive.client.ts";
+import type { BackupsRepository } from "../backups.repository.ts";
 import type { BackupItem } from "../naming.ts";
-import type { SyncRepository } from "../sync.repository.ts";
 
 /** One item in Drive, as the backup records it. */
 export interface ItemResult {
@@ -25,7 +25,7 @@ export interface SessionSeal {
  * exists — an open resumable session before its first byte, a file id as soon as Drive answers.
  */
 export function createLedger(deps: {
-  repo: Pick<SyncRepository, "saveBackupFile">;
+  repo: Pick<BackupsRepository, "saveBackupFile">;
   clock: Clock;
   sessions: SessionSeal;
   backupId: string;

@@ -7,7 +7,7 @@ import { type ConnectionTokens, toPostChild } from "../engine.types.ts";
 import type { EngineSettings } from "../engine-settings.ts";
 import type { GraphPacer } from "../graph-pacer.ts";
 import { type BackupItem, coverUrl } from "../naming.ts";
-import type { SyncRepository } from "../sync.repository.ts";
+import type { PostsRepository } from "../posts.repository.ts";
 
 /** Instagram does not give out this media (copyrighted audio and the like). */
 export class MediaWithheldError extends Error {}
@@ -22,7 +22,7 @@ export interface PostRef {
  * is replaced by a fresh one from Graph, stored on the post for the next attempt.
  */
 export function createMediaSource(deps: {
-  repo: Pick<SyncRepository, "updatePostMedia">;
+  repo: Pick<PostsRepository, "updatePostMedia">;
   connections: Pick<ConnectionTokens, "instagramAccessToken">;
   media: MediaClient;
   pacer: GraphPacer;

@@ -4,8 +4,9 @@ import type { Clock } from "../../lib/clock.ts";
 import { backupRetryWords } from "../../providers/failure-words.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../../providers/provider-error.ts";
 import { DeferError } from "../../providers/retry.ts";
-import type { AttemptInfo, ConnectionTokens, EngineLog } from "../engine.types.ts";
-import type { SyncRepository } from "../sync.repository.ts";
+import type { BackupsRepository } from "../backups.repository.ts";
+import type { AttemptInfo, ConnectionTokens, EngineLog, SyncDirectory } from "../engine.types.ts";
+import type { SyncRunsRepository } from "../sync-runs.repository.ts";
 import { GoogleRevokedError } from "./drive-caller.ts";
 import type { ItemResult } from "./ledger.ts";
 import { MediaWithheldError } from "./media-source.ts";
@@ -17,7 +18,7 @@ export type BackupOutcome =
   | { outcome: "deferred"; delayMs: number }
   | { outcome: "skipped" };
 
-type Finish = Parameters<SyncRepository["finishBackup"]>[2];
+type Finish = Parameters<BackupsRepository["finishBackup"]>[2];
 
 /**
  * Records how one claimed attempt of a backup ended — completed, failed (final, or for the next
@@ -25,22 +26,28 @@ type Finish = Parameters<SyncRepository["finishBackup"]>[2];
  * their sync run.
  */
 export function outcomeRecorder(deps: {
-  repo: Pick<SyncRepository, "finishBackup" | "countBackupDone" | "accountWithOwner">;
+  backups: Pick<BackupsRepository, "finishBackup">;
+  runs: Pick<SyncRunsRepository, "countBackupDone">;
+  directory: Pick<SyncDirectory, "accountWithOwner">;
   connections: Pick<ConnectionTokens, "markInstagramNeedsReconnection">;
   clock: Clock;
   log?: EngineLog | undefined;
   backup: BackupRow;
   lease: string;
 }) {
-  const { repo, clock, backup, lease } = deps;
+  const { backups, runs, directory, clock, backup, lease } = deps;
 
   const finish = async (
     status: Finish["status"],
     fields: Omit<Finish, "status" | "now">,
   ): Promise<void> => {
-    const done = await repo.finishBackup(backup.id, lease, { status, now: clock.now(), ...fields });
+    const done = await backups.finishBackup(backup.id, lease, {
+      status,
+      now: clock.now(),
+      ...fields,
+    });
     if (done && status !== "pending" && done.sync_job_id) {
-      await repo.countBackupDone(done.sync_job_id, clock.now());
+      await runs.countBackupDone(done.sync_job_id, clock.now());
     }
   };
 
@@ -81,7 +88,7 @@ export function outcomeRecorder(deps: {
       if (err instanceof ProviderError) {
         if (err.kind === "quota") return fail(m.driveFull, false);
         if (isInstagramTokenInvalid(err)) {
-          const acc = await repo.accountWithOwner(backup.account_id);
+          const acc = await directory.accountWithOwner(backup.account_id);
           const message = m.instagramReconnect(acc?.username ?? "your account");
           await deps.connections.markInstagramNeedsReconnection(backup.account_id, message);
           return fail(message, true);

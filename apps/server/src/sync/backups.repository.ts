@@ -1,0 +1,231 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { BackupFileRow, PostRow } from "../db/sync-tables.ts";
+
+/** The backups and backup_files tables: claims and leases, outcomes, the files in Drive, totals. */
+export function createBackupsRepository(db: Kysely<Database>) {
+  return {
+    /**
+     * Backups to (re)start for the account: posts within the limit without a backup, still
+     * pending, or failed in a way the next sync may retry. Creates the missing rows, attaches
+     * them to the sync run, and answers their post ids.
+     */
+    async claimBackupsForSync(accountId: string, userId: string, syncJobId: string, now: Date) {
+      await sql`
+        INSERT INTO backups (post_id, user_id, account_id, sync_job_id, status, created_at, updated_at)
+        SELECT p.id, p.user_id, p.account_id, ${syncJobId}, 'pending', ${now}, ${now}
+        FROM posts p
+        WHERE p.account_id = ${accountId} AND p.user_id = ${userId}
+          AND p.not_backed_up_reason IS NULL
+          AND NOT EXISTS (SELECT 1 FROM backups b WHERE b.post_id = p.id)
+        ON CONFLICT (post_id) DO NOTHING`.execute(db);
+      const rows = await db
+        .updateTable("backups as b")
+        .from("posts as p")
+        .set({
+          sync_job_id: syncJobId,
+          status: sql`CASE WHEN b.status = 'failed' THEN 'pending' ELSE b.status END`,
+          error_message: sql`CASE WHEN b.status = 'failed' THEN NULL ELSE b.error_message END`,
+          updated_at: now,
+        })
+        .whereRef("p.id", "=", "b.post_id")
+        .where("b.account_id", "=", accountId)
+        .where("p.not_backed_up_reason", "is", null)
+        .where((eb) =>
+          eb.or([
+            eb("b.status", "=", "pending"),
+            eb.and([eb("b.status", "=", "failed"), eb("b.retry_on_sync", "=", true)]),
+            // A processing backup whose worker died: the new job takes it over.
+            eb.and([eb("b.status", "=", "processing"), eb("b.lease_expires_at", "<", now)]),
+          ]),
+        )
+        .returning(["b.post_id", "b.id", "p.posted_at"])
+        .execute();
+      return rows.sort((a, b) => new Date(b.posted_at).getTime() - new Date(a.posted_at).getTime());
+    },
+
+    /**
+     * Takes the backup for one worker: pending, or processing with an expired lease.
+     * Undefined when someone else holds it or there is nothing to do.
+     */
+    claimBackup(postId: string, token: string, now: Date, leaseUntil: Date) {
+      return db
+        .updateTable("backups")
+        .set((eb) => ({
+          status: "processing",
+          lease_token: token,
+          lease_expires_at: leaseUntil,
+          attempts: eb("attempts", "+", 1),
+          started_at: now,
+          updated_at: now,
+        }))
+        .where("post_id", "=", postId)
+        .where((eb) =>
+          eb.or([
+            eb("status", "=", "pending"),
+            eb.and([eb("status", "=", "processing"), eb("lease_expires_at", "<", now)]),
+          ]),
+        )
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async backupStatus(postId: string) {
+      const row = await db
+        .selectFrom("backups")
+        .select("status")
+        .where("post_id", "=", postId)
+        .executeTakeFirst();
+      return row?.status ?? null;
+    },
+
+    async renewLease(backupId: string, token: string, leaseUntil: Date): Promise<boolean> {
+      const r = await db
+        .updateTable("backups")
+        .set({ lease_expires_at: leaseUntil })
+        .where("id", "=", backupId)
+        .where("lease_token", "=", token)
+        .where("status", "=", "processing")
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    /** Ends the claim with a final state; undefined when the lease was lost meanwhile. */
+    finishBackup(
+      backupId: string,
+      token: string,
+      set: {
+        status: "completed" | "failed" | "pending";
+        error_message: string | null;
+        retry_on_sync?: boolean;
+        backup_size_bytes?: number | null;
+        md5?: string | null;
+        google_drive_file_id?: string | null;
+        google_drive_url?: string | null;
+        now: Date;
+      },
+    ) {
+      const { now, ...rest } = set;
+      return db
+        .updateTable("backups")
+        .set({
+          ...rest,
+          lease_token: null,
+          lease_expires_at: null,
+          updated_at: now,
+          completed_at: set.status === "pending" ? null : now,
+        })
+        .where("id", "=", backupId)
+        .where("lease_token", "=", token)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    findBackupByPost(userId: string, postId: string) {
+      return db
+        .selectFrom("backups")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("post_id", "=", postId)
+        .executeTakeFirst();
+    },
+
+    /** Puts a backup back to pending for a retry (not while a worker holds it). */
+    resetBackup(userId: string, postId: string, now: Date) {
+      return db
+        .updateTable("backups")
+        .set({ status: "pending", error_message: null, sync_job_id: null, updated_at: now })
+        .where("user_id", "=", userId)
+        .where("post_id", "=", postId)
+        .where((eb) =>
+          eb.or([
+            eb("status", "in", ["failed", "pending"]),
+            eb.and([eb("status", "=", "processing"), eb("lease_expires_at", "<", now)]),
+          ]),
+        )
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Creates a pending backup for a post that has none (a retry of a never-tried post). */
+    async ensureBackup(post: PostRow, now: Date) {
+      await db
+        .insertInto("backups")
+        .values({
+          post_id: post.id,
+          user_id: post.user_id,
+          account_id: post.account_id,
+          status: "pending",
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.column("post_id").doNothing())
+        .execute();
+    },
+
+    async backupStats(userId: string) {
+      const row = await db
+        .selectFrom("posts as p")
+        // The owner in the join lets Postgres read only this user's backups (by
+        // backups_user_status_idx) instead of scanning the whole table (issue 6, 10,000 posts).
+        .leftJoin("backups as b", (j) =>
+          j.onRef("b.post_id", "=", "p.id").on("b.user_id", "=", userId),
+        )
+        .where("p.user_id", "=", userId)
+        .select((eb) => [
+          eb.fn.countAll<number>().as("total_posts"),
+          sql<number>`count(*) FILTER (WHERE b.status = 'completed')`.as("backed_up"),
+          // Waiting: queued or running, or listed within the plan and not yet given a backup.
+          sql<number>`count(*) FILTER (WHERE b.status IN ('pending', 'processing') OR (b.id IS NULL AND p.not_backed_up_reason IS NULL))`.as(
+            "pending",
+          ),
+          sql<number>`count(*) FILTER (WHERE b.status IS DISTINCT FROM 'completed')`.as("unbacked"),
+          sql<number>`count(*) FILTER (WHERE b.status = 'failed')`.as("failed"),
+          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND b.status IS DISTINCT FROM 'completed')`.as(
+            "over_limit",
+          ),
+          sql<number>`coalesce(sum(b.backup_size_bytes) FILTER (WHERE b.status = 'completed'), 0)`.as(
+            "bytes",
+          ),
+          sql<number>`count(*) FILTER (WHERE p.media_product_type IS DISTINCT FROM 'STORY')`.as(
+            "feed_posts",
+          ),
+        ])
+        .executeTakeFirstOrThrow();
+      return {
+        totalPosts: Number(row.total_posts),
+        backedUp: Number(row.backed_up),
+        pending: Number(row.pending),
+        unbacked: Number(row.unbacked),
+        failed: Number(row.failed),
+        overLimit: Number(row.over_limit),
+        bytes: Number(row.bytes),
+        feedPosts: Number(row.feed_posts),
+      };
+    },
+
+    backupFiles(backupId: string): Promise<BackupFileRow[]> {
+      return db.selectFrom("backup_files").selectAll().where("backup_id", "=", backupId).execute();
+    },
+
+    async saveBackupFile(
+      f: Partial<Omit<BackupFileRow, "backup_id" | "item_key" | "updated_at">> & {
+        backup_id: string;
+        item_key: string;
+        name: string;
+      },
+      now: Date,
+    ) {
+      const { backup_id, item_key, ...rest } = f;
+      await db
+        .insertInto("backup_files")
+        .values({ ...f, updated_at: now })
+        .onConflict((oc) =>
+          oc.columns(["backup_id", "item_key"]).doUpdateSet({ ...rest, updated_at: now }),
+        )
+        .execute();
+    },
+  };
+}
+
+export type BackupsRepository = ReturnType<typeof createBackupsRepository>;

@@ -1,0 +1,181 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { SyncJobRow } from "../db/sync-tables.ts";
+
+/** The sync_jobs table (one run of a sync and its backups) and account_sync_state (last sync, Graph usage). */
+export function createSyncRunsRepository(db: Kysely<Database>) {
+  return {
+    async markSynced(
+      accountId: string,
+      now: Date,
+      historyComplete: boolean,
+      graphUsagePercent: number | null,
+    ) {
+      const usage =
+        graphUsagePercent === null
+          ? {}
+          : {
+              graph_usage_percent: Math.min(100, Math.round(graphUsagePercent)),
+              graph_usage_at: now,
+            };
+      await db
+        .insertInto("account_sync_state")
+        .values({
+          account_id: accountId,
+          last_sync_at: now,
+          history_complete_at: historyComplete ? now : null,
+          ...usage,
+        })
+        .onConflict((oc) =>
+          oc.column("account_id").doUpdateSet({
+            last_sync_at: now,
+            ...usage,
+            ...(historyComplete
+              ? {
+                  history_complete_at: sql<Date>`coalesce(account_sync_state.history_complete_at, ${now})`,
+                }
+              : {}),
+          }),
+        )
+        .execute();
+    },
+
+    runningSyncJob(accountId: string) {
+      return db
+        .selectFrom("sync_jobs")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where("status", "=", "running")
+        .executeTakeFirst();
+    },
+
+    findSyncJob(id: string) {
+      return db.selectFrom("sync_jobs").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+
+    /** A new running job; undefined when the account already has one running. */
+    async insertSyncJob(j: {
+      id?: string;
+      user_id: string;
+      account_id: string;
+      job_type: "scheduled_sync" | "manual";
+      mode: "backup" | "refresh";
+      now: Date;
+    }): Promise<SyncJobRow | undefined> {
+      return db
+        .insertInto("sync_jobs")
+        .values({
+          ...(j.id ? { id: j.id } : {}),
+          user_id: j.user_id,
+          account_id: j.account_id,
+          job_type: j.job_type,
+          mode: j.mode,
+          status: "running",
+          started_at: j.now,
+          heartbeat_at: j.now,
+        })
+        .onConflict((oc) => oc.column("account_id").where("status", "=", "running").doNothing())
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    updateSyncJob(
+      id: string,
+      set: Partial<{
+        status: SyncJobRow["status"];
+        posts_processed: number;
+        posts_total: number;
+        error_message: string | null;
+        completed_at: Date | null;
+        heartbeat_at: Date;
+      }>,
+    ) {
+      return db
+        .updateTable("sync_jobs")
+        .set(set)
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Finishes a running job (with its final counts, when given); no-op when it already ended. */
+    finishSyncJob(
+      id: string,
+      status: "completed" | "failed" | "cancelled",
+      now: Date,
+      error: string | null,
+      counts: { posts_total: number; posts_processed: number } | null = null,
+    ) {
+      return db
+        .updateTable("sync_jobs")
+        .set({
+          status,
+          completed_at: now,
+          heartbeat_at: now,
+          error_message: error,
+          ...(counts ?? {}),
+        })
+        .where("id", "=", id)
+        .where("status", "=", "running")
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Counts one finished backup; completes the run when it was the last one. */
+    async countBackupDone(syncJobId: string, now: Date) {
+      const row = await db
+        .updateTable("sync_jobs")
+        .set((eb) => ({ posts_processed: eb("posts_processed", "+", 1), heartbeat_at: now }))
+        .where("id", "=", syncJobId)
+        .where("status", "=", "running")
+        .returningAll()
+        .executeTakeFirst();
+      if (row && row.posts_processed >= row.posts_total) {
+        await this.finishSyncJob(syncJobId, "completed", now, null);
+      }
+    },
+
+    /** Running jobs untouched since `before` (their worker died): marked failed. */
+    async failStaleSyncJobs(before: Date, now: Date, message: string) {
+      await db
+        .updateTable("sync_jobs")
+        .set({ status: "failed", completed_at: now, error_message: message })
+        .where("status", "=", "running")
+        .where("heartbeat_at", "<", before)
+        .execute();
+    },
+
+    listSyncJobs(userId: string, limit: number) {
+      return db
+        .selectFrom("sync_jobs")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .orderBy("started_at", "desc")
+        .orderBy("seq", "desc")
+        .limit(limit)
+        .execute();
+    },
+
+    latestRunningSyncJob(userId: string) {
+      return db
+        .selectFrom("sync_jobs")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("status", "=", "running")
+        .orderBy("started_at", "desc")
+        .orderBy("seq", "desc")
+        .executeTakeFirst();
+    },
+
+    lastCompletedSync(userId: string) {
+      return db
+        .selectFrom("sync_jobs")
+        .select((eb) => eb.fn.max("completed_at").as("at"))
+        .where("user_id", "=", userId)
+        .where("status", "=", "completed")
+        .executeTakeFirst();
+    },
+  };
+}
+
+export type SyncRunsRepository = ReturnType<typeof createSyncRunsRepository>;

@@ -1,0 +1,165 @@
+import {
+  billingMessages,
+  syncMessages as m,
+  type RetryBackupResponse,
+  type StartSyncResponse,
+  type SyncJob,
+  type SyncStatus,
+} from "@keepsake/contracts";
+import type { SyncJobRow } from "../db/sync-tables.ts";
+import type { Clock } from "../lib/clock.ts";
+import { AppError } from "../lib/errors.ts";
+import type { SyncDirectory } from "./engine.types.ts";
+import type { EngineSettings } from "./engine-settings.ts";
+import type { SyncRequest } from "./sync.engine.ts";
+import type { SyncRepositories } from "./sync.repositories.ts";
+import { toBackup, toSyncJob } from "./sync.shapes.ts";
+
+export interface SyncRunsServiceDeps {
+  repos: Pick<SyncRepositories, "posts" | "backups" | "runs">;
+  directory: Pick<SyncDirectory, "userAccounts" | "findGoogleConnection">;
+  clock: Clock;
+  settings: Pick<EngineSettings, "staleSyncMs">;
+  enqueueSync(req: SyncRequest): Promise<void>;
+  enqueueBackups(postIds: string[]): Promise<void>;
+}
+
+/**
+ * Starting syncs (Backup now, Refresh, after connecting) and retries, and what is running:
+ * the write side of /api/sync. Every read and write is scoped to the caller.
+ */
+export function createSyncRunsService(deps: SyncRunsServiceDeps) {
+  const { repos, directory, clock } = deps;
+
+  const expireStale = () =>
+    repos.runs.failStaleSyncJobs(
+      new Date(clock.now().getTime() - deps.settings.staleSyncMs),
+      clock.now(),
+      m.syncFailed,
+    );
+
+  /** The accounts a sync would run on, after checking both connections (SPEC §5 messages). */
+  async function syncTargets(userId: string, accountId?: string) {
+    const accounts = await directory.userAccounts(userId);
+    if (accounts.length === 0) throw new AppError("bad_request", m.instagramNotConnected);
+    const google = await directory.findGoogleConnection(userId);
+    if (!google) throw new AppError("bad_request", m.googleNotConnected);
+    if (google.status === "needs_reconnection") {
+      throw new AppError("bad_request", google.status_reason ?? m.googleReconnect);
+    }
+    const chosen = accountId ? accounts.filter((a) => a.id === accountId) : accounts;
+    if (chosen.length === 0) throw new AppError("not_found", m.accountNotFound);
+    const unpaused = chosen.filter((a) => !a.paused_by_plan);
+    if (unpaused.length === 0) throw new AppError("forbidden", billingMessages.accountPaused);
+    const usable = unpaused.filter((a) => a.status === "active");
+    if (usable.length === 0) {
+      const first = chosen[0] as (typeof chosen)[number];
+      throw new AppError(
+        "bad_request",
+        first.status_reason ?? m.instagramReconnect(first.username),
+      );
+    }
+    return usable;
+  }
+
+  async function start(
+    userId: string,
+    accountId: string | undefined,
+    mode: "backup" | "refresh",
+  ): Promise<StartSyncResponse> {
+    return startOn(userId, await syncTargets(userId, accountId), mode);
+  }
+
+  async function startOn(
+    userId: string,
+    targets: { id: string }[],
+    mode: "backup" | "refresh",
+  ): Promise<StartSyncResponse> {
+    await expireStale();
+    const jobs: SyncJobRow[] = [];
+    let alreadyRunning = false;
+    for (const a of targets) {
+      const inserted = await repos.runs.insertSyncJob({
+        user_id: userId,
+        account_id: a.id,
+        job_type: "manual",
+        mode,
+        now: clock.now(),
+      });
+      if (!inserted) {
+        const running = await repos.runs.runningSyncJob(a.id);
+        if (running) {
+          alreadyRunning = true;
+          jobs.push(running);
+          continue;
+        }
+        throw new AppError("conflict", "A sync just finished; please try again.");
+      }
+      await deps.enqueueSync({ accountId: a.id, syncJobId: inserted.id, kind: "manual", mode });
+      jobs.push(inserted);
+    }
+    const out = jobs.map(toSyncJob);
+    return {
+      message: alreadyRunning
+        ? m.syncAlreadyRunning
+        : mode === "refresh"
+          ? m.refreshStarted
+          : m.syncStarted,
+      already_running: alreadyRunning,
+      sync_job: out[0] as SyncJob,
+      sync_jobs: out,
+    };
+  }
+
+  return {
+    start: (userId: string, accountId?: string) => start(userId, accountId, "backup"),
+    refreshPosts: (userId: string, accountId?: string) => start(userId, accountId, "refresh"),
+
+    /**
+     * After an Instagram account or Google Drive is connected (or reconnected), on any plan:
+     * the first sync and its backups start at once for the given accounts (all when absent),
+     * once both connections work. Answers the jobs started; nothing when a side is missing.
+     */
+    async startAfterConnect(userId: string, accountIds?: string[]): Promise<SyncJob[]> {
+      const google = await directory.findGoogleConnection(userId);
+      if (!google || google.status === "needs_reconnection") return [];
+      const targets = (await directory.userAccounts(userId)).filter(
+        (a) =>
+          a.status === "active" && !a.paused_by_plan && (!accountIds || accountIds.includes(a.id)),
+      );
+      if (targets.length === 0) return [];
+      return (await startOn(userId, targets, "backup")).sync_jobs;
+    },
+
+    async syncJobs(userId: string, limit: number): Promise<SyncJob[]> {
+      await expireStale();
+      return (await repos.runs.listSyncJobs(userId, limit)).map(toSyncJob);
+    },
+
+    async status(userId: string): Promise<SyncStatus> {
+      await expireStale();
+      const running = await repos.runs.latestRunningSyncJob(userId);
+      if (running) return { is_syncing: true, sync_job: toSyncJob(running) };
+      const [latest] = await repos.runs.listSyncJobs(userId, 1);
+      return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null };
+    },
+
+    async retry(userId: string, postId: string): Promise<RetryBackupResponse> {
+      const post = await repos.posts.findUserPost(userId, postId);
+      if (!post) throw new AppError("not_found", m.backupNotFound);
+      if (post.not_backed_up_reason) throw new AppError("bad_request", post.not_backed_up_reason);
+      await repos.backups.ensureBackup(post, clock.now());
+      const reset = await repos.backups.resetBackup(userId, postId, clock.now());
+      if (!reset) {
+        const current = await repos.backups.findBackupByPost(userId, postId);
+        if (current?.status === "completed")
+          throw new AppError("conflict", "This post is already backed up");
+        throw new AppError("conflict", "This backup is running right now");
+      }
+      await deps.enqueueBackups([postId]);
+      return { message: m.retryStarted, backup: toBackup({ ...reset, post }) };
+    },
+  };
+}
+
+export type SyncRunsService = ReturnType<typeof createSyncRunsService>;
