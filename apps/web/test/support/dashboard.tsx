@@ -1,0 +1,159 @@
+import type { Post } from "@keepsake/contracts";
+import { toast } from "react-toastify";
+import { afterEach, beforeEach, vi } from "vitest";
+import { api } from "../../src/api/client.ts";
+import { DashboardPage } from "../../src/pages/dashboard/dashboard-page.tsx";
+import { type FakeRequest, fakeAdapter, makePost, startAnswer } from "../fake-api.ts";
+import { makeAuth, makeUser, renderWithAuth } from "../helpers.tsx";
+
+/** The dashboard's fake API and render helper, shared by the dashboard test files. */
+
+export const stats = {
+  total_posts: 1234,
+  backed_up_posts: 1200,
+  pending_backups: 0,
+  failed_backups: 0,
+  posts_over_limit: 0,
+  post_limit: null as number | null,
+  total_storage_used: 2.5 * 1024 * 1024,
+  next_sync_in: 7,
+  last_sync: null,
+};
+
+/** What a test may change before rendering; reset before each test. */
+export const dash = {
+  calls: [] as FakeRequest[],
+  oauth: {} as Record<string, unknown>,
+  allPosts: [] as Post[],
+  postsFail: false,
+  jobs: [] as unknown[],
+  newPosts: {} as Record<string, unknown>,
+  refreshReply: [0, null] as [number, unknown],
+  /** A search counts its matches only so far (as the server does past its cap). */
+  searchCap: Number.POSITIVE_INFINITY,
+};
+
+function account(id: string, username: string) {
+  return {
+    id,
+    username,
+    display_name: null,
+    profile_picture_url: null,
+    follower_count: 10,
+    following_count: 1,
+    posts_count: 50,
+    synced_posts_count: 50,
+    backed_up_posts_count: 50,
+    connected_at: "2026-01-01T00:00:00.000Z",
+    last_sync: null,
+    token_expires_at: null,
+    connected_via: "instagram",
+    status: "healthy",
+    status_reason: null,
+  };
+}
+const accountsAnswer = {
+  accounts: [
+    account("11111111-1111-4111-8111-111111111111", "lumen.studio"),
+    account("22222222-2222-4222-8222-222222222222", "lumen.travel"),
+  ],
+  limit: 3,
+  can_connect_more: true,
+  remaining_slots: 1,
+  subscription_tier: "pro",
+};
+
+function postsAnswer(params: Record<string, unknown>): [number, unknown] {
+  if (dash.postsFail) return [500, { detail: "db down" }];
+  let list = dash.allPosts;
+  if (params.media_type) list = list.filter((p) => p.media_type === params.media_type);
+  if (params.search) list = list.filter((p) => p.caption?.includes(String(params.search)));
+  const offset = Number(params.offset ?? 0);
+  const limit = Number(params.limit ?? 36);
+  // A search counts its matches only so far (as the server does past `searchCap`).
+  const exact = !params.search || list.length <= dash.searchCap;
+  return [
+    200,
+    {
+      posts: list.slice(offset, offset + limit),
+      total: exact ? list.length : dash.searchCap,
+      total_exact: exact,
+    },
+  ];
+}
+
+export const toastError = vi.spyOn(toast, "error");
+
+/** Registers the fake API before each test of the file that calls it, and removes it after. */
+export function useDashboardApi() {
+  beforeEach(() => {
+    dash.calls = [];
+    dash.oauth = {
+      instagram_connected: true,
+      instagram_username: "lumen.studio",
+      google_connected: true,
+      google_email: "jane@gmail.test",
+      instagram_needs_reconnect: false,
+      google_needs_reconnect: false,
+    };
+    dash.allPosts = [];
+    dash.searchCap = Number.POSITIVE_INFINITY;
+    dash.postsFail = false;
+    dash.jobs = [];
+    dash.newPosts = {
+      has_new_posts: false,
+      new_posts_count: 0,
+      unbacked_posts_count: 0,
+      upgrade_message: null,
+    };
+    dash.refreshReply = [202, startAnswer("Refreshing your posts")];
+    toastError.mockClear();
+    api.defaults.adapter = fakeAdapter((req) => {
+      switch (`${req.method} ${req.path}`) {
+        case "GET /oauth/status":
+          return [200, dash.oauth];
+        case "GET /sync/dashboard/stats":
+          return [200, stats];
+        case "GET /sync/sync-jobs":
+          return [200, dash.jobs];
+        case "GET /sync/posts":
+          return postsAnswer(req.params);
+        case "GET /sync/check-new-posts":
+          return [200, dash.newPosts];
+        case "POST /sync/refresh-instagram-posts":
+          return dash.refreshReply;
+        case "GET /accounts/instagram-accounts":
+          return [200, accountsAnswer];
+        case "GET /sync/instagram-media/1789":
+          return [200, new Blob(["jpeg bytes"], { type: "image/jpeg" })];
+        default:
+          return [404, { detail: "Not Found" }];
+      }
+    }, dash.calls);
+  });
+
+  afterEach(() => {
+    api.defaults.adapter = originalAdapter;
+  });
+}
+
+const originalAdapter = api.defaults.adapter;
+
+export function renderDashboard(
+  tier: "free" | "premium" | "pro" | "agency" = "free",
+  fullName = "Jane Doe",
+) {
+  const auth = makeAuth({ user: makeUser({ subscription_tier: tier, full_name: fullName }) });
+  renderWithAuth(<DashboardPage />, { auth, path: "/dashboard" });
+  return auth;
+}
+
+export function postRequests() {
+  return dash.calls.filter((c) => c.path === "/sync/posts").map((c) => c.params);
+}
+
+export function manyPosts(n: number, overrides: (i: number) => Partial<Post> = () => ({})) {
+  return Array.from({ length: n }, (_, i) =>
+    makePost({ caption: `post number ${i + 1}`, ...overrides(i) }),
+  );
+}
