@@ -8,10 +8,10 @@ import {
   postRequests,
   renderDashboard,
   toastError,
-  useDashboardApi,
+  withDashboardApi,
 } from "./support/dashboard.tsx";
 
-useDashboardApi();
+withDashboardApi();
 
 describe("content grid", () => {
   it("pages 36 at a time with at most 7 page buttons", async () => {

@@ -7,10 +7,10 @@ import {
   postRequests,
   renderDashboard,
   stats,
-  useDashboardApi,
+  withDashboardApi,
 } from "./support/dashboard.tsx";
 
-useDashboardApi();
+withDashboardApi();
 
 describe("dashboard header, stats and banner", () => {
   it("shows a free user's manual mode, the formatted stats and refreshes the profile", async () => {

@@ -85,7 +85,7 @@ function postsAnswer(params: Record<string, unknown>): [number, unknown] {
 export const toastError = vi.spyOn(toast, "error");
 
 /** Registers the fake API before each test of the file that calls it, and removes it after. */
-export function useDashboardApi() {
+export function withDashboardApi() {
   beforeEach(() => {
     dash.calls = [];
     dash.oauth = {

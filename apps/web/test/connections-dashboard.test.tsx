@@ -1,0 +1,272 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { useState } from "react";
+import { useLocation } from "react-router";
+import { toast } from "react-toastify";
+import { describe, expect, it, vi } from "vitest";
+
+vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
+
+const { api } = await import("../src/api/client.ts");
+const { hardRedirect } = await import("../src/lib/redirect.ts");
+const { Toasts } = await import("../src/app.tsx");
+const { AccountsPanel, limitNotice, tokenExpiresSoon } = await import(
+  "../src/pages/dashboard/accounts-panel.tsx"
+);
+const { ConnectionBanner } = await import("../src/pages/dashboard/connection-banner.tsx");
+const { ReadyForBackupBadge } = await import("../src/pages/dashboard/ready-badge.tsx");
+const { useConnectionsStatus } = await import("../src/api/connections.ts");
+const { useConnectionRedirect, CONNECTED_TOASTS } = await import(
+  "../src/pages/dashboard/use-connection-redirect.tsx"
+);
+const { makeAuth, makeUser, renderWithAuth } = await import("./helpers.tsx");
+const { account, accountsResponse, calls, serve, status, withConnectionsApi } = await import(
+  "./support/connections.tsx"
+);
+
+withConnectionsApi();
+
+function CurrentUrl() {
+  const location = useLocation();
+  return <output data-testid="url">{`${location.pathname}${location.search}`}</output>;
+}
+
+function Arrival() {
+  const { banner, dismiss } = useConnectionRedirect();
+  return (
+    <>
+      {banner && <ConnectionBanner message={banner} onDismiss={dismiss} />}
+      <CurrentUrl />
+      <Toasts />
+    </>
+  );
+}
+
+function renderArrival(search: string) {
+  api.defaults.adapter = serve(() => [200, status()]);
+  const auth = makeAuth({ user: makeUser() });
+  return renderWithAuth(<Arrival />, { auth, path: `/dashboard${search}` });
+}
+
+describe("dashboard arrival after a connection", () => {
+  it.each([
+    ["?instagram_connected=true", CONNECTED_TOASTS.instagram],
+    ["?instagram_connected=true&via=facebook", CONNECTED_TOASTS.facebook],
+    ["?google_connected=true", CONNECTED_TOASTS.google],
+  ])("%s → a success toast and the URL replaced with /dashboard", async (search, text) => {
+    renderArrival(search);
+    expect(await screen.findByText(text)).toBeTruthy();
+    await waitFor(() => expect(screen.getByTestId("url").textContent).toBe("/dashboard"));
+  });
+
+  it.each(["facebook_page_required", "unsupported_account"])(
+    "error_type=%s → the red banner with 'Go to Settings' and 'Dismiss'",
+    async (type) => {
+      const message = "Your Instagram professional account must be linked to a Facebook Page.";
+      const user = userEvent.setup();
+      renderArrival(`?error=${encodeURIComponent(message)}&error_type=${type}`);
+      const banner = await screen.findByRole("alert");
+      expect(banner.textContent).toContain(message);
+      expect(
+        within(banner).getByRole("link", { name: "Go to Settings" }).getAttribute("href"),
+      ).toBe("/settings");
+      await waitFor(() => expect(screen.getByTestId("url").textContent).toBe("/dashboard"));
+      await user.click(within(banner).getByRole("button", { name: "Dismiss" }));
+      expect(screen.queryByText(message)).toBeNull();
+    },
+  );
+
+  it("an error text mentioning 'Facebook Page' shows the banner too", async () => {
+    renderArrival(`?error=${encodeURIComponent("Link a Facebook Page first")}`);
+    expect((await screen.findByRole("alert")).textContent).toContain("Link a Facebook Page first");
+  });
+
+  it("error_type=personal_account → a persistent toast with the steps to switch", async () => {
+    const warning = vi.spyOn(toast, "warning");
+    renderArrival("?error=Personal&error_type=personal_account");
+    expect(
+      await screen.findByText(
+        "Only Professional (Business or Creator) Instagram accounts can be backed up.",
+      ),
+    ).toBeTruthy();
+    expect(screen.getByText(/Switch to professional account/)).toBeTruthy();
+    // Persistent: it does not close by itself.
+    expect(warning).toHaveBeenCalledWith(
+      expect.anything(),
+      expect.objectContaining({ autoClose: false }),
+    );
+    warning.mockRestore();
+    await waitFor(() => expect(screen.getByTestId("url").textContent).toBe("/dashboard"));
+  });
+
+  it("any other error → a toast with its text", async () => {
+    renderArrival(`?error=${encodeURIComponent("Instagram connection was cancelled.")}`);
+    expect(await screen.findByText("Instagram connection was cancelled.")).toBeTruthy();
+    expect(screen.queryByRole("link", { name: "Go to Settings" })).toBeNull();
+    await waitFor(() => expect(screen.getByTestId("url").textContent).toBe("/dashboard"));
+  });
+
+  it("leaves a plain /dashboard alone", async () => {
+    renderArrival("?page=2");
+    expect(screen.getByTestId("url").textContent).toBe("/dashboard?page=2");
+  });
+});
+
+describe("ready-for-backup badge", () => {
+  it.each([
+    [status({ instagram_connected: true, google_connected: true }), "✓ Ready for backup"],
+    [status({ instagram_connected: true }), null],
+    [status({ google_connected: true }), null],
+    [
+      status({ instagram_connected: true, google_connected: true, google_needs_reconnect: true }),
+      "Reconnection needed",
+    ],
+  ])("%o → %s", async (answer, text) => {
+    api.defaults.adapter = serve(() => [200, answer]);
+    // Renders in the same commit as the badge, once the status has arrived.
+    function StatusLoaded() {
+      return useConnectionsStatus().data ? <span>status loaded</span> : null;
+    }
+    const { container } = renderWithAuth(
+      <>
+        <ReadyForBackupBadge />
+        <StatusLoaded />
+      </>,
+      { auth: makeAuth({ user: makeUser() }) },
+    );
+    await screen.findByText("status loaded");
+    expect(calls).toContain("GET /oauth/status");
+    if (text) expect(screen.getByText(text)).toBeTruthy();
+    else expect(container.querySelector(".ready-badge")).toBeNull();
+  });
+});
+
+describe("accounts panel (pro and agency)", () => {
+  function Panel() {
+    const [selected, setSelected] = useState<string | null>(null);
+    return (
+      <>
+        <AccountsPanel selectedAccountId={selected} onSelect={setSelected} />
+        <output data-testid="selected">{selected ?? "all"}</output>
+        <Toasts />
+      </>
+    );
+  }
+
+  it("shows every field, the expiry warning and the limit notice", async () => {
+    const soon = account({
+      username: "lumen.studio",
+      token_expires_at: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+    });
+    const fine = account({ username: "maya.creates" });
+    const third = account({ username: "third.one", last_sync: "2026-02-01T08:00:00.000Z" });
+    api.defaults.adapter = serve(() => [200, accountsResponse([soon, fine, third], "pro", 3)]);
+    const user = userEvent.setup();
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    expect(await screen.findByText("All Accounts")).toBeTruthy();
+    const card = screen.getByRole("article", { name: "@lumen.studio" });
+    for (const text of ["@lumen.studio", soon.display_name!, "12,940", "42", "40", "38"]) {
+      expect(within(card).getByText(text)).toBeTruthy();
+    }
+    expect(card.textContent).toContain("Syncs every 10m");
+    expect(card.textContent).toContain("Last sync -");
+    expect(within(card).getByText("Token expires soon")).toBeTruthy();
+    expect(
+      within(screen.getByRole("article", { name: "@maya.creates" })).queryByText(
+        "Token expires soon",
+      ),
+    ).toBeNull();
+    expect(screen.getByRole("note").textContent).toBe(
+      "Account limit reached. You can connect up to 3 account(s) with your pro plan. Upgrade to Agency to connect up to 10 Instagram accounts",
+    );
+    expect(
+      (screen.getByRole("button", { name: "Add Account" }) as HTMLButtonElement).disabled,
+    ).toBe(true);
+    await user.click(within(card).getByRole("button", { name: /^@lumen\.studio/ }));
+    expect(screen.getByTestId("selected").textContent).toBe(soon.id);
+    await user.click(screen.getByRole("button", { name: /All Accounts/ }));
+    expect(screen.getByTestId("selected").textContent).toBe("all");
+  });
+
+  it("Add Account offers Instagram Login and Facebook Login while below the limit", async () => {
+    api.defaults.adapter = serve((_m, path) =>
+      path === "/accounts/instagram-accounts"
+        ? [200, accountsResponse([account()], "agency", 10)]
+        : [200, { auth_url: "http://127.0.0.1:8090/www.instagram.com/oauth/authorize" }],
+    );
+    const user = userEvent.setup();
+    renderWithAuth(<Panel />, {
+      auth: makeAuth({ user: makeUser({ subscription_tier: "agency" }) }),
+    });
+    await user.click(await screen.findByRole("button", { name: "Add Account" }));
+    expect(screen.getByRole("button", { name: "Facebook Login" })).toBeTruthy();
+    await user.click(screen.getByRole("button", { name: "Instagram Login" }));
+    await waitFor(() => expect(hardRedirect).toHaveBeenCalled());
+    expect(calls).toContain("GET /oauth/instagram/login?account_type=business");
+    expect(screen.queryByRole("note")).toBeNull();
+  });
+
+  it("counts one account as '1 account' and keeps each number under its own label", async () => {
+    const only = account({ username: "solo.one" });
+    api.defaults.adapter = serve(() => [200, accountsResponse([only], "pro", 3)]);
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    const all = await screen.findByRole("button", { name: /All Accounts/ });
+    expect(all.textContent).toContain("1 account");
+    expect(all.textContent).not.toContain("1 accounts");
+    const card = screen.getByRole("article", { name: "@solo.one" });
+    const stats = [...card.querySelectorAll(".account-stats > div")].map(
+      (d) => `${d.querySelector("dt")?.textContent}=${d.querySelector("dd")?.textContent}`,
+    );
+    expect(stats).toEqual(["Followers=12,940", "Posts=42", "Synced=40", "Backed up=38"]);
+  });
+
+  it("at the limit an account that needs reconnecting can still be reconnected", async () => {
+    const dead = account({ status: "needs_reconnection", status_reason: "Token expired." });
+    api.defaults.adapter = serve(() => [
+      200,
+      accountsResponse([dead, account(), account()], "pro", 3),
+    ]);
+    const user = userEvent.setup();
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    await user.click(await screen.findByRole("button", { name: "Add Account" }));
+    expect(screen.getByRole("button", { name: "Instagram Login" })).toBeTruthy();
+    expect(screen.queryByRole("note")).toBeNull();
+  });
+
+  it("refresh profile and disconnect, with their §8 failure toasts", async () => {
+    const a = account({ username: "lumen.studio" });
+    let failRefresh = true;
+    api.defaults.adapter = serve((method, path) => {
+      if (path === "/accounts/instagram-accounts") return [200, accountsResponse([a], "pro", 3)];
+      if (method === "PUT") return failRefresh ? [502, {}] : [200, a];
+      if (method === "DELETE") return [404, { detail: "Instagram account not found" }];
+      return [404, {}];
+    });
+    const user = userEvent.setup();
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    await user.click(
+      await screen.findByRole("button", { name: "Refresh profile of @lumen.studio" }),
+    );
+    expect(await screen.findByText("Failed to refresh profile")).toBeTruthy();
+    failRefresh = false;
+    await user.click(screen.getByRole("button", { name: "Refresh profile of @lumen.studio" }));
+    expect(await screen.findByText("Profile of @lumen.studio refreshed")).toBeTruthy();
+    expect(calls).toContain(`PUT /accounts/instagram-accounts/${a.id}/refresh-profile`);
+
+    await user.click(screen.getByRole("button", { name: "Disconnect @lumen.studio" }));
+    const dialog = screen.getByRole("dialog", { name: "Disconnect @lumen.studio?" });
+    expect(dialog.textContent).toContain("Files already in your Google Drive stay where they are.");
+    await user.click(within(dialog).getByRole("button", { name: "Disconnect" }));
+    expect(await screen.findByText("Instagram account not found")).toBeTruthy();
+    expect(calls).toContain(`DELETE /accounts/instagram-accounts/${a.id}`);
+  });
+
+  it("limit notices and the expiry window", () => {
+    expect(limitNotice("free")).toBe("Upgrade to Pro to connect up to 3 Instagram accounts");
+    expect(limitNotice("premium")).toBe("Upgrade to Pro to connect up to 3 Instagram accounts");
+    const now = Date.parse("2026-03-01T00:00:00Z");
+    expect(tokenExpiresSoon("2026-03-08T00:00:00Z", now)).toBe(true);
+    expect(tokenExpiresSoon("2026-03-08T00:00:01Z", now)).toBe(false);
+    expect(tokenExpiresSoon(null, now)).toBe(false);
+  });
+});
