@@ -1,23 +1,25 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
-import type { GraphMediaType, GraphProductType, PostChild } from "../db/sync-tables.ts";
+import type { PostChild } from "../db/sync-tables.ts";
 
-export interface PostUpsert {
-  user_id: string;
-  account_id: string;
-  instagram_id: string;
-  media_type: GraphMediaType;
-  media_product_type: GraphProductType | null;
-  caption: string | null;
-  posted_at: Date;
-  like_count: number | null;
-  comments_count: number | null;
-  permalink: string | null;
-  shortcode: string | null;
-  media_url: string | null;
-  thumbnail_url: string | null;
-  children: PostChild[];
-}
+/** What a sync writes of a post: the columns Instagram fills, as the row reads them. */
+export type PostUpsert = Pick<
+  PostRow,
+  | "user_id"
+  | "account_id"
+  | "instagram_id"
+  | "media_type"
+  | "media_product_type"
+  | "caption"
+  | "posted_at"
+  | "like_count"
+  | "comments_count"
+  | "permalink"
+  | "shortcode"
+  | "media_url"
+  | "thumbnail_url"
+  | "children"
+>;
 
 /** The posts table: what a sync found, the plan's post limit, the posts a backup reads. */
 export function createPostsRepository(db: Kysely<Database>) {
