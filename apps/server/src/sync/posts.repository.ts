@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
-import type { PostChild } from "../db/sync-tables.ts";
+import type { PostChild, PostRow } from "../db/sync-tables.ts";
 
 /** What a sync writes of a post: the columns Instagram fills, as the row reads them. */
 export type PostUpsert = Pick<
