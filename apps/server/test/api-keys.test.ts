@@ -13,15 +13,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function userOn(tier: "free" | "premium" | "pro" | "agency") {
-  const u = await t.signUp();
-  await t.ctx.db
-    .updateTable("users")
-    .set({ subscription_tier: tier })
-    .where("id", "=", u.user.id)
-    .execute();
-  return u;
-}
+const userOn = (tier: "free" | "premium" | "pro" | "agency") => t.signUp({ tier });
 
 async function createKey(token: string, name = "script") {
   const res = await t.call("POST", "/api/api-keys", { token, body: { name } });
@@ -179,11 +171,7 @@ describe("API keys", () => {
   it("stops a key when its owner's plan loses API access, and when the owner is deactivated", async () => {
     const u = await userOn("pro");
     const { key } = await createKey(u.token);
-    await t.ctx.db
-      .updateTable("users")
-      .set({ subscription_tier: "premium" })
-      .where("id", "=", u.user.id)
-      .execute();
+    await t.setTier(u.user.id, "premium");
     expect(await t.call("GET", "/api/v1/stats", { token: key })).toMatchObject({
       status: 403,
       body: { detail: m.noAccess },

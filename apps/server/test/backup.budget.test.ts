@@ -248,12 +248,7 @@ describe("an account disconnected and connected again", () => {
     );
     expect(gone.status).toBeLessThan(300);
     t.clock.advance(60_000);
-    const ig = await t.call("GET", "/api/oauth/instagram/login?account_type=business", {
-      token: user.token,
-    });
-    await t.land(
-      await t.consent(ig.body.auth_url, { decision: "allow", account: DEMO_IG.business.id }),
-    );
+    await t.connectInstagram(user.token, DEMO_IG.business.id);
     const account = await t.ctx.db
       .selectFrom("instagram_accounts")
       .select("id")

@@ -80,15 +80,10 @@ async function withoutSecondaryIndexes(fn: () => Promise<void>) {
 
 beforeAll(async () => {
   t = await createTestApp();
-  const me = await t.signUp();
+  // An agency user: the per-account filter is a pro and agency feature (tier rules).
+  const me = await t.signUp({ tier: "agency" });
   token = me.token;
   userId = me.user.id;
-  // An agency user: the per-account filter is a pro and agency feature (tier rules).
-  await t.ctx.db
-    .updateTable("users")
-    .set({ subscription_tier: "agency" })
-    .where("id", "=", userId)
-    .execute();
   const other = await t.signUp();
   await withoutSecondaryIndexes(async () => {
     accountA = await seed(userId, "17841400000099000", ACCOUNT_A_POSTS);

@@ -16,31 +16,11 @@ afterAll(async () => {
 
 type Tier = "free" | "premium" | "pro" | "agency";
 
-async function signUpAs(tier: Tier) {
-  const u = await t.signUp();
-  await t.ctx.db
-    .updateTable("users")
-    .set({ subscription_tier: tier })
-    .where("id", "=", u.user.id)
-    .execute();
-  return u;
-}
-
-async function connectInstagram(token: string, account: string) {
-  const res = await t.call("GET", "/api/oauth/instagram/login?account_type=business", { token });
-  return t.land(await t.consent(res.body.auth_url, { decision: "allow", account }));
-}
+const signUpAs = (tier: Tier) => t.signUp({ tier });
 
 async function connectFacebook(token: string, user: string) {
   const res = await t.call("GET", "/api/oauth/facebook/auth-url", { token });
   return t.land(await t.consent(res.body.auth_url, { decision: "allow", user }));
-}
-
-async function connectDrive(token: string, sub: string) {
-  const res = await t.call("GET", "/api/oauth/google/auth-url", { token });
-  return t.land(
-    await t.consent(res.body.auth_url, { decision: "allow", authuser: sub, drive_file: "on" }),
-  );
 }
 
 const syncJobs = (token: string) =>
@@ -94,13 +74,13 @@ async function runFirstSync(userId: string, accountId: string, syncJobId: string
 describe("connecting starts the first backup at once", () => {
   it("pro: Instagram first does nothing yet; Drive then starts the account's sync and backups", async () => {
     const u = await signUpAs("pro");
-    await connectInstagram(u.token, DEMO_IG.creator.id);
+    await t.connectInstagram(u.token, DEMO_IG.creator.id);
     expect(await syncJobs(u.token)).toEqual([]);
     // Nothing is scheduled while Drive is missing: no countdown either.
     const before = await t.call("GET", "/api/sync/dashboard/stats", { token: u.token });
     expect(before.body.next_sync_in).toBeNull();
 
-    await connectDrive(u.token, DEMO_GOOGLE.maya.sub);
+    await t.connectDrive(u.token, DEMO_GOOGLE.maya.sub);
     const [account] = await accountOf(u.user.id);
     const jobs = await syncJobs(u.token);
     expect(jobs).toHaveLength(1);
@@ -126,7 +106,7 @@ describe("connecting starts the first backup at once", () => {
     expect(done).toMatchObject({ status: "completed", mode: "backup" });
 
     // Reconnecting the account starts a sync again.
-    await connectInstagram(u.token, DEMO_IG.creator.id);
+    await t.connectInstagram(u.token, DEMO_IG.creator.id);
     const again = await syncJobs(u.token);
     expect(again).toHaveLength(2);
     expect(again[0]).toMatchObject({ status: "running", account_id: account!.id });
@@ -136,7 +116,7 @@ describe("connecting starts the first backup at once", () => {
 
   it("agency: an account added through Facebook Login with Drive connected syncs at once", async () => {
     const u = await signUpAs("agency");
-    await connectDrive(u.token, DEMO_GOOGLE.jordan.sub);
+    await t.connectDrive(u.token, DEMO_GOOGLE.jordan.sub);
     expect(await syncJobs(u.token)).toEqual([]);
     await connectFacebook(u.token, DEMO_FB.withInstagram.id);
     const [account] = await accountOf(u.user.id);
@@ -151,8 +131,8 @@ describe("connecting starts the first backup at once", () => {
 
   it("free: the first backup covers the plan's newest 100 posts and counts the rest as over the limit", async () => {
     const u = await signUpAs("free");
-    await connectDrive(u.token, DEMO_GOOGLE.jordan.sub);
-    await connectInstagram(u.token, DEMO_IG.business.id);
+    await t.connectDrive(u.token, DEMO_GOOGLE.jordan.sub);
+    await t.connectInstagram(u.token, DEMO_IG.business.id);
     const [account] = await accountOf(u.user.id);
     const [job] = await syncJobs(u.token);
     expect(job).toMatchObject({ status: "running", account_id: account!.id });

@@ -19,11 +19,7 @@ describe("plan limits (SPEC §9)", () => {
   it("the accounts response gives each tier its own limit", async () => {
     const { token, user } = await t.signUp();
     for (const [tier, limit] of Object.entries(ACCOUNT_LIMITS)) {
-      await t.ctx.db
-        .updateTable("users")
-        .set({ subscription_tier: tier as keyof typeof ACCOUNT_LIMITS })
-        .where("id", "=", user.id)
-        .execute();
+      await t.setTier(user.id, tier as keyof typeof ACCOUNT_LIMITS);
       const list = await t.call("GET", "/api/accounts/instagram-accounts", { token });
       expect(list.status).toBe(200);
       expect(list.body).toMatchObject({

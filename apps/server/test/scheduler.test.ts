@@ -59,11 +59,7 @@ describe("the sync scheduler", () => {
 
     // The free user upgrades to Pro. The next tick queues its account; the premium one is
     // still waiting, so it is not queued twice.
-    await t.ctx.db
-      .updateTable("users")
-      .set({ subscription_tier: "pro" })
-      .where("id", "=", free.user.id)
-      .execute();
+    await t.setTier(free.user.id, "pro");
     await run();
     const queued = await queuedSyncs();
     expect(queued.map((q) => q.account_id).sort()).toEqual(

@@ -50,12 +50,7 @@ describe("/api/sync", () => {
     const bare = await t.signUp();
     const noIg = await t.call("POST", "/api/sync/start", { token: bare.token, body: {} });
     expect(noIg).toMatchObject({ status: 400, body: { detail: m.instagramNotConnected } });
-    const ig = await t.call("GET", "/api/oauth/instagram/login?account_type=business", {
-      token: bare.token,
-    });
-    await t.land(
-      await t.consent(ig.body.auth_url, { decision: "allow", account: DEMO_IG.personal.id }),
-    );
+    await t.connectInstagram(bare.token, DEMO_IG.personal.id);
     // The personal account is refused by Connections; a professional one is needed first.
     const accounts = await t.ctx.db
       .selectFrom("instagram_accounts")

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { SubscriptionTier as Tier } from "@keepsake/contracts";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { loadConfig, type ProviderSettings } from "../../src/config.ts";
 import { type AppContext, type ContextDeps, createContext } from "../../src/context.ts";
@@ -19,7 +20,12 @@ export interface TestApp {
   database: { url: string; schema?: string };
   close(): Promise<void>;
   /** Registers (and logs in) a user; returns its bearer token and profile. */
-  signUp(overrides?: Partial<{ full_name: string; email: string; password: string }>): Promise<{
+  /** Puts a user on a plan directly (as a Stripe webhook would). */
+  setTier(userId: string, tier: Tier): Promise<void>;
+  /** Registers and signs in a new user; `tier` puts them on a plan directly. */
+  signUp(
+    overrides?: Partial<{ full_name: string; email: string; password: string; tier: Tier }>,
+  ): Promise<{
     token: string;
     user: { id: string; email: string };
     password: string;
@@ -99,13 +105,22 @@ export async function createTestApp(
     return { status: res.statusCode, body, headers: res.headers };
   };
 
+  async function setTier(userId: string, tier: Tier) {
+    await ctx.db
+      .updateTable("users")
+      .set({ subscription_tier: tier })
+      .where("id", "=", userId)
+      .execute();
+  }
+
   return {
     app,
     ctx,
     clock,
     call,
     database: { url: database.url, ...(database.schema ? { schema: database.schema } : {}) },
-    async signUp(overrides = {}) {
+    setTier,
+    async signUp({ tier, ...overrides } = {}) {
       counter += 1;
       const input = {
         full_name: "Test User",
@@ -118,6 +133,7 @@ export async function createTestApp(
       const login = await call("POST", "/api/auth/login", {
         body: { email: input.email, password: input.password },
       });
+      if (tier) await setTier(reg.body.id, tier);
       return { token: login.body.access_token, user: reg.body, password: input.password };
     },
     async close() {

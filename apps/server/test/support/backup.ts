@@ -66,30 +66,9 @@ export function backupHelpers(t: SandboxedApp) {
       } = {},
     ) {
       const u = await t.signUp();
-      const ig = await t.call("GET", "/api/oauth/instagram/login?account_type=business", {
-        token: u.token,
-      });
-      await t.land(
-        await t.consent(ig.body.auth_url, {
-          decision: "allow",
-          account: opts.instagram ?? DEMO_IG.business.id,
-        }),
-      );
-      const g = await t.call("GET", "/api/oauth/google/auth-url", { token: u.token });
-      await t.land(
-        await t.consent(g.body.auth_url, {
-          decision: "allow",
-          authuser: opts.google ?? DEMO_GOOGLE.jordan.sub,
-          drive_file: "on",
-        }),
-      );
-      if (opts.tier) {
-        await t.ctx.db
-          .updateTable("users")
-          .set({ subscription_tier: opts.tier })
-          .where("id", "=", u.user.id)
-          .execute();
-      }
+      await t.connectInstagram(u.token, opts.instagram ?? DEMO_IG.business.id);
+      await t.connectDrive(u.token, opts.google ?? DEMO_GOOGLE.jordan.sub);
+      if (opts.tier) await t.setTier(u.user.id, opts.tier);
       const account = await t.ctx.db
         .selectFrom("instagram_accounts")
         .selectAll()

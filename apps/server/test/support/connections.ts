@@ -75,11 +75,7 @@ export function connectionsSuite() {
     },
 
     async setTier(userId: string, tier: "free" | "premium" | "pro" | "agency") {
-      await app()
-        .ctx.db.updateTable("users")
-        .set({ subscription_tier: tier })
-        .where("id", "=", userId)
-        .execute();
+      await app().setTier(userId, tier);
     },
   };
 }

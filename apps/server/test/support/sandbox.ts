@@ -14,6 +14,10 @@ export interface SandboxedApp extends TestApp {
   consent(authUrl: string, fields: Record<string, string>): Promise<URL>;
   /** Follows a provider redirect into Keepsake's GET callback; answers the dashboard URL. */
   land(callback: URL): Promise<URL>;
+  /** Connects an Instagram account through Instagram Login: consent, then the callback. */
+  connectInstagram(token: string, account: string): Promise<URL>;
+  /** Connects Google Drive as the sandbox's Google user `sub`, granting drive.file. */
+  connectDrive(token: string, sub: string): Promise<URL>;
 }
 
 /** A Keepsake test app whose providers are a sandbox started for the test file. */
@@ -31,7 +35,7 @@ export async function createSandboxedApp(
     ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
-  return {
+  const app: SandboxedApp = {
     ...t,
     sandbox,
     async consent(authUrl, fields) {
@@ -52,9 +56,23 @@ export async function createSandboxedApp(
       if (res.status !== 302) throw new Error(`callback answered ${res.status}`);
       return new URL(String(res.headers.location), "http://keepsake.test");
     },
+    async connectInstagram(token, account) {
+      const res = await t.call("GET", "/api/oauth/instagram/login?account_type=business", {
+        token,
+      });
+      if (res.status !== 200) throw new Error(`Instagram login answered ${res.status}`);
+      return app.land(await app.consent(res.body.auth_url, { decision: "allow", account }));
+    },
+    async connectDrive(token, sub) {
+      const res = await t.call("GET", "/api/oauth/google/auth-url", { token });
+      if (res.status !== 200) throw new Error(`Google auth URL answered ${res.status}`);
+      const fields = { decision: "allow", authuser: sub, drive_file: "on" };
+      return app.land(await app.consent(res.body.auth_url, fields));
+    },
     async close() {
       await t.close();
       await sandbox.close();
     },
   };
+  return app;
 }
