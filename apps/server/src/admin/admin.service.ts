@@ -6,6 +6,7 @@ import {
 } from "@keepsake/contracts";
 import type { AuthService, Principal } from "../auth/auth.service.ts";
 import type { UserRow } from "../db/schema.ts";
+import type { JobQueue } from "../jobs/queue.ts";
 import { syncAccountJob } from "../jobs/sync-account.job.ts";
 import { AppError } from "../lib/errors.ts";
 import type { UserDeletionService } from "../users/user-deletion.service.ts";
@@ -17,14 +18,7 @@ export interface AdminServiceDeps {
   deletion: UserDeletionService;
   /** The user's Instagram account ids (their scheduled syncs are keyed by them). */
   accountIds(userId: string): Promise<string[]>;
-  queue: {
-    purge(
-      name: string,
-      field: string,
-      values: readonly string[],
-      options?: { queuedOnly?: boolean },
-    ): Promise<number>;
-  };
+  queue: Pick<JobQueue<unknown>, "purge">;
 }
 
 /** SPEC §2 /admin and §6: what an administrator may do to other users. */

@@ -39,6 +39,16 @@ export function createGoogleOAuthClient(
   const call = (url: string, init: RequestInit = {}) =>
     requestJson(url, init, { provider: "google", fetch: fetchImpl, classify: googleError });
 
+  /** The token endpoint: a form POST answered with tokens. */
+  const tokenRequest = async (fields: Record<string, string>) =>
+    tokens(
+      await call(`${settings.oauth2Url}/token`, {
+        method: "POST",
+        headers: FORM_HEADERS,
+        body: form(fields),
+      }),
+    );
+
   function credentials() {
     if (!settings.clientId || !settings.clientSecret) {
       throw new ProviderError("google", "oauth", "Google sign-in is not configured");
@@ -68,35 +78,23 @@ export function createGoogleOAuthClient(
 
     async exchangeCode(p: { code: string; redirectUri: string }): Promise<GoogleTokens> {
       const { clientId, clientSecret } = credentials();
-      return tokens(
-        await call(`${settings.oauth2Url}/token`, {
-          method: "POST",
-          headers: FORM_HEADERS,
-          body: form({
-            code: p.code,
-            client_id: clientId,
-            client_secret: clientSecret,
-            redirect_uri: p.redirectUri,
-            grant_type: "authorization_code",
-          }),
-        }),
-      );
+      return tokenRequest({
+        code: p.code,
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uri: p.redirectUri,
+        grant_type: "authorization_code",
+      });
     },
 
     async refreshAccessToken(refreshToken: string): Promise<GoogleTokens> {
       const { clientId, clientSecret } = credentials();
-      return tokens(
-        await call(`${settings.oauth2Url}/token`, {
-          method: "POST",
-          headers: FORM_HEADERS,
-          body: form({
-            client_id: clientId,
-            client_secret: clientSecret,
-            refresh_token: refreshToken,
-            grant_type: "refresh_token",
-          }),
-        }),
-      );
+      return tokenRequest({
+        client_id: clientId,
+        client_secret: clientSecret,
+        refresh_token: refreshToken,
+        grant_type: "refresh_token",
+      });
     },
 
     /** Revokes the grant behind a refresh or access token. */
