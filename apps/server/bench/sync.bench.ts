@@ -19,9 +19,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
-import { syncAccountJob } from "../src/jobs/sync-account.job.ts";
-import { syncSchedulerJob } from "../src/jobs/sync-scheduler.job.ts";
 import { encryptSecret } from "../src/lib/crypto.ts";
+import { syncAccountJob } from "../src/sync/jobs/sync-account.job.ts";
+import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../test/support/sandbox.ts";
 

@@ -2,7 +2,7 @@ import { adminMessages } from "@keepsake/contracts";
 import { DEMO_IG } from "@keepsake/sandbox";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { syncAccountJob } from "../src/jobs/sync-account.job.ts";
+import { syncAccountJob } from "../src/sync/jobs/sync-account.job.ts";
 import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 

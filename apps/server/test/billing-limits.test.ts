@@ -9,7 +9,7 @@ import {
   postLimit,
 } from "../src/billing/tier-rules.ts";
 import { ConfigError, loadConfig } from "../src/config.ts";
-import { syncSchedulerJob } from "../src/jobs/sync-scheduler.job.ts";
+import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
 import { backupHelpers } from "./support/backup.ts";
 import { billingHelpers, stripeEnv } from "./support/billing.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";

@@ -1,6 +1,6 @@
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { refreshInstagramTokensJob } from "../src/jobs/refresh-instagram-tokens.job.ts";
+import { refreshInstagramTokensJob } from "../src/connections/refresh-instagram-tokens.job.ts";
 import { decryptSecret } from "../src/lib/crypto.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 

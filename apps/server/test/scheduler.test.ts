@@ -1,6 +1,6 @@
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { syncSchedulerJob } from "../src/jobs/sync-scheduler.job.ts";
+import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
 import {
   minutesUntilNextSync,
   SKIP_FROM_PERCENT,

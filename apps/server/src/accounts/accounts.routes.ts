@@ -7,9 +7,10 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
-import { principalOf } from "../http/auth.plugin.ts";
+import type { AuthGuards } from "../auth/auth.guards.ts";
+import { principalOf } from "../auth/auth.guards.ts";
 import { AppError } from "../lib/errors.ts";
+import type { AccountsService } from "./accounts.service.ts";
 
 const params = z.object({ id: z.string() });
 const uuid = z.uuid();
@@ -22,7 +23,13 @@ function accountId(p: { id: string }): string {
   return parsed.data;
 }
 
-export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext) {
+/** What these routes use of the application. */
+export interface AccountsRouteDeps {
+  accounts: AccountsService;
+  guards: AuthGuards;
+}
+
+export function registerAccountRoutes(app: FastifyInstance, ctx: AccountsRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { accounts, guards } = ctx;
   const onRequest = guards.requireUser;

@@ -8,9 +8,10 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
-import { principalOf } from "../http/auth.plugin.ts";
+import type { AuthGuards } from "../auth/auth.guards.ts";
+import { principalOf } from "../auth/auth.guards.ts";
 import { AppError } from "../lib/errors.ts";
+import type { AdminService } from "./admin.service.ts";
 
 const params = z.object({ id: z.string() });
 const uuid = z.uuid();
@@ -23,8 +24,14 @@ function userId(p: { id: string }): string {
   return parsed.data;
 }
 
+/** What these routes use of the application. */
+export interface AdminRouteDeps {
+  admin: AdminService;
+  guards: AuthGuards;
+}
+
 /** SPEC §7 admin calls: 401 without a session, 403 without admin rights. */
-export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
+export function registerAdminRoutes(app: FastifyInstance, ctx: AdminRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { admin, guards } = ctx;
   const onRequest = guards.requireAdmin;

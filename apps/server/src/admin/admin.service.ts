@@ -7,8 +7,8 @@ import {
 import type { AuthService, Principal } from "../auth/auth.service.ts";
 import type { UserRow } from "../db/schema.ts";
 import type { JobQueue } from "../jobs/queue.ts";
-import { syncAccountJob } from "../jobs/sync-account.job.ts";
 import { AppError } from "../lib/errors.ts";
+import { syncAccountJob } from "../sync/jobs/sync-account.job.ts";
 import type { UserDeletionService } from "../users/user-deletion.service.ts";
 import type { AdminRepository } from "./admin.repository.ts";
 

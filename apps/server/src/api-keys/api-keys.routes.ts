@@ -8,14 +8,21 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
-import { principalOf } from "../http/auth.plugin.ts";
+import type { AuthGuards } from "../auth/auth.guards.ts";
+import { principalOf } from "../auth/auth.guards.ts";
 import { AppError } from "../lib/errors.ts";
+import type { ApiKeysService } from "./api-keys.service.ts";
 
 const uuid = z.uuid();
 
+/** What these routes use of the application. */
+export interface ApiKeysRouteDeps {
+  apiKeys: ApiKeysService;
+  guards: AuthGuards;
+}
+
 /** Settings → API keys (session API): list, create (the key is shown once), revoke. */
-export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext) {
+export function registerApiKeyRoutes(app: FastifyInstance, ctx: ApiKeysRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { apiKeys, guards } = ctx;
   const onRequest = guards.requireUser;

@@ -1,6 +1,4 @@
 import {
-  deleteAccountRequest,
-  deletionResponse,
   loginRequest,
   profileUpdateRequest,
   registerRequest,
@@ -10,13 +8,20 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
-import { principalOf } from "../http/auth.plugin.ts";
 import { PUBLIC } from "../http/openapi.ts";
+import type { AuthGuards } from "./auth.guards.ts";
+import { principalOf } from "./auth.guards.ts";
+import type { AuthService } from "./auth.service.ts";
 
 const tags = ["auth"];
 
-export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext) {
+/** What these routes use of the application. */
+export interface AuthRouteDeps {
+  auth: AuthService;
+  guards: AuthGuards;
+}
+
+export function registerAuthRoutes(app: FastifyInstance, ctx: AuthRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { auth, guards } = ctx;
   const onRequest = guards.requireUser;
@@ -51,20 +56,6 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext) {
     { onRequest, schema: { tags, body: profileUpdateRequest, response: { 200: user } } },
     async (req) =>
       auth.profile(await auth.updateProfile(principalOf(req).user.id, req.body.full_name)),
-  );
-
-  // Settings → Profile → Delete my account, confirmed with the password.
-  r.delete(
-    "/api/auth/me",
-    {
-      onRequest,
-      schema: { tags, body: deleteAccountRequest, response: { 200: deletionResponse } },
-    },
-    async (req) => {
-      const { user: me } = principalOf(req);
-      await auth.verifyPassword(me, req.body.password);
-      return ctx.userDeletion.deleteUser(me);
-    },
   );
 
   r.post(

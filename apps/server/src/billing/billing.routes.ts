@@ -8,13 +8,22 @@ import {
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import type { AppContext } from "../context.ts";
-import { principalOf } from "../http/auth.plugin.ts";
+import type { AuthGuards } from "../auth/auth.guards.ts";
+import { principalOf } from "../auth/auth.guards.ts";
 import { PUBLIC } from "../http/openapi.ts";
+import type { BillingService } from "./billing.service.ts";
+import type { BillingWebhookService } from "./billing-webhook.service.ts";
 
 const tags = ["billing"];
 
-export async function registerBillingRoutes(app: FastifyInstance, ctx: AppContext) {
+/** What these routes use of the application. */
+export interface BillingRouteDeps {
+  billing: BillingService;
+  billingWebhooks: BillingWebhookService;
+  guards: AuthGuards;
+}
+
+export async function registerBillingRoutes(app: FastifyInstance, ctx: BillingRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { billing, billingWebhooks, guards } = ctx;
   const onRequest = guards.requireUser;

@@ -14,12 +14,13 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
-import { principalOf } from "../http/auth.plugin.ts";
+import type { AuthGuards } from "../auth/auth.guards.ts";
+import { principalOf } from "../auth/auth.guards.ts";
 import { statusOf } from "../http/errors.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
 import { ConnectionError } from "./connection-error.ts";
+import type { Connections } from "./connections.module.ts";
 import type { CallbackParams } from "./oauth.service.ts";
 
 const LABEL: Record<OAuthProvider, string> = {
@@ -49,7 +50,13 @@ function callbackParams(query: unknown): CallbackParams {
   };
 }
 
-export function registerConnectionRoutes(app: FastifyInstance, ctx: AppContext) {
+/** What these routes use of the application. */
+export interface ConnectionsRouteDeps {
+  connections: Connections;
+  guards: AuthGuards;
+}
+
+export function registerConnectionRoutes(app: FastifyInstance, ctx: ConnectionsRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { oauth, health, profiles, tokens } = ctx.connections;
   const { guards } = ctx;

@@ -8,16 +8,25 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
-import { principalOf } from "../http/auth.plugin.ts";
+import type { AuthGuards } from "../auth/auth.guards.ts";
+import { principalOf } from "../auth/auth.guards.ts";
+import type { Config } from "../config.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
+import type { ContactService } from "./contact.service.ts";
 
 const params = z.object({ id: z.string() });
 const uuid = z.uuid();
 const tags = ["contact"];
 
-export function registerContactRoutes(app: FastifyInstance, ctx: AppContext) {
+/** What these routes use of the application. */
+export interface ContactRouteDeps {
+  config: Config;
+  contact: ContactService;
+  guards: AuthGuards;
+}
+
+export function registerContactRoutes(app: FastifyInstance, ctx: ContactRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { contact, guards } = ctx;
   const onRequest = guards.requireAdmin;

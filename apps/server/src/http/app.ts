@@ -15,6 +15,7 @@ import type { AppContext } from "../context.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
+import { registerUserRoutes } from "../users/users.routes.ts";
 import { registerV1Routes } from "../v1/v1.routes.ts";
 import { sendAppError } from "./errors.ts";
 import { loggerOptions, OneLineRequestLog } from "./logging.ts";
@@ -37,6 +38,7 @@ export type RouteRegistrar = (app: FastifyInstance, ctx: AppContext) => void | P
 
 const registrars: RouteRegistrar[] = [
   registerAuthRoutes,
+  registerUserRoutes,
   registerConnectionRoutes,
   registerAccountRoutes,
   registerSyncRoutes,

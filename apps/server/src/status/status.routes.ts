@@ -5,13 +5,18 @@ import {
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import type { AppContext } from "../context.ts";
 import { PUBLIC } from "../http/openapi.ts";
+import type { StatusService } from "./status.service.ts";
 
 const tags = ["status"];
 
 /** The public /status page's data and its subscribe box. */
-export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext) {
+/** What these routes use of the application. */
+export interface StatusRouteDeps {
+  status: StatusService;
+}
+
+export function registerStatusRoutes(app: FastifyInstance, ctx: StatusRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(

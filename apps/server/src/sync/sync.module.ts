@@ -1,8 +1,6 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
-import { backupPostJob, backupSingletonKey } from "../jobs/backup-post.job.ts";
 import type { JobSender } from "../jobs/job.ts";
-import { syncAccountJob } from "../jobs/sync-account.job.ts";
 import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { createDriveClient } from "../providers/google/drive.client.ts";
@@ -13,6 +11,8 @@ import { createDashboardService, type DashboardService } from "./dashboard.servi
 import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
 import { createGraphPacer } from "./graph-pacer.ts";
+import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
+import { syncAccountJob } from "./jobs/sync-account.job.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
 import { createSyncRepositories, type SyncRepositories } from "./sync.repositories.ts";
 import { createSyncRunsService, type SyncRunsService } from "./sync-runs.service.ts";

@@ -16,10 +16,11 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { AuthGuards } from "../auth/auth.guards.ts";
+import { principalOf } from "../auth/auth.guards.ts";
 import { hasAccountsPanel } from "../billing/tier-rules.ts";
-import type { AppContext } from "../context.ts";
-import { principalOf } from "../http/auth.plugin.ts";
 import { AppError } from "../lib/errors.ts";
+import type { SyncModule } from "./sync.module.ts";
 
 // Path parameters are checked in the handler: a malformed id names nothing (404, not 422).
 const postIdParams = z.object({ instagram_post_id: z.string() });
@@ -29,7 +30,13 @@ const instagramId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 const tags = ["sync"];
 
 /** SPEC §7 /api/sync/*: thin — validate, authorize, call the service. */
-export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext) {
+/** What these routes use of the application. */
+export interface SyncRouteDeps {
+  guards: AuthGuards;
+  sync: SyncModule["sync"];
+}
+
+export function registerSyncRoutes(app: FastifyInstance, ctx: SyncRouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { runs, dashboard } = ctx.sync;
   const { guards } = ctx;

@@ -1,9 +1,9 @@
 import type { DeletionResponse } from "@keepsake/contracts";
 import type { UserRow } from "../db/schema.ts";
-import { backupPostJob } from "../jobs/backup-post.job.ts";
-import { syncAccountJob } from "../jobs/sync-account.job.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { backupPostJob } from "../sync/jobs/backup-post.job.ts";
+import { syncAccountJob } from "../sync/jobs/sync-account.job.ts";
 import type { UserDeletionRepository } from "./user-deletion.repository.ts";
 
 export interface UserDeletionDeps {

@@ -18,9 +18,13 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
+import type { AccountsService } from "../accounts/accounts.service.ts";
+import type { ApiKeysService } from "../api-keys/api-keys.service.ts";
 import { V1_PREFIX } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
+import type { CursorListingService } from "../sync/cursor-listing.service.ts";
+import type { SyncModule } from "../sync/sync.module.ts";
+import type { apiKeyGuard } from "./v1.auth.ts";
 import { callerOf } from "./v1.auth.ts";
 
 const errors = {
@@ -36,7 +40,16 @@ const uuid = z.uuid();
  * the services are the session API's, scoped to the key's owner. Outgoing webhooks will get
  * their own routes here (`/api/v1/webhooks`).
  */
-export function registerV1Routes(app: FastifyInstance, ctx: AppContext) {
+/** What these routes use of the application. */
+export interface V1RouteDeps {
+  accounts: AccountsService;
+  apiKeys: ApiKeysService;
+  listing: CursorListingService;
+  requireApiKey: ReturnType<typeof apiKeyGuard>;
+  sync: SyncModule["sync"];
+}
+
+export function registerV1Routes(app: FastifyInstance, ctx: V1RouteDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { runs, dashboard } = ctx.sync;
   const { listing, apiKeys } = ctx;

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { TokenCustody } from "../connections/token-custody.service.ts";
-import { defineJob } from "./job.ts";
+import { defineJob } from "../jobs/job.ts";
+import type { TokenCustody } from "./token-custody.service.ts";
 
 /**
  * Every 6 hours: renews Instagram tokens that are ≥ 24 h old and end within 7 days, and marks

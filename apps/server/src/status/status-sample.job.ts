@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { StatusService } from "../status/status.service.ts";
-import { defineJob } from "./job.ts";
+import { defineJob } from "../jobs/job.ts";
+import type { StatusService } from "./status.service.ts";
 
 /**
  * Every minute: a worker records its heartbeat, one sample per status-page component, and

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { AuthService, Principal } from "../auth/auth.service.ts";
 import { AppError } from "../lib/errors.ts";
+import type { AuthService, Principal } from "./auth.service.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -34,3 +34,4 @@ export function principalOf(req: FastifyRequest): Principal {
   if (!req.principal) throw new AppError("unauthenticated", "Not authenticated");
   return req.principal;
 }
+export type AuthGuards = ReturnType<typeof authGuards>;

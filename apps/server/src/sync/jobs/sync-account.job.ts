@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { SyncEngine } from "../sync/sync.engine.ts";
-import { defineJob, type JobSender } from "./job.ts";
+import { defineJob, type JobSender } from "../../jobs/job.ts";
+import type { SyncEngine } from "../sync.engine.ts";
 
 export const SYNC_RETRY_LIMIT = 3;
 
