@@ -67,3 +67,16 @@ export function PasswordField({ id, label, error, className, ...input }: FieldPr
     </div>
   );
 }
+
+/** The sign-in e-mail input of the login and register forms. */
+export function EmailField(props: Omit<FieldProps, "label">) {
+  return (
+    <TextField
+      label="Email address"
+      type="email"
+      autoComplete="email"
+      placeholder="you@example.com"
+      {...props}
+    />
+  );
+}
