@@ -80,3 +80,25 @@ export function EmailField(props: Omit<FieldProps, "label">) {
     />
   );
 }
+
+/** A search box whose label is for screen readers only. */
+export function SearchField({
+  id,
+  label,
+  className,
+  ...input
+}: InputHTMLAttributes<HTMLInputElement> & { id: string; label: string }) {
+  return (
+    <>
+      <label htmlFor={id} className="visually-hidden">
+        {label}
+      </label>
+      <input
+        id={id}
+        type="search"
+        className={`input${className ? ` ${className}` : ""}`}
+        {...input}
+      />
+    </>
+  );
+}
