@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import { expect } from "vitest";
 import { newPage } from "./browser.ts";
 import type { RunningKeepsake } from "./keepsake.ts";
 
@@ -66,6 +67,38 @@ export async function connectInstagram(page: Page, ks: RunningKeepsake, username
   await page.getByRole("button", { name: "Connect Instagram" }).click();
   await allowInstagram(page, username);
   await page.waitForURL(`${ks.url}/dashboard`);
+}
+
+/** On the sandbox's Facebook dialog: choose the person and continue, back on the dashboard. */
+export async function allowFacebook(page: Page, ks: RunningKeepsake, name: string) {
+  await page.waitForURL(/\/www\.facebook\.com\/v25\.0\/dialog\/oauth/);
+  await page.locator("label.acct", { hasText: name }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.waitForURL(`${ks.url}/dashboard`);
+}
+
+/** Settings → Connect via Facebook → the sandbox's Facebook dialog → back on the dashboard. */
+export async function connectViaFacebook(page: Page, ks: RunningKeepsake, name: string) {
+  await openSettings(page, ks);
+  await page.getByRole("button", { name: "Connect via Facebook" }).click();
+  await allowFacebook(page, ks, name);
+}
+
+/** The dashboard's accounts panel: Add Account → Instagram Login, until the account is listed. */
+export async function addInstagramAccount(
+  page: Page,
+  ks: RunningKeepsake,
+  username: string,
+  wait: { timeout: number; interval: number },
+) {
+  const panel = page.locator(".accounts-panel");
+  await panel.getByRole("button", { name: "Add Account" }).click();
+  await panel.getByRole("button", { name: "Instagram Login" }).click();
+  await allowInstagram(page, username);
+  await page.waitForURL(`${ks.url}/dashboard`);
+  await expect
+    .poll(() => panel.locator("article", { hasText: `@${username}` }).count(), wait)
+    .toBe(1);
 }
 
 /** Settings → Connect Google Drive → the notice → the Google consent page, Drive ticked. */

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { allowInstagram, connectInstagram, registerNewUser, toast } from "../support/flows.ts";
+import { addInstagramAccount, connectInstagram, registerNewUser, toast } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
 
@@ -62,13 +62,7 @@ describe("plans and billing in the browser, against the sandbox's Stripe", () =>
     await expect.poll(() => page.getByTestId("plan-badge").textContent(), WAIT).toBe("Pro plan");
     const panel = page.locator(".accounts-panel");
     await expect.poll(() => panel.getByText("1 of 3 connected").count(), WAIT).toBe(1);
-    await panel.getByRole("button", { name: "Add Account" }).click();
-    await panel.getByRole("button", { name: "Instagram Login" }).click();
-    await allowInstagram(page, "maya.creates");
-    await page.waitForURL(`${ks.url}/dashboard`);
-    await expect
-      .poll(() => panel.locator("article", { hasText: "@maya.creates" }).count(), WAIT)
-      .toBe(1);
+    await addInstagramAccount(page, ks, "maya.creates", WAIT);
   });
 
   it("cancels in the billing portal and ends on free with automatic backup off", async () => {

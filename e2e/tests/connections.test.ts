@@ -2,8 +2,10 @@ import type { Browser } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { offsiteRequests } from "../support/browser.ts";
 import {
-  allowInstagram,
+  addInstagramAccount,
+  allowFacebook,
   connectInstagram,
+  connectViaFacebook,
   openSettings,
   registerNewUser,
   toast,
@@ -104,12 +106,7 @@ describe("connections in the browser", () => {
 
   it("a Facebook user without a page sees the red banner", async () => {
     const { page } = await newUser();
-    await openSettings(page, ks);
-    await page.getByRole("button", { name: "Connect via Facebook" }).click();
-    await page.waitForURL(/\/www\.facebook\.com\/v25\.0\/dialog\/oauth/);
-    await page.locator("label.acct", { hasText: "Riley Fox" }).click();
-    await page.getByRole("button", { name: "Continue" }).click();
-    await page.waitForURL(`${ks.url}/dashboard`);
+    await connectViaFacebook(page, ks, "Riley Fox");
     const banner = page.locator(".connection-banner");
     await expect.poll(() => banner.count(), WAIT).toBe(1);
     expect(await banner.textContent()).toContain("Facebook Page");
@@ -133,20 +130,11 @@ describe("connections in the browser", () => {
     // @maya.creates through Instagram Login.
     await panel.getByRole("button", { name: "Add Account" }).click();
     await panel.getByRole("button", { name: "Facebook Login" }).click();
-    await page.waitForURL(/\/www\.facebook\.com\/v25\.0\/dialog\/oauth/);
-    await page.locator("label.acct", { hasText: "Jordan Lee" }).click();
-    await page.getByRole("button", { name: "Continue" }).click();
-    await page.waitForURL(`${ks.url}/dashboard`);
+    await allowFacebook(page, ks, "Jordan Lee");
     await expect
       .poll(() => panel.locator("article", { hasText: "@lumen.studio" }).count(), WAIT)
       .toBe(1);
-    await panel.getByRole("button", { name: "Add Account" }).click();
-    await panel.getByRole("button", { name: "Instagram Login" }).click();
-    await allowInstagram(page, "maya.creates");
-    await page.waitForURL(`${ks.url}/dashboard`);
-    await expect
-      .poll(() => panel.locator("article", { hasText: "@maya.creates" }).count(), WAIT)
-      .toBe(1);
+    await addInstagramAccount(page, ks, "maya.creates", WAIT);
     // Settings offers the same choice.
     await openSettings(page, ks);
     const igCard = page.getByRole("region", { name: "Instagram", exact: true });

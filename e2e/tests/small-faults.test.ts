@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { openSettings, registerNewUser, withDatabase } from "../support/flows.ts";
+import { connectViaFacebook, registerNewUser, withDatabase } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
 
@@ -34,12 +34,7 @@ function contrast(page: Page, text: string, background: string): Promise<number>
 describe("the small faults of issue 15", () => {
   it("the red banner explains once, and its Dismiss is readable on red", async () => {
     const { page } = await newUser();
-    await openSettings(page, ks);
-    await page.getByRole("button", { name: "Connect via Facebook" }).click();
-    await page.waitForURL(/\/www\.facebook\.com\/v25\.0\/dialog\/oauth/);
-    await page.locator("label.acct", { hasText: "Riley Fox" }).click();
-    await page.getByRole("button", { name: "Continue" }).click();
-    await page.waitForURL(`${ks.url}/dashboard`);
+    await connectViaFacebook(page, ks, "Riley Fox");
     const banner = page.locator(".connection-banner");
     await expect.poll(() => banner.count()).toBe(1);
     const text = (await banner.textContent()) ?? "";

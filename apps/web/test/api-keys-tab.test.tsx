@@ -1,12 +1,10 @@
-import { QueryClientProvider } from "@tanstack/react-query";
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { api } from "../src/api/client.ts";
-import { createQueryClient } from "../src/app.tsx";
 import { ApiKeysTab } from "../src/pages/settings/api-keys-tab.tsx";
 import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
+import { renderWithQueryClient } from "./helpers.tsx";
 
 const FULL_KEY = "ks_live_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG";
 let calls: FakeRequest[];
@@ -59,13 +57,7 @@ afterEach(() => {
 });
 
 function renderTab() {
-  render(
-    <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter>
-        <ApiKeysTab />
-      </MemoryRouter>
-    </QueryClientProvider>,
-  );
+  renderWithQueryClient(<ApiKeysTab />);
 }
 
 describe("Settings → API keys", () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { api } from "../src/api/client.ts";
 import { BackupsPage } from "../src/pages/backups/backups-page.tsx";
 import { syncJobText } from "../src/pages/backups/sync-job-card.tsx";
-import { type FakeRequest, fakeAdapter, makeJob, makePost } from "./fake-api.ts";
+import { type FakeRequest, fakeAdapter, makeAccount, makeJob, makePost } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
 
 let seq = 0;
@@ -59,23 +59,7 @@ beforeEach(() => {
       return [200, [makeJob({ status: "running", posts_processed: 3, posts_total: 12 })]];
     }
     if (req.path === "/accounts/instagram-accounts") {
-      const account = (id: string, username: string) => ({
-        id,
-        username,
-        display_name: null,
-        profile_picture_url: null,
-        follower_count: 0,
-        following_count: 0,
-        posts_count: 0,
-        synced_posts_count: 0,
-        backed_up_posts_count: 0,
-        connected_at: "2026-01-01T00:00:00.000Z",
-        last_sync: null,
-        token_expires_at: null,
-        connected_via: "instagram",
-        status: "healthy",
-        status_reason: null,
-      });
+      const account = (id: string, username: string) => makeAccount({ id, username });
       return [
         200,
         {

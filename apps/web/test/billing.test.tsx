@@ -3,7 +3,7 @@ import { act, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Route, Routes } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
+import { type FakeRequest, fakeAdapter, makeAccount } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
 
 vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
@@ -262,24 +262,8 @@ describe("back from Checkout", () => {
 });
 
 describe("after a downgrade", () => {
-  const account = (id: string, username: string, paused: boolean) => ({
-    id,
-    username,
-    display_name: null,
-    profile_picture_url: null,
-    follower_count: 0,
-    following_count: 0,
-    posts_count: 0,
-    synced_posts_count: 0,
-    backed_up_posts_count: 0,
-    connected_at: "2026-01-02T10:00:00.000Z",
-    last_sync: null,
-    token_expires_at: null,
-    connected_via: "instagram",
-    status: "healthy",
-    status_reason: null,
-    paused_by_plan: paused,
-  });
+  const account = (id: string, username: string, paused: boolean) =>
+    makeAccount({ id, username, connected_at: "2026-01-02T10:00:00.000Z", paused_by_plan: paused });
 
   it("the dashboard says which accounts are paused and keeps the one chosen", async () => {
     api.defaults.adapter = fakeAdapter((req) => {

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { makePost } from "./fake-api.ts";
 import {
   dash,
+  expectPostsPage,
   manyPosts,
   postRequests,
   renderDashboard,
@@ -77,13 +78,7 @@ describe("content grid", () => {
 
     await userEvent.clear(screen.getByPlaceholderText("Search posts..."));
     // Back to the unfiltered first page (from the cache).
-    await waitFor(() =>
-      expect(
-        within(screen.getByRole("navigation", { name: "Posts pages" }))
-          .getByRole("button", { name: "Page 1" })
-          .getAttribute("aria-current"),
-      ).toBe("page"),
-    );
+    await expectPostsPage(1);
     await waitFor(() => expect(screen.getAllByTestId("post-tile")).toHaveLength(36));
     const nav2 = screen.getByRole("navigation", { name: "Posts pages" });
     await userEvent.click(within(nav2).getByRole("button", { name: "Page 2" }));
@@ -346,13 +341,7 @@ describe("content grid", () => {
       }),
     );
     await userEvent.click(screen.getByRole("button", { name: /All Accounts/ }));
-    await waitFor(() =>
-      expect(
-        within(screen.getByRole("navigation", { name: "Posts pages" }))
-          .getByRole("button", { name: "Page 1" })
-          .getAttribute("aria-current"),
-      ).toBe("page"),
-    );
+    await expectPostsPage(1);
     expect(postRequests().filter((p) => p.account_id && p.offset !== 0)).toEqual([]);
   });
 });

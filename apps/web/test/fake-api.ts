@@ -1,4 +1,4 @@
-import type { Post } from "@keepsake/contracts";
+import type { InstagramAccount, Post } from "@keepsake/contracts";
 import { type AxiosAdapter, AxiosError, type InternalAxiosRequestConfig } from "axios";
 
 export interface FakeRequest {
@@ -72,4 +72,27 @@ export function makeJob(overrides: Record<string, unknown> = {}) {
 export function startAnswer(message = "Sync started") {
   const job = makeJob();
   return { message, already_running: false, sync_job: job, sync_jobs: [job] };
+}
+
+/** A connected, healthy Instagram account with no counts yet. */
+export function makeAccount(overrides: Partial<InstagramAccount> = {}): InstagramAccount {
+  return {
+    id: "11111111-1111-4111-8111-111111111111",
+    username: "lumen.studio",
+    display_name: null,
+    profile_picture_url: null,
+    follower_count: 0,
+    following_count: 0,
+    posts_count: 0,
+    synced_posts_count: 0,
+    backed_up_posts_count: 0,
+    connected_at: "2026-01-01T00:00:00.000Z",
+    last_sync: null,
+    token_expires_at: null,
+    connected_via: "instagram",
+    status: "healthy",
+    status_reason: null,
+    paused_by_plan: false,
+    ...overrides,
+  };
 }

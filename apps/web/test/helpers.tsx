@@ -53,3 +53,12 @@ export function renderWithAuth(
     </QueryClientProvider>,
   );
 }
+
+/** Renders `ui` in a router with a fresh query client, for screens that bring their own auth. */
+export function renderWithQueryClient(ui: ReactElement) {
+  return render(
+    <QueryClientProvider client={createQueryClient()}>
+      <MemoryRouter>{ui}</MemoryRouter>
+    </QueryClientProvider>,
+  );
+}

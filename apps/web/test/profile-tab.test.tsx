@@ -1,16 +1,13 @@
-import { QueryClientProvider } from "@tanstack/react-query";
-import { render, screen, waitFor } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter } from "react-router";
 import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { api } from "../src/api/client.ts";
-import { createQueryClient } from "../src/app.tsx";
 import { AuthProvider } from "../src/lib/auth.tsx";
 import { TOKEN_KEY } from "../src/lib/session.ts";
 import { ProfileTab } from "../src/pages/settings/profile-tab.tsx";
 import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
-import { makeUser } from "./helpers.tsx";
+import { makeUser, renderWithQueryClient } from "./helpers.tsx";
 
 let calls: FakeRequest[];
 let patchReply: [number, unknown];
@@ -41,14 +38,10 @@ afterEach(() => {
 });
 
 function renderTab() {
-  render(
-    <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter>
-        <AuthProvider>
-          <ProfileTab />
-        </AuthProvider>
-      </MemoryRouter>
-    </QueryClientProvider>,
+  renderWithQueryClient(
+    <AuthProvider>
+      <ProfileTab />
+    </AuthProvider>,
   );
 }
 

@@ -67,3 +67,38 @@ export function PasswordField({ id, label, error, className, ...input }: FieldPr
     </div>
   );
 }
+
+/** The sign-in e-mail input of the login and register forms. */
+export function EmailField(props: Omit<FieldProps, "label">) {
+  return (
+    <TextField
+      label="Email address"
+      type="email"
+      autoComplete="email"
+      placeholder="you@example.com"
+      {...props}
+    />
+  );
+}
+
+/** A search box whose label is for screen readers only. */
+export function SearchField({
+  id,
+  label,
+  className,
+  ...input
+}: InputHTMLAttributes<HTMLInputElement> & { id: string; label: string }) {
+  return (
+    <>
+      <label htmlFor={id} className="visually-hidden">
+        {label}
+      </label>
+      <input
+        id={id}
+        type="search"
+        className={`input${className ? ` ${className}` : ""}`}
+        {...input}
+      />
+    </>
+  );
+}

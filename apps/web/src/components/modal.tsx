@@ -29,7 +29,10 @@ export function Modal({
   }, [onClose]);
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: a click on the backdrop closes the dialog; Escape does so from the keyboard
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    <div
+      className="backdrop modal-backdrop"
+      onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+    >
       <div ref={ref} className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId}>
         <h2 id={titleId} className="modal-title">
           {title}

@@ -10,7 +10,7 @@ export function PageHeader({
   children?: ReactNode;
 }) {
   return (
-    <div className="page-header">
+    <div className="split-row page-header">
       <title>{`${title} · Keepsake`}</title>
       <div>
         <h1 className="page-title">{title}</h1>

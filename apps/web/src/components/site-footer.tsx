@@ -4,6 +4,7 @@ import { useContactDetails } from "../api/site.ts";
 import { footerColumns, site } from "../lib/site.ts";
 import { Icon } from "./icons.tsx";
 import { Logo } from "./logo.tsx";
+import { SocialLinks } from "./social-links.tsx";
 
 export function SiteFooter() {
   const contact = useContactDetails();
@@ -30,15 +31,7 @@ export function SiteFooter() {
               <span>{site.city}</span>
             </li>
           </ul>
-          <ul className="footer-social" aria-label="Social media">
-            {site.socials.map((s) => (
-              <li key={s.label}>
-                <a href={s.href} target="_blank" rel="noopener noreferrer">
-                  {s.label}
-                </a>
-              </li>
-            ))}
-          </ul>
+          <SocialLinks className="footer-social" aria-label="Social media" />
         </div>
         {footerColumns.map((column) => (
           <nav key={column.title} className="footer-column" aria-label={column.title}>

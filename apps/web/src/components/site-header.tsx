@@ -8,6 +8,31 @@ import { Logo } from "./logo.tsx";
 const navClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? "nav-link nav-link-active" : "nav-link";
 
+interface NavItem {
+  to: string;
+  label: string;
+}
+
+const memberLinks: readonly NavItem[] = [
+  { to: "/dashboard", label: "Dashboard" },
+  { to: "/backups", label: "Backups" },
+  { to: "/settings", label: "Settings" },
+  { to: "/pricing", label: "Pricing" },
+];
+const adminLink: NavItem = { to: "/admin", label: "Admin" };
+const visitorLinks: readonly NavItem[] = [
+  { to: "/pricing", label: "Pricing" },
+  { to: "/login", label: "Sign In" },
+];
+
+function NavLinks({ links }: { links: readonly NavItem[] }) {
+  return links.map(({ to, label }) => (
+    <NavLink key={to} to={to} className={navClass}>
+      {label}
+    </NavLink>
+  ));
+}
+
 export function SiteHeader() {
   const { user, logout, isLoading } = useAuth();
   const location = useLocation();
@@ -44,23 +69,7 @@ export function SiteHeader() {
         >
           {user ? (
             <>
-              <NavLink to="/dashboard" className={navClass}>
-                Dashboard
-              </NavLink>
-              <NavLink to="/backups" className={navClass}>
-                Backups
-              </NavLink>
-              <NavLink to="/settings" className={navClass}>
-                Settings
-              </NavLink>
-              <NavLink to="/pricing" className={navClass}>
-                Pricing
-              </NavLink>
-              {user.is_admin && (
-                <NavLink to="/admin" className={navClass}>
-                  Admin
-                </NavLink>
-              )}
+              <NavLinks links={user.is_admin ? [...memberLinks, adminLink] : memberLinks} />
               <div className="nav-user">
                 <span className="avatar" title={displayName(user)} data-testid="avatar-initial">
                   {avatarInitial(user)}
@@ -81,12 +90,7 @@ export function SiteHeader() {
                   Features
                 </a>
               )}
-              <NavLink to="/pricing" className={navClass}>
-                Pricing
-              </NavLink>
-              <NavLink to="/login" className={navClass}>
-                Sign In
-              </NavLink>
+              <NavLinks links={visitorLinks} />
               <NavLink to="/register" className="btn btn-primary btn-sm">
                 Get Started
               </NavLink>

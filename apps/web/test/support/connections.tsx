@@ -5,6 +5,7 @@ import { api } from "../../src/api/client.ts";
 import { Toasts } from "../../src/app.tsx";
 import { hardRedirect } from "../../src/lib/redirect.ts";
 import { SettingsPage } from "../../src/pages/settings/settings-page.tsx";
+import { makeAccount } from "../fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "../helpers.tsx";
 
 /**
@@ -50,25 +51,19 @@ export function status(overrides: Partial<OAuthStatus> = {}): OAuthStatus {
 let seq = 0;
 export function account(overrides: Partial<InstagramAccount> = {}): InstagramAccount {
   seq += 1;
-  return {
+  return makeAccount({
     id: `acc-${seq}`,
     username: `creator${seq}`,
     display_name: `Creator ${seq}`,
-    profile_picture_url: null,
     follower_count: 12_940,
     following_count: 540,
     posts_count: 42,
     synced_posts_count: 40,
     backed_up_posts_count: 38,
     connected_at: "2026-01-02T10:00:00.000Z",
-    last_sync: null,
     token_expires_at: new Date(Date.now() + 40 * 86_400_000).toISOString(),
-    connected_via: "instagram",
-    status: "healthy",
-    status_reason: null,
-    paused_by_plan: false,
     ...overrides,
-  };
+  });
 }
 
 export function accountsResponse(

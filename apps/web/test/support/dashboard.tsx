@@ -1,9 +1,10 @@
 import type { Post } from "@keepsake/contracts";
+import { screen, waitFor, within } from "@testing-library/react";
 import { toast } from "react-toastify";
-import { afterEach, beforeEach, vi } from "vitest";
+import { afterEach, beforeEach, expect, vi } from "vitest";
 import { api } from "../../src/api/client.ts";
 import { DashboardPage } from "../../src/pages/dashboard/dashboard-page.tsx";
-import { type FakeRequest, fakeAdapter, makePost, startAnswer } from "../fake-api.ts";
+import { type FakeRequest, fakeAdapter, makeAccount, makePost, startAnswer } from "../fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "../helpers.tsx";
 
 /** The dashboard's fake API and render helper, shared by the dashboard test files. */
@@ -34,23 +35,15 @@ export const dash = {
 };
 
 function account(id: string, username: string) {
-  return {
+  return makeAccount({
     id,
     username,
-    display_name: null,
-    profile_picture_url: null,
     follower_count: 10,
     following_count: 1,
     posts_count: 50,
     synced_posts_count: 50,
     backed_up_posts_count: 50,
-    connected_at: "2026-01-01T00:00:00.000Z",
-    last_sync: null,
-    token_expires_at: null,
-    connected_via: "instagram",
-    status: "healthy",
-    status_reason: null,
-  };
+  });
 }
 const accountsAnswer = {
   accounts: [
@@ -155,5 +148,16 @@ export function postRequests() {
 export function manyPosts(n: number, overrides: (i: number) => Partial<Post> = () => ({})) {
   return Array.from({ length: n }, (_, i) =>
     makePost({ caption: `post number ${i + 1}`, ...overrides(i) }),
+  );
+}
+
+/** Waits until the posts pagination marks page `n` as the current one. */
+export async function expectPostsPage(n: number) {
+  await waitFor(() =>
+    expect(
+      within(screen.getByRole("navigation", { name: "Posts pages" }))
+        .getByRole("button", { name: `Page ${n}` })
+        .getAttribute("aria-current"),
+    ).toBe("page"),
   );
 }

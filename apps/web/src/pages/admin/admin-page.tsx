@@ -19,7 +19,7 @@ export function AdminPage() {
   return (
     <div className="container page">
       <PageHeader title="Admin Dashboard" subtitle="Manage all users and their permissions" />
-      <div className="admin-tabs" role="tablist" aria-label="Admin">
+      <div className="tab-bar admin-tabs" role="tablist" aria-label="Admin">
         {TABS.map((tab) => (
           <button
             key={tab.id}
@@ -28,7 +28,7 @@ export function AdminPage() {
             role="tab"
             aria-selected={active === tab.id}
             aria-controls={`admin-panel-${tab.id}`}
-            className={`admin-tab${active === tab.id ? " admin-tab-active" : ""}`}
+            className={active === tab.id ? "tab tab-active" : "tab"}
             onClick={() => setParams(tab.id === "users" ? {} : { tab: tab.id })}
           >
             {tab.label}

@@ -1,8 +1,10 @@
 import { type AdminUser, adminDeleteConfirmation } from "@keepsake/contracts";
-import { useEffect, useState } from "react";
+import { type ButtonHTMLAttributes, useEffect, useState } from "react";
 import { useNavigate } from "react-router";
 import { toast } from "react-toastify";
 import { errorStatus, useAdminAction, useAdminUsersQuery } from "../../api/admin.ts";
+import { DataTable } from "../../components/data-table.tsx";
+import { SearchField } from "../../components/form-field.tsx";
 import { ConfirmDialog } from "../../components/modal.tsx";
 import { Pagination } from "../../components/pagination.tsx";
 import { Spinner } from "../../components/spinner.tsx";
@@ -13,6 +15,30 @@ import { tierBadgeClass } from "./tier-badge.ts";
 
 export const USERS_PAGE_SIZE = 25;
 export const ACCESS_DENIED = "Access denied. Admin privileges required.";
+
+const USER_COLUMNS = [
+  "User",
+  "Status",
+  "Subscription",
+  "Token Expires",
+  "Created",
+  "Social Accounts",
+  "Actions",
+] as const;
+
+/** A small button in a user's row: secondary, or red for the irreversible one. */
+function RowAction({
+  danger = false,
+  ...button
+}: ButtonHTMLAttributes<HTMLButtonElement> & { danger?: boolean }) {
+  return (
+    <button
+      type="button"
+      className={`btn ${danger ? "btn-danger" : "btn-secondary"} btn-sm`}
+      {...button}
+    />
+  );
+}
 
 /** SPEC §2 /admin: every user, searchable and paged, with their actions. */
 export function UsersPanel() {
@@ -49,13 +75,9 @@ export function UsersPanel() {
   return (
     <section className="card admin-panel" aria-label="Users">
       <div className="admin-toolbar">
-        <label htmlFor="admin-search" className="visually-hidden">
-          Search users
-        </label>
-        <input
+        <SearchField
           id="admin-search"
-          type="search"
-          className="input"
+          label="Search users"
           placeholder="Search by name or email..."
           value={search}
           onChange={(e) => {
@@ -74,74 +96,46 @@ export function UsersPanel() {
       ) : users.length === 0 ? (
         <p className="empty-state">No users found</p>
       ) : (
-        <div className="table-wrap">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">Status</th>
-                <th scope="col">Subscription</th>
-                <th scope="col">Token Expires</th>
-                <th scope="col">Created</th>
-                <th scope="col">Social Accounts</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <tr key={u.id} data-email={u.email}>
-                  <td>
-                    <div className="admin-user-name">{u.full_name || "No name"}</div>
-                    <div className="muted admin-user-email">{u.email}</div>
-                  </td>
-                  <td>
-                    <span className={u.is_active ? "badge badge-success" : "badge badge-danger"}>
-                      {u.is_active ? "Active" : "Inactive"}
-                    </span>
-                    {u.is_admin && <span className="badge badge-admin">Admin</span>}
-                  </td>
-                  <td>
-                    <span className={tierBadgeClass(u.subscription_tier)}>
-                      {u.subscription_tier}
-                    </span>
-                  </td>
-                  <td>{formatDateTime(u.token_expires_at)}</td>
-                  <td>{formatDateTime(u.created_at)}</td>
-                  <td>{u.social_accounts?.length ?? 0}</td>
-                  <td>
-                    <div className="admin-actions">
-                      <button
-                        type="button"
-                        className="btn btn-secondary btn-sm"
-                        disabled={busy}
-                        onClick={() => toggleActive.mutate(u)}
-                      >
-                        {u.is_active ? "Deactivate" : "Activate"}
-                      </button>
-                      <button
-                        type="button"
-                        className="btn btn-secondary btn-sm"
-                        disabled={busy}
-                        onClick={() => toggleAdmin.mutate(u)}
-                      >
-                        {u.is_admin ? "Remove Admin" : "Make Admin"}
-                      </button>
-                      <button
-                        type="button"
-                        className="btn btn-danger btn-sm"
-                        disabled={busy}
-                        aria-label={`Delete ${u.email}`}
-                        onClick={() => setDeleting(u)}
-                      >
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable className="admin-table" columns={USER_COLUMNS}>
+          {users.map((u) => (
+            <tr key={u.id} data-email={u.email}>
+              <td>
+                <div className="admin-user-name">{u.full_name || "No name"}</div>
+                <div className="muted admin-user-email">{u.email}</div>
+              </td>
+              <td>
+                <span className={u.is_active ? "badge badge-success" : "badge badge-danger"}>
+                  {u.is_active ? "Active" : "Inactive"}
+                </span>
+                {u.is_admin && <span className="badge badge-admin">Admin</span>}
+              </td>
+              <td>
+                <span className={tierBadgeClass(u.subscription_tier)}>{u.subscription_tier}</span>
+              </td>
+              <td>{formatDateTime(u.token_expires_at)}</td>
+              <td>{formatDateTime(u.created_at)}</td>
+              <td>{u.social_accounts?.length ?? 0}</td>
+              <td>
+                <div className="admin-actions">
+                  <RowAction disabled={busy} onClick={() => toggleActive.mutate(u)}>
+                    {u.is_active ? "Deactivate" : "Activate"}
+                  </RowAction>
+                  <RowAction disabled={busy} onClick={() => toggleAdmin.mutate(u)}>
+                    {u.is_admin ? "Remove Admin" : "Make Admin"}
+                  </RowAction>
+                  <RowAction
+                    danger
+                    disabled={busy}
+                    aria-label={`Delete ${u.email}`}
+                    onClick={() => setDeleting(u)}
+                  >
+                    Delete
+                  </RowAction>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <Pagination page={page} totalPages={totalPages} onChange={setPage} label="Users pages" />
       {deleting && (

@@ -8,6 +8,7 @@ import {
   useRetryingPostIds,
   useSyncJobs,
 } from "../../api/sync.ts";
+import { BusyButton } from "../../components/busy-button.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Pagination } from "../../components/pagination.tsx";
 import { useAuth } from "../../lib/auth.tsx";
@@ -108,14 +109,9 @@ export function BackupsPage() {
               </select>
             </label>
           )}
-          <button
-            type="button"
-            className="btn btn-secondary btn-sm"
-            onClick={retryAll}
-            disabled={isRetrying}
-          >
-            {isRetrying ? "Retrying..." : "Retry All Failed"}
-          </button>
+          <BusyButton busy={isRetrying} busyLabel="Retrying..." onClick={retryAll}>
+            Retry All Failed
+          </BusyButton>
         </div>
       </div>
 

@@ -1,5 +1,7 @@
 import { type Backup, syncMessages } from "@keepsake/contracts";
 import { useState } from "react";
+import { BusyButton } from "../../components/busy-button.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { formatBytes, formatDate } from "../../lib/format.ts";
 
 const STATUS_BADGE: Record<Backup["status"], string> = {
@@ -8,6 +10,8 @@ const STATUS_BADGE: Record<Backup["status"], string> = {
   processing: "badge badge-warning",
   pending: "badge",
 };
+
+const BACKUP_COLUMNS = ["Post", "Status", "Size", "Backup Date", "Actions"] as const;
 
 /** SPEC §2: backups recorded as a duplicate of a file already in Drive are not listed. */
 export function visibleBackups(backups: Backup[]): Backup[] {
@@ -48,86 +52,70 @@ export function BackupsTable({
   retrying: ReadonlySet<string>;
 }) {
   return (
-    <div className="table-wrap">
-      <table className="backups-table">
-        <thead>
-          <tr>
-            <th scope="col">Post</th>
-            <th scope="col">Status</th>
-            <th scope="col">Size</th>
-            <th scope="col">Backup Date</th>
-            <th scope="col">Actions</th>
+    <DataTable className="backups-table" columns={BACKUP_COLUMNS}>
+      {backups.map((b) => {
+        const post = b.instagram_post;
+        const date = b.completed_at ?? b.created_at;
+        return (
+          <tr key={b.id} data-testid="backup-row" data-status={b.status}>
+            <td>
+              <div className="backup-post">
+                <Thumbnail backup={b} />
+                <div className="backup-post-text">
+                  <p className="backup-caption" title={post.caption ?? undefined}>
+                    {post.caption?.trim() || "No caption"}
+                  </p>
+                  <p className="backup-meta">
+                    {post.media_product_type === "story"
+                      ? "Story"
+                      : post.media_product_type === "reels"
+                        ? "Reel"
+                        : post.media_type === "carousel"
+                          ? `Album · ${post.children_count} items`
+                          : post.media_type === "video"
+                            ? "Video"
+                            : "Photo"}{" "}
+                    · {formatDate(post.timestamp)}
+                  </p>
+                </div>
+              </div>
+            </td>
+            <td>
+              <span className={STATUS_BADGE[b.status]}>{b.status}</span>
+              {b.error_message && b.status !== "completed" && (
+                <p className="backup-error">{b.error_message}</p>
+              )}
+            </td>
+            <td className="backup-nowrap">
+              {b.backup_size_bytes ? formatBytes(b.backup_size_bytes) : "-"}
+            </td>
+            <td className="backup-nowrap">{b.status === "completed" ? formatDate(date) : "-"}</td>
+            <td>
+              <div className="backup-actions">
+                {b.google_drive_url && (
+                  <a
+                    className="btn btn-ghost btn-sm"
+                    href={b.google_drive_url}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                  >
+                    View
+                  </a>
+                )}
+                {b.status === "failed" && (
+                  <BusyButton
+                    busy={retrying.has(b.instagram_post_id)}
+                    busyLabel="Retrying..."
+                    onClick={() => onRetry(b)}
+                  >
+                    Retry
+                  </BusyButton>
+                )}
+              </div>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {backups.map((b) => {
-            const post = b.instagram_post;
-            const date = b.completed_at ?? b.created_at;
-            return (
-              <tr key={b.id} data-testid="backup-row" data-status={b.status}>
-                <td>
-                  <div className="backup-post">
-                    <Thumbnail backup={b} />
-                    <div className="backup-post-text">
-                      <p className="backup-caption" title={post.caption ?? undefined}>
-                        {post.caption?.trim() || "No caption"}
-                      </p>
-                      <p className="backup-meta">
-                        {post.media_product_type === "story"
-                          ? "Story"
-                          : post.media_product_type === "reels"
-                            ? "Reel"
-                            : post.media_type === "carousel"
-                              ? `Album · ${post.children_count} items`
-                              : post.media_type === "video"
-                                ? "Video"
-                                : "Photo"}{" "}
-                        · {formatDate(post.timestamp)}
-                      </p>
-                    </div>
-                  </div>
-                </td>
-                <td>
-                  <span className={STATUS_BADGE[b.status]}>{b.status}</span>
-                  {b.error_message && b.status !== "completed" && (
-                    <p className="backup-error">{b.error_message}</p>
-                  )}
-                </td>
-                <td className="backup-nowrap">
-                  {b.backup_size_bytes ? formatBytes(b.backup_size_bytes) : "-"}
-                </td>
-                <td className="backup-nowrap">
-                  {b.status === "completed" ? formatDate(date) : "-"}
-                </td>
-                <td>
-                  <div className="backup-actions">
-                    {b.google_drive_url && (
-                      <a
-                        className="btn btn-ghost btn-sm"
-                        href={b.google_drive_url}
-                        target="_blank"
-                        rel="noopener noreferrer"
-                      >
-                        View
-                      </a>
-                    )}
-                    {b.status === "failed" && (
-                      <button
-                        type="button"
-                        className="btn btn-secondary btn-sm"
-                        onClick={() => onRetry(b)}
-                        disabled={retrying.has(b.instagram_post_id)}
-                      >
-                        {retrying.has(b.instagram_post_id) ? "Retrying..." : "Retry"}
-                      </button>
-                    )}
-                  </div>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </DataTable>
   );
 }

@@ -4,6 +4,7 @@ import { useSendContactMutation } from "../../api/contact.ts";
 import { useContactDetails } from "../../api/site.ts";
 import { TextField } from "../../components/form-field.tsx";
 import { Icon } from "../../components/icons.tsx";
+import { SocialLinks } from "../../components/social-links.tsx";
 import { StaticPage } from "../../components/static-page.tsx";
 import { site } from "../../lib/site.ts";
 
@@ -66,15 +67,7 @@ export function ContactPage() {
             </li>
           </ul>
           <h3>Follow us</h3>
-          <ul className="contact-social">
-            {site.socials.map((s) => (
-              <li key={s.label}>
-                <a href={s.href} target="_blank" rel="noopener noreferrer">
-                  {s.label}
-                </a>
-              </li>
-            ))}
-          </ul>
+          <SocialLinks className="contact-social" />
         </aside>
 
         <form className="card contact-form" onSubmit={onSubmit}>

@@ -115,12 +115,12 @@ export function AccountsPanel({
               Connected {date(a.connected_at)} · Last sync {date(a.last_sync)} · Syncs every 10m
             </p>
             {a.status === "needs_reconnection" ? (
-              <p className="account-warning" role="status">
+              <p className="warning-note account-warning" role="status">
                 {a.status_reason ?? "Reconnect this account."}
               </p>
             ) : (
               tokenExpiresSoon(a.token_expires_at) && (
-                <p className="account-warning" role="status">
+                <p className="warning-note account-warning" role="status">
                   Token expires soon
                 </p>
               )

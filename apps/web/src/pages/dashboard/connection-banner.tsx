@@ -10,7 +10,7 @@ export function ConnectionBanner({
   onDismiss: () => void;
 }) {
   return (
-    <div className="connection-banner" role="alert">
+    <div className="split-row connection-banner" role="alert">
       <div>
         <strong className="connection-banner-title">Instagram could not be connected</strong>
         <p>{message}</p>

@@ -1,6 +1,8 @@
 import type { Post, PostMediaType } from "@keepsake/contracts";
 import { type ReactNode, useCallback, useId, useState } from "react";
 import { usePosts, useRefreshInstagramPosts } from "../../api/sync.ts";
+import { BusyButton } from "../../components/busy-button.tsx";
+import { SearchField } from "../../components/form-field.tsx";
 import { Pagination } from "../../components/pagination.tsx";
 import { formatCount } from "../../lib/format.ts";
 import { POSTS_PAGE_SIZE, pageCount } from "../../lib/pagination.ts";
@@ -124,13 +126,10 @@ export function ContentGrid({ accountId, live = false }: ContentGridProps) {
         )}
       </div>
       <div className="content-toolbar">
-        <label htmlFor={searchId} className="visually-hidden">
-          Search posts
-        </label>
-        <input
+        <SearchField
           id={searchId}
-          type="search"
-          className="input content-search"
+          label="Search posts"
+          className="content-search"
           placeholder="Search posts..."
           value={searchInput}
           onChange={(e) => setSearchInput(e.target.value)}
@@ -150,14 +149,13 @@ export function ContentGrid({ accountId, live = false }: ContentGridProps) {
             </option>
           ))}
         </select>
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
+        <BusyButton
+          busy={refresh.isPending}
+          busyLabel="Refreshing..."
           onClick={() => refresh.mutate()}
-          disabled={refresh.isPending}
         >
-          {refresh.isPending ? "Refreshing..." : "Refresh"}
-        </button>
+          Refresh
+        </BusyButton>
       </div>
       {body}
       <Pagination page={page} totalPages={totalPages} onChange={setPage} label="Posts pages" />

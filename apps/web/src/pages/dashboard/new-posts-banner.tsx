@@ -1,5 +1,6 @@
 import type { NewPostsCheck } from "@keepsake/contracts";
 import { Link } from "react-router";
+import { BusyButton } from "../../components/busy-button.tsx";
 
 export const DEFAULT_UPGRADE_MESSAGE =
   "Upgrade to Premium for automatic backups every 10 minutes, so new posts are saved without you lifting a finger.";
@@ -48,14 +49,9 @@ export function NewPostsBanner({
         </p>
       </div>
       <div className="banner-actions">
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
-          onClick={onCheckAgain}
-          disabled={checking}
-        >
-          {checking ? "Checking..." : "Check Again"}
-        </button>
+        <BusyButton busy={checking} busyLabel="Checking..." onClick={onCheckAgain}>
+          Check Again
+        </BusyButton>
         <Link to="/pricing" className="btn btn-secondary btn-sm">
           Upgrade Now
         </Link>

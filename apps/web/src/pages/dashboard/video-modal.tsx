@@ -49,7 +49,7 @@ export function VideoModal({ post, onClose }: VideoModalProps) {
   return createPortal(
     // biome-ignore lint/a11y/noStaticElementInteractions: the backdrop closes on click; Escape is handled by the dialog
     <div
-      className="video-backdrop"
+      className="backdrop video-backdrop"
       onMouseDown={(e) => {
         if (e.target === e.currentTarget) onClose();
       }}

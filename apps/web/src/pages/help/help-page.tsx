@@ -1,9 +1,31 @@
-import { useMemo, useState } from "react";
+import { type ReactNode, useMemo, useState } from "react";
 import { Link } from "react-router";
 import { useContactDetails } from "../../api/site.ts";
 import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { site } from "../../lib/site.ts";
+
+/** One way to reach us: an icon, what it is, and the button that opens it (`children`). */
+function SupportCard({
+  icon,
+  title,
+  text,
+  children,
+}: {
+  icon: ReactNode;
+  title: string;
+  text: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <article className="support-card">
+      <span className="feature-icon">{icon}</span>
+      <h2>{title}</h2>
+      <p>{text}</p>
+      {children}
+    </article>
+  );
+}
 
 /** The entries whose question or answer contains every word of the query (any case). */
 export function searchFaqs(list: readonly Faq[], query: string): Faq[] {
@@ -70,38 +92,37 @@ export function HelpPage() {
       </header>
       <div className="container static-body">
         <div className="support-grid">
-          <article className="support-card">
-            <span className="feature-icon">
-              <Icon.Chat />
-            </span>
-            <h2>Live Chat</h2>
-            <p>Chat with our team {site.chatHours}.</p>
+          <SupportCard
+            icon={<Icon.Chat />}
+            title="Live Chat"
+            text={<>Chat with our team {site.chatHours}.</>}
+          >
             <Link to="/contact" className="btn btn-secondary">
               Start Chat
             </Link>
-          </article>
-          <article className="support-card">
-            <span className="feature-icon">
-              <Icon.Mail />
-            </span>
-            <h2>Email Support</h2>
-            <p>Write to {contact.support_email} — we answer within one business day.</p>
+          </SupportCard>
+          <SupportCard
+            icon={<Icon.Mail />}
+            title="Email Support"
+            text={<>Write to {contact.support_email} — we answer within one business day.</>}
+          >
             <a href={`mailto:${contact.support_email}`} className="btn btn-secondary">
               Send Email
             </a>
-          </article>
-          <article className="support-card">
-            <span className="feature-icon">
-              <Icon.Book />
-            </span>
-            <h2>Documentation</h2>
-            <p>
-              Guides and the API reference in our <Link to="/docs">documentation</Link>.
-            </p>
+          </SupportCard>
+          <SupportCard
+            icon={<Icon.Book />}
+            title="Documentation"
+            text={
+              <>
+                Guides and the API reference in our <Link to="/docs">documentation</Link>.
+              </>
+            }
+          >
             <Link to="/docs" className="btn btn-secondary">
               View Docs
             </Link>
-          </article>
+          </SupportCard>
         </div>
 
         <div id="help-faq" aria-live="polite">

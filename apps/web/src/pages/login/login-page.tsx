@@ -1,12 +1,11 @@
-import { zodResolver } from "@hookform/resolvers/zod";
 import { type LoginRequest, loginRequest } from "@keepsake/contracts";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { Link, type Location, useLocation, useNavigate } from "react-router";
 import { errorDetail } from "../../api/client.ts";
 import { AuthCard } from "../../components/auth-card.tsx";
-import { PasswordField, TextField } from "../../components/form-field.tsx";
+import { EmailField, PasswordField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { useZodForm } from "../../lib/zod-form.ts";
 
 export const LOGIN_FAILED_MESSAGE = "Invalid email or password. Please try again.";
 
@@ -30,15 +29,10 @@ export function LoginPage() {
   const location = useLocation();
   const [formError, setFormError] = useState<string | null>(null);
   const {
-    register,
+    field,
     handleSubmit,
-    formState: { errors, isSubmitting },
-  } = useForm<LoginRequest>({
-    resolver: zodResolver(loginRequest),
-    mode: "onSubmit",
-    reValidateMode: "onChange",
-    defaultValues: { email: "", password: "" },
-  });
+    formState: { isSubmitting },
+  } = useZodForm<LoginRequest>(loginRequest, { defaultValues: { email: "", password: "" } });
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
@@ -67,22 +61,12 @@ export function LoginPage() {
         </div>
       )}
       <form onSubmit={onSubmit} noValidate className="auth-form">
-        <TextField
-          id="email"
-          label="Email address"
-          type="email"
-          autoComplete="email"
-          placeholder="you@example.com"
-          error={errors.email?.message}
-          {...register("email")}
-        />
+        <EmailField {...field("email")} />
         <PasswordField
-          id="password"
           label="Password"
           autoComplete="current-password"
           placeholder="Your password"
-          error={errors.password?.message}
-          {...register("password")}
+          {...field("password")}
         />
         <button type="submit" className="btn btn-primary btn-block" disabled={isSubmitting}>
           {isSubmitting ? "Signing in..." : "Sign In"}

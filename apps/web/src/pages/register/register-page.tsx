@@ -1,22 +1,18 @@
-import { zodResolver } from "@hookform/resolvers/zod";
 import { type RegisterForm, registerForm } from "@keepsake/contracts";
-import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
 import { AuthCard } from "../../components/auth-card.tsx";
-import { PasswordField, TextField } from "../../components/form-field.tsx";
+import { EmailField, PasswordField, TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { useZodForm } from "../../lib/zod-form.ts";
 
 export function RegisterPage() {
   const { register: createAccount } = useAuth();
   const navigate = useNavigate();
   const {
-    register,
+    field,
     handleSubmit,
-    formState: { errors, isSubmitting },
-  } = useForm<RegisterForm>({
-    resolver: zodResolver(registerForm),
-    mode: "onSubmit",
-    reValidateMode: "onChange",
+    formState: { isSubmitting },
+  } = useZodForm<RegisterForm>(registerForm, {
     defaultValues: { full_name: "", email: "", password: "", confirm_password: "" },
   });
 
@@ -43,37 +39,23 @@ export function RegisterPage() {
     >
       <form onSubmit={onSubmit} noValidate className="auth-form">
         <TextField
-          id="full_name"
           label="Full name"
           autoComplete="name"
           placeholder="Jane Doe"
-          error={errors.full_name?.message}
-          {...register("full_name")}
+          {...field("full_name")}
         />
-        <TextField
-          id="email"
-          label="Email address"
-          type="email"
-          autoComplete="email"
-          placeholder="you@example.com"
-          error={errors.email?.message}
-          {...register("email")}
-        />
+        <EmailField {...field("email")} />
         <PasswordField
-          id="password"
           label="Password"
           autoComplete="new-password"
           placeholder="At least 8 characters"
-          error={errors.password?.message}
-          {...register("password")}
+          {...field("password")}
         />
         <PasswordField
-          id="confirm_password"
           label="Confirm password"
           autoComplete="new-password"
           placeholder="Repeat your password"
-          error={errors.confirm_password?.message}
-          {...register("confirm_password")}
+          {...field("confirm_password")}
         />
         <p className="field-hint">
           Use 8 or more characters with an uppercase letter, a lowercase letter and a number.

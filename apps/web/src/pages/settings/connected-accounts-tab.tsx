@@ -131,7 +131,7 @@ function InstagramCard({
       needsReconnect={needsReconnect}
     >
       {troubled?.status_reason && (
-        <p className="connection-warning" role="status">
+        <p className="warning-note connection-warning" role="status">
           {troubled.status_reason}
         </p>
       )}

@@ -1,10 +1,9 @@
-import { zodResolver } from "@hookform/resolvers/zod";
 import { type ProfileUpdateRequest, profileUpdateRequest } from "@keepsake/contracts";
 import { useMemo } from "react";
-import { useForm } from "react-hook-form";
 import { useUpdateProfileMutation } from "../../api/auth.ts";
 import { TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { useZodForm } from "../../lib/zod-form.ts";
 import { DeleteAccount } from "./delete-account.tsx";
 import "./profile-tab.css";
 
@@ -20,15 +19,10 @@ export function ProfileTab() {
   const savedName = user?.full_name ?? "";
   const values = useMemo(() => ({ full_name: savedName }), [savedName]);
   const {
-    register,
+    field,
     handleSubmit,
-    formState: { errors, isDirty },
-  } = useForm<ProfileUpdateRequest>({
-    resolver: zodResolver(profileUpdateRequest),
-    mode: "onSubmit",
-    reValidateMode: "onChange",
-    values,
-  });
+    formState: { isDirty },
+  } = useZodForm<ProfileUpdateRequest>(profileUpdateRequest, { values });
 
   if (!user) return null;
 
@@ -59,13 +53,7 @@ export function ProfileTab() {
           <p className="field-hint">
             Your e-mail address is your sign-in and cannot be changed here.
           </p>
-          <TextField
-            id="full_name"
-            label="Full name"
-            autoComplete="name"
-            error={errors.full_name?.message}
-            {...register("full_name")}
-          />
+          <TextField label="Full name" autoComplete="name" {...field("full_name")} />
           <div className="profile-actions">
             <button
               type="submit"

@@ -36,7 +36,7 @@ export function SettingsPage() {
   return (
     <div className="container page">
       <PageHeader title="Settings" subtitle="Manage your connections, plan and profile" />
-      <div className="settings-tabs" role="tablist" aria-label="Settings">
+      <div className="tab-bar settings-tabs" role="tablist" aria-label="Settings">
         {SETTINGS_TABS.map((tab, i) => (
           <button
             key={tab.id}
@@ -48,7 +48,7 @@ export function SettingsPage() {
             aria-selected={active === tab.id}
             aria-controls={`settings-panel-${tab.id}`}
             tabIndex={active === tab.id ? 0 : -1}
-            className={`settings-tab${active === tab.id ? " settings-tab-active" : ""}`}
+            className={`tab settings-tab${active === tab.id ? " tab-active" : ""}`}
             onClick={() => select(tab.id)}
             onKeyDown={(e) => onKeyDown(e, i)}
           >
