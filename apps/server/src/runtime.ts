@@ -6,9 +6,8 @@ import { type AppContext, type ContextDeps, createContext } from "./context.ts";
 import { connectDatabase, type DatabaseHandle } from "./db/database.ts";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.ts";
 import { migrate } from "./db/migrate.ts";
-import { buildApp } from "./http/app.ts";
-import { serviceLogger } from "./http/logging.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
+import { serviceLogger } from "./lib/logger.ts";
 import { loadSecrets } from "./lib/secrets.ts";
 
 export type Role = "api" | "worker" | "all";
@@ -141,6 +140,8 @@ export async function startKeepsake(options: {
     let app: FastifyInstance | null = null;
     let listening: string | null = null;
     if (role === "api" || role === "all") {
+      // Loaded only by roles that serve HTTP: a worker never loads Fastify and its plugins.
+      const { buildApp } = await import("./http/app.ts");
       app = await buildApp(ctx, {
         webDist: WEB_DIST,
         ...(sandboxOrigin ? { mediaOrigins: [new URL(sandboxOrigin).origin] } : {}),

@@ -1,6 +1,5 @@
 import { adminMessages, type RegisterRequest, type User } from "@keepsake/contracts";
 import { hash, verify } from "@node-rs/argon2";
-import { jwtVerify, SignJWT } from "jose";
 import type { Config } from "../config.ts";
 import type { UserRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -37,6 +36,9 @@ const ISSUER = "keepsake";
 // argon2id (the library's default algorithm) with OWASP's suggested memory and passes.
 const HASH_OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
+/** jose loads with the first token an API process signs or checks; a worker never loads it. */
+const jose = () => import("jose");
+
 /** How many verified tokens an API process remembers (a few bytes each). */
 const VERIFIED_TOKENS_KEPT = 10_000;
 
@@ -52,6 +54,7 @@ function tokenVerifier(secret: Uint8Array, clock: Clock) {
     const known = verified.get(token);
     if (known && known.expiresAtMs > nowMs) return known;
     try {
+      const { jwtVerify } = await jose();
       const { payload } = await jwtVerify(token, secret, {
         issuer: ISSUER,
         algorithms: ["HS256"],
@@ -78,11 +81,17 @@ function tokenVerifier(secret: Uint8Array, clock: Clock) {
 export function createAuthService(deps: AuthServiceDeps) {
   const { repo, clock, config } = deps;
   const verifyToken = tokenVerifier(deps.jwtSecret, clock);
-  // Verified against when the e-mail is unknown, so both failures take as long.
-  const dummyHash = hash("keepsake-timing-equaliser", HASH_OPTIONS);
+  // Verified against when the e-mail is unknown, so both failures take as long. Made on first
+  // use: a worker never signs anyone in and should not spend argon2's 19 MiB at start.
+  let dummy: Promise<string> | null = null;
+  const dummyHash = () => {
+    dummy ??= hash("keepsake-timing-equaliser", HASH_OPTIONS);
+    return dummy;
+  };
 
   async function issueToken(userId: string, sessionId: string): Promise<string> {
     const now = Math.floor(clock.now().getTime() / 1000);
+    const { SignJWT } = await jose();
     return new SignJWT({ sid: sessionId })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(userId)
@@ -140,7 +149,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const email = input.email.trim().toLowerCase();
       await throttle(email, client.ip);
       const user = await repo.findUserByEmail(email);
-      const ok = await verify(user?.password_hash ?? (await dummyHash), input.password);
+      const ok = await verify(user?.password_hash ?? (await dummyHash()), input.password);
       if (!user || !ok) {
         await repo.recordLoginFailure(email, client.ip, clock.now());
         throw new AppError("unauthenticated", INCORRECT);

@@ -95,7 +95,7 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
       if (!signature) throw new AppError("bad_request", "Missing Stripe-Signature header");
       let event: { id: string; type: string; data: { object: unknown } };
       try {
-        event = stripe.verifyEvent(rawBody, signature, settings.webhookSecret);
+        event = await stripe.verifyEvent(rawBody, signature, settings.webhookSecret);
       } catch {
         throw new AppError("bad_request", "Invalid Stripe signature");
       }

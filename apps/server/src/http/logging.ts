@@ -4,7 +4,8 @@ import {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
-import { type Logger, pino } from "pino";
+import { pino } from "pino";
+import { REDACT } from "../lib/logger.ts";
 
 const SECRET_PARAMS =
   /([?&](?:code|state|token|access_token|refresh_token|id_token|client_secret|api_key|apikey|key)=)[^&#]*/gi;
@@ -14,25 +15,6 @@ const API_KEY = /ks_live_[A-Za-z0-9_-]+/g;
 /** A URL fit for a log line: the values of secret-bearing parameters are replaced. */
 export function redactUrl(url: string): string {
   return url.replace(SECRET_PARAMS, "$1[redacted]").replace(API_KEY, "ks_live_[redacted]");
-}
-
-const REDACT = {
-  paths: [
-    "req.headers.authorization",
-    "req.headers.cookie",
-    "res.headers['set-cookie']",
-    "*.password",
-    "*.access_token",
-    "*.refresh_token",
-    "*.token",
-    "*.key",
-  ],
-  censor: "[redacted]",
-};
-
-/** The logger of services and jobs (outside requests): JSON lines, same redaction. */
-export function serviceLogger(level: string): Logger {
-  return pino({ level, redact: REDACT });
 }
 
 /**

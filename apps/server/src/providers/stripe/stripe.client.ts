@@ -1,4 +1,4 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 
 /** What Keepsake reads from a Stripe subscription, whatever event brought it. */
 export interface StripeSubscriptionState {
@@ -49,21 +49,32 @@ function toState(sub: Stripe.Subscription): StripeSubscriptionState {
   };
 }
 
-/** The one module that talks to Stripe (or the sandbox's Stripe) through the official package. */
+/**
+ * The one module that talks to Stripe (or the sandbox's Stripe) through the official package.
+ * The package (about 30 MiB resident) loads on the first call, so a process that never bills
+ * (a worker, an idle API) does not carry it.
+ */
 export function createStripeClient(settings: StripeClientSettings) {
   const origin = new URL(settings.apiUrl);
-  const stripe = new Stripe(settings.secretKey, {
-    host: origin.hostname,
-    port: origin.port || (origin.protocol === "https:" ? 443 : 80),
-    protocol: origin.protocol === "http:" ? "http" : "https",
-    maxNetworkRetries: 2,
-    timeout: 20_000,
-    telemetry: false,
-  });
+  let loaded: Promise<Stripe> | null = null;
+  const client = () => {
+    loaded ??= import("stripe").then(
+      ({ default: StripeSdk }) =>
+        new StripeSdk(settings.secretKey, {
+          host: origin.hostname,
+          port: origin.port || (origin.protocol === "https:" ? 443 : 80),
+          protocol: origin.protocol === "http:" ? "http" : "https",
+          maxNetworkRetries: 2,
+          timeout: 20_000,
+          telemetry: false,
+        }),
+    );
+    return loaded;
+  };
 
   return {
     async createCustomer(input: { email: string; name: string | null; userId: string }) {
-      const c = await stripe.customers.create(
+      const c = await (await client()).customers.create(
         {
           email: input.email,
           ...(input.name ? { name: input.name } : {}),
@@ -81,7 +92,7 @@ export function createStripeClient(settings: StripeClientSettings) {
       successUrl: string;
       cancelUrl: string;
     }): Promise<string> {
-      const session = await stripe.checkout.sessions.create({
+      const session = await (await client()).checkout.sessions.create({
         mode: "subscription",
         customer: input.customerId,
         client_reference_id: input.userId,
@@ -95,7 +106,7 @@ export function createStripeClient(settings: StripeClientSettings) {
     },
 
     async createPortalSession(customerId: string, returnUrl: string): Promise<string> {
-      const session = await stripe.billingPortal.sessions.create({
+      const session = await (await client()).billingPortal.sessions.create({
         customer: customerId,
         return_url: returnUrl,
       });
@@ -103,23 +114,22 @@ export function createStripeClient(settings: StripeClientSettings) {
     },
 
     async retrieveSubscription(id: string): Promise<StripeSubscriptionState> {
-      return toState(await stripe.subscriptions.retrieve(id));
+      return toState(await (await client()).subscriptions.retrieve(id));
     },
 
     async cancelSubscription(id: string): Promise<void> {
-      await stripe.subscriptions.cancel(id);
+      await (await client()).subscriptions.cancel(id);
     },
 
     async deleteCustomer(id: string): Promise<void> {
-      await stripe.customers.del(id);
+      await (await client()).customers.del(id);
     },
 
     /** Verifies `Stripe-Signature` over the raw body; throws when it does not hold. */
-    verifyEvent(rawBody: Buffer, signature: string, secret: string): Stripe.Event {
-      return stripe.webhooks.constructEvent(rawBody, signature, secret, 300);
+    async verifyEvent(rawBody: Buffer, signature: string, secret: string): Promise<Stripe.Event> {
+      return (await client()).webhooks.constructEvent(rawBody, signature, secret, 300);
     },
   };
 }
 
 export type StripeClient = ReturnType<typeof createStripeClient>;
-export { Stripe };
