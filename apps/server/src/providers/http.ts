@@ -30,7 +30,7 @@ export async function readJson(res: Response): Promise<unknown> {
 }
 
 /** Retry-After is either seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null, nowMs: number): number | null {
+function parseRetryAfter(value: string | null, nowMs: number): number | null {
   if (!value) return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
@@ -38,7 +38,7 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | n
 }
 
 /** The same failure, with the time the provider asked us to wait. */
-export function withRetryAfter(err: ProviderError, retryAfterMs: number | null): ProviderError {
+function withRetryAfter(err: ProviderError, retryAfterMs: number | null): ProviderError {
   if (retryAfterMs === null) return err;
   const { status, code, subcode } = err;
   return new ProviderError(err.provider, err.kind, err.message, {
@@ -132,7 +132,7 @@ export async function requestJson(
   return jsonObject(res, options.provider);
 }
 
-export interface StreamInit {
+interface StreamInit {
   method: string;
   headers: Record<string, string>;
   body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
