@@ -16,7 +16,7 @@ const SOURCES = [
   join(ROOT, "packages/contracts/src"),
 ];
 
-function newestMtime(path: string): number {
+export function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
   const st = statSync(path);
   if (!st.isDirectory()) return st.mtimeMs;

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
 import { plainPipedCopy } from "./plain-copy.ts";
+import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
 
 const VIDEO_MB = Number(process.env.BENCH_VIDEO_MB ?? 300);
 const IMAGES = process.env.BENCH_IMAGES
@@ -59,21 +60,35 @@ async function main() {
     const chosen = new Set([...images.map((m) => m.id), large.id]);
     await h.leaveOnlyToBackUp(user.user.id, chosen);
 
-    log("starting a worker process");
-    worker = spawn(process.execPath, [WORKER], {
+    // The worker as production runs it (`npm run worker`: built JavaScript, Node flags) on the
+    // embedded database; on TEST_DATABASE_URL the test app lives in a schema of its own, which
+    // only the test worker process can join.
+    const production = !t.database.schema;
+    log(`starting a worker process (${production ? "npm run worker" : "test worker, TypeScript"})`);
+    if (production) buildServerIfStale();
+    worker = spawn(process.execPath, production ? roleCommand("worker") : [WORKER], {
+      cwd: ROOT,
       env: {
         ...process.env,
         ...secrets,
-        WORKER_ENGINE: "default",
-        WORKER_DATABASE_URL: t.database.url,
-        ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
-        WORKER_SANDBOX_URL: t.sandbox.url,
+        ...(production
+          ? {
+              NODE_ENV: "production",
+              LOG_LEVEL: "warn",
+              DATABASE_URL: t.database.url,
+              SANDBOX_PORT: new URL(t.sandbox.url).port,
+            }
+          : {
+              WORKER_ENGINE: "default",
+              WORKER_DATABASE_URL: t.database.url,
+              WORKER_SANDBOX_URL: t.sandbox.url,
+            }),
         DATA_DIR: `/tmp/keepsake-bench-${process.pid}`,
       },
       stdio: ["ignore", "pipe", "inherit"],
     });
     await new Promise<void>((resolve, reject) => {
-      worker?.stdout?.on("data", (d) => String(d).includes("ready") && resolve());
+      worker?.stdout?.on("data", (d) => /ready|is running/.test(String(d)) && resolve());
       worker?.on("exit", (c) => reject(new Error(`worker exited ${c}`)));
     });
     const baselineRss = peakRss(worker.pid as number);

@@ -2,24 +2,24 @@
  * `npm run bench:rss`: the memory footprint of each way Keepsake runs — `npm start` (every
  * role, embedded database, sandbox), and the API-only and worker-only roles against the
  * PostgreSQL server of DATABASE_URL (a fresh database, dropped afterwards; provider
- * credentials set, so no sandbox runs in them, as in production), from the TypeScript sources
- * and, when `npm run build:server` has run, from the built JavaScript. For each: seconds to
+ * credentials set, so no sandbox runs in them, as in production), each both as `npm run api` /
+ * `npm run worker` run it (the node command of those package.json scripts: built JavaScript,
+ * Node flags) and from the TypeScript sources with Node's defaults. For each: seconds to
  * ready, RSS once idle (BENCH_IDLE_SECONDS after ready, default 10), and the peak RSS (VmHWM)
  * after BENCH_LOAD_SECONDS (default 5) of 100 requests/s to the API (for the roles that serve it).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { runLoad } from "./load.ts";
+import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
 
 const env = process.env;
 const IDLE_SECONDS = Number(env.BENCH_IDLE_SECONDS ?? 10);
 const LOAD_SECONDS = Number(env.BENCH_LOAD_SECONDS ?? 5);
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const log = (...a: unknown[]) => console.error("[bench]", ...a);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -119,7 +119,7 @@ async function main() {
   const url = new URL(server);
   url.pathname = `/${name}`;
   const database = { DATABASE_URL: url.toString(), ...LIVE_CREDENTIALS };
-  const built = existsSync(join(ROOT, "apps/server/dist/main.js"));
+  buildServerIfStale();
   const runs: Run[] = [
     // npm start on the embedded database: no DATABASE_URL.
     {
@@ -129,22 +129,15 @@ async function main() {
       serves: true,
     },
   ];
-  for (const role of ["api", "worker"]) {
+  for (const role of ["api", "worker"] as const) {
     const serves = role === "api";
+    runs.push({ name: `npm run ${role}`, args: roleCommand(role), env: database, serves });
     runs.push({
       name: `${role} (TypeScript)`,
       args: ["apps/server/src/main.ts", role],
       env: database,
       serves,
     });
-    // The same role from `npm run build:server`, when it was built.
-    if (built)
-      runs.push({
-        name: `${role} (built JS)`,
-        args: ["apps/server/dist/main.js", role],
-        env: database,
-        serves,
-      });
   }
   const results = [];
   try {

@@ -90,13 +90,16 @@ export async function startKeepsake(options: {
     let sandboxOrigin: string | null = null;
     if (config.sandboxMode) {
       // A development dependency: a production install (npm ci --omit=dev) has no sandbox.
-      const sandbox = await import("@keepsake/sandbox").catch(() => {
+      // A worker needs only the sandbox's credentials; the emulators load where they run.
+      const missing = () => {
         throw new Error(
           "Sandbox mode needs the development dependencies (npm install). For live mode set the Instagram, Facebook and Google credentials (README, Live mode).",
         );
-      });
+      };
+      const credentials = await import("@keepsake/sandbox/credentials").catch(missing);
       sandboxOrigin = options.sandboxUrl ?? `http://127.0.0.1:${config.SANDBOX_PORT}`;
       if (!options.sandboxUrl && role !== "worker") {
+        const sandbox = await import("@keepsake/sandbox").catch(missing);
         const running = await sandbox.startSandbox({
           port: config.SANDBOX_PORT,
           dataDir: join(config.DATA_DIR, "sandbox"),
@@ -110,12 +113,16 @@ export async function startKeepsake(options: {
         ...config,
         providers: sandboxProviders(
           sandboxOrigin,
-          sandbox.SANDBOX_CREDENTIALS,
+          credentials.SANDBOX_CREDENTIALS,
           config.GRAPH_API_VERSION,
         ),
         billing:
           config.billing ??
-          sandboxBilling(sandboxOrigin, sandbox.SANDBOX_CREDENTIALS.stripe, sandbox.SANDBOX_PRICES),
+          sandboxBilling(
+            sandboxOrigin,
+            credentials.SANDBOX_CREDENTIALS.stripe,
+            credentials.SANDBOX_PRICES,
+          ),
       };
     }
 
