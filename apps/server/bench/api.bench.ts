@@ -1,6 +1,6 @@
 /**
  * `npm run bench:api`: seeds BENCH_POSTS (default 1,000,000) posts and their backups for one
- * user in the configured database, starts an API-only Keepsake process on loopback, and drives
+ * user in the configured database, starts an API-only process as `npm run api` does, and drives
  * the dashboard's and the Backups screen's reads at a fixed rate. Prints p50/p99/errors per
  * query and the query plans (EXPLAIN ANALYZE) of the SQL behind each.
  *
@@ -14,7 +14,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
@@ -23,6 +22,7 @@ import type { ListingRepository, PostFilter } from "../src/sync/listing.reposito
 import { explainRepository } from "../test/support/explain.ts";
 import { seedPosts } from "./api-seed.ts";
 import { percentile, runLoad } from "./load.ts";
+import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
 
 const env = process.env;
 const POSTS = Number(env.BENCH_POSTS ?? 1_000_000);
@@ -30,7 +30,6 @@ const RATE = Number(env.BENCH_RATE ?? 200);
 const SECONDS = Number(env.BENCH_SECONDS ?? 20);
 const MAX_IN_FLIGHT = Number(env.BENCH_MAX_IN_FLIGHT ?? 64);
 const SEARCH = env.BENCH_SEARCH ?? "sunset";
-const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const log = (...a: unknown[]) => console.error("[bench]", ...a);
 
 interface Query {
@@ -42,10 +41,7 @@ interface Query {
 
 /** What the service asks the repository for one page of posts. */
 const postsPage = (repo: ListingRepository, f: PostFilter, offset: number) =>
-  Promise.all([
-    repo.postsPage(f, 36, offset),
-    repo.countPosts(f, searchCountLimit(offset, 36) + 1),
-  ]);
+  repo.postsPage(f, 36, offset, searchCountLimit(offset, 36) + 1);
 
 const QUERIES: Query[] = [
   {
@@ -71,11 +67,7 @@ const QUERIES: Query[] = [
   {
     name: "backups: all (first page)",
     path: "/api/sync/backups",
-    sql: (repo, userId) =>
-      Promise.all([
-        repo.backupsPage(userId, {}, BACKUPS_PAGE_SIZE, 0),
-        repo.countBackups(userId, {}),
-      ]),
+    sql: (repo, userId) => repo.backupsPage(userId, {}, BACKUPS_PAGE_SIZE, 0),
   },
 ];
 
@@ -121,7 +113,10 @@ async function benchDatabase(databaseUrl: string | undefined): Promise<BenchData
 }
 
 function startApi(childEnv: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [MAIN, "api"], {
+  // The API as production runs it: `npm run api` (built JavaScript).
+  buildServerIfStale();
+  const child = spawn(process.execPath, roleCommand("api"), {
+    cwd: ROOT,
     env: {
       ...env,
       ...childEnv,

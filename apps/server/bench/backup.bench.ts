@@ -60,7 +60,7 @@ async function main() {
     const chosen = new Set([...images.map((m) => m.id), large.id]);
     await h.leaveOnlyToBackUp(user.user.id, chosen);
 
-    // The worker as production runs it (`npm run worker`: built JavaScript, Node flags) on the
+    // The worker as production runs it (`npm run worker`: built JavaScript) on the
     // embedded database; on TEST_DATABASE_URL the test app lives in a schema of its own, which
     // only the test worker process can join.
     const production = !t.database.schema;

@@ -3,8 +3,8 @@
  * role, embedded database, sandbox), and the API-only and worker-only roles against the
  * PostgreSQL server of DATABASE_URL (a fresh database, dropped afterwards; provider
  * credentials set, so no sandbox runs in them, as in production), each both as `npm run api` /
- * `npm run worker` run it (the node command of those package.json scripts: built JavaScript,
- * Node flags) and from the TypeScript sources with Node's defaults. For each: seconds to
+ * `npm run worker` run it (the node command of those package.json scripts: built JavaScript)
+ * and from the TypeScript sources. For each: seconds to
  * ready, RSS once idle (BENCH_IDLE_SECONDS after ready, default 10), and the peak RSS (VmHWM)
  * after BENCH_LOAD_SECONDS (default 5) of 100 requests/s to the API (for the roles that serve it).
  */

@@ -204,8 +204,13 @@ export type PostsQueryParsed = z.infer<typeof postsQuery>;
 /** The Backups list's page size, and the largest page a client may ask for. */
 export const BACKUPS_PAGE_SIZE = 50;
 export const BACKUPS_MAX_PAGE_SIZE = 200;
-/** A caption search counts its matches exactly up to this many (see `postsResponse`). */
-export const SEARCH_COUNT_MIN = 1000;
+/**
+ * A caption search counts its matches exactly up to this many (see `postsResponse`): five
+ * pages of the grid, the page buttons a search shows; past that the grid says "180+ posts".
+ * Counting further costs a read of every matching caption (issue 14: a common word in a
+ * million posts took more time than the page itself).
+ */
+export const SEARCH_COUNT_MIN = 180;
 
 /** `status_filter` "all" (or absent) lists every status. */
 export const backupsQuery = z.object({

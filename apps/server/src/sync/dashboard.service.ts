@@ -53,10 +53,7 @@ export function createDashboardService(deps: DashboardServiceDeps) {
       const filter = postFilter(userId, q);
       // A search counts its matches only so far: enough for the page buttons around this page.
       const counted = searchCountLimit(q.offset, q.limit);
-      const [rows, total] = await Promise.all([
-        repos.listing.postsPage(filter, q.limit, q.offset),
-        repos.listing.countPosts(filter, counted + 1),
-      ]);
+      const { rows, total } = await repos.listing.postsPage(filter, q.limit, q.offset, counted + 1);
       const exact = !filter.search || total <= counted;
       return {
         posts: rows.map((r: PostWithBackup) => toPost(r, { status: r.backup_status })),
@@ -68,10 +65,7 @@ export function createDashboardService(deps: DashboardServiceDeps) {
     async backups(userId: string, q: BackupsQueryParsed): Promise<BackupsResponse> {
       const status = q.status_filter && q.status_filter !== "all" ? q.status_filter : undefined;
       const filter = { status, accountId: q.account_id };
-      const [rows, total] = await Promise.all([
-        repos.listing.backupsPage(userId, filter, q.limit, q.offset),
-        repos.listing.countBackups(userId, filter),
-      ]);
+      const { rows, total } = await repos.listing.backupsPage(userId, filter, q.limit, q.offset);
       return { backups: rows.map(toBackup), total };
     },
 

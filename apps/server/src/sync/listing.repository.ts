@@ -62,11 +62,59 @@ export function listingQueries(db: Kysely<Database>) {
     return q;
   }
 
+  /**
+   * How many posts match. Without a search it is read from the counters. A search counts
+   * matches, stopping at `atMost` (the answer is then `atMost`).
+   */
+  function totalOf(f: PostFilter, atMost: number) {
+    if (f.search) {
+      return db
+        .selectFrom(matchingPosts(f).select(sql`1`.as("one")).limit(atMost).as("m"))
+        .select((eb) => eb.fn.countAll<number>().as("n"));
+    }
+    let q = db
+      .selectFrom("post_counts")
+      .select(sql<number>`coalesce(sum(n), 0)`.as("n"))
+      .where("user_id", "=", f.userId);
+    if (f.accountId) q = q.where("account_id", "=", f.accountId);
+    if (f.mediaType) q = q.where("media_type", "=", f.mediaType);
+    return q;
+  }
+
+  async function countPosts(f: PostFilter, atMost: number): Promise<number> {
+    const row = await totalOf(f, atMost).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** How many backups match, from the counters. */
+  function backupsTotalOf(userId: string, f: BackupFilter) {
+    let q = db
+      .selectFrom("backup_counts")
+      .select(sql<number>`coalesce(sum(n), 0)`.as("n"))
+      .where("user_id", "=", userId);
+    if (f.accountId) q = q.where("account_id", "=", f.accountId);
+    if (f.status) q = q.where("status", "=", f.status);
+    return q;
+  }
+
+  async function countBackups(userId: string, f: BackupFilter): Promise<number> {
+    const row = await backupsTotalOf(userId, f).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   return {
     matchingPosts,
 
-    /** One page of posts, newest first, with each post's backup status. */
-    async postsPage(f: PostFilter, limit: number, offset: number): Promise<PostWithBackup[]> {
+    /**
+     * One page of posts, newest first, with each post's backup status, and how many posts
+     * match (`countPosts`), in one statement: the total is an InitPlan beside the page.
+     */
+    async postsPage(
+      f: PostFilter,
+      limit: number,
+      offset: number,
+      countAtMost: number,
+    ): Promise<{ rows: PostWithBackup[]; total: number }> {
       // The page's ids first, from the index of the filter (an index-only scan even at a deep
       // offset); only those rows are then read and joined to their backups.
       const page = matchingPosts(f)
@@ -80,41 +128,27 @@ export function listingQueries(db: Kysely<Database>) {
         .innerJoin("posts as p", "p.id", "page.id")
         .leftJoin("backups as b", "b.post_id", "p.id")
         .select([...POST_COLUMNS, "b.status as backup_status", "b.error_message as backup_error"])
+        .select(totalOf(f, countAtMost).as("total"))
         .orderBy("p.posted_at", "desc")
         .orderBy("p.id")
         .execute();
-      return rows as PostWithBackup[];
+      // A page past the end has no row to carry the total.
+      const total = rows[0] ? Number(rows[0].total) : await countPosts(f, countAtMost);
+      return { rows: rows.map(({ total: _, ...r }) => r) as PostWithBackup[], total };
     },
+
+    countPosts,
 
     /**
-     * How many posts match. Without a search it is read from the counters. A search counts
-     * matches, stopping at `atMost` (the answer is then `atMost`).
+     * One page of backups, most recently changed first, each with its post, and how many
+     * backups match (from the counters), in one statement.
      */
-    async countPosts(f: PostFilter, atMost: number): Promise<number> {
-      if (f.search) {
-        const row = await db
-          .selectFrom(matchingPosts(f).select(sql`1`.as("one")).limit(atMost).as("m"))
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .executeTakeFirstOrThrow();
-        return Number(row.n);
-      }
-      let q = db
-        .selectFrom("post_counts")
-        .select(sql<number>`coalesce(sum(n), 0)`.as("n"))
-        .where("user_id", "=", f.userId);
-      if (f.accountId) q = q.where("account_id", "=", f.accountId);
-      if (f.mediaType) q = q.where("media_type", "=", f.mediaType);
-      const row = await q.executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-
-    /** One page of backups, most recently changed first, each with its post. */
     async backupsPage(
       userId: string,
       f: BackupFilter,
       limit: number,
       offset: number,
-    ): Promise<BackupWithPost[]> {
+    ): Promise<{ rows: BackupWithPost[]; total: number }> {
       let page = db.selectFrom("backups").select("id").where("user_id", "=", userId);
       if (f.accountId) page = page.where("account_id", "=", f.accountId);
       if (f.status) page = page.where("status", "=", f.status);
@@ -131,23 +165,22 @@ export function listingQueries(db: Kysely<Database>) {
         .innerJoin("posts as p", "p.id", "b.post_id")
         .selectAll("b")
         .select(sql<PostRow>`to_jsonb(p)`.as("post_json"))
+        .select(backupsTotalOf(userId, f).as("total"))
         .orderBy("b.updated_at", "desc")
         .orderBy("b.id", "desc")
         .execute();
-      return rows.map(({ post_json, ...b }) => ({ ...(b as BackupRow), post: post_json }));
+      // A page past the end has no row to carry the total.
+      const total = rows[0] ? Number(rows[0].total) : await countBackups(userId, f);
+      return {
+        rows: rows.map(({ post_json, total: _, ...b }) => ({
+          ...(b as BackupRow),
+          post: post_json,
+        })),
+        total,
+      };
     },
 
-    /** How many backups match, from the counters. */
-    async countBackups(userId: string, f: BackupFilter): Promise<number> {
-      let q = db
-        .selectFrom("backup_counts")
-        .select(sql<number>`coalesce(sum(n), 0)`.as("n"))
-        .where("user_id", "=", userId);
-      if (f.accountId) q = q.where("account_id", "=", f.accountId);
-      if (f.status) q = q.where("status", "=", f.status);
-      const row = await q.executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
+    countBackups,
   };
 }
 

@@ -53,7 +53,7 @@ export function ContentGrid({ accountId, live = false }: ContentGridProps) {
   const refresh = useRefreshInstagramPosts();
   const data = posts.data;
   const total = data?.total ?? 0;
-  // A search that matched many posts counts only so far: "1,000+ posts", and Next goes on.
+  // A search that matched many posts counts only so far: "180+ posts", and Next goes on.
   const exact = data?.total_exact ?? true;
   const totalPages = pageCount(total, POSTS_PAGE_SIZE, exact);
 
