@@ -6,7 +6,8 @@ import type { BackupRow, BackupRowStatus, GraphMediaType, PostRow } from "../db/
  * The reads behind the posts grid and the Backups list, shaped for a
  * million posts per user (issue 14): totals come from the counters that migration 0700 keeps
  * (post_counts, backup_counts), a page is chosen on an index that matches its filter and order
- * before any row is read in full, and caption search uses the trigram index (migration 0701).
+ * before any row is read in full, and caption search matches a lower-cased copy of each caption
+ * (migration 0960) on a trigram index.
  */
 
 export interface PostFilter {
@@ -58,7 +59,9 @@ export function listingQueries(db: Kysely<Database>) {
     let q = db.selectFrom("posts").where("user_id", "=", f.userId) as PostsQuery;
     if (f.accountId) q = q.where("account_id", "=", f.accountId);
     if (f.mediaType) q = q.where("media_type", "=", f.mediaType);
-    if (f.search) q = q.where("caption", "ilike", `%${likeEscape(f.search)}%`);
+    // The caption's lower-cased copy (migration 0960), matched with LIKE: as ILIKE, cheaper.
+    if (f.search)
+      q = q.where(sql<boolean>`caption_folded like lower(${`%${likeEscape(f.search)}%`})`);
     return q;
   }
 
