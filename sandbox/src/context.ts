@@ -127,6 +127,8 @@ export class Ctx {
   graphCalls: { at: number; account: string }[] = [];
   cdnGeneration = 0;
   cdnTtlSeconds = 3 * 86_400;
+  /** The CDN answers without Content-Length (chunked), as a server that streams may. */
+  cdnUnsized = false;
   igTokenShape: "wrapped" | "flat" = "wrapped";
   webhookRetryBaseMs = 1000;
   webhookMaxAttempts = 6;
@@ -192,6 +194,7 @@ export class Ctx {
     this.graphCalls = [];
     this.cdnGeneration = 0;
     this.cdnTtlSeconds = 3 * 86_400;
+    this.cdnUnsized = false;
     this.igTokenShape = "wrapped";
     this.webhookRetryBaseMs = 1000;
     this.webhookMaxAttempts = 6;

@@ -107,7 +107,18 @@ describe("generated media", () => {
       const tail = await fetch(item.media_url, { headers: { range: `bytes=${large - 10}-` } });
       expect(tail.status).toBe(206);
       expect((await tail.arrayBuffer()).byteLength).toBe(10);
-      expect(hash.digest("hex")).toMatch(/^[0-9a-f]{32}$/);
+      const whole = hash.digest("hex");
+      expect(whole).toMatch(/^[0-9a-f]{32}$/);
+
+      // Unsized: the same bytes, streamed without a Content-Length.
+      await h.ctl("cdn/unsized", { on: true });
+      const unsized = await fetch(item.media_url);
+      expect(unsized.headers.get("content-length")).toBeNull();
+      expect(unsized.headers.get("transfer-encoding")).toBe("chunked");
+      const again = createHash("md5");
+      for await (const chunk of unsized.body as unknown as AsyncIterable<Uint8Array>)
+        again.update(chunk);
+      expect(again.digest("hex")).toBe(whole);
     } finally {
       await h.sb.close();
     }

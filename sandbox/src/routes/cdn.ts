@@ -52,6 +52,7 @@ export function sendRanged(
   reply: FastifyReply,
   total: number,
   open: (start: number, end: number) => Readable | Buffer,
+  options: { unsized?: boolean } = {},
 ): FastifyReply {
   reply.header("accept-ranges", "bytes");
   const range = parseRange(req.headers.range, total);
@@ -60,6 +61,12 @@ export function sendRanged(
   }
   const { start, end } = range ?? { start: 0, end: total - 1 };
   if (range) reply.code(206).header("content-range", `bytes ${start}-${end}/${total}`);
+  if (options.unsized) {
+    // Streamed without a length (chunked transfer encoding).
+    if (req.method === "HEAD") return reply.send();
+    const body = open(start, end);
+    return reply.send(Buffer.isBuffer(body) ? Readable.from([body]) : body);
+  }
   reply.header("content-length", String(end - start + 1));
   if (req.method === "HEAD") return reply.send();
   if (total === 0) return reply.send(Buffer.alloc(0));
@@ -98,7 +105,9 @@ export function registerCdn(app: FastifyInstance, ctx: Ctx): void {
     if (image) {
       const data = await jpeg(Number(image[1]), Number(image[2]), Number(image[3]));
       reply.type("image/jpeg");
-      return sendRanged(req, reply, data.length, (s, e) => data.subarray(s, e + 1));
+      return sendRanged(req, reply, data.length, (s, e) => data.subarray(s, e + 1), {
+        unsized: ctx.cdnUnsized,
+      });
     }
     const [, w, h, bytes, seed] = video as RegExpExecArray;
     const spec = {
@@ -108,8 +117,12 @@ export function registerCdn(app: FastifyInstance, ctx: Ctx): void {
       seed: Number(seed),
     };
     reply.type("video/mp4");
-    return sendRanged(req, reply, mp4TotalSize(spec), (s, e) =>
-      Readable.from(mp4Bytes(spec, s, e)),
+    return sendRanged(
+      req,
+      reply,
+      mp4TotalSize(spec),
+      (s, e) => Readable.from(mp4Bytes(spec, s, e)),
+      { unsized: ctx.cdnUnsized },
     );
   };
   app.get("/scontent.cdninstagram.com/*", handler);

@@ -2,7 +2,11 @@ import type { RetrySettings } from "../providers/retry.ts";
 
 /** Tunables of the backup engine; tests shrink the waits, the benchmark the chunk size. */
 export interface EngineSettings extends RetrySettings {
-  /** Resumable chunk size; rounded down to a multiple of 256 KiB. */
+  /**
+   * Resumable chunk size; rounded down to a multiple of 256 KiB. A download of known length is
+   * piped into each chunk request, so the size costs no memory: 64 MiB measured faster than
+   * 8 MiB on a 1 GB video (bench:backup, Keepsake / plain copy 1.24 against 1.35).
+   */
   chunkBytes: number;
   /** Files up to this size go in one multipart request. */
   multipartMaxBytes: number;
@@ -22,7 +26,7 @@ export interface EngineSettings extends RetrySettings {
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
-  chunkBytes: 8 * 1024 * 1024,
+  chunkBytes: 64 * 1024 * 1024,
   multipartMaxBytes: 5 * 1024 * 1024,
   pageSize: 50,
   knownRunToStop: 12,

@@ -59,6 +59,13 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
     return { ok: true, generation: ctx.cdnGeneration };
   });
   app.post(
+    `${c}/cdn/unsized`,
+    handle(z.object({ on: z.boolean() }), (b) => {
+      ctx.cdnUnsized = b.on;
+      return { unsized: b.on };
+    }),
+  );
+  app.post(
     `${c}/cdn/ttl`,
     handle(z.object({ seconds: z.number().int().min(1) }), (b) => {
       ctx.cdnTtlSeconds = b.seconds;

@@ -237,17 +237,21 @@ export function createDriveClient(
 
     /**
      * Sends bytes `start …` of the upload: `parts` in order, written as they are (no copy into
-     * one buffer) through a streamed request. Non-final chunks must be multiples of 256 KiB;
+     * one buffer) through a streamed request, or a `PipedChunk` written as its pieces arrive. Non-final chunks must be multiples of 256 KiB;
      * the answer says how much the server really holds (resume from there).
      */
     async putChunk(
       token: string,
       session: string,
-      parts: readonly Uint8Array[],
+      parts: readonly Uint8Array[] | PipedChunk,
       start: number,
       total: number | null,
     ): Promise<UploadProgress | "gone"> {
-      const length = parts.reduce((n, p) => n + p.length, 0);
+      const length =
+        "length" in parts && !Array.isArray(parts)
+          ? (parts as PipedChunk).length
+          : (parts as readonly Uint8Array[]).reduce((n, p) => n + p.length, 0);
+      const body = Array.isArray(parts) ? parts : (parts as PipedChunk).stream;
       const range =
         length === 0
           ? `bytes */${total ?? "*"}`
@@ -257,7 +261,7 @@ export function createDriveClient(
         {
           method: "PUT",
           headers: { ...auth(token), "content-range": range, "content-length": String(length) },
-          body: parts,
+          body,
           timeoutMs: timeout,
         },
         DRIVE,
@@ -281,3 +285,9 @@ export function createDriveClient(
 }
 
 export type DriveClient = ReturnType<typeof createDriveClient>;
+
+/** A chunk whose bytes are produced while it is sent (piped from a download). */
+export interface PipedChunk {
+  stream: AsyncIterable<Uint8Array>;
+  length: number;
+}

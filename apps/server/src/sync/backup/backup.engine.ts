@@ -245,6 +245,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         meta,
         resume: from,
         download: await source.open(item, a.account.id, ref),
+        reopen: () => source.open(item, a.account.id, ref),
         checkLease: a.checkLease,
       });
     try {

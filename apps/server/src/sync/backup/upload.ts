@@ -12,16 +12,9 @@ import type { EngineSettings } from "../engine-settings.ts";
 import type { BackupItem } from "../naming.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { ItemResult, Ledger } from "./ledger.ts";
+import { createPipedUpload, type OpenSession, SessionGoneError } from "./piped-upload.ts";
 
-/** The resumable session is gone (expired or unknown): the item starts over. */
-export class SessionGoneError extends Error {}
-
-/** An open resumable session and how many bytes Drive holds. */
-export interface OpenSession {
-  uri: string;
-  total: number | null;
-  received: number;
-}
+export { type OpenSession, SessionGoneError } from "./piped-upload.ts";
 
 /** Bytes read from the CDN and not yet acknowledged by Drive, kept as the pieces they came in. */
 class Pending {
@@ -102,8 +95,10 @@ export async function keepIfIntact(
 /**
  * Streams one CDN download into Drive: small files in one multipart request with their
  * metadata, anything larger through a resumable session in chunks of a multiple of 256 KiB.
- * The next chunk is read (and hashed) while the previous one is in flight; at most two chunks
- * are held. Every byte is hashed on the way and the md5 compared with Drive's answer.
+ * A download of known length is piped into the chunk requests (`piped-upload.ts`: nothing is
+ * held). One of unknown length is read a chunk ahead, since a chunk's length must be known
+ * before it is sent: the next chunk is read while the previous one is in flight, and at most
+ * two are held. Every byte is hashed on the way and the md5 compared with Drive's answer.
  */
 export function createUploader(deps: {
   drive: DriveClient;
@@ -118,6 +113,8 @@ export function createUploader(deps: {
     Math.floor(s.chunkBytes / RESUMABLE_QUANTUM) * RESUMABLE_QUANTUM,
   );
 
+  const pipe = createPipedUpload({ drive, settings: s, chunkBytes });
+
   return async function upload(args: {
     call: DriveCall;
     ledger: Ledger;
@@ -125,12 +122,33 @@ export function createUploader(deps: {
     meta: DriveFileMetadata;
     resume: OpenSession | null;
     download: Response;
+    /** The same download again, from its first byte (after a chunk request broke off). */
+    reopen: () => Promise<Response>;
     checkLease: () => void;
   }): Promise<ItemResult> {
     const { call, ledger, item, meta, resume, download: res, checkLease } = args;
     const declared = res.headers.get("content-length");
     const total = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
     const contentType = meta.mimeType ?? "application/octet-stream";
+    if (total !== null && (resume || total > s.multipartMaxBytes)) {
+      let session = resume;
+      if (!session) {
+        const uri = await call((t) => drive.startResumable(t, meta, contentType, total));
+        // Recorded before the first byte: a worker that dies now leaves a session to resume.
+        await ledger.rememberSession(item, uri, total);
+        session = { uri, total, received: 0 };
+      }
+      const { file, md5 } = await pipe({
+        call,
+        session,
+        total,
+        download: res,
+        reopen: args.reopen,
+        checkLease,
+      });
+      await keepIfIntact(call, drive, file, md5, () => ledger.forgetSession(item));
+      return await ledger.record(item, file, false);
+    }
     if (!res.body) throw cdnBroke();
     const reader = res.body.getReader();
     const read = async () => {
