@@ -46,6 +46,9 @@ function Probe() {
       <button type="button" onClick={() => auth.logout()}>
         logout
       </button>
+      <button type="button" onClick={() => auth.refreshUser()}>
+        refresh
+      </button>
     </div>
   );
 }
@@ -80,6 +83,41 @@ describe("auth provider", () => {
     await waitFor(() => expect(screen.getByTestId("state").textContent).toBe("visitor"));
     expect(window.localStorage.getItem(TOKEN_KEY)).toBeNull();
     expect(window.localStorage.getItem(USER_KEY)).toBeNull();
+    expect(hardRedirect).not.toHaveBeenCalled();
+  });
+
+  it("keeps the session when the server fails to answer the profile read (after one more try)", async () => {
+    window.localStorage.setItem(TOKEN_KEY, "good");
+    window.localStorage.setItem(USER_KEY, JSON.stringify(makeUser()));
+    let reads = 0;
+    let answer: [number, unknown] = [503, { detail: "Service unavailable" }];
+    api.defaults.adapter = serve((url) => {
+      if (url !== "/auth/me") return [404, {}];
+      reads++;
+      return answer;
+    });
+    const user = userEvent.setup();
+    renderProvider();
+    await waitFor(
+      () => expect(screen.getByTestId("state").textContent).toBe("user:jane@example.com"),
+      { timeout: 5000 },
+    );
+    expect(reads).toBe(2);
+    expect(window.localStorage.getItem(TOKEN_KEY)).toBe("good");
+
+    // A later read that works brings the fresh profile; one that fails keeps it.
+    answer = [200, makeUser({ full_name: "Fresh Name" })];
+    await user.click(screen.getByRole("button", { name: "refresh" }));
+    await waitFor(() =>
+      expect(JSON.parse(window.localStorage.getItem(USER_KEY) ?? "{}").full_name).toBe(
+        "Fresh Name",
+      ),
+    );
+    answer = [500, { detail: "boom" }];
+    await user.click(screen.getByRole("button", { name: "refresh" }));
+    await waitFor(() => expect(reads).toBe(5), { timeout: 5000 });
+    expect(screen.getByTestId("state").textContent).toBe("user:jane@example.com");
+    expect(window.localStorage.getItem(TOKEN_KEY)).toBe("good");
     expect(hardRedirect).not.toHaveBeenCalled();
   });
 

@@ -13,7 +13,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "react-toastify";
 import { setStoredUser } from "../lib/session.ts";
-import { api, errorDetail } from "./client.ts";
+import { api, errorDetail, isTransientFailure } from "./client.ts";
 
 export const authKeys = {
   me: ["auth", "me"] as const,
@@ -66,7 +66,8 @@ export function useMeQuery(token: string | null) {
     queryKey: [...authKeys.me, token],
     queryFn: () => fetchMe({ silent: true }),
     enabled: token !== null,
-    retry: false,
+    // One more try when the server or the network failed; a refused token is final.
+    retry: (failures, error) => failures < 1 && isTransientFailure(error),
     staleTime: 5 * 60_000,
   });
 }

@@ -29,6 +29,14 @@ function isLoginCall(error: AxiosError): boolean {
   return url.replace(/^\/api/, "").replace(/\?.*$/, "") === "/auth/login";
 }
 
+/**
+ * A failure that says nothing about the request or the session: no answer (network, timeout)
+ * or the server having a bad moment (5xx). Worth one more try; never a reason to sign out.
+ */
+export function isTransientFailure(error: unknown): boolean {
+  return isAxiosError(error) && (!error.response || error.response.status >= 500);
+}
+
 /** SPEC §4: any 401 clears the token and the user and sends the browser to /login. */
 export function handleUnauthorized(error: unknown): void {
   if (!isAxiosError(error) || error.response?.status !== 401) return;

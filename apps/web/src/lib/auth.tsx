@@ -11,8 +11,8 @@ import {
 } from "react";
 import { toast } from "react-toastify";
 import * as authApi from "../api/auth.ts";
-import { errorDetail } from "../api/client.ts";
-import { clearSession, getToken, setStoredUser, setToken } from "./session.ts";
+import { errorDetail, isTransientFailure } from "../api/client.ts";
+import { clearSession, getStoredUser, getToken, setStoredUser, setToken } from "./session.ts";
 
 export interface AuthContextValue {
   user: User | null;
@@ -45,13 +45,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [token, setTokenState] = useState<string | null>(() => getToken());
   const me = authApi.useMeQuery(token);
 
-  // SPEC §4: a stored token whose profile cannot be fetched is cleared silently.
+  // SPEC §4: a stored token whose profile cannot be fetched is cleared silently. A server or
+  // network failure (after one more try) says nothing about the token: the session stays, with
+  // the profile last read, and the next read tries again.
+  const unreachable = me.isError && isTransientFailure(me.error);
   useEffect(() => {
-    if (token !== null && me.isError) {
+    if (token !== null && me.isError && !unreachable) {
       clearSession();
       setTokenState(null);
     }
-  }, [token, me.isError]);
+  }, [token, me.isError, unreachable]);
 
   useEffect(() => {
     if (me.data) setStoredUser(me.data);
@@ -129,7 +132,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return result.data ?? null;
   }, [token, me.refetch]);
 
-  const user = token !== null ? (me.data ?? null) : null;
+  const user = token !== null ? (me.data ?? (unreachable ? getStoredUser() : null)) : null;
   const value = useMemo<AuthContextValue>(
     () => ({
       user,

@@ -1,4 +1,4 @@
-import type { User } from "@keepsake/contracts";
+import { type User, user as userSchema } from "@keepsake/contracts";
 
 /** localStorage keys: SPEC §3 keeps a copy of the token and of the user in the browser. */
 export const TOKEN_KEY = "keepsake.token";
@@ -24,6 +24,16 @@ export function setToken(token: string): void {
 
 export function setStoredUser(value: User): void {
   storage()?.setItem(USER_KEY, JSON.stringify(value));
+}
+
+/** The user kept at the last profile read, if it is still whole. */
+export function getStoredUser(): User | null {
+  try {
+    const parsed = userSchema.safeParse(JSON.parse(storage()?.getItem(USER_KEY) ?? "null"));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 export function clearSession(): void {
