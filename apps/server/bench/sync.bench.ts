@@ -9,6 +9,8 @@
  *     and database queries (counted in the worker processes, queue included) per sync;
  *  2. latency — BENCH_DELAY_SAMPLES (default 200) syncs queued one by one over 10 s (below
  *     capacity): p50 and p99 of the delay between a job being queued and starting.
+ * Where the CPU went during the syncs is printed too (the workers, this process with the sandbox,
+ * PostgreSQL), since sandbox, database and workers share the machine's cores.
  * Then the Graph budget: BENCH_PACING_ACCOUNTS (default 100) accounts sync while the sandbox
  * reports 30 %, 72 % and 86 % Graph usage; an hour of scheduler ticks (6) then shows how often
  * each level is synced (all, half, none).
@@ -24,6 +26,7 @@ import { syncAccountJob } from "../src/sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../test/support/sandbox.ts";
+import { cpuLine, cpuSnapshot } from "./cpu.ts";
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 2000);
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
@@ -158,9 +161,12 @@ async function runCycle(
   const before = await Promise.all(workers.map((w) => w.queries()));
   await h.control("/calls", { method: "DELETE" });
   const marker = new Date();
+  const pids = workers.map((w) => w.child.pid as number);
+  const cpu0 = cpuSnapshot(pids);
   const t0 = performance.now();
   await syncAll(t, ids, "backup", marker);
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuLine(cpu0, cpuSnapshot(pids), "worker processes");
   const after = await Promise.all(workers.map((w) => w.queries()));
   const calls = await h.calls();
   const failed = await sql<{ n: string }>`
@@ -205,6 +211,7 @@ async function runCycle(
     queriesPerSync: queries / ids.length,
     p50: p(0.5),
     p99: p(0.99),
+    cpu,
   };
 }
 
@@ -297,6 +304,7 @@ async function main() {
           ...r.graphLines,
           `  Drive calls:             ${r.drive}`,
           `  DB queries / sync:       ${f2(r.queriesPerSync)} (sent by the worker processes, queue included)`,
+          `  CPU during the syncs:    ${r.cpu}`,
           `  queue delay (queued → started, ${DELAY_SAMPLES} syncs queued one by one over 10 s): p50 ${f2(r.p50)} ms, p99 ${f2(r.p99)} ms`,
         ].join("\n"),
       );
