@@ -221,13 +221,32 @@ describe("EXPLAIN at 100,000 posts: each filter on its own index", () => {
     });
   }
 
-  it("caption search: by trigram index, counted on it", async () => {
+  it("caption search, a rare word: matched once on the trigram index, page and total", async () => {
     const plans = await explainRepository(t.ctx.pool, (repo) =>
-      repo.postsPage({ userId, search: "aurora" }, 36, 0, 1001),
+      repo.postsPage({ userId, search: "aurora" }, 36, 0, searchCountLimit(0, 36) + 1),
     );
+    expect(plans).toHaveLength(1);
     expectNoSeqScan(plans);
     const reads = readsOf(plans, "posts");
-    expect(reads.filter((r) => r.includes("posts_caption_trgm_idx")).length).toBe(2);
+    expect(reads.filter((r) => r.includes("posts_caption_trgm_idx"))).toHaveLength(1);
+    expect(reads.filter((r) => r !== "Index Scan using posts_pkey")).toHaveLength(1);
+  });
+
+  it("caption search, a common word: the newest captions down the date index, read once", async () => {
+    const plans = await explainRepository(t.ctx.pool, (repo) =>
+      repo.postsPage({ userId, search: "golden" }, 36, 0, searchCountLimit(0, 36) + 1),
+    );
+    expect(plans).toHaveLength(1);
+    expectNoSeqScan(plans);
+    expect(readsOf(plans, "posts")).toEqual([
+      "Index Scan using posts_user_posted_idx",
+      "Index Scan using posts_pkey",
+    ]);
+    // The walk stops at the count's limit instead of reading every match.
+    const limits = flatten((plans[0] as ExplainedQuery).plan).filter(
+      (n) => n["Node Type"] === "Limit",
+    );
+    expect(limits.some((l) => l.Plans?.[0]?.["Index Name"] === "posts_user_posted_idx")).toBe(true);
   });
 
   const backupFilters: [string, () => BackupFilter, string][] = [
