@@ -1,5 +1,6 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import { DEMO_IG } from "@keepsake/sandbox";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { coverUrl } from "../src/sync/naming.ts";
 import { backupHelpers, FAST_ENGINE, md5, requests } from "./support/backup.ts";
@@ -133,6 +134,44 @@ describe("the first sync of the 150-post demo account", () => {
     expect((await h.driveFiles()).length).toBe(before);
     expect(job?.status).toBe("completed");
     expect(job?.posts_total).toBe(0);
+  });
+
+  it("a sync writes no unchanged post; a changed post, and URLs an hour old, are written again", async () => {
+    /** Each of the account's posts: its row version (xmin), when it was written, its likes. */
+    const rows = async () => {
+      const r = await sql<{ id: string; v: string; updated_at: Date; like_count: number }>`
+        SELECT id, xmin::text AS v, updated_at, like_count FROM posts
+         WHERE account_id = ${user.accountId}`.execute(t.ctx.db);
+      return new Map(r.rows.map((x) => [x.id, x]));
+    };
+    const newest = await t.ctx.db
+      .selectFrom("posts")
+      .select(["id", "like_count"])
+      .where("account_id", "=", user.accountId)
+      .where("media_product_type", "<>", "STORY")
+      .orderBy("posted_at", "desc")
+      .executeTakeFirstOrThrow();
+    // Our copy of the newest post's like count falls behind Instagram's.
+    await t.ctx.db
+      .updateTable("posts")
+      .set({ like_count: (newest.like_count ?? 0) + 1000 })
+      .where("id", "=", newest.id)
+      .execute();
+    const before = await rows();
+    await h.syncAndDrain(user.user.id, user.accountId);
+    const after = await rows();
+    const rewritten = [...after.values()].filter((r) => r.v !== before.get(r.id)?.v);
+    expect(rewritten.map((r) => r.id)).toEqual([newest.id]);
+    expect(after.get(newest.id)?.like_count).toBe(newest.like_count);
+
+    // An hour on, the posts the sync reads get their fresh CDN URLs.
+    t.clock.advance(3600_000);
+    await h.syncAndDrain(user.user.id, user.accountId);
+    const later = await rows();
+    const refreshed = [...later.values()].filter((r) => r.v !== after.get(r.id)?.v);
+    expect(refreshed.length).toBeGreaterThan(1);
+    for (const r of refreshed)
+      expect(r.updated_at.getTime()).toBeGreaterThan(after.get(r.id)!.updated_at.getTime());
   });
 
   it("picks up new posts and stories", async () => {

@@ -86,7 +86,8 @@ describe("post and backup counters", () => {
     // Twelve overlapping sync batches at once: 100 posts each, every other one re-typed.
     await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        posts.upsertPosts(
+        posts.savePosts(
+          accountId,
           Array.from({ length: 100 }, (_, k) => post(accountId, i * 50 + k, i % 2)),
           now,
         ),
@@ -138,7 +139,8 @@ describe("post and backup counters", () => {
 
   it("leave nothing behind when an account goes", async () => {
     const accountId = await newAccount("17841400000077002");
-    await t.ctx.syncRepos.posts.upsertPosts(
+    await t.ctx.syncRepos.posts.savePosts(
+      accountId,
       Array.from({ length: 30 }, (_, k) => post(accountId, k, 0)),
       new Date(),
     );

@@ -21,49 +21,105 @@ export type PostUpsert = Pick<
   | "children"
 >;
 
+/** How old a post's stored CDN URLs may grow before a sync that saw the post rewrites them. */
+export const MEDIA_URLS_REFRESH_MS = 3600_000;
+
+/** The columns that say what a post is, compared with what a sync read. */
+const COMPARED = [
+  "instagram_id",
+  "media_type",
+  "media_product_type",
+  "caption",
+  "posted_at",
+  "like_count",
+  "comments_count",
+  "permalink",
+  "shortcode",
+] as const;
+
+type StoredPost = Pick<
+  PostRow,
+  (typeof COMPARED)[number] | "media_url" | "thumbnail_url" | "children"
+>;
+
+/** Whether Instagram's copy differs from ours in anything but the URLs' signatures. */
+function changed(s: StoredPost, p: PostUpsert): boolean {
+  const same =
+    s.media_type === p.media_type &&
+    s.media_product_type === p.media_product_type &&
+    s.caption === p.caption &&
+    new Date(s.posted_at).getTime() === new Date(p.posted_at).getTime() &&
+    s.like_count === p.like_count &&
+    s.comments_count === p.comments_count &&
+    s.permalink === p.permalink &&
+    s.shortcode === p.shortcode &&
+    (s.media_url === null) === (p.media_url === null) &&
+    (s.thumbnail_url === null) === (p.thumbnail_url === null) &&
+    s.children.map((c) => c.id).join() === p.children.map((c) => c.id).join();
+  return !same;
+}
+
 /** The posts table: what a sync found, the plan's post limit, the posts a backup reads. */
 export function createPostsRepository(db: Kysely<Database>) {
-  return {
-    async knownInstagramIds(accountId: string, ids: string[]): Promise<Set<string>> {
-      if (ids.length === 0) return new Set();
-      const rows = await db
-        .selectFrom("posts")
-        .select("instagram_id")
-        .where("account_id", "=", accountId)
-        .where("instagram_id", "in", ids)
-        .execute();
-      return new Set(rows.map((r) => r.instagram_id));
-    },
+  async function upsert(posts: PostUpsert[], now: Date): Promise<void> {
+    await db
+      .insertInto("posts")
+      .values(
+        posts.map((p) => ({
+          ...p,
+          children: JSON.stringify(p.children),
+          first_seen_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(["account_id", "instagram_id"]).doUpdateSet((eb) => ({
+          media_type: eb.ref("excluded.media_type"),
+          media_product_type: eb.ref("excluded.media_product_type"),
+          caption: eb.ref("excluded.caption"),
+          posted_at: eb.ref("excluded.posted_at"),
+          like_count: eb.ref("excluded.like_count"),
+          comments_count: eb.ref("excluded.comments_count"),
+          permalink: eb.ref("excluded.permalink"),
+          shortcode: eb.ref("excluded.shortcode"),
+          media_url: eb.ref("excluded.media_url"),
+          thumbnail_url: eb.ref("excluded.thumbnail_url"),
+          children: eb.ref("excluded.children"),
+          updated_at: eb.ref("excluded.updated_at"),
+        })),
+      )
+      .execute();
+  }
 
-    async upsertPosts(posts: PostUpsert[], now: Date): Promise<void> {
-      if (posts.length === 0) return;
-      await db
-        .insertInto("posts")
-        .values(
-          posts.map((p) => ({
-            ...p,
-            children: JSON.stringify(p.children),
-            first_seen_at: now,
-            updated_at: now,
-          })),
-        )
-        .onConflict((oc) =>
-          oc.columns(["account_id", "instagram_id"]).doUpdateSet((eb) => ({
-            media_type: eb.ref("excluded.media_type"),
-            media_product_type: eb.ref("excluded.media_product_type"),
-            caption: eb.ref("excluded.caption"),
-            posted_at: eb.ref("excluded.posted_at"),
-            like_count: eb.ref("excluded.like_count"),
-            comments_count: eb.ref("excluded.comments_count"),
-            permalink: eb.ref("excluded.permalink"),
-            shortcode: eb.ref("excluded.shortcode"),
-            media_url: eb.ref("excluded.media_url"),
-            thumbnail_url: eb.ref("excluded.thumbnail_url"),
-            children: eb.ref("excluded.children"),
-            updated_at: eb.ref("excluded.updated_at"),
-          })),
+  return {
+    /**
+     * Saves what a sync read of the account's posts and answers which of them were known
+     * before. Only new and changed posts are written, so a sync of an unchanged account writes
+     * no row (issue 13); a post's signed CDN URLs change on every read, so they alone make a
+     * post worth writing only once the stored ones are MEDIA_URLS_REFRESH_MS old (they last
+     * days).
+     */
+    async savePosts(accountId: string, posts: PostUpsert[], now: Date): Promise<Set<string>> {
+      if (posts.length === 0) return new Set();
+      const stored = await db
+        .selectFrom("posts")
+        .select([...COMPARED, "media_url", "thumbnail_url", "children", "updated_at"])
+        .where("account_id", "=", accountId)
+        .where(
+          "instagram_id",
+          "in",
+          posts.map((p) => p.instagram_id),
         )
         .execute();
+      const byId = new Map(stored.map((r) => [r.instagram_id, r]));
+      const toWrite = posts.filter((p) => {
+        const s = byId.get(p.instagram_id);
+        return (
+          !s || changed(s, p) || now.getTime() - s.updated_at.getTime() >= MEDIA_URLS_REFRESH_MS
+        );
+      });
+      if (toWrite.length > 0) await upsert(toWrite, now);
+      return new Set(byId.keys());
     },
 
     updatePostMedia(

@@ -148,11 +148,8 @@ export function createSyncEngine(deps: SyncEngineDeps) {
             next,
           }),
         );
-        const known = await repos.posts.knownInstagramIds(
+        const known = await repos.posts.savePosts(
           account.id,
-          page.media.map((p) => p.id),
-        );
-        await repos.posts.upsertPosts(
           page.media.map((g) => toUpsert(account.user_id, account.id, g)),
           clock.now(),
         );
@@ -169,7 +166,8 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       }
 
       const stories = await storiesCall;
-      await repos.posts.upsertPosts(
+      await repos.posts.savePosts(
+        account.id,
         stories.map((g) => toUpsert(account.user_id, account.id, { ...g, productType: "STORY" })),
         clock.now(),
       );
