@@ -21,6 +21,7 @@ import { searchCountLimit } from "../src/sync/dashboard.service.ts";
 import type { ListingRepository, PostFilter } from "../src/sync/listing.repository.ts";
 import { explainRepository } from "../test/support/explain.ts";
 import { seedPosts } from "./api-seed.ts";
+import { cpuLine, cpuSnapshot } from "./cpu.ts";
 import { percentile, runLoad } from "./load.ts";
 import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
 
@@ -194,7 +195,10 @@ async function main() {
       log(`${q.name}: warm-up, then ${RATE} req/s for ${SECONDS} s`);
       const load = { url: base + q.path, headers, maxInFlight: MAX_IN_FLIGHT, timeoutMs: 10_000 };
       await runLoad({ ...load, rate: Math.min(RATE, 50), seconds: 1 });
-      results.push({ q, r: await runLoad({ ...load, rate: RATE, seconds: SECONDS }) });
+      const pids = [api.pid as number];
+      const before = cpuSnapshot(pids);
+      const r = await runLoad({ ...load, rate: RATE, seconds: SECONDS });
+      results.push({ q, r, cpu: cpuLine(before, cpuSnapshot(pids), "API", "load generator") });
     }
     const rssKb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${api.pid}/status`, "utf8"))?.[1];
 
@@ -210,6 +214,8 @@ async function main() {
         `${q.name.padEnd(28)} ${pad(r.sent, 6)} ${pad(r.ok, 6)} ${pad(r.errors, 6)} ${pad(ms(percentile(r.latencies, 50)), 8)} ${pad(ms(percentile(r.latencies, 99)), 8)} ${pad(ms(r.latencies.at(-1) ?? null), 8)}${r.errors ? `  ${JSON.stringify(r.errorKinds)}` : ""}`,
       );
     }
+    lines.push("", "CPU during each query's load (cores; 1.00 = one core fully busy):");
+    for (const { q, cpu } of results) lines.push(`  ${q.name.padEnd(28)} ${cpu}`);
     lines.push("", "Query plans (EXPLAIN ANALYZE of the SQL behind each request):");
     for (const q of QUERIES) {
       const plans = await explainRepository(pool, (repo) => q.sql(repo, user.id), {

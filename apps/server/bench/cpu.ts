@@ -14,7 +14,7 @@ export interface CpuSnapshot {
   machine: { busy: number; total: number };
   self: number;
   children: number[];
-  postgres: number;
+  postgres: Map<string, number>;
 }
 
 /** utime + stime of one process, ticks (0 when it is gone). */
@@ -29,17 +29,25 @@ function processTicks(pid: number | string): number {
   }
 }
 
-function postgresTicks(): number {
-  let ticks = 0;
+/** Ticks of each PostgreSQL server process, by pid. */
+function postgresTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres")
-        ticks += processTicks(pid);
+        ticks.set(pid, processTicks(pid));
     } catch {
       // Gone while we looked.
     }
   }
+  return ticks;
+}
+
+/** What PostgreSQL's processes used between two snapshots (a backend new since counts whole). */
+function postgresDelta(a: Map<string, number>, b: Map<string, number>): number {
+  let ticks = 0;
+  for (const [pid, t] of b) ticks += Math.max(0, t - (a.get(pid) ?? 0));
   return ticks;
 }
 
@@ -62,7 +70,12 @@ export function cpuSnapshot(children: number[]): CpuSnapshot {
  * One line: how busy the machine's cores were between two snapshots, and each part's share in
  * cores (1.00 = one core fully busy). PostgreSQL's backends that exited in between are missed.
  */
-export function cpuLine(a: CpuSnapshot, b: CpuSnapshot, childName: string): string {
+export function cpuLine(
+  a: CpuSnapshot,
+  b: CpuSnapshot,
+  childName: string,
+  selfName = "this process (sandbox, bench)",
+): string {
   const seconds = (b.at - a.at) / 1000;
   const cores = (ticks: number) => (ticks / TICKS_PER_SECOND / seconds).toFixed(2);
   const machine = (b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total);
@@ -70,7 +83,7 @@ export function cpuLine(a: CpuSnapshot, b: CpuSnapshot, childName: string): stri
   return [
     `machine ${(machine * 100).toFixed(0)} % busy of ${availableParallelism()} cores;`,
     `${childName} ${parts.join(" + ")},`,
-    `this process (sandbox, bench) ${cores(b.self - a.self)},`,
-    `PostgreSQL server ${cores(b.postgres - a.postgres)} cores`,
+    `${selfName} ${cores(b.self - a.self)},`,
+    `PostgreSQL server ${cores(postgresDelta(a.postgres, b.postgres))} cores`,
   ].join(" ");
 }
