@@ -80,13 +80,11 @@ async function measure(run: Run) {
       child.once("exit", (code) => reject(new Error(`${run.name} exited (${code}): ${out}`)));
     });
     const ready = (performance.now() - t0) / 1000;
-    // RSS each second while idle: V8 gives the heap it grew while starting back once it sees
-    // the process idle (its memory reducer), some seconds after start.
-    let early = 0;
-    for (let second = 1; second <= IDLE_SECONDS; second++) {
-      await sleep(1000);
-      if (second === EARLY_SECONDS) early = memory(child.pid as number).rss;
-    }
+    // V8 gives back the heap it grew while starting once it sees the process idle (its memory
+    // reducer), some seconds after start: the RSS early, and once idle.
+    await sleep(EARLY_SECONDS * 1000);
+    const early = memory(child.pid as number).rss;
+    await sleep((IDLE_SECONDS - EARLY_SECONDS) * 1000);
     const idle = memory(child.pid as number);
     if (run.serves && url) {
       const email = `rss.${Date.now()}@example.com`;
