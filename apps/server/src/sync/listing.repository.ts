@@ -120,12 +120,17 @@ export function listingQueries(db: Kysely<Database>) {
   }
 
   /**
-   * A caption search reads its matches once: the newest `countAtMost` (kept by the statement)
-   * are both the total and the rows the page is cut from.
+   * One page cut from `matches` (newest first, `offset` into them), read in full and joined to
+   * its backups, each row carrying the total: `total`, or else how many `matches` there are.
    */
-  async function searchPage(f: PostFilter, limit: number, offset: number, countAtMost: number) {
-    const rows = await db
-      .with("m", () => newestMatches(f, countAtMost))
+  function pageOfPosts(
+    matches: ReturnType<typeof newestMatches>,
+    offset: number,
+    limit: number,
+    total: ReturnType<typeof totalOf> | null,
+  ) {
+    return db
+      .with("m", () => matches)
       .selectFrom((qb) =>
         qb
           .selectFrom("m")
@@ -139,13 +144,12 @@ export function listingQueries(db: Kysely<Database>) {
       .innerJoin("posts as p", "p.id", "page.id")
       .leftJoin("backups as b", "b.post_id", "p.id")
       .select([...POST_COLUMNS, "b.status as backup_status", "b.error_message as backup_error"])
-      .select((eb) => eb.selectFrom("m").select(eb.fn.countAll<number>().as("n")).as("total"))
+      .select((eb) =>
+        (total ?? eb.selectFrom("m").select(eb.fn.countAll<number>().as("n"))).as("total"),
+      )
       .orderBy("p.posted_at", "desc")
       .orderBy("p.id")
       .execute();
-    // A page past the end has no row to carry the total.
-    const total = rows[0] ? Number(rows[0].total) : await countPosts(f, countAtMost);
-    return { rows: rows.map(({ total: _, ...r }) => r) as PostWithBackup[], total };
   }
 
   return {
@@ -161,24 +165,18 @@ export function listingQueries(db: Kysely<Database>) {
       offset: number,
       countAtMost: number,
     ): Promise<{ rows: PostWithBackup[]; total: number }> {
-      if (f.search) return searchPage(f, limit, offset, countAtMost);
-      // The page's ids first, from the index of the filter (an index-only scan even at a deep
-      // offset); only those rows are then read and joined to their backups.
-      const page = matchingPosts(f)
-        .select("id")
-        .orderBy("posted_at", "desc")
-        .orderBy("id")
-        .limit(limit)
-        .offset(offset);
-      const rows = await db
-        .selectFrom(page.as("page"))
-        .innerJoin("posts as p", "p.id", "page.id")
-        .leftJoin("backups as b", "b.post_id", "p.id")
-        .select([...POST_COLUMNS, "b.status as backup_status", "b.error_message as backup_error"])
-        .select(totalOf(f, countAtMost).as("total"))
-        .orderBy("p.posted_at", "desc")
-        .orderBy("p.id")
-        .execute();
+      const rows = f.search
+        ? // A search reads its matches once: the newest `countAtMost` are both the total and
+          // the rows the page is cut from.
+          await pageOfPosts(newestMatches(f, countAtMost), offset, limit, null)
+        : // The page's ids from the filter's index (an index-only scan even at a deep offset),
+          // the total from the counters.
+          await pageOfPosts(
+            newestMatches(f, offset + limit),
+            offset,
+            limit,
+            totalOf(f, countAtMost),
+          );
       // A page past the end has no row to carry the total.
       const total = rows[0] ? Number(rows[0].total) : await countPosts(f, countAtMost);
       return { rows: rows.map(({ total: _, ...r }) => r) as PostWithBackup[], total };
