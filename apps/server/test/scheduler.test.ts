@@ -1,3 +1,4 @@
+import { syncMessages } from "@keepsake/contracts";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
@@ -143,5 +144,57 @@ describe("the sync scheduler", () => {
     expect(runs(SPREAD_FROM_PERCENT)).toBe(6);
     expect(runs(SKIP_FROM_PERCENT - 1)).toBe(6);
     expect(runs(SKIP_FROM_PERCENT)).toBe(0);
+  });
+});
+
+describe("a scheduled sync and the account's other runs", () => {
+  it("runs once per queue job, waits while another run is alive, and fails a run whose worker died", async () => {
+    await t.ctx.db.deleteFrom("instagram_accounts").execute();
+    const u = await h.connectedUser({ tier: "pro" });
+    const runs = t.ctx.syncRepos.runs;
+    const scheduled = (syncJobId: string) =>
+      t.ctx.syncEngine.run(
+        { accountId: u.accountId, syncJobId, kind: "scheduled", mode: "refresh" },
+        { retryCount: 0, retryLimit: 3 },
+      );
+    const rows = () =>
+      t.ctx.db
+        .selectFrom("sync_jobs")
+        .select(["id", "status", "error_message"])
+        .where("account_id", "=", u.accountId)
+        .orderBy("seq")
+        .execute();
+
+    // The queue job's id is the run's id: a second delivery of the same job adds no run.
+    const first = crypto.randomUUID();
+    expect((await scheduled(first)).outcome).toBe("done");
+    expect((await scheduled(first)).outcome).toBe("skipped");
+    expect(await rows()).toEqual([{ id: first, status: "completed", error_message: null }]);
+
+    // A run that is alive (a fresh heartbeat) keeps the account: the scheduled one steps aside.
+    const live = await runs.insertSyncJob({
+      user_id: u.user.id,
+      account_id: u.accountId,
+      job_type: "manual",
+      mode: "refresh",
+      now: t.clock.now(),
+    });
+    const second = crypto.randomUUID();
+    expect((await scheduled(second)).outcome).toBe("skipped");
+    expect((await rows()).map((r) => [r.id, r.status])).toEqual([
+      [first, "completed"],
+      [live?.id, "running"],
+    ]);
+
+    // Its worker died: once its heartbeat is older than staleSyncMs, the next scheduled sync
+    // marks it failed and runs.
+    t.clock.advance(t.ctx.engine.staleSyncMs + 60_000);
+    const third = crypto.randomUUID();
+    expect((await scheduled(third)).outcome).toBe("done");
+    expect(await rows()).toEqual([
+      { id: first, status: "completed", error_message: null },
+      { id: live?.id, status: "failed", error_message: syncMessages.syncFailed },
+      { id: third, status: "completed", error_message: null },
+    ]);
   });
 });

@@ -53,7 +53,10 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
       return db.selectFrom("sync_jobs").selectAll().where("id", "=", id).executeTakeFirst();
     },
 
-    /** A new running job; undefined when the account already has one running. */
+    /**
+     * A new running job; undefined when the account already has one running, or when a job
+     * with this id exists (a retry of a scheduled run: `findSyncJob` reads it).
+     */
     async insertSyncJob(j: {
       id?: string;
       user_id: string;
@@ -74,7 +77,7 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
           started_at: j.now,
           heartbeat_at: j.now,
         })
-        .onConflict((oc) => oc.column("account_id").where("status", "=", "running").doNothing())
+        .onConflict((oc) => oc.doNothing())
         .returningAll()
         .executeTakeFirst();
     },
@@ -135,14 +138,19 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
       }
     },
 
-    /** Running jobs untouched since `before` (their worker died): marked failed. */
-    async failStaleSyncJobs(before: Date, now: Date, message: string) {
-      await db
+    /**
+     * Running jobs untouched since `before` (their worker died), of every account or of one:
+     * marked failed. Returns how many.
+     */
+    async failStaleSyncJobs(before: Date, now: Date, message: string, accountId?: string) {
+      const r = await db
         .updateTable("sync_jobs")
         .set({ status: "failed", completed_at: now, error_message: message })
         .where("status", "=", "running")
         .where("heartbeat_at", "<", before)
-        .execute();
+        .$if(accountId !== undefined, (q) => q.where("account_id", "=", accountId as string))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
     },
 
     listSyncJobs(userId: string, limit: number) {

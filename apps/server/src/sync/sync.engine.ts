@@ -72,10 +72,41 @@ function toUpsert(userId: string, accountId: string, g: GraphMedia): PostUpsert 
 export function createSyncEngine(deps: SyncEngineDeps) {
   const { repos, directory, connections, media, pacer, clock, settings: s } = deps;
 
+  /**
+   * The sync_jobs row of a scheduled run: the queue job's id is the run's id, so a retry
+   * continues the same row. A first attempt costs one insert. Only when it is refused does the
+   * run look further: its own row (a retry), else the account's running run, which is failed
+   * when its worker died (no heartbeat for staleSyncMs) so this run can start.
+   */
+  async function startScheduledRun(
+    req: SyncRequest,
+    account: { id: string; user_id: string },
+  ): Promise<SyncJobRow | undefined> {
+    const insert = () =>
+      repos.runs.insertSyncJob({
+        id: req.syncJobId,
+        user_id: account.user_id,
+        account_id: account.id,
+        job_type: "scheduled_sync",
+        mode: req.mode,
+        now: clock.now(),
+      });
+    const started = (await insert()) ?? (await repos.runs.findSyncJob(req.syncJobId));
+    if (started) return started;
+    const staleBefore = new Date(clock.now().getTime() - s.staleSyncMs);
+    const failed = await repos.runs.failStaleSyncJobs(
+      staleBefore,
+      clock.now(),
+      m.syncFailed,
+      account.id,
+    );
+    return failed > 0 ? insert() : undefined;
+  }
+
   async function run(req: SyncRequest, attempt: AttemptInfo) {
     const account = await directory.accountWithOwner(req.accountId);
-    let job = await repos.runs.findSyncJob(req.syncJobId);
     if (!account) {
+      const job = await repos.runs.findSyncJob(req.syncJobId);
       if (job)
         await repos.runs.finishSyncJob(
           job.id,
@@ -85,24 +116,11 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         );
       return { outcome: "skipped" } satisfies SyncOutcome;
     }
-    if (!job) {
-      if (req.kind === "manual") return { outcome: "skipped" } satisfies SyncOutcome;
-      // Scheduled: the queue job's id is the run's id, so a retry continues the same row.
-      await repos.runs.failStaleSyncJobs(
-        new Date(clock.now().getTime() - s.staleSyncMs),
-        clock.now(),
-        m.syncFailed,
-      );
-      job = await repos.runs.insertSyncJob({
-        id: req.syncJobId,
-        user_id: account.user_id,
-        account_id: account.id,
-        job_type: "scheduled_sync",
-        mode: req.mode,
-        now: clock.now(),
-      });
-      if (!job) return { outcome: "skipped" } satisfies SyncOutcome;
-    }
+    const job =
+      req.kind === "manual"
+        ? await repos.runs.findSyncJob(req.syncJobId)
+        : await startScheduledRun(req, account);
+    if (!job) return { outcome: "skipped" } satisfies SyncOutcome;
     if (job.status !== "running") return { outcome: "skipped" } satisfies SyncOutcome;
     const jobId = job.id;
     if (account.paused_by_plan) {
