@@ -163,3 +163,80 @@ describe("post and backup counters", () => {
     expect(await drift()).toEqual({ posts: [], backups: [] });
   });
 });
+
+describe("a sync's claim of backups", () => {
+  it("creates the missing rows and takes over pending, retryable and abandoned ones, newest first", async () => {
+    const { posts, backups, runs } = t.ctx.syncRepos;
+    const accountId = await newAccount("17841400000077003");
+    const now = new Date();
+    await posts.savePosts(
+      accountId,
+      Array.from({ length: 8 }, (_, n) => post(accountId, n, 0)),
+      now,
+    );
+    const ids = new Map(
+      (
+        await t.ctx.pool.query<{ id: string; instagram_id: string }>(
+          "SELECT id, instagram_id FROM posts WHERE account_id = $1",
+          [accountId],
+        )
+      ).rows.map((r) => [r.instagram_id, r.id]),
+    );
+    const id = (n: number) => ids.get(`ig_${n}`) as string;
+    // ig_0 has no backup row yet; ig_7 is over the plan's limit.
+    const earlier = new Date(now.getTime() - 60_000);
+    const later = new Date(now.getTime() + 60_000);
+    const rows: [number, string, boolean, Date | null][] = [
+      [1, "pending", false, null],
+      [2, "failed", true, null],
+      [3, "failed", false, null],
+      [4, "processing", false, earlier],
+      [5, "processing", false, later],
+      [6, "completed", false, null],
+    ];
+    for (const [n, status, retry, lease] of rows) {
+      await t.ctx.pool.query(
+        `INSERT INTO backups (post_id, user_id, account_id, status, retry_on_sync, lease_expires_at,
+                              error_message)
+         VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $4 = 'failed' THEN 'It failed.' END)`,
+        [id(n), userId, accountId, status, retry, lease],
+      );
+    }
+    await t.ctx.pool.query(
+      "UPDATE posts SET not_backed_up_reason = 'Over the limit.' WHERE id = $1",
+      [id(7)],
+    );
+    const job = await runs.insertSyncJob({
+      user_id: userId,
+      account_id: accountId,
+      job_type: "manual",
+      mode: "backup",
+      now,
+    });
+    const claimed = await backups.claimBackupsForSync(accountId, userId, job?.id as string, now);
+    expect(claimed.map((c) => c.post_id)).toEqual([id(4), id(2), id(1), id(0)]);
+
+    const after = await t.ctx.pool.query<{
+      instagram_id: string;
+      status: string | null;
+      error_message: string | null;
+      mine: boolean;
+    }>(
+      `SELECT p.instagram_id, b.status, b.error_message, b.sync_job_id IS NOT DISTINCT FROM $2 AS mine
+       FROM posts p LEFT JOIN backups b ON b.post_id = p.id
+       WHERE p.account_id = $1 ORDER BY p.instagram_id`,
+      [accountId, job?.id],
+    );
+    expect(after.rows.map((r) => [r.instagram_id, r.status, r.error_message, r.mine])).toEqual([
+      ["ig_0", "pending", null, true],
+      ["ig_1", "pending", null, true],
+      ["ig_2", "pending", null, true],
+      ["ig_3", "failed", "It failed.", false],
+      ["ig_4", "processing", null, true],
+      ["ig_5", "processing", null, false],
+      ["ig_6", "completed", null, false],
+      ["ig_7", null, null, false],
+    ]);
+    expect(await drift()).toEqual({ posts: [], backups: [] });
+  });
+});
