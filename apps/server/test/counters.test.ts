@@ -57,6 +57,24 @@ function post(accountId: string, n: number, variant: number): PostUpsert {
   };
 }
 
+/** A backup run of the account, and the backups it claims (what a sync does after listing). */
+async function startSync(accountId: string, now: Date) {
+  const job = await t.ctx.syncRepos.runs.insertSyncJob({
+    user_id: userId,
+    account_id: accountId,
+    job_type: "manual",
+    mode: "backup",
+    now,
+  });
+  const claimed = await t.ctx.syncRepos.backups.claimBackupsForSync(
+    accountId,
+    userId,
+    job?.id as string,
+    now,
+  );
+  return { job, claimed };
+}
+
 /** Counter rows that disagree with counting the rows themselves (empty when exact). */
 async function drift() {
   const posts = await t.ctx.pool.query(
@@ -80,7 +98,7 @@ async function drift() {
 
 describe("post and backup counters", () => {
   it("stay exact under concurrent syncs, backups and deletions", async () => {
-    const { posts, backups, runs } = t.ctx.syncRepos;
+    const { posts, backups } = t.ctx.syncRepos;
     const accountId = await newAccount("17841400000077001");
     const now = new Date();
     // Twelve overlapping sync batches at once: 100 posts each, every other one re-typed.
@@ -94,14 +112,7 @@ describe("post and backup counters", () => {
       ),
     );
     expect(await drift()).toEqual({ posts: [], backups: [] });
-    const job = await runs.insertSyncJob({
-      user_id: userId,
-      account_id: accountId,
-      job_type: "manual",
-      mode: "backup",
-      now,
-    });
-    const claimed = await backups.claimBackupsForSync(accountId, userId, job?.id as string, now);
+    const { job, claimed } = await startSync(accountId, now);
     expect(claimed.length).toBe(650);
 
     // Workers back posts up (completed with a size, or failed) while posts are deleted and a
@@ -166,7 +177,7 @@ describe("post and backup counters", () => {
 
 describe("a sync's claim of backups", () => {
   it("creates the missing rows and takes over pending, retryable and abandoned ones, newest first", async () => {
-    const { posts, backups, runs } = t.ctx.syncRepos;
+    const { posts } = t.ctx.syncRepos;
     const accountId = await newAccount("17841400000077003");
     const now = new Date();
     await posts.savePosts(
@@ -206,14 +217,7 @@ describe("a sync's claim of backups", () => {
       "UPDATE posts SET not_backed_up_reason = 'Over the limit.' WHERE id = $1",
       [id(7)],
     );
-    const job = await runs.insertSyncJob({
-      user_id: userId,
-      account_id: accountId,
-      job_type: "manual",
-      mode: "backup",
-      now,
-    });
-    const claimed = await backups.claimBackupsForSync(accountId, userId, job?.id as string, now);
+    const { job, claimed } = await startSync(accountId, now);
     expect(claimed.map((c) => c.post_id)).toEqual([id(4), id(2), id(1), id(0)]);
 
     const after = await t.ctx.pool.query<{
