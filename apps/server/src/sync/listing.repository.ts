@@ -165,18 +165,12 @@ export function listingQueries(db: Kysely<Database>) {
       offset: number,
       countAtMost: number,
     ): Promise<{ rows: PostWithBackup[]; total: number }> {
-      const rows = f.search
-        ? // A search reads its matches once: the newest `countAtMost` are both the total and
-          // the rows the page is cut from.
-          await pageOfPosts(newestMatches(f, countAtMost), offset, limit, null)
-        : // The page's ids from the filter's index (an index-only scan even at a deep offset),
-          // the total from the counters.
-          await pageOfPosts(
-            newestMatches(f, offset + limit),
-            offset,
-            limit,
-            totalOf(f, countAtMost),
-          );
+      // A search reads its matches once: the newest `countAtMost` are both the total and the
+      // rows the page is cut from. Otherwise the page's ids come from the filter's index (an
+      // index-only scan even at a deep offset) and the total from the counters.
+      const rows = await (f.search
+        ? pageOfPosts(newestMatches(f, countAtMost), offset, limit, null)
+        : pageOfPosts(newestMatches(f, offset + limit), offset, limit, totalOf(f, countAtMost)));
       // A page past the end has no row to carry the total.
       const total = rows[0] ? Number(rows[0].total) : await countPosts(f, countAtMost);
       return { rows: rows.map(({ total: _, ...r }) => r) as PostWithBackup[], total };

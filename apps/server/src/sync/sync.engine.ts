@@ -120,8 +120,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       req.kind === "manual"
         ? await repos.runs.findSyncJob(req.syncJobId)
         : await startScheduledRun(req, account);
-    if (!job) return { outcome: "skipped" } satisfies SyncOutcome;
-    if (job.status !== "running") return { outcome: "skipped" } satisfies SyncOutcome;
+    if (job?.status !== "running") return { outcome: "skipped" } satisfies SyncOutcome;
     const jobId = job.id;
     if (account.paused_by_plan) {
       const done = await repos.runs.finishSyncJob(
