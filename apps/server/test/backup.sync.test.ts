@@ -124,12 +124,16 @@ describe("the first sync of the 150-post demo account", () => {
   it("a second sync uploads nothing", async () => {
     await h.control("/calls", { method: "DELETE" });
     const before = (await h.driveFiles()).length;
-    const { job } = await h.syncAndDrain(user.user.id, user.accountId);
+    const { job, statements } = await h.syncAndDrain(user.user.id, user.accountId);
     const calls = await h.calls();
     // An unchanged account costs two Graph calls (the first media page, the stories): it stops
     // after a short run of known posts instead of walking the whole history again, and it makes
     // no Drive call at all.
     expect(requests(calls, "ig.")).toEqual({ "ig.media.list": 1, "ig.stories": 1 });
+    // And eight SQL statements: the account, its run, its token, the stored copies of the page's
+    // posts and stories (none is written), the plan's limit, the account's sync state, the
+    // claim (nothing due), the run's end.
+    expect(statements).toBe(8);
     expect(requests(calls, "drive.")).toEqual({});
     expect((await h.driveFiles()).length).toBe(before);
     expect(job?.status).toBe("completed");

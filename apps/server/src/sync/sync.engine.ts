@@ -155,7 +155,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       let knownRun = 0;
       let seen = 0;
       let reachedEnd = false;
-      for (;;) {
+      for (let first = true; ; first = false) {
         const page = await graph(() =>
           media.mediaPage({
             host: ig.connectedVia,
@@ -165,15 +165,19 @@ export function createSyncEngine(deps: SyncEngineDeps) {
             next,
           }),
         );
+        // The stories are saved with the first page: one write for both.
+        const stories = first
+          ? (await storiesCall).map((g) => ({ ...g, productType: "STORY" as const }))
+          : [];
         const known = await repos.posts.savePosts(
           account.id,
-          page.media.map((g) => toUpsert(account.user_id, account.id, g)),
+          [...page.media, ...stories].map((g) => toUpsert(account.user_id, account.id, g)),
           clock.now(),
         );
         for (const p of page.media) knownRun = known.has(p.id) ? knownRun + 1 : 0;
         // A long first sync shows it is alive (the first page follows the start closely).
-        if (seen > 0) await repos.runs.updateSyncJob(jobId, { heartbeat_at: clock.now() });
-        seen += page.media.length;
+        if (!first) await repos.runs.updateSyncJob(jobId, { heartbeat_at: clock.now() });
+        seen += page.media.length + stories.length;
         if (!page.next) {
           reachedEnd = true;
           break;
@@ -181,14 +185,6 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         if (historyComplete && knownRun >= s.knownRunToStop) break;
         next = page.next;
       }
-
-      const stories = await storiesCall;
-      await repos.posts.savePosts(
-        account.id,
-        stories.map((g) => toUpsert(account.user_id, account.id, { ...g, productType: "STORY" })),
-        clock.now(),
-      );
-      seen += stories.length;
 
       const tier = account.subscription_tier;
       const limit = postLimit(tier);

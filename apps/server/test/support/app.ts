@@ -19,7 +19,8 @@ export interface TestApp {
   /** Where the test's database is, for other processes (a schema on a real server). */
   database: { url: string; schema?: string };
   close(): Promise<void>;
-  /** Registers (and logs in) a user; returns its bearer token and profile. */
+  /** How many SQL statements the app has run through `ctx.db` so far (the queue's not included). */
+  statements(): number;
   /** Puts a user on a plan directly (as a Stripe webhook would). */
   setTier(userId: string, tier: Tier): Promise<void>;
   /** Registers and signs in a new user; `tier` puts them on a plan directly. */
@@ -69,10 +70,18 @@ export async function createTestApp(
     ...(database.schema ? { schema: database.schema } : {}),
   });
   await migrate(handle.pool);
+  let statements = 0;
+  const db = handle.db.withPlugin({
+    transformQuery: ({ node }) => node,
+    async transformResult({ result }) {
+      statements++;
+      return result;
+    },
+  });
   const clock = new TestClock();
   const ctx = createContext({
     config,
-    db: handle.db,
+    db,
     pool: handle.pool,
     clock,
     secrets: loadSecrets(config),
@@ -120,6 +129,7 @@ export async function createTestApp(
     call,
     database: { url: database.url, ...(database.schema ? { schema: database.schema } : {}) },
     setTier,
+    statements: () => statements,
     async signUp({ tier, ...overrides } = {}) {
       counter += 1;
       const input = {

@@ -91,12 +91,15 @@ export function backupHelpers(t: SandboxedApp) {
     async syncAndDrain(userId: string, accountId: string, mode: "backup" | "refresh" = "backup") {
       const started = await t.ctx.sync.runs.start(userId, accountId);
       const syncJobId = started.sync_job.id;
+      const before = t.statements();
       const r = await t.ctx.syncEngine.run(
         { accountId, syncJobId, kind: "manual", mode },
         { retryCount: 0, retryLimit: 3 },
       );
+      /** SQL statements the sync itself ran (not the start, not the backups). */
+      const statements = t.statements() - before;
       await this.drain(userId);
-      return { result: r, job: await t.ctx.syncRepos.runs.findSyncJob(syncJobId) };
+      return { result: r, job: await t.ctx.syncRepos.runs.findSyncJob(syncJobId), statements };
     },
 
     /** Runs pending backups of the user (three at a time) until none is left. */
