@@ -24,6 +24,7 @@ import { seedPosts } from "./api-seed.ts";
 import { cpuLine, cpuSnapshot } from "./cpu.ts";
 import { percentile, runLoad } from "./load.ts";
 import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
+import { createServerDatabase } from "./server-database.ts";
 
 const env = process.env;
 const POSTS = Number(env.BENCH_POSTS ?? 1_000_000);
@@ -91,23 +92,14 @@ async function benchDatabase(databaseUrl: string | undefined): Promise<BenchData
       drop: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
   }
-  const name = `keepsake_bench_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(databaseUrl);
-  url.pathname = `/${name}`;
+  const server = await createServerDatabase(databaseUrl);
   const dataDir = mkdtempSync(join(tmpdir(), "keepsake-bench-api-"));
   return {
-    label: `PostgreSQL (${url.host}, database ${name})`,
-    childEnv: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
-    url: () => url.toString(),
+    label: `PostgreSQL (${new URL(server.url).host}, database ${server.name})`,
+    childEnv: { DATABASE_URL: server.url, DATA_DIR: dataDir },
+    url: () => server.url,
     drop: async () => {
-      const c = new pg.Client({ connectionString: databaseUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await server.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

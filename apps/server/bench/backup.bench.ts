@@ -4,23 +4,27 @@
  * process, then copies the same bytes with a plain streaming download-and-upload (no Keepsake
  * logic) and prints both.
  *
+ * The worker runs as production runs it (`npm run worker`: built JavaScript). DATABASE_URL: a
+ * new database on that PostgreSQL server (dropped afterwards), where the API process's NOTIFY
+ * wakes the worker process as in a deployment; unset: the embedded database, where a job sent by
+ * another process waits for the worker's next poll (up to 2 s).
+ *
  * BENCH_VIDEO_MB (default 300): size of the large video. BENCH_IMAGES (default all): how many
- * image posts to include. TEST_DATABASE_URL: use that PostgreSQL instead of the embedded one.
+ * image posts to include.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
 import { plainPipedCopy } from "./plain-copy.ts";
 import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
+import { createServerDatabase } from "./server-database.ts";
 
 const VIDEO_MB = Number(process.env.BENCH_VIDEO_MB ?? 300);
 const IMAGES = process.env.BENCH_IMAGES
   ? Number(process.env.BENCH_IMAGES)
   : Number.POSITIVE_INFINITY;
-const WORKER = fileURLToPath(new URL("../test/support/worker-process.ts", import.meta.url));
 const MB = 1024 * 1024;
 const secrets = {
   JWT_SECRET: randomBytes(32).toString("hex"),
@@ -41,8 +45,15 @@ function peakRss(pid: number): number | null {
 
 async function main() {
   log(`starting sandbox (large video ${VIDEO_MB} MB) and database`);
+  // The app in this process and the worker process share one database; never a test schema,
+  // which only the test worker could join.
+  const server = process.env.DATABASE_URL
+    ? await createServerDatabase(process.env.DATABASE_URL)
+    : null;
+  delete process.env.TEST_DATABASE_URL;
   const t = await createSandboxedApp(secrets, {
     sandbox: { largeVideoBytes: Math.round(VIDEO_MB * MB) },
+    ...(server ? { database: { url: server.url, close: server.drop } } : {}),
   });
   let worker: ChildProcess | null = null;
   try {
@@ -60,29 +71,17 @@ async function main() {
     const chosen = new Set([...images.map((m) => m.id), large.id]);
     await h.leaveOnlyToBackUp(user.user.id, chosen);
 
-    // The worker as production runs it (`npm run worker`: built JavaScript) on the
-    // embedded database; on TEST_DATABASE_URL the test app lives in a schema of its own, which
-    // only the test worker process can join.
-    const production = !t.database.schema;
-    log(`starting a worker process (${production ? "npm run worker" : "test worker, TypeScript"})`);
-    if (production) buildServerIfStale();
-    worker = spawn(process.execPath, production ? roleCommand("worker") : [WORKER], {
+    log("starting a worker process (npm run worker)");
+    buildServerIfStale();
+    worker = spawn(process.execPath, roleCommand("worker"), {
       cwd: ROOT,
       env: {
         ...process.env,
         ...secrets,
-        ...(production
-          ? {
-              NODE_ENV: "production",
-              LOG_LEVEL: "warn",
-              DATABASE_URL: t.database.url,
-              SANDBOX_PORT: new URL(t.sandbox.url).port,
-            }
-          : {
-              WORKER_ENGINE: "default",
-              WORKER_DATABASE_URL: t.database.url,
-              WORKER_SANDBOX_URL: t.sandbox.url,
-            }),
+        NODE_ENV: "production",
+        LOG_LEVEL: "warn",
+        DATABASE_URL: t.database.url,
+        SANDBOX_PORT: new URL(t.sandbox.url).port,
         DATA_DIR: `/tmp/keepsake-bench-${process.pid}`,
       },
       stdio: ["ignore", "pipe", "inherit"],
@@ -167,7 +166,7 @@ async function main() {
     const graph = requestsByEndpoint(calls, "ig.", "fb.");
     console.log(
       [
-        "Keepsake backup benchmark (sandbox over loopback, embedded database unless TEST_DATABASE_URL)",
+        `Keepsake backup benchmark (sandbox over loopback; ${server ? `PostgreSQL server, database ${server.name}` : "embedded database"}; worker: npm run worker)`,
         `  posts: ${postsN} (${images.length} image/carousel posts + 1 video of ${VIDEO_MB} MB), files: ${files.length}`,
         `  total bytes:        ${bytes.toLocaleString("en-US")} (${f2(bytes / MB)} MiB, sidecars ${f2(metaBytes / 1024)} KiB)`,
         `  seconds:            ${f2(seconds)}`,

@@ -15,9 +15,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { runLoad } from "./load.ts";
 import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
+import { createServerDatabase } from "./server-database.ts";
 
 const env = process.env;
 const IDLE_SECONDS = Number(env.BENCH_IDLE_SECONDS ?? 30);
@@ -120,13 +120,8 @@ async function measure(run: Run) {
 async function main() {
   const server = env.DATABASE_URL;
   if (!server) throw new Error("Set DATABASE_URL to a PostgreSQL server for the role runs.");
-  const name = `keepsake_rss_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const database = { DATABASE_URL: url.toString(), ...LIVE_CREDENTIALS };
+  const db = await createServerDatabase(server, "keepsake_rss");
+  const database = { DATABASE_URL: db.url, ...LIVE_CREDENTIALS };
   buildServerIfStale();
   const runs: Run[] = [
     // npm start on the embedded database: no DATABASE_URL.
@@ -154,8 +149,7 @@ async function main() {
       results.push(await measure(run));
     }
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await db.drop();
   }
   const lines = [
     `Keepsake process footprint (Node ${process.version}; RSS ${EARLY_SECONDS} s after ready, and idle = RSS ${IDLE_SECONDS} s after ready; peak = VmHWM after ${LOAD_SECONDS} s of 100 req/s to /api/sync/posts where the role serves the API)`,

@@ -10,7 +10,7 @@ import { migrate } from "../../src/db/migrate.ts";
 import { buildApp } from "../../src/http/app.ts";
 import { loadSecrets } from "../../src/lib/secrets.ts";
 import { TestClock } from "./clock.ts";
-import { createTestDatabase } from "./database.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export interface TestApp {
   app: FastifyInstance;
@@ -53,9 +53,11 @@ export async function createTestApp(
     engineSettings?: ContextDeps["engineSettings"];
     /** Receives what services and jobs log. */
     log?: ContextDeps["log"];
+    /** A database to use instead of a fresh one (closed with the app). */
+    database?: TestDatabase;
   } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), "keepsake-test-"));
   const loaded = loadConfig({
     NODE_ENV: "test",

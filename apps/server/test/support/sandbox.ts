@@ -7,6 +7,7 @@ import {
 import { sandboxProviders } from "../../src/config.ts";
 import type { ContextDeps } from "../../src/context.ts";
 import { createTestApp, type TestApp } from "./app.ts";
+import type { TestDatabase } from "./database.ts";
 
 export interface SandboxedApp extends TestApp {
   sandbox: Sandbox;
@@ -27,13 +28,14 @@ export async function createSandboxedApp(
     sandbox?: SandboxOptions;
     engineSettings?: ContextDeps["engineSettings"];
     log?: ContextDeps["log"];
+    database?: TestDatabase;
   } = {},
 ): Promise<SandboxedApp> {
-  const sandbox = await startSandbox({ port: 0, ...options.sandbox });
+  const { sandbox: sandboxOptions, ...appOptions } = options;
+  const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
   const t = await createTestApp(typeof env === "function" ? env(sandbox.url) : env, {
     providers: sandboxProviders(sandbox.url, SANDBOX_CREDENTIALS),
-    ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
-    ...(options.log ? { log: options.log } : {}),
+    ...appOptions,
   });
   const app: SandboxedApp = {
     ...t,
