@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { GraphCallLog } from "./call-log.ts";
 import { Clock } from "./clock.ts";
 import type { SandboxState, Store } from "./state.ts";
 import { randomId, sleep } from "./util.ts";
@@ -124,7 +125,7 @@ export class Ctx {
   usage: UsageOverride = {};
   bucBudgetPerDay = 4800;
   appBudgetPerHour = 2000;
-  graphCalls: { at: number; account: string }[] = [];
+  readonly graphCalls = new GraphCallLog();
   cdnGeneration = 0;
   cdnTtlSeconds = 3 * 86_400;
   /** The CDN answers without Content-Length (chunked), as a server that streams may. */
@@ -191,7 +192,7 @@ export class Ctx {
     this.usage = {};
     this.bucBudgetPerDay = 4800;
     this.appBudgetPerHour = 2000;
-    this.graphCalls = [];
+    this.graphCalls.clear();
     this.cdnGeneration = 0;
     this.cdnTtlSeconds = 3 * 86_400;
     this.cdnUnsized = false;

@@ -178,6 +178,27 @@ describe("Instagram Graph", () => {
     expect(statuses[4]).toBe(403);
     expect(usage).toBe(100);
   });
+
+  it("reports the app's calls of the last hour and the account's calls of the last day", async () => {
+    const token = await igLongToken(h, B.id);
+    await h.ctl("graph/usage", { app_budget_per_hour: 10, buc_budget_per_day: 20 });
+    const usage = async () => {
+      const res = await h.get(`/graph.instagram.com/v25.0/me?access_token=${token}`);
+      expect(res.status).toBe(200);
+      return {
+        app: JSON.parse(res.headers.get("x-app-usage")!).call_count,
+        buc: JSON.parse(res.headers.get("x-business-use-case-usage")!)[B.userId][0].call_count,
+      };
+    };
+    await usage();
+    expect(await usage()).toEqual({ app: 20, buc: 10 });
+    // An hour on, the app's window holds this call alone; the account's day holds all three.
+    await h.ctl("clock", { advance_seconds: 3601 });
+    expect(await usage()).toEqual({ app: 10, buc: 15 });
+    // A day after the first two calls, they are gone from the account's day too.
+    await h.ctl("clock", { advance_seconds: 86_400 - 3601 + 1 });
+    expect(await usage()).toEqual({ app: 10, buc: 10 });
+  });
 });
 
 describe("Instagram CDN", () => {

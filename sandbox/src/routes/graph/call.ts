@@ -88,10 +88,7 @@ export function paginate(
 export function usageHeaders(ctx: Ctx, call: GraphCall, account: IgAccount | undefined): boolean {
   const now = ctx.now();
   const key = account?.userId ?? call.principal.token.subject;
-  ctx.graphCalls.push({ at: now, account: key });
-  ctx.graphCalls = ctx.graphCalls.filter((c) => c.at > now - 86_400_000);
-  const hourCalls = ctx.graphCalls.filter((c) => c.at > now - 3_600_000).length;
-  const dayCalls = ctx.graphCalls.filter((c) => c.account === key).length;
+  const { hour: hourCalls, accountDay: dayCalls } = ctx.graphCalls.record(now, key);
   const app = Math.min(
     100,
     ctx.usage.appCallCount ?? Math.floor((hourCalls * 100) / ctx.appBudgetPerHour),
