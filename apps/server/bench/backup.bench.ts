@@ -15,6 +15,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
 import { plainPipedCopy } from "./plain-copy.ts";
@@ -45,15 +46,14 @@ function peakRss(pid: number): number | null {
 
 async function main() {
   log(`starting sandbox (large video ${VIDEO_MB} MB) and database`);
-  // The app in this process and the worker process share one database; never a test schema,
-  // which only the test worker could join.
+  // The app in this process and the worker process share one database, whole: never a test
+  // schema, which `npm run worker` could not join.
   const server = process.env.DATABASE_URL
     ? await createServerDatabase(process.env.DATABASE_URL)
     : null;
-  delete process.env.TEST_DATABASE_URL;
   const t = await createSandboxedApp(secrets, {
     sandbox: { largeVideoBytes: Math.round(VIDEO_MB * MB) },
-    ...(server ? { database: { url: server.url, close: server.drop } } : {}),
+    database: server ? { url: server.url, close: server.drop } : await startEmbeddedPostgres({}),
   });
   let worker: ChildProcess | null = null;
   try {

@@ -32,9 +32,8 @@ export async function createServerDatabase(
   return {
     name,
     url: url.toString(),
-    drop: () =>
-      admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
-        () => {},
-      ),
+    async drop() {
+      await admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
   };
 }

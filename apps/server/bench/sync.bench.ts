@@ -180,7 +180,7 @@ async function runCycle(
   // Latency: syncs queued one at a time over 10 s (below capacity): queued → started.
   const sample = ids.slice(0, Math.min(DELAY_SAMPLES, ids.length));
   const since = new Date();
-  round++;
+  const roundKey = newRoundKeys();
   for (const accountId of sample) {
     await t.ctx.queue.send(
       syncAccountJob,
@@ -217,18 +217,21 @@ async function runCycle(
 }
 
 /**
- * The singleton key of a bench sync: the scheduler's key, plus a round number that changes each
- * time the bench queues syncs. pg-boss's queue monitor records which keys were active and its
- * fetch skips those until its next reading (a minute or more); the bench re-queues the same
- * accounts seconds after syncing them, which the scheduler never does (10 minutes apart), and
- * without the round some syncs waited minutes for no reason the product has.
+ * The singleton keys of one round of queued syncs: the scheduler's key plus the round's number.
+ * pg-boss's queue monitor records which keys were active and its fetch skips those until its
+ * next reading (a minute or more); the bench re-queues the same accounts seconds after syncing
+ * them, which the scheduler never does (10 minutes apart), and with one key for every round
+ * some syncs waited minutes for no reason the product has.
  */
-let round = 0;
-const roundKey = (accountId: string) => `sync:${accountId}:scheduled:${round}`;
+let rounds = 0;
+function newRoundKeys(): (accountId: string) => string {
+  const round = ++rounds;
+  return (accountId) => `sync:${accountId}:scheduled:${round}`;
+}
 
 /** Queues a scheduled sync of every account and waits until each has ended (since `marker`). */
 async function syncAll(t: SandboxedApp, ids: string[], mode: "backup" | "refresh", marker: Date) {
-  round++;
+  const roundKey = newRoundKeys();
   await t.ctx.queue.insert(
     syncAccountJob,
     ids.map((accountId) => ({

@@ -7,8 +7,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
   return {
     /**
      * Backups to (re)start for the account: posts within the limit without a backup, still
-     * pending, or failed in a way the next sync may retry. Creates the missing rows, attaches
-     * them to the sync run, and answers their post ids.
+     * pending, failed in a way the next sync may retry, or abandoned by a dead worker. Creates
+     * the missing rows, attaches them all to the sync run, and answers them newest post first.
      */
     async claimBackupsForSync(accountId: string, userId: string, syncJobId: string, now: Date) {
       // One statement: the rows it creates and the rows it takes over are disjoint (a post
