@@ -169,10 +169,10 @@ async function runCycle(
   const cpu = cpuLine(cpu0, cpuSnapshot(pids), "worker processes");
   const after = await Promise.all(workers.map((w) => w.queries()));
   const calls = await h.calls();
-  const failed = await sql<{ n: string }>`
-    SELECT count(*) AS n FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'completed'`.execute(
-    t.ctx.db,
-  );
+  const failed = await sql<{ n: string; why: string }>`
+    SELECT count(*) AS n, status || ': ' || coalesce(error_message, '') AS why
+      FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'completed'
+     GROUP BY 2 ORDER BY 1 DESC`.execute(t.ctx.db);
   const queries = after.reduce((n, q, i) => n + q - (before[i] as number), 0);
   const graph = requestsByEndpoint(calls, "ig.", "fb.");
   const drive = requestsByEndpoint(calls, "drive.");
@@ -204,7 +204,8 @@ async function runCycle(
   const p = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))] ?? 0;
   return {
     seconds,
-    failed: Number(failed.rows[0]?.n),
+    failed: failed.rows.reduce((n, r) => n + Number(r.n), 0),
+    failures: failed.rows.map((r) => `${r.n} ${r.why}`).join("; "),
     perSecond: ids.length / seconds,
     graphPerSync: graph.total / ids.length,
     graphLines: graph.lines,
@@ -314,7 +315,7 @@ async function main() {
       results.push(
         [
           `${n} worker process(es):`,
-          `  unchanged-account syncs: ${ids.length} in ${f2(r.seconds)} s = ${f2(r.perSecond)} syncs/s${n > 1 ? ` (${f2(r.perSecond / first)}× one worker)` : ""}; not completed: ${r.failed}`,
+          `  unchanged-account syncs: ${ids.length} in ${f2(r.seconds)} s = ${f2(r.perSecond)} syncs/s${n > 1 ? ` (${f2(r.perSecond / first)}× one worker)` : ""}; not completed: ${r.failed}${r.failed ? ` (${r.failures})` : ""}`,
           `  Graph calls / sync:      ${f2(r.graphPerSync)}`,
           ...r.graphLines,
           `  Drive calls:             ${r.drive}`,

@@ -168,11 +168,13 @@ export function createContext(deps: ContextDeps): AppContext {
     connections: {
       googleAccessToken: connections.tokens.googleAccessToken,
       instagramAccessToken: connections.tokens.instagramAccessToken,
+      openInstagramToken: connections.tokens.openInstagramToken,
       markInstagramNeedsReconnection: connections.health.markInstagramNeedsReconnection,
       refreshStaleProfiles: connections.profiles.refreshStaleProfiles,
     },
     directory: {
       accountWithOwner: accountsRepo.accountWithOwner,
+      accountForSync: accountsRepo.accountForSync,
       userAccounts: accountsRepo.userAccounts,
       userTier: connectionsRepo.userTier,
       findGoogleConnection: connectionsRepo.findGoogleConnection,

@@ -124,16 +124,29 @@ describe("the first sync of the 150-post demo account", () => {
   it("a second sync uploads nothing", async () => {
     await h.control("/calls", { method: "DELETE" });
     const before = (await h.driveFiles()).length;
+    const syncState = () =>
+      t.ctx.db
+        .selectFrom("account_sync_state")
+        .selectAll()
+        .where("account_id", "=", user.accountId)
+        .executeTakeFirstOrThrow();
+    const stateBefore = await syncState();
+    t.clock.advance(60_000);
     const { job, statements } = await h.syncAndDrain(user.user.id, user.accountId);
+    // The run's end records the account's sync: its time moves on, its history stays complete.
+    const stateAfter = await syncState();
+    expect(stateAfter.last_sync_at.getTime()).toBeGreaterThan(stateBefore.last_sync_at.getTime());
+    expect(stateAfter.history_complete_at).toEqual(stateBefore.history_complete_at);
+    expect(stateAfter.history_complete_at).not.toBeNull();
     const calls = await h.calls();
     // An unchanged account costs two Graph calls (the first media page, the stories): it stops
     // after a short run of known posts instead of walking the whole history again, and it makes
     // no Drive call at all.
     expect(requests(calls, "ig.")).toEqual({ "ig.media.list": 1, "ig.stories": 1 });
-    // And eight SQL statements: the account, its run, its token, the stored copies of the page's
-    // posts and stories (none is written), the plan's limit, the account's sync state, the
-    // claim (nothing due), the run's end.
-    expect(statements).toBe(8);
+    // And six SQL statements: the account (with its token), its run, the stored copies of the
+    // page's posts and stories (none is written), the plan's limit, the claim (nothing due), and
+    // the run's end with the account's sync state.
+    expect(statements).toBe(6);
     expect(requests(calls, "drive.")).toEqual({});
     expect((await h.driveFiles()).length).toBe(before);
     expect(job?.status).toBe("completed");

@@ -67,25 +67,16 @@ export function createAccountsRepository(db: Db) {
 
     // --- what the sync area reads of the accounts (with the owner and the sync state) ------
     accountWithOwner(accountId: string) {
-      return db
-        .selectFrom("instagram_accounts as a")
-        .innerJoin("users as u", "u.id", "a.user_id")
-        .leftJoin("account_sync_state as st", "st.account_id", "a.id")
-        .select([
-          "a.id",
-          "a.user_id",
-          "a.username",
-          "a.instagram_user_id",
-          "a.connected_via",
-          "a.status",
-          "a.status_reason",
-          "a.connected_at",
-          "a.paused_by_plan",
-          "u.subscription_tier",
-          "u.is_active",
-          "st.history_complete_at",
-        ])
-        .where("a.id", "=", accountId)
+      return accountWithOwnerQuery(db, accountId).executeTakeFirst();
+    },
+
+    /**
+     * The account as a sync needs it: with its owner, its sync state and its sealed access
+     * token (opened by the connections area), in one read.
+     */
+    accountForSync(accountId: string) {
+      return accountWithOwnerQuery(db, accountId)
+        .select("a.access_token_encrypted")
         .executeTakeFirst();
     },
 
@@ -116,3 +107,26 @@ export function createAccountsRepository(db: Db) {
 }
 
 export type AccountsRepository = ReturnType<typeof createAccountsRepository>;
+
+/** An account with its owner's plan and state and its sync state. */
+function accountWithOwnerQuery(db: Db, accountId: string) {
+  return db
+    .selectFrom("instagram_accounts as a")
+    .innerJoin("users as u", "u.id", "a.user_id")
+    .leftJoin("account_sync_state as st", "st.account_id", "a.id")
+    .select([
+      "a.id",
+      "a.user_id",
+      "a.username",
+      "a.instagram_user_id",
+      "a.connected_via",
+      "a.status",
+      "a.status_reason",
+      "a.connected_at",
+      "a.paused_by_plan",
+      "u.subscription_tier",
+      "u.is_active",
+      "st.history_complete_at",
+    ])
+    .where("a.id", "=", accountId);
+}

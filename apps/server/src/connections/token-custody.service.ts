@@ -22,6 +22,12 @@ import type { ConnectionsRepository, InstagramAccountUpdate } from "./connection
 /** A Google access token is refreshed when it has less than this left. */
 const GOOGLE_ACCESS_MARGIN_MS = 60_000;
 
+/** What opening an Instagram account's token reads of its row. */
+export type InstagramTokenRow = Pick<
+  InstagramAccountRow,
+  "access_token_encrypted" | "connected_via" | "instagram_user_id"
+>;
+
 export interface TokenCustodyDeps {
   repo: ConnectionsRepository;
   clock: Clock;
@@ -41,6 +47,11 @@ export function createTokenCustody(deps: TokenCustodyDeps) {
   const { repo, clock, instagram, facebook, google } = deps;
   const seal = (token: string) => encryptSecret(deps.encryptionKey, token);
   const open = (sealed: string) => decryptSecret(deps.encryptionKey, sealed);
+  const openInstagramToken = (a: InstagramTokenRow) => ({
+    token: open(a.access_token_encrypted),
+    connectedVia: a.connected_via,
+    instagramUserId: a.instagram_user_id,
+  });
 
   /** Re-validates one Instagram account with its provider; refreshes the token when due. */
   async function validateInstagram(
@@ -196,12 +207,13 @@ export function createTokenCustody(deps: TokenCustodyDeps) {
       const a = await repo.findInstagramAccountById(accountId);
       if (!a) throw new AppError("not_found", "Instagram account not found");
       return {
-        token: open(a.access_token_encrypted),
-        connectedVia: a.connected_via,
-        instagramUserId: a.instagram_user_id,
+        ...openInstagramToken(a),
         status: instagramHealth(a, clock.now()).status,
       };
     },
+
+    /** The same from an account row already read with its sealed token (no read of its own). */
+    openInstagramToken,
 
     /**
      * The scheduled refresh: tokens ≥ 24 h old that end within 7 days are renewed; accounts

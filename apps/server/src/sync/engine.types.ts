@@ -11,6 +11,12 @@ export interface ConnectionTokens {
     connectedVia: GraphHost;
     instagramUserId: string;
   }>;
+  /** The same, from an account row read with its sealed token (SyncDirectory.accountForSync). */
+  openInstagramToken(account: {
+    access_token_encrypted: string;
+    connected_via: GraphHost;
+    instagram_user_id: string;
+  }): { token: string; connectedVia: GraphHost; instagramUserId: string };
   markInstagramNeedsReconnection(accountId: string, reason: string): Promise<void>;
   /** The user's accounts, profiles (media counts) older than `maxAgeMs` read again first. */
   refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<{ media_count: number }[]>;
@@ -20,7 +26,10 @@ export interface ConnectionTokens {
  * What the sync area reads of other areas' tables: accounts with their owner (accounts area),
  * the user's plan and Google Drive connection (connections area). Their repositories answer.
  */
-export type SyncDirectory = Pick<AccountsRepository, "accountWithOwner" | "userAccounts"> &
+export type SyncDirectory = Pick<
+  AccountsRepository,
+  "accountWithOwner" | "accountForSync" | "userAccounts"
+> &
   Pick<ConnectionsRepository, "userTier" | "findGoogleConnection">;
 
 /** A job's place among its attempts, to know when a failure is final. */

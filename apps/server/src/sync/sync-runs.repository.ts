@@ -1,45 +1,10 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type QueryCreator, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { SyncJobRow } from "../db/sync-tables.ts";
 
 /** The sync_jobs table (one run of a sync and its backups) and account_sync_state (last sync, Graph usage). */
 export function createSyncRunsRepository(db: Kysely<Database>) {
   return {
-    async markSynced(
-      accountId: string,
-      now: Date,
-      historyComplete: boolean,
-      graphUsagePercent: number | null,
-    ) {
-      const usage =
-        graphUsagePercent === null
-          ? {}
-          : {
-              graph_usage_percent: Math.min(100, Math.round(graphUsagePercent)),
-              graph_usage_at: now,
-            };
-      await db
-        .insertInto("account_sync_state")
-        .values({
-          account_id: accountId,
-          last_sync_at: now,
-          history_complete_at: historyComplete ? now : null,
-          ...usage,
-        })
-        .onConflict((oc) =>
-          oc.column("account_id").doUpdateSet({
-            last_sync_at: now,
-            ...usage,
-            ...(historyComplete
-              ? {
-                  history_complete_at: sql<Date>`coalesce(account_sync_state.history_complete_at, ${now})`,
-                }
-              : {}),
-          }),
-        )
-        .execute();
-    },
-
     runningSyncJob(accountId: string) {
       return db
         .selectFrom("sync_jobs")
@@ -82,6 +47,7 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
+    /** Updates a job; with `synced`, records the account's sync in the same statement. */
     updateSyncJob(
       id: string,
       set: Partial<{
@@ -92,8 +58,9 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
         completed_at: Date | null;
         heartbeat_at: Date;
       }>,
+      synced?: SyncPass,
     ) {
-      return db
+      return withSyncPass(db, synced)
         .updateTable("sync_jobs")
         .set(set)
         .where("id", "=", id)
@@ -101,15 +68,20 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    /** Finishes a running job (with its final counts, when given); no-op when it already ended. */
+    /**
+     * Finishes a running job (with its final counts, when given); no-op when it already ended.
+     * With `synced`, records the account's sync in the same statement (whether or not the job
+     * was still running).
+     */
     finishSyncJob(
       id: string,
       status: "completed" | "failed" | "cancelled",
       now: Date,
       error: string | null,
       counts: { posts_total: number; posts_processed: number } | null = null,
+      synced?: SyncPass,
     ) {
-      return db
+      return withSyncPass(db, synced)
         .updateTable("sync_jobs")
         .set({
           status,
@@ -187,3 +159,47 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
 }
 
 export type SyncRunsRepository = ReturnType<typeof createSyncRunsRepository>;
+
+/** A sync's listing that reached its end or its known posts: what account_sync_state records. */
+export interface SyncPass {
+  accountId: string;
+  now: Date;
+  /** The listing reached the oldest post: the account's history is complete from now on. */
+  historyComplete: boolean;
+  /** The latest Graph usage reading for the account (graph-pacer), when there is one. */
+  graphUsagePercent: number | null;
+}
+
+/**
+ * `db`, or with `synced` a query creator whose statement first upserts the account's sync state
+ * (a data-modifying WITH: it runs whatever the main statement does), saving a round trip.
+ */
+function withSyncPass(db: Kysely<Database>, synced: SyncPass | undefined): QueryCreator<Database> {
+  if (!synced) return db;
+  const { accountId, now, historyComplete, graphUsagePercent } = synced;
+  const usage =
+    graphUsagePercent === null
+      ? {}
+      : { graph_usage_percent: Math.min(100, Math.round(graphUsagePercent)), graph_usage_at: now };
+  return db.with("synced", (qc) =>
+    qc
+      .insertInto("account_sync_state")
+      .values({
+        account_id: accountId,
+        last_sync_at: now,
+        history_complete_at: historyComplete ? now : null,
+        ...usage,
+      })
+      .onConflict((oc) =>
+        oc.column("account_id").doUpdateSet({
+          last_sync_at: now,
+          ...usage,
+          ...(historyComplete
+            ? {
+                history_complete_at: sql<Date>`coalesce(account_sync_state.history_complete_at, ${now})`,
+              }
+            : {}),
+        }),
+      ),
+  );
+}

@@ -17,11 +17,12 @@ import type { EngineSettings } from "./engine-settings.ts";
 import type { GraphPacer } from "./graph-pacer.ts";
 import type { PostUpsert } from "./posts.repository.ts";
 import type { SyncRepositories } from "./sync.repositories.ts";
+import type { SyncPass } from "./sync-runs.repository.ts";
 
 export interface SyncEngineDeps {
   repos: Pick<SyncRepositories, "posts" | "backups" | "runs">;
-  directory: Pick<SyncDirectory, "accountWithOwner">;
-  connections: ConnectionTokens;
+  directory: Pick<SyncDirectory, "accountForSync">;
+  connections: Pick<ConnectionTokens, "openInstagramToken" | "markInstagramNeedsReconnection">;
   media: MediaClient;
   pacer: GraphPacer;
   clock: Clock;
@@ -104,7 +105,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
   }
 
   async function run(req: SyncRequest, attempt: AttemptInfo) {
-    const account = await directory.accountWithOwner(req.accountId);
+    const account = await directory.accountForSync(req.accountId);
     if (!account) {
       const job = await repos.runs.findSyncJob(req.syncJobId);
       if (job)
@@ -142,7 +143,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     }
 
     try {
-      const ig = await connections.instagramAccessToken(account.id);
+      const ig = connections.openInstagramToken(account);
       const graph = <T>(fn: () => Promise<T>) => pacer.call(ig.instagramUserId, fn);
       // The stories are read while the media pages are: an unchanged account then costs one
       // round trip of Graph latency, not two. (A failure surfaces where they are awaited.)
@@ -193,20 +194,25 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         limit,
         limit === null ? null : m.postLimit(limit, tierLabel(tier)),
       );
-      await repos.runs.markSynced(
-        account.id,
-        clock.now(),
-        reachedEnd,
-        pacer.latestPercent(ig.instagramUserId),
-      );
+      // The account's sync is recorded with the run's next write (one statement for both).
+      const synced: SyncPass = {
+        accountId: account.id,
+        now: clock.now(),
+        historyComplete: reachedEnd,
+        graphUsagePercent: pacer.latestPercent(ig.instagramUserId),
+      };
 
       if (req.mode === "refresh") {
-        const done = await repos.runs.updateSyncJob(jobId, {
-          posts_total: seen,
-          posts_processed: seen,
-        });
-        const finished = await repos.runs.finishSyncJob(jobId, "completed", clock.now(), null);
-        return { outcome: "done", job: finished ?? done ?? job } satisfies SyncOutcome;
+        const counts = { posts_total: seen, posts_processed: seen };
+        const finished = await repos.runs.finishSyncJob(
+          jobId,
+          "completed",
+          clock.now(),
+          null,
+          counts,
+          synced,
+        );
+        return { outcome: "done", job: finished ?? job } satisfies SyncOutcome;
       }
       const due = await repos.backups.claimBackupsForSync(
         account.id,
@@ -215,17 +221,22 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         clock.now(),
       );
       if (due.length === 0) {
-        const finished = await repos.runs.finishSyncJob(jobId, "completed", clock.now(), null, {
-          posts_total: 0,
-          posts_processed: 0,
-        });
+        const counts = { posts_total: 0, posts_processed: 0 };
+        const finished = await repos.runs.finishSyncJob(
+          jobId,
+          "completed",
+          clock.now(),
+          null,
+          counts,
+          synced,
+        );
         return { outcome: "done", job: finished ?? job } satisfies SyncOutcome;
       }
-      const updated = await repos.runs.updateSyncJob(jobId, {
-        posts_total: due.length,
-        posts_processed: 0,
-        heartbeat_at: clock.now(),
-      });
+      const updated = await repos.runs.updateSyncJob(
+        jobId,
+        { posts_total: due.length, posts_processed: 0, heartbeat_at: clock.now() },
+        synced,
+      );
       await deps.enqueueBackups(due.map((d) => d.post_id));
       return { outcome: "done", job: updated ?? job } satisfies SyncOutcome;
     } catch (err) {
