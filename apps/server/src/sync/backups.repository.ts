@@ -11,37 +11,10 @@ export function createBackupsRepository(db: Kysely<Database>) {
      * the missing rows, attaches them all to the sync run, and answers them newest post first.
      */
     async claimBackupsForSync(accountId: string, userId: string, syncJobId: string, now: Date) {
-      // One statement: the rows it creates and the rows it takes over are disjoint (a post
-      // with no backup row, a post with one), so neither part needs to see the other's writes.
+      // One statement, a function of migration 0980: its plan is kept, not made on every sync.
       const { rows } = await sql<{ post_id: string; id: string; posted_at: Date }>`
-        WITH created AS (
-          INSERT INTO backups (post_id, user_id, account_id, sync_job_id, status, created_at, updated_at)
-          SELECT p.id, p.user_id, p.account_id, ${syncJobId}, 'pending', ${now}, ${now}
-          FROM posts p
-          WHERE p.account_id = ${accountId} AND p.user_id = ${userId}
-            AND p.not_backed_up_reason IS NULL
-            AND NOT EXISTS (SELECT 1 FROM backups b WHERE b.post_id = p.id)
-          ON CONFLICT (post_id) DO NOTHING
-          RETURNING post_id, id
-        ), taken AS (
-          UPDATE backups b
-          SET sync_job_id = ${syncJobId},
-              status = CASE WHEN b.status = 'failed' THEN 'pending' ELSE b.status END,
-              error_message = CASE WHEN b.status = 'failed' THEN NULL ELSE b.error_message END,
-              updated_at = ${now}
-          FROM posts p
-          WHERE p.id = b.post_id AND b.account_id = ${accountId}
-            AND p.not_backed_up_reason IS NULL
-            AND (b.status = 'pending'
-                 OR (b.status = 'failed' AND b.retry_on_sync)
-                 -- A processing backup whose worker died: the new job takes it over.
-                 OR (b.status = 'processing' AND b.lease_expires_at < ${now}))
-          RETURNING b.post_id, b.id, p.posted_at
-        )
-        SELECT c.post_id, c.id, p.posted_at FROM created c JOIN posts p ON p.id = c.post_id
-        UNION ALL
-        SELECT post_id, id, posted_at FROM taken
-        ORDER BY posted_at DESC`.execute(db);
+        SELECT post_id, id, posted_at
+          FROM claim_backups_for_sync(${accountId}, ${userId}, ${syncJobId}, ${now})`.execute(db);
       return rows;
     },
 
