@@ -309,6 +309,10 @@ async function main() {
     for (const n of WORKER_COUNTS) {
       while (workers.length < n) workers.push(await startWorker(t));
       while (workers.length > n) workers.pop()?.child.kill("SIGTERM");
+      // A worker schedules the scheduler's cron tick when it starts; a tick during a cycle would
+      // queue a sync of every (paid) bench account on top of the measured ones. The bench ticks
+      // the scheduler itself (pacing).
+      await t.ctx.queue.boss.unschedule(syncSchedulerJob.name);
       log(`cycle with ${n} worker process(es)`);
       const r = await runCycle(t, h, workers, ids);
       first ??= r.perSecond;
