@@ -124,17 +124,11 @@ describe("the first sync of the 150-post demo account", () => {
   it("a second sync uploads nothing", async () => {
     await h.control("/calls", { method: "DELETE" });
     const before = (await h.driveFiles()).length;
-    const syncState = () =>
-      t.ctx.db
-        .selectFrom("account_sync_state")
-        .selectAll()
-        .where("account_id", "=", user.accountId)
-        .executeTakeFirstOrThrow();
-    const stateBefore = await syncState();
+    const stateBefore = await h.syncState(user.accountId);
     t.clock.advance(60_000);
     const { job, statements } = await h.syncAndDrain(user.user.id, user.accountId);
     // The run's end records the account's sync: its time moves on, its history stays complete.
-    const stateAfter = await syncState();
+    const stateAfter = await h.syncState(user.accountId);
     expect(stateBefore.last_sync_at).not.toBeNull();
     expect(Number(stateAfter.last_sync_at)).toBeGreaterThan(Number(stateBefore.last_sync_at));
     expect(stateAfter.history_complete_at).toEqual(stateBefore.history_complete_at);

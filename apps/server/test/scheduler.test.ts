@@ -95,17 +95,22 @@ describe("the sync scheduler", () => {
     const u = await h.connectedUser({ tier: "pro" });
     // Below 80 % no call is slowed down, yet the scheduler already halves the account's syncs.
     await h.control("/graph/usage", { body: { app_call_count: 72, buc_call_count: 12 } });
+    let refresh: Awaited<ReturnType<typeof h.syncAndDrain>>["job"];
     try {
-      await h.syncAndDrain(u.user.id, u.accountId, "refresh");
+      ({ job: refresh } = await h.syncAndDrain(u.user.id, u.accountId, "refresh"));
     } finally {
       await h.control("/graph/usage", { body: { app_call_count: null, buc_call_count: null } });
     }
-    const state = () =>
-      t.ctx.db
-        .selectFrom("account_sync_state")
-        .selectAll()
-        .where("account_id", "=", u.accountId)
-        .executeTakeFirstOrThrow();
+    // A refresh queues no backup: its run ends counting every post and story it listed.
+    const listed = await t.ctx.db
+      .selectFrom("posts")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("account_id", "=", u.accountId)
+      .executeTakeFirstOrThrow();
+    expect(refresh).toMatchObject({ status: "completed", posts_processed: Number(listed.n) });
+    expect(refresh?.posts_total).toBe(Number(listed.n));
+    expect(Number(listed.n)).toBeGreaterThan(0);
+    const state = () => h.syncState(u.accountId);
     expect((await state()).graph_usage_percent).toBe(72);
     expect((await state()).graph_usage_at?.getTime()).toBe(t.clock.now().getTime());
 

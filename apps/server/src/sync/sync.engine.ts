@@ -202,26 +202,19 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         graphUsagePercent: pacer.latestPercent(ig.instagramUserId),
       };
 
-      if (req.mode === "refresh") {
-        const counts = { posts_total: seen, posts_processed: seen };
-        const finished = await repos.runs.finishSyncJob(
-          jobId,
-          "completed",
-          clock.now(),
-          null,
-          counts,
-          synced,
-        );
-        return { outcome: "done", job: finished ?? job } satisfies SyncOutcome;
-      }
-      const due = await repos.backups.claimBackupsForSync(
-        account.id,
-        account.user_id,
-        jobId,
-        clock.now(),
-      );
+      // A refresh saves posts and queues no backup: the run ends with what it listed.
+      const due =
+        req.mode === "refresh"
+          ? []
+          : await repos.backups.claimBackupsForSync(
+              account.id,
+              account.user_id,
+              jobId,
+              clock.now(),
+            );
       if (due.length === 0) {
-        const counts = { posts_total: 0, posts_processed: 0 };
+        const listed = req.mode === "refresh" ? seen : 0;
+        const counts = { posts_total: listed, posts_processed: listed };
         const finished = await repos.runs.finishSyncJob(
           jobId,
           "completed",

@@ -52,6 +52,15 @@ export function backupHelpers(t: SandboxedApp) {
   return {
     control,
 
+    /** The account's row of account_sync_state (last sync, history, Graph usage). */
+    syncState(accountId: string) {
+      return t.ctx.db
+        .selectFrom("account_sync_state")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .executeTakeFirstOrThrow();
+    },
+
     /** Signs up a user and connects the business demo account and a Google Drive. */
     async connectedUser(
       opts: {
