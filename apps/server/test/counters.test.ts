@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GraphMediaType } from "../src/db/sync-tables.ts";
-import type { PostUpsert } from "../src/sync/posts.repository.ts";
+import type { PostLimit, PostUpsert } from "../src/sync/posts.repository.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
 /**
@@ -11,6 +11,8 @@ import { createTestApp, type TestApp } from "./support/app.ts";
  */
 
 let t: TestApp;
+/** Most claims here are not about the plan's post limit: none applies. */
+const NO_POST_LIMIT: PostLimit = { limit: null, reason: null };
 let userId: string;
 let token: string;
 
@@ -58,7 +60,7 @@ function post(accountId: string, n: number, variant: number): PostUpsert {
 }
 
 /** A backup run of the account, and the backups it claims (what a sync does after listing). */
-async function startSync(accountId: string, now: Date) {
+async function startSync(accountId: string, now: Date, limit: PostLimit = NO_POST_LIMIT) {
   const job = await t.ctx.syncRepos.runs.insertSyncJob({
     user_id: userId,
     account_id: accountId,
@@ -71,6 +73,7 @@ async function startSync(accountId: string, now: Date) {
     userId,
     job?.id as string,
     now,
+    limit,
   );
   return { job, claimed };
 }
@@ -136,7 +139,13 @@ describe("post and backup counters", () => {
         [accountId, Array.from({ length: 40 }, (_, k) => `ig_${d * 130 + k * 3}`)],
       ),
     );
-    const resync = backups.claimBackupsForSync(accountId, userId, job?.id as string, now);
+    const resync = backups.claimBackupsForSync(
+      accountId,
+      userId,
+      job?.id as string,
+      now,
+      NO_POST_LIMIT,
+    );
     await Promise.all([...work, ...deletions, resync]);
 
     expect(await drift()).toEqual({ posts: [], backups: [] });
@@ -194,7 +203,7 @@ describe("a sync's claim of backups", () => {
       ).rows.map((r) => [r.instagram_id, r.id]),
     );
     const id = (n: number) => ids.get(`ig_${n}`) as string;
-    // ig_0 has no backup row yet; ig_7 is over the plan's limit.
+    // ig_0 has no backup row yet; ig_7 will be over the plan's limit.
     const earlier = new Date(now.getTime() - 60_000);
     const later = new Date(now.getTime() + 60_000);
     const rows: [number, string, boolean, Date | null][] = [
@@ -213,12 +222,23 @@ describe("a sync's claim of backups", () => {
         [id(n), userId, accountId, status, retry, lease],
       );
     }
-    await t.ctx.pool.query(
-      "UPDATE posts SET not_backed_up_reason = 'Over the limit.' WHERE id = $1",
-      [id(7)],
+    // ig_7 becomes the user's oldest post, the one beyond a limit of all posts but one, which
+    // the claim applies first.
+    await t.ctx.pool.query("UPDATE posts SET posted_at = '2025-12-31' WHERE id = $1", [id(7)]);
+    const count = await t.ctx.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM posts WHERE user_id = $1",
+      [userId],
     );
-    const { job, claimed } = await startSync(accountId, now);
+    const limit = { limit: (count.rows[0]?.n as number) - 1, reason: "Over the limit." };
+    const { job, claimed } = await startSync(accountId, now, limit);
     expect(claimed.map((c) => c.post_id)).toEqual([id(4), id(2), id(1), id(0)]);
+    const marked = await t.ctx.pool.query<{ instagram_id: string; not_backed_up_reason: string }>(
+      "SELECT instagram_id, not_backed_up_reason FROM posts WHERE user_id = $1 AND not_backed_up_reason IS NOT NULL",
+      [userId],
+    );
+    expect(marked.rows).toEqual([
+      { instagram_id: "ig_7", not_backed_up_reason: "Over the limit." },
+    ]);
 
     const after = await t.ctx.pool.query<{
       instagram_id: string;

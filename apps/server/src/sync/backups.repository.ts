@@ -1,20 +1,32 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BackupFileRow, PostRow } from "../db/sync-tables.ts";
+import type { PostLimit } from "./posts.repository.ts";
 
 /** The backups and backup_files tables: claims and leases, outcomes, the files in Drive, totals. */
 export function createBackupsRepository(db: Kysely<Database>) {
   return {
     /**
-     * Backups to (re)start for the account: posts within the limit without a backup, still
+     * Backups to (re)start for the account, after the plan's post limit is applied to the
+     * user's posts (see `applyPostLimit`): posts within the limit without a backup, still
      * pending, failed in a way the next sync may retry, or abandoned by a dead worker. Creates
      * the missing rows, attaches them all to the sync run, and answers them newest post first.
      */
-    async claimBackupsForSync(accountId: string, userId: string, syncJobId: string, now: Date) {
-      // One statement, a function of migration 0980: its plan is kept, not made on every sync.
+    async claimBackupsForSync(
+      accountId: string,
+      userId: string,
+      syncJobId: string,
+      now: Date,
+      postLimit: PostLimit,
+    ) {
+      // One statement, a function of migrations 0980 and 0990: its plans are kept, not made on
+      // every sync, and the post limit travels with it.
+      const { limit, reason } = postLimit;
       const { rows } = await sql<{ post_id: string; id: string; posted_at: Date }>`
-        SELECT post_id, id, posted_at
-          FROM claim_backups_for_sync(${accountId}, ${userId}, ${syncJobId}, ${now})`.execute(db);
+        SELECT post_id, id, posted_at FROM claim_backups_for_sync(
+          ${accountId}, ${userId}, ${syncJobId}, ${now}, ${limit}::integer, ${reason}::text)`.execute(
+        db,
+      );
       return rows;
     },
 

@@ -2,6 +2,12 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { PostChild, PostRow } from "../db/sync-tables.ts";
 
+/** A plan's post limit: how many of a user's newest posts may be backed up, and why the rest may not. */
+export interface PostLimit {
+  limit: number | null;
+  reason: string | null;
+}
+
 /** What a sync writes of a post: the columns Instagram fills, as the row reads them. */
 export type PostUpsert = Pick<
   PostRow,
@@ -135,28 +141,12 @@ export function createPostsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * The plan's post limit: the user's newest `limit` posts may be backed up, older ones carry
-     * `reason`. `limit` null clears every reason.
+     * The plan's post limit: the user's newest `limit` posts may be backed up, older ones are
+     * marked with `reason`; with no limit every mark is cleared. (A function of migration 0990,
+     * which the claim of a backup sync calls too.)
      */
-    async applyPostLimit(userId: string, limit: number | null, reason: string | null) {
-      if (limit === null) {
-        await db
-          .updateTable("posts")
-          .set({ not_backed_up_reason: null })
-          .where("user_id", "=", userId)
-          .where("not_backed_up_reason", "is not", null)
-          .execute();
-        return;
-      }
-      await sql`
-        UPDATE posts SET not_backed_up_reason = CASE WHEN r.rank > ${limit} THEN ${reason}::text ELSE NULL END
-        FROM (
-          SELECT id, row_number() OVER (ORDER BY posted_at DESC, id) AS rank
-          FROM posts WHERE user_id = ${userId}
-        ) r
-        WHERE posts.id = r.id
-          AND posts.not_backed_up_reason IS DISTINCT FROM
-              (CASE WHEN r.rank > ${limit} THEN ${reason}::text ELSE NULL END)`.execute(db);
+    async applyPostLimit(userId: string, { limit, reason }: PostLimit) {
+      await sql`SELECT apply_post_limit(${userId}, ${limit}::integer, ${reason}::text)`.execute(db);
     },
 
     findPost(postId: string) {

@@ -15,7 +15,7 @@ import {
 } from "./engine.types.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import type { GraphPacer } from "./graph-pacer.ts";
-import type { PostUpsert } from "./posts.repository.ts";
+import type { PostLimit, PostUpsert } from "./posts.repository.ts";
 import type { SyncRepositories } from "./sync.repositories.ts";
 import type { SyncPass } from "./sync-runs.repository.ts";
 
@@ -189,11 +189,10 @@ export function createSyncEngine(deps: SyncEngineDeps) {
 
       const tier = account.subscription_tier;
       const limit = postLimit(tier);
-      await repos.posts.applyPostLimit(
-        account.user_id,
+      const plan: PostLimit = {
         limit,
-        limit === null ? null : m.postLimit(limit, tierLabel(tier)),
-      );
+        reason: limit === null ? null : m.postLimit(limit, tierLabel(tier)),
+      };
       // The account's sync is recorded with the run's next write (one statement for both).
       const synced: SyncPass = {
         accountId: account.id,
@@ -202,15 +201,17 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         graphUsagePercent: pacer.latestPercent(ig.instagramUserId),
       };
 
-      // A refresh saves posts and queues no backup: the run ends with what it listed.
+      // A refresh saves posts and queues no backup: the run ends with what it listed. A backup
+      // claims what is due under the plan's post limit, which the claim applies first.
       const due =
         req.mode === "refresh"
-          ? []
+          ? await repos.posts.applyPostLimit(account.user_id, plan).then(() => [])
           : await repos.backups.claimBackupsForSync(
               account.id,
               account.user_id,
               jobId,
               clock.now(),
+              plan,
             );
       if (due.length === 0) {
         const listed = req.mode === "refresh" ? seen : 0;
