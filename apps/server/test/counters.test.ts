@@ -263,4 +263,37 @@ describe("a sync's claim of backups", () => {
     ]);
     expect(await drift()).toEqual({ posts: [], backups: [] });
   });
+
+  it("skips no post that lacks a backup row when every other post is backed up", async () => {
+    // An account whose every post has a backup row claims nothing new (the claim then skips
+    // reading its posts); one row gone, the next claim creates it again.
+    const { posts } = t.ctx.syncRepos;
+    const accountId = await newAccount("17841400000077004");
+    const now = new Date();
+    await posts.savePosts(
+      accountId,
+      Array.from({ length: 5 }, (_, n) => post(accountId, n, 0)),
+      now,
+    );
+    /** A sync's claim; its run then ends, so the next one can start. */
+    const claim = async () => {
+      const { claimed } = await startSync(accountId, now);
+      await t.ctx.pool.query("UPDATE sync_jobs SET status = 'completed' WHERE account_id = $1", [
+        accountId,
+      ]);
+      return claimed;
+    };
+    expect(await claim()).toHaveLength(5);
+    await t.ctx.pool.query("UPDATE backups SET status = 'completed' WHERE account_id = $1", [
+      accountId,
+    ]);
+    expect(await claim()).toEqual([]);
+    const gone = await t.ctx.pool.query<{ post_id: string }>(
+      `DELETE FROM backups WHERE post_id = (SELECT id FROM posts WHERE account_id = $1 AND instagram_id = 'ig_2')
+       RETURNING post_id`,
+      [accountId],
+    );
+    expect((await claim()).map((c) => c.post_id)).toEqual([gone.rows[0]?.post_id]);
+    expect(await drift()).toEqual({ posts: [], backups: [] });
+  });
 });

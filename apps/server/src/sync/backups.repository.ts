@@ -24,9 +24,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
       const { limit, reason } = postLimit;
       const { rows } = await sql<{ post_id: string; id: string; posted_at: Date }>`
         SELECT post_id, id, posted_at FROM claim_backups_for_sync(
-          ${accountId}, ${userId}, ${syncJobId}, ${now}, ${limit}::integer, ${reason}::text)`.execute(
-        db,
-      );
+          ${accountId}, ${userId}, ${syncJobId}, ${now}, ${limit}::integer, ${reason}::text)
+         ORDER BY posted_at DESC`.execute(db);
       return rows;
     },
 
