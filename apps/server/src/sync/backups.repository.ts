@@ -19,8 +19,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
       now: Date,
       postLimit: PostLimit,
     ) {
-      // One statement, a function of migrations 0980 and 0990: its plans are kept, not made on
-      // every sync, and the post limit travels with it.
+      // One statement, a function (migration 0990) whose plans the session keeps; it applies
+      // the post limit before it claims.
       const { limit, reason } = postLimit;
       const { rows } = await sql<{ post_id: string; id: string; posted_at: Date }>`
         SELECT post_id, id, posted_at FROM claim_backups_for_sync(
