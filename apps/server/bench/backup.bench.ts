@@ -2,7 +2,8 @@
  * `npm run bench:backup`: backs up a sandbox account over loopback — the demo account's images
  * (carousel children included) plus one large video — with a Keepsake worker in its own
  * process, then copies the same bytes with a plain streaming download-and-upload (no Keepsake
- * logic) and prints both.
+ * logic) and prints both. Keepsake's time runs from the API call that starts the sync to the
+ * run's end as the worker recorded it (the sync, the Drive folders and every file included).
  *
  * The worker runs as production runs it (`npm run worker`: built JavaScript). DATABASE_URL: a
  * new database on that PostgreSQL server (dropped afterwards), where the API process's NOTIFY
@@ -94,18 +95,21 @@ async function main() {
 
     await h.control("/calls", { method: "DELETE" });
     log(`backing up ${chosen.size} posts`);
-    const t0 = performance.now();
+    const t0 = Date.now();
     const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
     const jobId = started.body.sync_job.id as string;
+    let completedAt: Date | null = null;
     for (;;) {
       const job = await t.ctx.syncRepos.runs.findSyncJob(jobId);
       if (job && job.status !== "running") {
         if (job.status !== "completed") throw new Error(`sync ${job.status}: ${job.error_message}`);
+        completedAt = job.completed_at;
         break;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    const seconds = (performance.now() - t0) / 1000;
+    // Until the run's end as the worker recorded it, not until this poll (every 100 ms) saw it.
+    const seconds = ((completedAt?.getTime() ?? Date.now()) - t0) / 1000;
     if (process.env.BENCH_DEBUG) {
       const rows = await t.ctx.db
         .selectFrom("backups")
