@@ -17,6 +17,10 @@
  * Then the Graph budget: BENCH_PACING_ACCOUNTS (default 100) accounts sync while the sandbox
  * reports 30 %, 72 % and 86 % Graph usage; an hour of scheduler ticks (6) then shows how often
  * each level is synced (all, half, none).
+ * Last, what an unchanged account's claim costs as its history grows: for each size in
+ * BENCH_HISTORY (default "1000,5000,20000" posts, every one backed up), one account's claim
+ * (the statement every backup sync ends with) timed over 200 calls, with no post limit (pro,
+ * agency) and with premium's.
  * BENCH_LATENCY_MS (default 100). TEST_DATABASE_URL: a PostgreSQL server instead of the embedded
  * database (several workers share one database only sensibly on a real server).
  */
@@ -24,6 +28,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
+import { postLimit } from "../src/billing/tier-rules.ts";
 import { encryptSecret } from "../src/lib/crypto.ts";
 import { syncAccountJob } from "../src/sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
@@ -37,6 +42,10 @@ const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 100);
 const DELAY_SAMPLES = Number(process.env.BENCH_DELAY_SAMPLES ?? 200);
 const PACING_ACCOUNTS = Number(process.env.BENCH_PACING_ACCOUNTS ?? 100);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 400);
+const HISTORIES = (process.env.BENCH_HISTORY ?? "1000,5000,20000")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
 const WORKER = fileURLToPath(new URL("../test/support/worker-process.ts", import.meta.url));
 const secrets = {
   JWT_SECRET: randomBytes(32).toString("hex"),
@@ -298,6 +307,49 @@ async function pacing(t: SandboxedApp, h: ReturnType<typeof backupHelpers>, ids:
   return lines;
 }
 
+/** Milliseconds per claim of one unchanged account with `posts` posts, by plan. */
+async function claimByHistory(t: SandboxedApp, posts: number) {
+  const { rows } = await sql<{ user_id: string; account_id: string; job_id: string }>`
+    WITH u AS (
+      INSERT INTO users (email, password_hash, subscription_tier)
+      VALUES (${`history-${posts}@bench.example`}, 'x', 'pro') RETURNING id
+    ), a AS (
+      INSERT INTO instagram_accounts (user_id, instagram_user_id, connected_via, username,
+                                      access_token_encrypted, token_issued_at)
+      SELECT id, ${`history_${posts}`}, 'instagram', ${`history_${posts}`}, 'x', now() FROM u
+      RETURNING id, user_id
+    ), j AS (
+      INSERT INTO sync_jobs (user_id, account_id, job_type, status)
+      SELECT user_id, id, 'manual', 'completed' FROM a RETURNING id
+    )
+    SELECT a.user_id, a.id AS account_id, j.id AS job_id FROM a, j`.execute(t.ctx.db);
+  const { user_id: userId, account_id: accountId, job_id: jobId } = rows[0]!;
+  await sql`
+    WITH p AS (
+      INSERT INTO posts (user_id, account_id, instagram_id, media_type, posted_at)
+      SELECT ${userId}, ${accountId}, 'h' || g, 'IMAGE', now() - g * interval '1 hour'
+        FROM generate_series(1, ${posts}::int) g
+      RETURNING id, user_id, account_id
+    )
+    INSERT INTO backups (post_id, user_id, account_id, status)
+    SELECT id, user_id, account_id, 'completed' FROM p`.execute(t.ctx.db);
+  await sql`ANALYZE posts`.execute(t.ctx.db);
+  await sql`ANALYZE backups`.execute(t.ctx.db);
+  const time = async (limit: number | null) => {
+    const plan = { limit, reason: limit === null ? null : "Over the limit." };
+    const claim = () =>
+      t.ctx.syncRepos.backups.claimBackupsForSync(accountId, userId, jobId, new Date(), plan);
+    for (let i = 0; i < 20; i++) await claim();
+    const t0 = performance.now();
+    for (let i = 0; i < 200; i++) await claim();
+    return (performance.now() - t0) / 200;
+  };
+  const none = await time(null);
+  const premium = await time(postLimit("premium"));
+  await sql`DELETE FROM users WHERE id = ${userId}`.execute(t.ctx.db);
+  return `  ${posts.toLocaleString("en-US")} posts: ${none.toFixed(3)} ms with no limit, ${premium.toFixed(3)} ms with premium's (${postLimit("premium")})`;
+}
+
 async function main() {
   log(`starting sandbox and database; seeding ${ACCOUNTS} accounts`);
   const t = await createSandboxedApp(secrets, { sandbox: { largeVideoBytes: 1024 * 1024 } });
@@ -349,12 +401,17 @@ async function main() {
       pacedIds.length > 0
         ? await pacing(t, h, pacedIds)
         : ["  (not measured: BENCH_PACING_ACCOUNTS=0)"];
+    if (HISTORIES.length > 0) log("an unchanged account's claim as its history grows");
+    const history: string[] = [];
+    for (const posts of HISTORIES) history.push(await claimByHistory(t, posts));
     console.log(
       [
         `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${t.database.schema ? "PostgreSQL server" : "embedded database"}`,
         ...results,
         "Graph budget (the scheduler spreads from 50 % and waits from 80 %):",
         ...paced,
+        "An unchanged account's claim (every post backed up; 200 calls, ms per call):",
+        ...(history.length > 0 ? history : ["  (not measured: BENCH_HISTORY=0)"]),
       ].join("\n"),
     );
   } finally {
