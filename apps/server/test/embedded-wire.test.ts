@@ -133,6 +133,32 @@ describe("the embedded database's socket", () => {
     });
     await d.end();
   });
+
+  it("delivers a NOTIFY to the connections that LISTEN for its channel, and to no other", async () => {
+    const listener = await client();
+    const other = await client();
+    const sender = await client();
+    const heard: string[] = [];
+    const misdelivered: string[] = [];
+    listener.on("notification", (n) => heard.push(`${n.channel}:${n.payload}`));
+    other.on("notification", (n) => misdelivered.push(`other ${n.channel}`));
+    sender.on("notification", (n) => misdelivered.push(`sender ${n.channel}`));
+    await listener.query('LISTEN "Wake.Me"');
+    await other.query("LISTEN unrelated");
+    await sender.query("SELECT pg_notify($1, $2)", ["Wake.Me", "first"]);
+    await sender.query("BEGIN");
+    await sender.query(`NOTIFY "Wake.Me", 'second'`);
+    await sender.query("COMMIT");
+    await expect.poll(() => heard).toEqual(["Wake.Me:first", "Wake.Me:second"]);
+    await listener.query('UNLISTEN "Wake.Me"');
+    await sender.query("SELECT pg_notify('Wake.Me', 'third')");
+    // The listener answers a query after the NOTIFY was committed: had it been routed there,
+    // it would have arrived first.
+    await listener.query("SELECT 1");
+    expect(heard).toEqual(["Wake.Me:first", "Wake.Me:second"]);
+    expect(misdelivered).toEqual([]);
+    await Promise.all([listener.end(), other.end(), sender.end()]);
+  });
 });
 
 function startupMessage(user: string, database: string): Buffer {

@@ -53,11 +53,7 @@ export function lastReadyStatus(out: Uint8Array): string | null {
   let status: string | null = null;
   let at = 0;
   while (at + 5 <= out.length) {
-    const length =
-      ((out[at + 1] as number) << 24) |
-      ((out[at + 2] as number) << 16) |
-      ((out[at + 3] as number) << 8) |
-      (out[at + 4] as number);
+    const length = readLength(out, at + 1);
     if (out[at] === 0x5a /* 'Z' */ && length === 5 && at + 5 < out.length) {
       status = String.fromCharCode(out[at + 5] as number);
     }
@@ -92,6 +88,80 @@ class SessionTurns {
   }
 }
 
+/**
+ * LISTEN is per connection on a real server; here the one session listens for everyone, and
+ * PostgreSQL hands the notifications to whichever connection commits. They are taken out of
+ * that answer and sent to the connections that asked for the channel, so a worker process on
+ * the same data directory is woken by a job another process sends, as on a server.
+ */
+class Notifications {
+  private readonly channels = new Map<string, Set<Connection>>();
+
+  /** Notes `LISTEN`/`UNLISTEN` in a Query ('Q') or Parse ('P') message. */
+  watch(who: Connection, frame: Buffer): void {
+    const type = frame[0];
+    if (type !== 0x51 && type !== 0x50) return;
+    let start = 5;
+    if (type === 0x50) start = frame.indexOf(0, 5) + 1; // after the statement name
+    const end = frame.indexOf(0, start);
+    const sql = frame.toString("utf8", start, end < 0 ? frame.length : end);
+    for (const m of sql.matchAll(
+      /(?:^|;)\s*(UN)?LISTEN\s+(?:"((?:[^"]|"")+)"|([A-Za-z_][\w$]*)|(\*))/gi,
+    )) {
+      const channel = m[2] !== undefined ? m[2].replaceAll('""', '"') : m[3]?.toLowerCase();
+      if (m[1]) {
+        for (const [name, set] of this.channels) if (m[4] || name === channel) set.delete(who);
+      } else if (channel) {
+        const set = this.channels.get(channel) ?? new Set();
+        set.add(who);
+        this.channels.set(channel, set);
+      }
+    }
+  }
+
+  forget(who: Connection): void {
+    for (const set of this.channels.values()) set.delete(who);
+  }
+
+  /**
+   * `out` without its NotificationResponse messages, each sent to its channel's listeners
+   * (`from` keeps the ones it listens for in place).
+   */
+  route(out: Uint8Array, from: Connection): Uint8Array {
+    const kept: Uint8Array[] = [];
+    let at = 0;
+    let copied = 0;
+    while (at + 5 <= out.length) {
+      const size = 1 + readLength(out, at + 1);
+      if (out[at] === 0x41 /* 'A' */) {
+        const message = out.subarray(at, at + size);
+        const nameStart = at + 9; // type, length, sender's pid
+        const nameEnd = out.indexOf(0, nameStart);
+        const channel = Buffer.from(out.subarray(nameStart, nameEnd)).toString("utf8");
+        const listeners = this.channels.get(channel);
+        if (!listeners?.has(from)) {
+          kept.push(out.subarray(copied, at));
+          copied = at + size;
+        }
+        for (const c of listeners ?? []) if (c !== from) c.send(message);
+      }
+      at += size;
+    }
+    if (copied === 0) return out;
+    kept.push(out.subarray(copied));
+    return Buffer.concat(kept);
+  }
+}
+
+function readLength(out: Uint8Array, at: number): number {
+  return (
+    ((out[at] as number) << 24) |
+    ((out[at + 1] as number) << 16) |
+    ((out[at + 2] as number) << 8) |
+    (out[at + 3] as number)
+  );
+}
+
 class Connection {
   private buffered: Buffer = Buffer.alloc(0);
   private started = false;
@@ -101,6 +171,7 @@ class Connection {
   private readonly socket: Socket;
   private readonly db: PGlite;
   private readonly turns: SessionTurns;
+  private readonly notifications: Notifications;
   private readonly onGone: (c: Connection) => void;
   private readonly onError: (err: Error) => void;
 
@@ -108,12 +179,14 @@ class Connection {
     socket: Socket,
     db: PGlite,
     turns: SessionTurns,
+    notifications: Notifications,
     onGone: (c: Connection) => void,
     onError: (err: Error) => void,
   ) {
     this.socket = socket;
     this.db = db;
     this.turns = turns;
+    this.notifications = notifications;
     this.onGone = onGone;
     this.onError = onError;
     socket.setNoDelay(true);
@@ -181,11 +254,20 @@ class Connection {
     }
     await this.turns.take(this);
     if (this.closed) return;
-    const out = await this.db.runExclusive(() => this.db.execProtocolRaw(frame));
-    if (out.length && !this.socket.destroyed) this.socket.write(out);
+    this.notifications.watch(this, frame);
+    const out = this.notifications.route(
+      await this.db.runExclusive(() => this.db.execProtocolRaw(frame)),
+      this,
+    );
+    this.send(out);
     // The session is handed on only when it is idle: after a Sync or a simple query outside a
     // transaction. Inside a transaction (T) or a failed one (E) this connection keeps it.
     if (lastReadyStatus(out) === "I") this.turns.give(this);
+  }
+
+  /** Writes whole backend messages to the client. */
+  send(out: Uint8Array): void {
+    if (out.length && !this.socket.destroyed) this.socket.write(out);
   }
 
   private fail(code: string, message: string): void {
@@ -213,6 +295,7 @@ class Connection {
     this.closed = true;
     this.buffered = Buffer.alloc(0);
     this.socket.destroy();
+    this.notifications.forget(this);
     this.onGone(this);
     // A frame in flight finishes first, and the pump then releases the session.
     if (!this.pumping) await this.release();
@@ -227,6 +310,7 @@ export async function serveWire(options: {
   onError?: (err: Error) => void;
 }): Promise<WireServer> {
   const turns = new SessionTurns();
+  const notifications = new Notifications();
   const connections = new Set<Connection>();
   const onError = options.onError ?? (() => {});
   const server: Server = createServer((socket) => {
@@ -235,7 +319,14 @@ export async function serveWire(options: {
       return;
     }
     connections.add(
-      new Connection(socket, options.db, turns, (c) => connections.delete(c), onError),
+      new Connection(
+        socket,
+        options.db,
+        turns,
+        notifications,
+        (c) => connections.delete(c),
+        onError,
+      ),
     );
   });
   await new Promise<void>((resolve, reject) => {
