@@ -101,6 +101,16 @@ describe("the admin area in the browser", () => {
     await page.context().close();
   });
 
+  it("offers an admin no action on their own row, and says why", async () => {
+    const page = await adminInBrowser("selfish");
+    const me = page.locator("tr", { hasText: "selfish" });
+    await page.getByLabel("Search users").fill("selfish");
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
+    await expect.poll(() => me.textContent()).toContain("This is your account");
+    expect(await me.getByRole("button").count()).toBe(0);
+    await page.context().close();
+  });
+
   it("lets a user delete their own account from Settings → Profile with the password", async () => {
     const { page, email } = await registerNewUser(browser, ks, "leaver");
     await page.goto(`${ks.url}/settings?tab=profile`);
