@@ -1,18 +1,42 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, inject } from "vitest";
 import { launchBrowser } from "./browser.ts";
+import { withDatabase } from "./flows.ts";
 import { attachKeepsake, type RunningKeepsake } from "./keepsake.ts";
 
 /**
+ * Kept between files: the migrations, the status page's components and the workers' heartbeats.
+ * Everything else (users and all they own, throttles, inboxes, provider call statistics) is
+ * emptied, so each file meets a Keepsake as new as a fresh install.
+ */
+const KEPT_TABLES = ["schema_migrations", "status_components", "worker_heartbeats"];
+
+/** Empties Keepsake's data and resets the sandbox (demo accounts, Drives, Stripe, faults). */
+async function freshState(ks: RunningKeepsake) {
+  withDatabase(
+    ks,
+    `const { sql } = await import("kysely");
+     const kept = JSON.parse(args[0]);
+     const { rows } = await sql\`SELECT tablename FROM pg_tables WHERE schemaname = 'public'\`.execute(db);
+     const names = rows.map((r) => r.tablename).filter((t) => !kept.includes(t));
+     if (names.length) await sql.raw(\`TRUNCATE \${names.map((n) => '"' + n + '"').join(", ")} CASCADE\`).execute(db);`,
+    JSON.stringify(KEPT_TABLES),
+  );
+  const res = await fetch(`${ks.sandboxUrl}/_control/reset`, { method: "POST" });
+  if (!res.ok) throw new Error(`sandbox reset: ${res.status}`);
+}
+
+/**
  * The suite's one Keepsake (run as `npm start` runs it, started by the global set-up and shared
- * by every file) and a connection to its one Chromium, handed to `started` before the file's
- * first test. Files share the app, so a test makes its own users and undoes any sandbox fault it
- * sets. When a test fails, what Keepsake wrote during it is printed beside the failure.
+ * by every file, emptied before each) and a connection to its one Chromium, handed to `started`
+ * before the file's first test. When a test fails, what Keepsake wrote during it is printed
+ * beside the failure.
  */
 export function keepsakeSuite(started: (s: { ks: RunningKeepsake; browser: Browser }) => void) {
   let running: { ks: RunningKeepsake; browser: Browser } | undefined;
   beforeAll(async () => {
     const ks = attachKeepsake(inject("keepsake"));
+    await freshState(ks);
     const browser = await launchBrowser(inject("browserEndpoint"));
     running = { ks, browser };
     started(running);
