@@ -1,6 +1,7 @@
 import { adminMessages, messages } from "@keepsake/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "./support/app.ts";
+import { burst } from "./support/burst.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -193,6 +194,45 @@ describe("throttling", () => {
     expect(Number(blocked.headers["retry-after"])).toBeGreaterThan(0);
     expect(blocked.body.detail).toMatch(/Too many failed sign-in attempts/);
     t.clock.advance(t.ctx.config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 + 1000);
+    expect((await attempt(password)).status).toBe(200);
+  });
+
+  it("30 wrong passwords for one e-mail sent at once: exactly the limit are checked", async () => {
+    const { user, password } = await t.signUp();
+    const limit = t.ctx.config.LOGIN_MAX_FAILURES;
+    const { statuses } = await burst(30, (i) =>
+      t.call("POST", "/api/auth/login", {
+        body: { email: user.email, password: "WrongPass1" },
+        ip: `198.51.100.${i + 1}`,
+      }),
+    );
+    expect(statuses).toEqual({ 401: limit, 429: 30 - limit });
+    // The right password is refused too until the window passes.
+    expect(
+      (await t.call("POST", "/api/auth/login", { body: { email: user.email, password } })).status,
+    ).toBe(429);
+    t.clock.advance(t.ctx.config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 + 1000);
+  });
+
+  it("100 wrong sign-ins from one address sent at once: exactly the address's limit are checked", async () => {
+    const limit = t.ctx.config.LOGIN_MAX_FAILURES * 4;
+    const { statuses } = await burst(100, (i) =>
+      t.call("POST", "/api/auth/login", {
+        body: { email: `nobody${i}@example.com`, password: "WrongPass1" },
+        ip: "203.0.113.7",
+      }),
+    );
+    expect(statuses).toEqual({ 401: limit, 429: 100 - limit });
+    t.clock.advance(t.ctx.config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 + 1000);
+  });
+
+  it("a right password takes back its reserved attempt", async () => {
+    const { user, password } = await t.signUp();
+    const limit = t.ctx.config.LOGIN_MAX_FAILURES;
+    const attempt = (pw: string) =>
+      t.call("POST", "/api/auth/login", { body: { email: user.email, password: pw } });
+    for (let i = 0; i < limit + 2; i++) expect((await attempt(password)).status).toBe(200);
+    for (let i = 0; i < limit - 1; i++) expect((await attempt("WrongPass1")).status).toBe(401);
     expect((await attempt(password)).status).toBe(200);
   });
 });
