@@ -212,6 +212,7 @@ export function createContext(deps: ContextDeps): AppContext {
     calls,
     queue,
     workerId: `${hostname()}:${process.pid}`,
+    subscribeMaxPerHour: deps.config.STATUS_SUBSCRIBE_MAX_PER_HOUR,
     async probeApi() {
       const res = await fetch(`${deps.config.appUrl}/api/health`, {
         signal: AbortSignal.timeout(5000),
