@@ -1,4 +1,6 @@
+import type { ApiKeyRow } from "../db/api-tables.ts";
 import type { Db } from "../db/database.ts";
+import { underLimitLocks } from "../db/limits.ts";
 
 /** SQL of the public API's own tables: api_keys and api_idempotency_keys. */
 export function createApiKeysRepository(db: Db) {
@@ -14,28 +16,34 @@ export function createApiKeysRepository(db: Db) {
         .execute();
     },
 
-    async countLive(userId: string): Promise<number> {
-      const row = await db
-        .selectFrom("api_keys")
-        .select((eb) => eb.fn.countAll<string>().as("n"))
-        .where("user_id", "=", userId)
-        .where("revoked_at", "is", null)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-
-    insert(k: { user_id: string; name: string; prefix: string; key_hash: string; now: Date }) {
-      return db
-        .insertInto("api_keys")
-        .values({
-          user_id: k.user_id,
-          name: k.name,
-          prefix: k.prefix,
-          key_hash: k.key_hash,
-          created_at: k.now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+    /**
+     * Inserts a key unless its owner already holds `max` live keys; undefined then. Counted and
+     * decided under the owner's lock, so a parallel burst creates at most `max`.
+     */
+    insertWithin(
+      k: { user_id: string; name: string; prefix: string; key_hash: string; now: Date },
+      max: number,
+    ): Promise<ApiKeyRow | undefined> {
+      return underLimitLocks(db, [`api-keys:user:${k.user_id}`], async (trx) => {
+        const live = await trx
+          .selectFrom("api_keys")
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .where("user_id", "=", k.user_id)
+          .where("revoked_at", "is", null)
+          .executeTakeFirstOrThrow();
+        if (Number(live.n) >= max) return undefined;
+        return trx
+          .insertInto("api_keys")
+          .values({
+            user_id: k.user_id,
+            name: k.name,
+            prefix: k.prefix,
+            key_hash: k.key_hash,
+            created_at: k.now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      });
     },
 
     async revoke(userId: string, id: string, now: Date): Promise<boolean> {
