@@ -1,5 +1,7 @@
 import { adminMessages, messages } from "@keepsake/contracts";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSecrets } from "../src/lib/secrets.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 import { burst } from "./support/burst.ts";
 
@@ -139,6 +141,29 @@ describe("login, profile, logout and refresh", () => {
     expect((await t.call("GET", "/api/auth/me", { token: res.body.access_token })).status).toBe(
       200,
     );
+  });
+
+  it("refuses with 401 a token signed with our secret whose ids are not UUIDs", async () => {
+    const { user } = await t.signUp();
+    const { jwtSecret } = loadSecrets(t.ctx.config);
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    for (const [sid, sub] of [
+      ["not-a-uuid", user.id],
+      ["x".repeat(5000), user.id],
+      [crypto.randomUUID(), "nope"],
+      [42, user.id],
+    ]) {
+      const token = await new SignJWT({ sid })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(String(sub))
+        .setIssuer("keepsake")
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .sign(jwtSecret);
+      const res = await t.call("GET", "/api/auth/me", { token });
+      expect(res.status, String(sid)).toBe(401);
+      expect(res.body).toEqual({ detail: "Could not validate credentials" });
+    }
   });
 
   it("an expired token is refused, also after it was accepted", async () => {

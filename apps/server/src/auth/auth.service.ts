@@ -31,6 +31,8 @@ export interface Principal {
 }
 
 const INCORRECT = "Incorrect email or password";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isUuid = (v: unknown): v is string => typeof v === "string" && UUID.test(v);
 const ISSUER = "keepsake";
 
 // argon2id (the library's default algorithm) with OWASP's suggested memory and passes.
@@ -60,7 +62,8 @@ function tokenVerifier(secret: Uint8Array, clock: Clock) {
         algorithms: ["HS256"],
         currentDate: clock.now(),
       });
-      if (typeof payload.sid !== "string" || typeof payload.sub !== "string") throw new Error();
+      // Ids are UUIDs; anything else (a token signed elsewhere with our secret) is not ours.
+      if (!isUuid(payload.sid) || !isUuid(payload.sub)) throw new Error();
       const entry = {
         sessionId: payload.sid,
         userId: payload.sub,
