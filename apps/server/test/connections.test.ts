@@ -150,7 +150,7 @@ describe("account limits", () => {
 
   it("ten callbacks for two accounts landing at once on a free plan: exactly one account", async () => {
     const { token, user } = await t.signUp();
-    const ids = Array.from({ length: 10 }, (_, i) =>
+    const ids: string[] = Array.from({ length: 10 }, (_, i) =>
       i % 2 ? DEMO_IG.creator.id : DEMO_IG.business.id,
     );
     const callbacks = [];
@@ -163,7 +163,7 @@ describe("account limits", () => {
     expect(won.size).toBe(1);
     landed.forEach((p, i) => {
       expect(p).toEqual(
-        won.has(ids[i] as string)
+        won.has(ids[i] ?? "")
           ? { instagram_connected: "true" }
           : { error: m.accountLimit(1, "free"), error_type: "account_limit" },
       );
