@@ -197,7 +197,7 @@ describe("API keys", () => {
     await t.setTier(u.user.id, "premium");
     expect(await t.call("GET", "/api/v1/stats", { token: key })).toMatchObject({
       status: 403,
-      body: { detail: m.noAccess },
+      body: { detail: m.planLacksAccess },
     });
     await t.ctx.db
       .updateTable("users")

@@ -93,7 +93,9 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) throw unauthorized();
       const found = await repo.findByHash(hashApiKey(key));
       if (!found?.is_active) throw unauthorized();
-      if (!hasApiAccess(found.subscription_tier)) throw new AppError("forbidden", m.noAccess);
+      if (!hasApiAccess(found.subscription_tier)) {
+        throw new AppError("forbidden", m.planLacksAccess);
+      }
       const now = clock.now();
       const last = found.last_used_at ? new Date(found.last_used_at).getTime() : 0;
       if (now.getTime() - last >= TOUCH_EVERY_MS) await repo.touch(found.id, now);

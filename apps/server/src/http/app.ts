@@ -22,8 +22,11 @@ import { loggerOptions, OneLineRequestLog } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
 import { PUBLIC, registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
+import { frameworkErrors, rejectNul } from "./validation.ts";
 
 const healthResponse = z.object({ status: z.string() });
+/** The longest path segment (an id) the router reads; longer ones answer 414. */
+const MAX_PARAM_LENGTH = 100;
 
 export interface AppOptions {
   /** The built SPA (apps/web/dist); when absent the API is served alone. */
@@ -58,6 +61,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     trustProxy: ctx.config.TRUST_PROXY,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrors(MAX_PARAM_LENGTH),
   });
 
   app.decorateRequest("principal", null);
@@ -114,6 +119,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   });
 
   await registerSchemas(app);
+  rejectNul(app);
   registerMetrics(app);
   const health = {
     schema: { tags: ["health"], security: PUBLIC, response: { 200: healthResponse } },
