@@ -132,6 +132,20 @@ describe("login, profile, logout and refresh", () => {
     expect((await t.call("POST", "/api/auth/refresh", { token })).status).toBe(401);
   });
 
+  it("answers that carry a token or the profile are never stored by a cache", async () => {
+    const { user, password, token } = await t.signUp();
+    const answers = [
+      await t.call("POST", "/api/auth/login", { body: { email: user.email, password } }),
+      await t.call("POST", "/api/auth/refresh", { token }),
+      await t.call("GET", "/api/auth/me", { token }),
+      await t.call("PATCH", "/api/auth/me", { token, body: { full_name: "New Name" } }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      expect(res.headers["cache-control"]).toBe("no-store");
+    }
+  });
+
   it("refresh issues a fresh token for a live session", async () => {
     const { token } = await t.signUp();
     t.clock.advance(1000);

@@ -25,6 +25,8 @@ import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
 import { frameworkErrors, rejectNul } from "./validation.ts";
 
 const healthResponse = z.object({ status: z.string() });
+/** Browser features no page of ours uses, switched off for every page and any frame in it. */
+const PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()";
 /** The longest path segment (an id) the router reads; longer ones answer 414. */
 const MAX_PARAM_LENGTH = 100;
 
@@ -69,6 +71,11 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   app.decorateRequest("apiCaller", null);
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
+    reply.header("Permissions-Policy", PERMISSIONS_POLICY);
+    // API answers carry tokens and private data: no cache keeps them unless a route says so.
+    if (req.url.startsWith("/api/") && !reply.hasHeader("Cache-Control")) {
+      reply.header("Cache-Control", "no-store");
+    }
   });
 
   const media = options.mediaOrigins ?? [];
