@@ -266,3 +266,23 @@ describe("every route, fuzzed", () => {
     expect(count).toBeGreaterThan(500);
   }, 300_000);
 });
+
+describe("deeply nested bodies", () => {
+  it("answer 4xx, and a NUL deep inside is found", async () => {
+    const depth = 50_000;
+    const deep = `${"[".repeat(depth)}"a\\u0000b"${"]".repeat(depth)}`;
+    const res = await t.call("POST", "/api/contact", {
+      body: deep,
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toMatch(/must not contain the NUL character/);
+    const plain = `{"name":${"[".repeat(depth)}1${"]".repeat(depth)}}`;
+    const other = await t.call("POST", "/api/contact", {
+      body: plain,
+      headers: { "content-type": "application/json" },
+    });
+    expect(other.status).toBe(422);
+    expect(typeof other.body.detail).toBe("string");
+  });
+});

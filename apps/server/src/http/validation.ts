@@ -99,14 +99,38 @@ export function issueMessage(iss: Issue): string {
 // Applies to every schema of this process; a schema's own message still comes first.
 z.config({ customError: issueMessage });
 
-/** The first NUL character in a parsed request part, as the field that holds it. */
-export function findNul(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
-  if (value === null || typeof value !== "object" || Buffer.isBuffer(value)) return null;
-  for (const [key, v] of Object.entries(value)) {
-    if (key.includes("\u0000")) return [...path, key];
-    const found = findNul(v, [...path, key]);
-    if (found) return found;
+interface Visit {
+  value: unknown;
+  key: PropertyKey | null;
+  parent: Visit | null;
+}
+
+const pathOf = (at: Visit | null): PropertyKey[] => {
+  const path: PropertyKey[] = [];
+  for (let n = at; n && n.key !== null; n = n.parent) path.unshift(n.key);
+  return path;
+};
+
+/**
+ * The first NUL character in a parsed request part, as the path of the field that holds it.
+ * Walks without recursion (a body of deeply nested arrays must not overflow the stack), and
+ * builds a path only for the field it reports.
+ */
+export function findNul(value: unknown): PropertyKey[] | null {
+  const stack: Visit[] = [{ value, key: null, parent: null }];
+  for (let at = stack.pop(); at; at = stack.pop()) {
+    const v = at.value;
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return pathOf(at);
+      continue;
+    }
+    if (v === null || typeof v !== "object" || Buffer.isBuffer(v)) continue;
+    const entries = Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string, unknown];
+      if (key.includes("\u0000")) return [...pathOf(at), key];
+      stack.push({ value: child, key, parent: at });
+    }
   }
   return null;
 }
