@@ -220,8 +220,9 @@ export function createContext(deps: ContextDeps): AppContext {
       return res.ok;
     },
   });
+  const apiKeysRepo = createApiKeysRepository(deps.db);
   const apiKeys = createApiKeysService({
-    repo: createApiKeysRepository(deps.db),
+    repo: apiKeysRepo,
     clock: deps.clock,
     userTier: async (userId) => (await connectionsRepo.userTier(userId)) ?? "free",
   });
@@ -229,6 +230,7 @@ export function createContext(deps: ContextDeps): AppContext {
     limit: API_RATE_LIMIT_PER_MINUTE,
     windowMs: 60_000,
     clock: deps.clock,
+    count: (keyId, windowStart) => apiKeysRepo.hitRateWindow(keyId, windowStart),
   });
   return {
     ...deps,

@@ -161,6 +161,28 @@ describe("API keys", () => {
     expect(live.body.keys).toHaveLength(MAX_API_KEYS);
   });
 
+  it("two API processes share one key's budget: a burst split across both gets exactly the limit", async () => {
+    const second = await createTestApp({}, { database: { ...t.database, close: async () => {} } });
+    try {
+      // Both processes read the same time, early in a minute.
+      second.clock.advance(t.clock.now().getTime() - second.clock.now().getTime());
+      const intoMinute = 60_000 - (t.clock.now().getTime() % 60_000) + 1_000;
+      t.clock.advance(intoMinute);
+      second.clock.advance(intoMinute);
+      const u = await userOn("pro");
+      const { key } = await createKey(u.token);
+      for (let i = 0; i < API_RATE_LIMIT_PER_MINUTE - 10; i++) {
+        expect((await t.call("GET", "/api/v1/stats", { token: key })).status).toBe(200);
+      }
+      const { statuses } = await burst(30, (i) =>
+        (i % 2 ? second : t).call("GET", "/api/v1/stats", { token: key }),
+      );
+      expect(statuses).toEqual({ 200: 10, 429: 20 });
+    } finally {
+      await second.close();
+    }
+  });
+
   it("30 requests of one key sent at once: exactly the per-minute limit pass", async () => {
     const u = await userOn("pro");
     const { key } = await createKey(u.token);

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { ApiKeyRow } from "../db/api-tables.ts";
 import type { Db } from "../db/database.ts";
 import { underLimitLocks } from "../db/limits.ts";
@@ -66,6 +67,32 @@ export function createApiKeysRepository(db: Db) {
         .where("k.key_hash", "=", keyHash)
         .where("k.revoked_at", "is", null)
         .executeTakeFirst();
+    },
+
+    /**
+     * Counts one request of a key in the window that starts at `windowStart` and answers the
+     * window's count, this request included. One statement: parallel requests, from any API
+     * process, each get their own count. A key's first request in a window clears its older ones.
+     */
+    async hitRateWindow(keyId: string, windowStart: Date): Promise<number> {
+      const row = await db
+        .insertInto("api_rate_windows")
+        .values({ key_id: keyId, window_start: windowStart, hits: 1 })
+        .onConflict((oc) =>
+          oc
+            .columns(["key_id", "window_start"])
+            .doUpdateSet({ hits: sql<number>`api_rate_windows.hits + 1` }),
+        )
+        .returning("hits")
+        .executeTakeFirstOrThrow();
+      if (row.hits === 1) {
+        await db
+          .deleteFrom("api_rate_windows")
+          .where("key_id", "=", keyId)
+          .where("window_start", "<", windowStart)
+          .execute();
+      }
+      return row.hits;
     },
 
     async touch(id: string, now: Date) {
