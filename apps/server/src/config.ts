@@ -95,6 +95,8 @@ export const envSchema = z.object({
   CONTACT_PHONE: z.string().min(3).max(40).default(CONTACT_DEFAULTS.phone),
   /** Contact form messages accepted per client address per hour. */
   CONTACT_MAX_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  /** New addresses one client address may subscribe to status updates per hour. */
+  STATUS_SUBSCRIBE_MAX_PER_HOUR: z.coerce.number().int().min(1).default(5),
   // Billing (issue 9). All or none: a half configuration stops start-up naming the variable.
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,

@@ -216,6 +216,7 @@ export function createContext(deps: ContextDeps): AppContext {
     calls,
     queue,
     workerId: `${hostname()}:${process.pid}`,
+    subscribeMaxPerHour: deps.config.STATUS_SUBSCRIBE_MAX_PER_HOUR,
     async probeApi() {
       const res = await fetch(`${deps.config.appUrl}/api/health`, {
         signal: AbortSignal.timeout(5000),
@@ -223,8 +224,9 @@ export function createContext(deps: ContextDeps): AppContext {
       return res.ok;
     },
   });
+  const apiKeysRepo = createApiKeysRepository(deps.db);
   const apiKeys = createApiKeysService({
-    repo: createApiKeysRepository(deps.db),
+    repo: apiKeysRepo,
     clock: deps.clock,
     userTier: async (userId) => (await connectionsRepo.userTier(userId)) ?? "free",
   });
@@ -232,6 +234,7 @@ export function createContext(deps: ContextDeps): AppContext {
     limit: API_RATE_LIMIT_PER_MINUTE,
     windowMs: 60_000,
     clock: deps.clock,
+    count: (keyId, windowStart) => apiKeysRepo.hitRateWindow(keyId, windowStart),
   });
   return {
     ...deps,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasApiAccess } from "../src/billing/tier-rules.ts";
 import { redactUrl } from "../src/http/logging.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
+import { burst } from "./support/burst.ts";
 
 let t: TestApp;
 
@@ -150,6 +151,50 @@ describe("API keys", () => {
     await createKey(u.token, "again");
   });
 
+  it("30 keys asked for at once: exactly the limit are created", async () => {
+    const u = await userOn("pro");
+    const { statuses } = await burst(30, (i) =>
+      t.call("POST", "/api/api-keys", { token: u.token, body: { name: `burst ${i}` } }),
+    );
+    expect(statuses).toEqual({ 201: MAX_API_KEYS, 409: 30 - MAX_API_KEYS });
+    const live = await t.call("GET", "/api/api-keys", { token: u.token });
+    expect(live.body.keys).toHaveLength(MAX_API_KEYS);
+  });
+
+  it("two API processes share one key's budget: a burst split across both gets exactly the limit", async () => {
+    const second = await createTestApp({}, { database: { ...t.database, close: async () => {} } });
+    try {
+      // Both processes read the same time, early in a minute.
+      second.clock.advance(t.clock.now().getTime() - second.clock.now().getTime());
+      const intoMinute = 60_000 - (t.clock.now().getTime() % 60_000) + 1_000;
+      t.clock.advance(intoMinute);
+      second.clock.advance(intoMinute);
+      const u = await userOn("pro");
+      const { key } = await createKey(u.token);
+      for (let i = 0; i < API_RATE_LIMIT_PER_MINUTE - 10; i++) {
+        expect((await t.call("GET", "/api/v1/stats", { token: key })).status).toBe(200);
+      }
+      const { statuses } = await burst(30, (i) =>
+        (i % 2 ? second : t).call("GET", "/api/v1/stats", { token: key }),
+      );
+      expect(statuses).toEqual({ 200: 10, 429: 20 });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("30 requests of one key sent at once: exactly the per-minute limit pass", async () => {
+    const u = await userOn("pro");
+    const { key } = await createKey(u.token);
+    // Leave room for exactly 10 in this minute, then send 30 at once.
+    for (let i = 0; i < API_RATE_LIMIT_PER_MINUTE - 10; i++) {
+      expect((await t.call("GET", "/api/v1/stats", { token: key })).status).toBe(200);
+    }
+    const { statuses } = await burst(30, () => t.call("GET", "/api/v1/stats", { token: key }));
+    expect(statuses).toEqual({ 200: 10, 429: 20 });
+    t.clock.advance(60_000);
+  });
+
   it("refuses bad input with 422 and other users' keys with 404", async () => {
     const u = await userOn("pro");
     const other = await userOn("pro");
@@ -174,7 +219,7 @@ describe("API keys", () => {
     await t.setTier(u.user.id, "premium");
     expect(await t.call("GET", "/api/v1/stats", { token: key })).toMatchObject({
       status: 403,
-      body: { detail: m.noAccess },
+      body: { detail: m.planLacksAccess },
     });
     await t.ctx.db
       .updateTable("users")

@@ -1,6 +1,9 @@
 import { adminMessages, messages } from "@keepsake/contracts";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSecrets } from "../src/lib/secrets.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
+import { burst } from "./support/burst.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -129,6 +132,20 @@ describe("login, profile, logout and refresh", () => {
     expect((await t.call("POST", "/api/auth/refresh", { token })).status).toBe(401);
   });
 
+  it("answers that carry a token or the profile are never stored by a cache", async () => {
+    const { user, password, token } = await t.signUp();
+    const answers = [
+      await t.call("POST", "/api/auth/login", { body: { email: user.email, password } }),
+      await t.call("POST", "/api/auth/refresh", { token }),
+      await t.call("GET", "/api/auth/me", { token }),
+      await t.call("PATCH", "/api/auth/me", { token, body: { full_name: "New Name" } }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      expect(res.headers["cache-control"]).toBe("no-store");
+    }
+  });
+
   it("refresh issues a fresh token for a live session", async () => {
     const { token } = await t.signUp();
     t.clock.advance(1000);
@@ -138,6 +155,29 @@ describe("login, profile, logout and refresh", () => {
     expect((await t.call("GET", "/api/auth/me", { token: res.body.access_token })).status).toBe(
       200,
     );
+  });
+
+  it("refuses with 401 a token signed with our secret whose ids are not UUIDs", async () => {
+    const { user } = await t.signUp();
+    const { jwtSecret } = loadSecrets(t.ctx.config);
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    for (const [sid, sub] of [
+      ["not-a-uuid", user.id],
+      ["x".repeat(5000), user.id],
+      [crypto.randomUUID(), "nope"],
+      [42, user.id],
+    ]) {
+      const token = await new SignJWT({ sid })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(String(sub))
+        .setIssuer("keepsake")
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .sign(jwtSecret);
+      const res = await t.call("GET", "/api/auth/me", { token });
+      expect(res.status, String(sid)).toBe(401);
+      expect(res.body).toEqual({ detail: "Could not validate credentials" });
+    }
   });
 
   it("an expired token is refused, also after it was accepted", async () => {
@@ -193,6 +233,45 @@ describe("throttling", () => {
     expect(Number(blocked.headers["retry-after"])).toBeGreaterThan(0);
     expect(blocked.body.detail).toMatch(/Too many failed sign-in attempts/);
     t.clock.advance(t.ctx.config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 + 1000);
+    expect((await attempt(password)).status).toBe(200);
+  });
+
+  it("30 wrong passwords for one e-mail sent at once: exactly the limit are checked", async () => {
+    const { user, password } = await t.signUp();
+    const limit = t.ctx.config.LOGIN_MAX_FAILURES;
+    const { statuses } = await burst(30, (i) =>
+      t.call("POST", "/api/auth/login", {
+        body: { email: user.email, password: "WrongPass1" },
+        ip: `198.51.100.${i + 1}`,
+      }),
+    );
+    expect(statuses).toEqual({ 401: limit, 429: 30 - limit });
+    // The right password is refused too until the window passes.
+    expect(
+      (await t.call("POST", "/api/auth/login", { body: { email: user.email, password } })).status,
+    ).toBe(429);
+    t.clock.advance(t.ctx.config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 + 1000);
+  });
+
+  it("100 wrong sign-ins from one address sent at once: exactly the address's limit are checked", async () => {
+    const limit = t.ctx.config.LOGIN_MAX_FAILURES * 4;
+    const { statuses } = await burst(100, (i) =>
+      t.call("POST", "/api/auth/login", {
+        body: { email: `nobody${i}@example.com`, password: "WrongPass1" },
+        ip: "203.0.113.7",
+      }),
+    );
+    expect(statuses).toEqual({ 401: limit, 429: 100 - limit });
+    t.clock.advance(t.ctx.config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 + 1000);
+  });
+
+  it("a right password takes back its reserved attempt", async () => {
+    const { user, password } = await t.signUp();
+    const limit = t.ctx.config.LOGIN_MAX_FAILURES;
+    const attempt = (pw: string) =>
+      t.call("POST", "/api/auth/login", { body: { email: user.email, password: pw } });
+    for (let i = 0; i < limit + 2; i++) expect((await attempt(password)).status).toBe(200);
+    for (let i = 0; i < limit - 1; i++) expect((await attempt("WrongPass1")).status).toBe(401);
     expect((await attempt(password)).status).toBe(200);
   });
 });

@@ -171,6 +171,19 @@ describe("the Stripe webhook", () => {
     expect(await tierOf(u.user.id)).toBe("pro");
   });
 
+  it("answers 400 to a correctly signed body that is not a Stripe event", async () => {
+    const before = await eventCount();
+    for (const payload of ["{}", "[]", "null", "5", '{"id":"evt_1","type":"x"}', '{"id":7}']) {
+      const res = await t.call("POST", "/api/webhooks/stripe", {
+        body: payload,
+        headers: { "content-type": "application/json", "stripe-signature": b.sign(payload) },
+      });
+      expect(res.status, payload).toBe(400);
+      expect(res.body).toEqual({ detail: "The webhook body is not a Stripe event" });
+    }
+    expect(await eventCount()).toBe(before);
+  });
+
   it("processes each event id once", async () => {
     const u = await paidUser(SANDBOX_PRICES.premium.annual);
     await b.deliverAll(u.events);

@@ -148,6 +148,28 @@ describe("account limits", () => {
     expect(await accountRows(user.id)).toHaveLength(1);
   });
 
+  it("ten callbacks for two accounts landing at once on a free plan: exactly one account", async () => {
+    const { token, user } = await t.signUp();
+    const ids: string[] = Array.from({ length: 10 }, (_, i) =>
+      i % 2 ? DEMO_IG.creator.id : DEMO_IG.business.id,
+    );
+    const callbacks = [];
+    for (const id of ids) callbacks.push(await instagramConsent(token, id));
+    const landed = (await Promise.all(callbacks.map((c) => t.land(c)))).map(params);
+    const rows = await accountRows(user.id);
+    expect(rows).toHaveLength(1);
+    // Every callback of one demo account connects (the later ones refresh it); the other's are refused.
+    const won = new Set(ids.filter((_, i) => landed[i]?.instagram_connected === "true"));
+    expect(won.size).toBe(1);
+    landed.forEach((p, i) => {
+      expect(p).toEqual(
+        won.has(ids[i] ?? "")
+          ? { instagram_connected: "true" }
+          : { error: m.accountLimit(1, "free"), error_type: "account_limit" },
+      );
+    });
+  });
+
   it("pro: up to 3 accounts, then 403", async () => {
     const { token, user } = await t.signUp();
     await setTier(user.id, "pro");

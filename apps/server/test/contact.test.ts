@@ -1,6 +1,7 @@
 import { CONTACT_LIMITS } from "@keepsake/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "./support/app.ts";
+import { burst } from "./support/burst.ts";
 
 let t: TestApp;
 let admin: Awaited<ReturnType<TestApp["signUp"]>>;
@@ -87,6 +88,18 @@ describe("POST /api/contact", () => {
     expect((await send(valid, "198.51.100.8")).status).toBe(201);
     t.clock.advance(3_600_001);
     expect((await send(valid, ip)).status).toBe(201);
+  });
+
+  it("30 messages from one address sent at once: exactly the limit are stored", async () => {
+    const ip = "198.51.100.30";
+    const { statuses } = await burst(30, (i) => send({ ...valid, subject: `burst ${i}` }, ip));
+    expect(statuses).toEqual({ 201: 3, 429: 27 });
+    const stored = await t.ctx.db
+      .selectFrom("contact_messages")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("ip", "=", ip)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(3);
   });
 });
 

@@ -94,6 +94,9 @@ describe("HTTP conventions", () => {
     expect(String(res.headers["content-security-policy"])).toContain("default-src 'self'");
     expect(res.headers["x-content-type-options"]).toBe("nosniff");
     expect(String(res.headers["x-request-id"])).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers["permissions-policy"]).toBe(
+      "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
+    );
     const given = await t.call("GET", "/api/health", { headers: { "x-request-id": "abc-123" } });
     expect(given.headers["x-request-id"]).toBe("abc-123");
   });

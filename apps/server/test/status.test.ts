@@ -5,6 +5,7 @@ import { createStatusRepository } from "../src/status/status.repository.ts";
 import { formatDuration, jobsStatus, providerStatus } from "../src/status/status.rules.ts";
 import { createStatusService } from "../src/status/status.service.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
+import { burst } from "./support/burst.ts";
 
 let t: TestApp;
 let sandbox: Sandbox;
@@ -93,6 +94,7 @@ describe("samples, uptime and incidents", () => {
       queue: { oldestReadyAge: async () => null },
       probeApi: async () => apiUp,
       workerId: "test-worker",
+      subscribeMaxPerHour: 5,
     });
   const addCalls = (calls: number, errors: number) =>
     t.ctx.db
@@ -207,5 +209,32 @@ describe("POST /api/status/subscribe", () => {
     }
     const rows = await t.ctx.db.selectFrom("status_subscribers").selectAll().execute();
     expect(rows.map((r) => r.email)).toEqual(["watcher@example.com"]);
+  });
+
+  it("30 strangers subscribed at once from one address: exactly the hourly limit are added", async () => {
+    const ip = "198.51.100.44";
+    const limit = t.ctx.config.STATUS_SUBSCRIBE_MAX_PER_HOUR;
+    const subscribe = (email: string) =>
+      t.call("POST", "/api/status/subscribe", { body: { email }, ip });
+    const { answers, statuses } = await burst(30, (i) => subscribe(`stranger${i}@example.com`));
+    expect(statuses).toEqual({ 200: limit, 429: 30 - limit });
+    const refused = answers.find((a) => a.status === 429);
+    expect(refused?.body.detail).toMatch(/^Too many subscriptions from your network/);
+    expect(Number(refused?.headers["retry-after"])).toBeGreaterThan(3500);
+    const added = await t.ctx.db
+      .selectFrom("status_subscribers")
+      .select("email")
+      .where("ip", "=", ip)
+      .execute();
+    expect(added).toHaveLength(limit);
+    // An address already subscribed answers as before; another client is not affected.
+    expect((await subscribe(added[0]!.email)).status).toBe(200);
+    const other = await t.call("POST", "/api/status/subscribe", {
+      body: { email: "someone.else@example.com" },
+      ip: "198.51.100.45",
+    });
+    expect(other.status).toBe(200);
+    t.clock.advance(3_600_001);
+    expect((await subscribe("later@example.com")).status).toBe(200);
   });
 });

@@ -10,6 +10,9 @@ export const API_RATE_LIMIT_PER_MINUTE = 60;
 
 export const apiKeyMessages = {
   noAccess: "API access is included in the Pro and Agency plans. Upgrade to create API keys.",
+  /** A key whose owner moved to a plan without API access. */
+  planLacksAccess:
+    "This API key's plan no longer includes API access (Pro and Agency plans do). Upgrade the plan to use the key again.",
   limitReached: `You can have at most ${MAX_API_KEYS} API keys. Revoke one to create another.`,
   notFound: "API key not found",
   missing: "Missing API key: send it as 'Authorization: Bearer ks_live_…'",

@@ -1,4 +1,7 @@
+import { sql } from "kysely";
+import type { ApiKeyRow } from "../db/api-tables.ts";
 import type { Db } from "../db/database.ts";
+import { underLimitLocks } from "../db/limits.ts";
 
 /** SQL of the public API's own tables: api_keys and api_idempotency_keys. */
 export function createApiKeysRepository(db: Db) {
@@ -14,28 +17,34 @@ export function createApiKeysRepository(db: Db) {
         .execute();
     },
 
-    async countLive(userId: string): Promise<number> {
-      const row = await db
-        .selectFrom("api_keys")
-        .select((eb) => eb.fn.countAll<string>().as("n"))
-        .where("user_id", "=", userId)
-        .where("revoked_at", "is", null)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-
-    insert(k: { user_id: string; name: string; prefix: string; key_hash: string; now: Date }) {
-      return db
-        .insertInto("api_keys")
-        .values({
-          user_id: k.user_id,
-          name: k.name,
-          prefix: k.prefix,
-          key_hash: k.key_hash,
-          created_at: k.now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+    /**
+     * Inserts a key unless its owner already holds `max` live keys; undefined then. Counted and
+     * decided under the owner's lock, so a parallel burst creates at most `max`.
+     */
+    insertWithin(
+      k: { user_id: string; name: string; prefix: string; key_hash: string; now: Date },
+      max: number,
+    ): Promise<ApiKeyRow | undefined> {
+      return underLimitLocks(db, [`api-keys:user:${k.user_id}`], async (trx) => {
+        const live = await trx
+          .selectFrom("api_keys")
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .where("user_id", "=", k.user_id)
+          .where("revoked_at", "is", null)
+          .executeTakeFirstOrThrow();
+        if (Number(live.n) >= max) return undefined;
+        return trx
+          .insertInto("api_keys")
+          .values({
+            user_id: k.user_id,
+            name: k.name,
+            prefix: k.prefix,
+            key_hash: k.key_hash,
+            created_at: k.now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      });
     },
 
     async revoke(userId: string, id: string, now: Date): Promise<boolean> {
@@ -58,6 +67,32 @@ export function createApiKeysRepository(db: Db) {
         .where("k.key_hash", "=", keyHash)
         .where("k.revoked_at", "is", null)
         .executeTakeFirst();
+    },
+
+    /**
+     * Counts one request of a key in the window that starts at `windowStart` and answers the
+     * window's count, this request included. One statement: parallel requests, from any API
+     * process, each get their own count. A key's first request in a window clears its older ones.
+     */
+    async hitRateWindow(keyId: string, windowStart: Date): Promise<number> {
+      const row = await db
+        .insertInto("api_rate_windows")
+        .values({ key_id: keyId, window_start: windowStart, hits: 1 })
+        .onConflict((oc) =>
+          oc
+            .columns(["key_id", "window_start"])
+            .doUpdateSet({ hits: sql<number>`api_rate_windows.hits + 1` }),
+        )
+        .returning("hits")
+        .executeTakeFirstOrThrow();
+      if (row.hits === 1) {
+        await db
+          .deleteFrom("api_rate_windows")
+          .where("key_id", "=", keyId)
+          .where("window_start", "<", windowStart)
+          .execute();
+      }
+      return row.hits;
     },
 
     async touch(id: string, now: Date) {

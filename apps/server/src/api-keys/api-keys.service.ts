@@ -65,16 +65,18 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
     async create(userId: string, name: string): Promise<CreatedApiKey> {
       await requireAccess(userId);
-      if ((await repo.countLive(userId)) >= MAX_API_KEYS)
-        throw new AppError("conflict", m.limitReached);
       const key = `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
-      const row = await repo.insert({
-        user_id: userId,
-        name,
-        prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
-        key_hash: hashApiKey(key),
-        now: clock.now(),
-      });
+      const row = await repo.insertWithin(
+        {
+          user_id: userId,
+          name,
+          prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+          key_hash: hashApiKey(key),
+          now: clock.now(),
+        },
+        MAX_API_KEYS,
+      );
+      if (!row) throw new AppError("conflict", m.limitReached);
       return { ...toApiKey(row), key };
     },
 
@@ -91,7 +93,9 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) throw unauthorized();
       const found = await repo.findByHash(hashApiKey(key));
       if (!found?.is_active) throw unauthorized();
-      if (!hasApiAccess(found.subscription_tier)) throw new AppError("forbidden", m.noAccess);
+      if (!hasApiAccess(found.subscription_tier)) {
+        throw new AppError("forbidden", m.planLacksAccess);
+      }
       const now = clock.now();
       const last = found.last_used_at ? new Date(found.last_used_at).getTime() : 0;
       if (now.getTime() - last >= TOUCH_EVERY_MS) await repo.touch(found.id, now);

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { underLimitLocks } from "../db/limits.ts";
 import type { NewUser, SessionRow, UserRow, UserUpdate } from "../db/schema.ts";
 
 export function createAuthRepository(db: Db) {
@@ -87,24 +88,50 @@ export function createAuthRepository(db: Db) {
         .execute();
     },
 
-    async recordLoginFailure(email: string, ip: string, now: Date) {
-      await db.insertInto("login_failures").values({ email, ip, created_at: now }).execute();
+    /**
+     * Counts this e-mail's and this address's failed sign-ins since `since` and, below both
+     * limits, records this attempt as a failure before its password is checked (the caller
+     * removes it when the password is right). Counting and recording happen under the e-mail's
+     * and the address's locks, so a parallel burst checks at most the limit's passwords.
+     */
+    reserveLoginAttempt(
+      key: { email: string; ip: string },
+      limits: { email: number; ip: number },
+      since: Date,
+      now: Date,
+    ): Promise<{ id: string } | { blockedSince: Date }> {
+      const { email, ip } = key;
+      return underLimitLocks(db, [`login:email:${email}`, `login:ip:${ip}`], async (trx) => {
+        const f = await trx
+          .selectFrom("login_failures")
+          .select([
+            sql<number>`count(*) FILTER (WHERE email = ${email})`.as("by_email"),
+            sql<number>`count(*) FILTER (WHERE ip = ${ip})`.as("by_ip"),
+            sql<Date | null>`min(created_at) FILTER (WHERE email = ${email})`.as("oldest_email"),
+            sql<Date | null>`min(created_at) FILTER (WHERE ip = ${ip})`.as("oldest_ip"),
+          ])
+          .where("created_at", ">", since)
+          .where((eb) => eb.or([eb("email", "=", email), eb("ip", "=", ip)]))
+          .executeTakeFirstOrThrow();
+        const oldest =
+          Number(f.by_email) >= limits.email
+            ? f.oldest_email
+            : Number(f.by_ip) >= limits.ip
+              ? f.oldest_ip
+              : null;
+        if (oldest) return { blockedSince: new Date(oldest) };
+        const row = await trx
+          .insertInto("login_failures")
+          .values({ email, ip, created_at: now })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        return { id: String(row.id) };
+      });
     },
 
-    /** Failures since `since` for this e-mail and for this address, with the oldest of each. */
-    async countLoginFailures(email: string, ip: string, since: Date) {
-      const row = await db
-        .selectFrom("login_failures")
-        .select([
-          sql<number>`count(*) FILTER (WHERE email = ${email})`.as("by_email"),
-          sql<number>`count(*) FILTER (WHERE ip = ${ip})`.as("by_ip"),
-          sql<Date | null>`min(created_at) FILTER (WHERE email = ${email})`.as("oldest_email"),
-          sql<Date | null>`min(created_at) FILTER (WHERE ip = ${ip})`.as("oldest_ip"),
-        ])
-        .where("created_at", ">", since)
-        .where((eb) => eb.or([eb("email", "=", email), eb("ip", "=", ip)]))
-        .executeTakeFirstOrThrow();
-      return row;
+    /** Takes back a reserved attempt whose password was right. */
+    async releaseLoginAttempt(id: string) {
+      await db.deleteFrom("login_failures").where("id", "=", id).execute();
     },
 
     async clearLoginFailures(email: string, before: Date) {

@@ -31,6 +31,8 @@ export interface Principal {
 }
 
 const INCORRECT = "Incorrect email or password";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isUuid = (v: unknown): v is string => typeof v === "string" && UUID.test(v);
 const ISSUER = "keepsake";
 
 // argon2id (the library's default algorithm) with OWASP's suggested memory and passes.
@@ -60,7 +62,8 @@ function tokenVerifier(secret: Uint8Array, clock: Clock) {
         algorithms: ["HS256"],
         currentDate: clock.now(),
       });
-      if (typeof payload.sid !== "string" || typeof payload.sub !== "string") throw new Error();
+      // Ids are UUIDs; anything else (a token signed elsewhere with our secret) is not ours.
+      if (!isUuid(payload.sid) || !isUuid(payload.sub)) throw new Error();
       const entry = {
         sessionId: payload.sid,
         userId: payload.sub,
@@ -105,29 +108,26 @@ export function createAuthService(deps: AuthServiceDeps) {
     return new Date(clock.now().getTime() + config.SESSION_TTL_DAYS * 86_400_000);
   }
 
-  async function throttle(email: string, ip: string) {
+  /**
+   * Reserves a sign-in attempt within the e-mail's and the client address's failure limits, or
+   * answers 429. The reservation counts as a failure until the password proves right.
+   */
+  async function reserveAttempt(email: string, ip: string): Promise<string> {
     const now = clock.now();
     const windowMs = config.LOGIN_FAILURE_WINDOW_SECONDS * 1000;
     const since = new Date(now.getTime() - windowMs);
-    const f = await repo.countLoginFailures(email, ip, since);
-    const ipLimit = config.LOGIN_MAX_FAILURES * 4;
-    const oldest =
-      f.by_email >= config.LOGIN_MAX_FAILURES
-        ? f.oldest_email
-        : f.by_ip >= ipLimit
-          ? f.oldest_ip
-          : null;
-    if (oldest) {
-      const retryAfter = Math.max(
-        1,
-        Math.ceil((new Date(oldest).getTime() + windowMs - now.getTime()) / 1000),
-      );
-      throw new AppError(
-        "too_many",
-        `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
-        { retryAfterSeconds: retryAfter },
-      );
-    }
+    const limits = { email: config.LOGIN_MAX_FAILURES, ip: config.LOGIN_MAX_FAILURES * 4 };
+    const r = await repo.reserveLoginAttempt({ email, ip }, limits, since, now);
+    if ("id" in r) return r.id;
+    const retryAfter = Math.max(
+      1,
+      Math.ceil((r.blockedSince.getTime() + windowMs - now.getTime()) / 1000),
+    );
+    throw new AppError(
+      "too_many",
+      `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+      { retryAfterSeconds: retryAfter },
+    );
   }
 
   return {
@@ -147,17 +147,19 @@ export function createAuthService(deps: AuthServiceDeps) {
       client: { ip: string; userAgent: string | null },
     ): Promise<string> {
       const email = input.email.trim().toLowerCase();
-      await throttle(email, client.ip);
+      const attempt = await reserveAttempt(email, client.ip);
       const user = await repo.findUserByEmail(email);
       const ok = await verify(user?.password_hash ?? (await dummyHash()), input.password);
-      if (!user || !ok) {
-        await repo.recordLoginFailure(email, client.ip, clock.now());
-        throw new AppError("unauthenticated", INCORRECT);
+      // A wrong password keeps its reservation: it is the failure the limits count.
+      if (!user || !ok) throw new AppError("unauthenticated", INCORRECT);
+      if (!user.is_active) {
+        await repo.releaseLoginAttempt(attempt);
+        throw new AppError("forbidden", adminMessages.deactivatedLogin);
       }
-      if (!user.is_active) throw new AppError("forbidden", adminMessages.deactivatedLogin);
       const windowStart = new Date(
         clock.now().getTime() - config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
       );
+      // The e-mail's failures, this attempt's reservation among them, and expired ones.
       await repo.clearLoginFailures(email, windowStart);
       const session = await repo.insertSession({
         user_id: user.id,

@@ -1,4 +1,5 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
+import { z } from "zod";
 import type { BillingSettings } from "../config.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -7,6 +8,13 @@ import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
 import { priceInfo } from "./plans.ts";
 import { accountLimit, normalizeTier } from "./tier-rules.ts";
+
+/** What a verified body must be to be handled: a signed `{}` or `[]` is not an event. */
+const stripeEvent = z.object({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
 
 export interface BillingWebhookDeps {
   repo: BillingRepository;
@@ -98,6 +106,9 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
         event = await stripe.verifyEvent(rawBody, signature, settings.webhookSecret);
       } catch {
         throw new AppError("bad_request", "Invalid Stripe signature");
+      }
+      if (!stripeEvent.safeParse(event).success) {
+        throw new AppError("bad_request", "The webhook body is not a Stripe event");
       }
       if (await repo.eventProcessed(event.id)) return { received: true, duplicate: true };
       if (!HANDLED.has(event.type)) {

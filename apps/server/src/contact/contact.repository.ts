@@ -1,27 +1,40 @@
 import type { Db } from "../db/database.ts";
+import { underLimitLocks } from "../db/limits.ts";
 
 export function createContactRepository(db: Db) {
   return {
-    insert(m: {
-      name: string;
-      email: string;
-      subject: string;
-      message: string;
-      ip: string;
-      created_at: Date;
-    }) {
-      return db.insertInto("contact_messages").values(m).returning("id").executeTakeFirstOrThrow();
-    },
-
-    /** Messages from `ip` since `since`, and the oldest of them (for Retry-After). */
-    async recentFrom(ip: string, since: Date) {
-      const row = await db
-        .selectFrom("contact_messages")
-        .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("created_at").as("oldest")])
-        .where("ip", "=", ip)
-        .where("created_at", ">", since)
-        .executeTakeFirstOrThrow();
-      return { count: Number(row.n), oldest: row.oldest ? new Date(row.oldest) : null };
+    /**
+     * Stores a message unless `ip` already sent `max` since `since`: counted and decided under
+     * the address's lock, so a parallel burst stores at most `max`. Otherwise answers the
+     * oldest counted message's time (for Retry-After).
+     */
+    insertWithin(
+      m: {
+        name: string;
+        email: string;
+        subject: string;
+        message: string;
+        ip: string;
+        created_at: Date;
+      },
+      limit: { max: number; since: Date },
+    ): Promise<{ id: string } | { limitedSince: Date }> {
+      return underLimitLocks(db, [`contact:ip:${m.ip}`], async (trx) => {
+        const recent = await trx
+          .selectFrom("contact_messages")
+          .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("created_at").as("oldest")])
+          .where("ip", "=", m.ip)
+          .where("created_at", ">", limit.since)
+          .executeTakeFirstOrThrow();
+        if (Number(recent.n) >= limit.max) {
+          return { limitedSince: recent.oldest ? new Date(recent.oldest) : m.created_at };
+        }
+        return trx
+          .insertInto("contact_messages")
+          .values(m)
+          .returning("id")
+          .executeTakeFirstOrThrow();
+      });
     },
 
     async list(limit: number, offset: number) {

@@ -27,17 +27,18 @@ export function createContactService(deps: {
   return {
     async submit(input: ContactRequest, ip: string): Promise<{ id: string }> {
       const now = clock.now();
-      const recent = await repo.recentFrom(ip, new Date(now.getTime() - HOUR_MS));
-      if (recent.count >= deps.maxPerHour) {
-        const wait = (recent.oldest?.getTime() ?? now.getTime()) + HOUR_MS - now.getTime();
-        const seconds = Math.max(1, Math.ceil(wait / 1000));
-        throw new AppError(
-          "too_many",
-          `Too many messages from your network. Please try again in ${Math.ceil(seconds / 60)} minute(s).`,
-          { retryAfterSeconds: seconds },
-        );
-      }
-      return repo.insert({ ...input, ip, created_at: now });
+      const saved = await repo.insertWithin(
+        { ...input, ip, created_at: now },
+        { max: deps.maxPerHour, since: new Date(now.getTime() - HOUR_MS) },
+      );
+      if ("id" in saved) return { id: saved.id };
+      const wait = saved.limitedSince.getTime() + HOUR_MS - now.getTime();
+      const seconds = Math.max(1, Math.ceil(wait / 1000));
+      throw new AppError(
+        "too_many",
+        `Too many messages from your network. Please try again in ${Math.ceil(seconds / 60)} minute(s).`,
+        { retryAfterSeconds: seconds },
+      );
     },
 
     async list(limit: number, offset: number): Promise<ContactMessagesResponse> {

@@ -20,6 +20,8 @@ export interface ContactMessagesTable {
 export interface StatusSubscribersTable {
   email: string;
   created_at: GeneratedTimestamp;
+  /** The client address that subscribed it (null before migration 0995). */
+  ip: string | null;
 }
 
 export interface ProviderCallStatsTable {

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
-/** Tables of the public API (migration 0900). */
+/** Tables of the public API (migrations 0900, 0996). */
 export interface ApiKeysTable {
   id: Generated<string>;
   user_id: string;
@@ -24,9 +24,17 @@ export interface ApiIdempotencyKeysTable {
   created_at: GeneratedTimestamp;
 }
 
+/** Requests per key and one-minute window (migration 0996). */
+export interface ApiRateWindowsTable {
+  key_id: string;
+  window_start: Timestamp;
+  hits: number;
+}
+
 export interface ApiTables {
   api_keys: ApiKeysTable;
   api_idempotency_keys: ApiIdempotencyKeysTable;
+  api_rate_windows: ApiRateWindowsTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;

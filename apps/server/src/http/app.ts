@@ -22,8 +22,13 @@ import { loggerOptions, OneLineRequestLog } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
 import { PUBLIC, registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
+import { frameworkErrors, rejectNul } from "./validation.ts";
 
 const healthResponse = z.object({ status: z.string() });
+/** Browser features no page of ours uses, switched off for every page and any frame in it. */
+const PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()";
+/** The longest path segment (an id) the router reads; longer ones answer 414. */
+const MAX_PARAM_LENGTH = 100;
 
 export interface AppOptions {
   /** The built SPA (apps/web/dist); when absent the API is served alone. */
@@ -58,12 +63,19 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     trustProxy: ctx.config.TRUST_PROXY,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrors(MAX_PARAM_LENGTH),
   });
 
   app.decorateRequest("principal", null);
   app.decorateRequest("apiCaller", null);
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
+    reply.header("Permissions-Policy", PERMISSIONS_POLICY);
+    // API answers carry tokens and private data: no cache keeps them unless a route says so.
+    if (req.url.startsWith("/api/") && !reply.hasHeader("Cache-Control")) {
+      reply.header("Cache-Control", "no-store");
+    }
   });
 
   const media = options.mediaOrigins ?? [];
@@ -114,6 +126,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   });
 
   await registerSchemas(app);
+  rejectNul(app);
   registerMetrics(app);
   const health = {
     schema: { tags: ["health"], security: PUBLIC, response: { 200: healthResponse } },

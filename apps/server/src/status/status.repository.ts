@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { ComponentStatus } from "../db/admin-tables.ts";
 import type { Db } from "../db/database.ts";
+import { underLimitLocks } from "../db/limits.ts";
 
 /** SQL of the status page: heartbeats, call stats, samples, component states, incidents. */
 export function createStatusRepository(db: Db) {
@@ -131,12 +132,38 @@ export function createStatusRepository(db: Db) {
       await db.deleteFrom("worker_heartbeats").where("seen_at", "<", statsBefore).execute();
     },
 
-    async subscribe(email: string): Promise<void> {
-      await db
-        .insertInto("status_subscribers")
-        .values({ email })
-        .onConflict((oc) => oc.column("email").doNothing())
-        .execute();
+    /**
+     * Subscribes `email` unless `ip` already subscribed `max` new addresses since `since`
+     * (counted and decided under the address's lock, so a parallel burst adds at most `max`).
+     * An address already on the list is left as it is and not counted.
+     */
+    subscribe(
+      s: { email: string; ip: string; now: Date },
+      limit: { max: number; since: Date },
+    ): Promise<{ limitedSince: Date } | null> {
+      return underLimitLocks(db, [`status-subscribe:ip:${s.ip}`], async (trx) => {
+        const known = await trx
+          .selectFrom("status_subscribers")
+          .select("email")
+          .where("email", "=", s.email)
+          .executeTakeFirst();
+        if (known) return null;
+        const recent = await trx
+          .selectFrom("status_subscribers")
+          .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("created_at").as("oldest")])
+          .where("ip", "=", s.ip)
+          .where("created_at", ">", limit.since)
+          .executeTakeFirstOrThrow();
+        if (Number(recent.n) >= limit.max) {
+          return { limitedSince: recent.oldest ? new Date(recent.oldest) : s.now };
+        }
+        await trx
+          .insertInto("status_subscribers")
+          .values({ email: s.email, ip: s.ip, created_at: s.now })
+          .onConflict((oc) => oc.column("email").doNothing())
+          .execute();
+        return null;
+      });
     },
   };
 }

@@ -38,6 +38,6 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: StatusRouteDeps)
         response: { 200: statusSubscribeResponse },
       },
     },
-    async (req) => ctx.status.subscribe(req.body.email),
+    async (req) => ctx.status.subscribe(req.body.email, req.ip),
   );
 }

@@ -1,6 +1,7 @@
 import type { StatusComponent, StatusResponse } from "@keepsake/contracts";
 import { overallStatus } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
+import { AppError } from "../lib/errors.ts";
 import type { CallRecorder } from "./call-stats.ts";
 import type { StatusRepository } from "./status.repository.ts";
 import {
@@ -22,6 +23,8 @@ export interface StatusServiceDeps {
   /** Whether the API answers its health check (the worker's probe). */
   probeApi(): Promise<boolean>;
   workerId: string;
+  /** New addresses one client address may subscribe per hour. */
+  subscribeMaxPerHour: number;
 }
 
 /**
@@ -162,8 +165,21 @@ export function createStatusService(deps: StatusServiceDeps) {
       return live;
     },
 
-    async subscribe(email: string) {
-      await repo.subscribe(email);
+    async subscribe(email: string, ip: string) {
+      const now = clock.now();
+      const limited = await repo.subscribe(
+        { email, ip, now },
+        { max: deps.subscribeMaxPerHour, since: new Date(now.getTime() - 3_600_000) },
+      );
+      if (limited) {
+        const wait = limited.limitedSince.getTime() + 3_600_000 - now.getTime();
+        const seconds = Math.max(1, Math.ceil(wait / 1000));
+        throw new AppError(
+          "too_many",
+          `Too many subscriptions from your network. Please try again in ${Math.ceil(seconds / 60)} minute(s).`,
+          { retryAfterSeconds: seconds },
+        );
+      }
       // The same answer whether or not the address was already on the list.
       return { message: `${email} is subscribed to status updates.` };
     },

@@ -9,31 +9,29 @@ export interface RateDecision {
 }
 
 /**
- * A fixed one-minute window per key, in this process's memory. Several api processes each
- * count on their own, so the effective limit is per process; a shared store can replace this.
+ * Fixed one-minute windows per key (aligned to the clock's minutes), counted by `count`: the
+ * database's atomic upsert, so every API process shares one budget and a parallel burst gets
+ * exactly `limit` through.
  */
-export function createRateLimiter(opts: { limit: number; windowMs: number; clock: Clock }) {
-  const windows = new Map<string, { start: number; count: number }>();
-
-  function sweep(now: number) {
-    for (const [k, w] of windows) if (now - w.start >= opts.windowMs) windows.delete(k);
-  }
-
+export function createRateLimiter(opts: {
+  limit: number;
+  windowMs: number;
+  clock: Clock;
+  /** Counts one request of `key` in the window starting at `windowStart`; answers the count. */
+  count(key: string, windowStart: Date): Promise<number>;
+}) {
   return {
-    hit(key: string): RateDecision {
+    async hit(key: string): Promise<RateDecision> {
       const now = opts.clock.now().getTime();
-      if (windows.size > 10_000) sweep(now);
-      let w = windows.get(key);
-      if (!w || now - w.start >= opts.windowMs) {
-        w = { start: now, count: 0 };
-        windows.set(key, w);
-      }
-      const resetSeconds = Math.max(1, Math.ceil((w.start + opts.windowMs - now) / 1000));
-      if (w.count >= opts.limit) {
-        return { allowed: false, limit: opts.limit, remaining: 0, resetSeconds };
-      }
-      w.count += 1;
-      return { allowed: true, limit: opts.limit, remaining: opts.limit - w.count, resetSeconds };
+      const start = now - (now % opts.windowMs);
+      const hits = await opts.count(key, new Date(start));
+      const resetSeconds = Math.max(1, Math.ceil((start + opts.windowMs - now) / 1000));
+      return {
+        allowed: hits <= opts.limit,
+        limit: opts.limit,
+        remaining: Math.max(0, opts.limit - hits),
+        resetSeconds,
+      };
     },
   };
 }

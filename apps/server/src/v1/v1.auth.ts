@@ -20,7 +20,7 @@ export function apiKeyGuard(keys: ApiKeysService, limiter: RateLimiter) {
     const match = h ? /^Bearer\s+(\S+)\s*$/i.exec(h) : null;
     if (!match?.[1]) throw new AppError("unauthenticated", m.missing, { challenge: "Bearer" });
     const caller = await keys.authenticate(match[1]);
-    const d = limiter.hit(caller.keyId);
+    const d = await limiter.hit(caller.keyId);
     const headers: Record<string, string> = {
       "RateLimit-Limit": String(d.limit),
       "RateLimit-Remaining": String(d.remaining),

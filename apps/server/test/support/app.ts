@@ -34,7 +34,13 @@ export interface TestApp {
   call(
     method: InjectOptions["method"],
     url: string,
-    opts?: { token?: string; body?: unknown; headers?: Record<string, string> },
+    opts?: {
+      token?: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+      /** The client address the request comes from (default 127.0.0.1). */
+      ip?: string;
+    },
     // biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers loosely
   ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
 }
@@ -108,6 +114,7 @@ export async function createTestApp(
         ...opts.headers,
       },
       ...(opts.body !== undefined ? { payload: opts.body as InjectOptions["payload"] } : {}),
+      ...(opts.ip ? { remoteAddress: opts.ip } : {}),
     });
     let body: unknown = res.body;
     try {
