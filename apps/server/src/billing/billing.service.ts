@@ -59,6 +59,20 @@ export function createBillingService(deps: BillingServiceDeps) {
     }
   }
 
+  /** A live subscription as we recorded it, or as Stripe holds it now. */
+  async function hasLiveSubscription(
+    tx: Pick<BillingRepository, "subscriptionsOf">,
+    userId: string,
+    customerId: string,
+  ): Promise<boolean> {
+    if ((await tx.subscriptionsOf(userId)).some((s) => isLive(s.status))) return true;
+    const { stripe } = configured();
+    const atStripe = await stripeCall(log, "subscriptions list", () =>
+      stripe.openSubscriptions(customerId),
+    );
+    return atStripe.some((s) => isLive(s.status));
+  }
+
   async function liveSubscription(userId: string) {
     return (await repo.subscriptionsOf(userId)).find((s) => isLive(s.status));
   }
@@ -107,32 +121,51 @@ export function createBillingService(deps: BillingServiceDeps) {
       if (!sameOrigin(input.success_url) || !sameOrigin(input.cancel_url)) {
         throw new AppError("invalid", m.foreignReturnUrl);
       }
-      const existing = await repo.customerOf(user.id);
-      // One subscription per user: a subscriber changes plans in the portal.
-      if (existing && (await liveSubscription(user.id))) {
-        const url = await stripeCall(log, "portal", () =>
-          stripe.createPortalSession(existing, portalReturnUrl),
+      // One subscription per customer. Checkouts of one user run one at a time (the user's
+      // row is locked), and what counts is what Stripe holds, not only what webhooks told us:
+      // a subscriber changes plans in the portal, and a new Checkout expires the user's
+      // Checkouts still open in other tabs, so only one of them can ever be paid.
+      return repo.transaction(async (tx) => {
+        if (!(await tx.lockUser(user.id))) throw new AppError("not_found", "User not found");
+        const existing = await tx.customerOf(user.id);
+        if (existing) {
+          const toPortal = async () => {
+            const url = await stripeCall(log, "portal", () =>
+              stripe.createPortalSession(existing, portalReturnUrl),
+            );
+            return { checkout_url: url, kind: "portal" as const };
+          };
+          if (await hasLiveSubscription(tx, user.id, existing)) return toPortal();
+          const open = await stripeCall(log, "checkout list", () =>
+            stripe.openCheckoutSessions(existing),
+          );
+          for (const id of open) {
+            const expired = await stripeCall(log, "checkout expire", () =>
+              stripe.expireCheckoutSession(id),
+            );
+            // Paid meanwhile: the user is a subscriber now.
+            if (!expired && (await hasLiveSubscription(tx, user.id, existing))) return toPortal();
+          }
+        }
+        const customerId =
+          existing ??
+          (await tx.saveCustomer(
+            user.id,
+            await stripeCall(log, "customer", () =>
+              stripe.createCustomer({ email: user.email, name: user.full_name, userId: user.id }),
+            ),
+          ));
+        const url = await stripeCall(log, "checkout", () =>
+          stripe.createCheckoutSession({
+            customerId,
+            priceId: input.price_id,
+            userId: user.id,
+            successUrl: input.success_url,
+            cancelUrl: input.cancel_url,
+          }),
         );
-        return { checkout_url: url, kind: "portal" };
-      }
-      const customerId =
-        existing ??
-        (await repo.saveCustomer(
-          user.id,
-          await stripeCall(log, "customer", () =>
-            stripe.createCustomer({ email: user.email, name: user.full_name, userId: user.id }),
-          ),
-        ));
-      const url = await stripeCall(log, "checkout", () =>
-        stripe.createCheckoutSession({
-          customerId,
-          priceId: input.price_id,
-          userId: user.id,
-          successUrl: input.success_url,
-          cancelUrl: input.cancel_url,
-        }),
-      );
-      return { checkout_url: url, kind: "checkout" };
+        return { checkout_url: url, kind: "checkout" as const };
+      });
     },
 
     async portal(user: BillingUser): Promise<{ portal_url: string }> {

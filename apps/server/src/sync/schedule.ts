@@ -46,3 +46,13 @@ export function minutesUntilNextSync(accountId: string, now: Date): number {
   if (at <= t) at += INTERVAL_S;
   return Math.max(1, Math.ceil((at - t) / 60));
 }
+
+/**
+ * Seconds until the account's scheduled sync of the current interval, or null when its time
+ * in this interval has passed (the next tick queues the next one).
+ */
+export function secondsUntilSlotThisInterval(accountId: string, now: Date): number | null {
+  const t = Math.floor(now.getTime() / 1000);
+  const at = t - (t % INTERVAL_S) + spreadOffsetSeconds(accountId);
+  return at > t ? at - t : null;
+}

@@ -11,6 +11,7 @@ import { createDashboardService, type DashboardService } from "./dashboard.servi
 import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
 import { createGraphPacer } from "./graph-pacer.ts";
+import { secondsUntilSlotThisInterval } from "./schedule.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
 import { syncAccountJob } from "./jobs/sync-account.job.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
@@ -114,6 +115,16 @@ export function createSyncModule(deps: {
     clock: deps.clock,
     settings,
     enqueueBackups,
+    async enqueueScheduledThisInterval(accountId) {
+      const startAfter = secondsUntilSlotThisInterval(accountId, deps.clock.now());
+      if (startAfter === null) return;
+      // The key the scheduler uses: the tick's own send finds it waiting and drops a second.
+      await deps.queue.send(
+        syncAccountJob,
+        { accountId, kind: "scheduled", mode: "backup" },
+        { singletonKey: `sync:${accountId}:scheduled`, startAfter },
+      );
+    },
     async enqueueSync(req) {
       await deps.queue.send(
         syncAccountJob,

@@ -16,7 +16,7 @@ import type { StripeSim } from "./sim.ts";
 /** Checkout Sessions and billing portal sessions (the pages they link to are in hosted.ts). */
 export function registerCheckout(
   sim: StripeSim,
-  { route, missing, noSuch, customer }: StripeRest,
+  { route, missing, noSuch, customer, listOf }: StripeRest,
 ): void {
   route("POST", "/v1/checkout/sessions", "stripe.checkout.sessions.create", (_req, p, base) => {
     const mode = str(p.mode);
@@ -83,6 +83,30 @@ export function registerCheckout(
     sim.s.checkoutSessions[id] = session;
     sim.ctx.changed();
     return session;
+  });
+  // As at Stripe: newest first, filtered by customer, status (open, complete, expired) or
+  // subscription.
+  route("GET", "/v1/checkout/sessions", "stripe.checkout.sessions.list", (_req, p) => {
+    const customerId = str(p.customer);
+    const status = str(p.status);
+    if (status && !["open", "complete", "expired"].includes(status)) {
+      throw new StripeError(
+        400,
+        "invalid_request_error",
+        `Invalid status: must be one of open, complete, or expired`,
+        { param: "status" },
+      );
+    }
+    const subscription = str(p.subscription);
+    const all = Object.values(sim.s.checkoutSessions)
+      .filter(
+        (cs) =>
+          (!customerId || cs.customer === customerId) &&
+          (!status || cs.status === status) &&
+          (!subscription || cs.subscription === subscription),
+      )
+      .map(publicObject);
+    return listOf(all.reverse(), "/v1/checkout/sessions", p);
   });
   route("GET", "/v1/checkout/sessions/:id", "stripe.checkout.sessions.retrieve", (req) => {
     const id = (req.params as { id: string }).id;

@@ -121,6 +121,62 @@ export function createStripeClient(settings: StripeClientSettings) {
       await (await client()).subscriptions.cancel(id);
     },
 
+    /**
+     * Cancels a subscription at once, crediting its unused time to the customer's balance
+     * (a final invoice now), with `comment` as Stripe's cancellation_details.
+     */
+    async cancelWithProration(id: string, comment: string): Promise<StripeSubscriptionState> {
+      return toState(
+        await (await client()).subscriptions.cancel(id, {
+          prorate: true,
+          invoice_now: true,
+          cancellation_details: { comment },
+        }),
+      );
+    },
+
+    /** The customer's subscriptions that are not canceled (every status Stripe lists by default). */
+    async openSubscriptions(customerId: string): Promise<StripeSubscriptionState[]> {
+      const out: StripeSubscriptionState[] = [];
+      for await (const sub of (await client()).subscriptions.list({
+        customer: customerId,
+        limit: 100,
+      })) {
+        out.push(toState(sub));
+      }
+      return out;
+    },
+
+    /** Ids of the customer's Checkout Sessions that can still be paid. */
+    async openCheckoutSessions(customerId: string): Promise<string[]> {
+      const out: string[] = [];
+      for await (const session of (await client()).checkout.sessions.list({
+        customer: customerId,
+        status: "open",
+        limit: 100,
+      })) {
+        out.push(session.id);
+      }
+      return out;
+    },
+
+    /**
+     * Expires an open Checkout Session so it can no longer be paid. False when it is not open
+     * any more (paid or expired meanwhile).
+     */
+    async expireCheckoutSession(id: string): Promise<boolean> {
+      const stripe = await client();
+      try {
+        await stripe.checkout.sessions.expire(id);
+        return true;
+      } catch (err) {
+        if ((err as { type?: string }).type !== "StripeInvalidRequestError") throw err;
+        const session = await stripe.checkout.sessions.retrieve(id);
+        if (session.status === "open") throw err;
+        return false;
+      }
+    },
+
     async deleteCustomer(id: string): Promise<void> {
       await (await client()).customers.del(id);
     },
