@@ -59,13 +59,8 @@ export function createBillingService(deps: BillingServiceDeps) {
     }
   }
 
-  /** A live subscription as we recorded it, or as Stripe holds it now. */
-  async function hasLiveSubscription(
-    tx: Pick<BillingRepository, "subscriptionsOf">,
-    userId: string,
-    customerId: string,
-  ): Promise<boolean> {
-    if ((await tx.subscriptionsOf(userId)).some((s) => isLive(s.status))) return true;
+  /** Whether the customer holds a live subscription as Stripe sees it now. */
+  async function hasLiveSubscription(customerId: string): Promise<boolean> {
     const { stripe } = configured();
     const atStripe = await stripeCall(log, "subscriptions list", () =>
       stripe.openSubscriptions(customerId),
@@ -135,7 +130,7 @@ export function createBillingService(deps: BillingServiceDeps) {
             );
             return { checkout_url: url, kind: "portal" as const };
           };
-          if (await hasLiveSubscription(tx, user.id, existing)) return toPortal();
+          if (await hasLiveSubscription(existing)) return toPortal();
           const open = await stripeCall(log, "checkout list", () =>
             stripe.openCheckoutSessions(existing),
           );
@@ -144,7 +139,7 @@ export function createBillingService(deps: BillingServiceDeps) {
               stripe.expireCheckoutSession(id),
             );
             // Paid meanwhile: the user is a subscriber now.
-            if (!expired && (await hasLiveSubscription(tx, user.id, existing))) return toPortal();
+            if (!expired && (await hasLiveSubscription(existing))) return toPortal();
           }
         }
         const customerId =
