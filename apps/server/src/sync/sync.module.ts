@@ -11,9 +11,9 @@ import { createDashboardService, type DashboardService } from "./dashboard.servi
 import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
 import { createGraphPacer } from "./graph-pacer.ts";
-import { secondsUntilSlotThisInterval } from "./schedule.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
 import { syncAccountJob } from "./jobs/sync-account.job.ts";
+import { secondsUntilSlotThisInterval } from "./schedule.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
 import { createSyncRepositories, type SyncRepositories } from "./sync.repositories.ts";
 import { createSyncRunsService, type SyncRunsService } from "./sync-runs.service.ts";
