@@ -113,7 +113,7 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
    * The customer's live subscriptions at Stripe beyond the newest one (the last one paid
    * stays; ties by id, so concurrent deliveries pick the same one), each with the one kept.
    */
-  async function supersededAtStripe(settings: BillingSettings, customerId: string) {
+  async function supersededAtStripe(customerId: string) {
     const stripe = deps.stripe as StripeClient;
     const live = (await stripe.openSubscriptions(customerId))
       .filter((s) => (LIVE_STATUSES as readonly string[]).includes(s.status))
@@ -170,7 +170,7 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
         const now = clock.now();
         await tx.upsertSubscription(rowOf(settings, userId, sub), now);
         // One live subscription per customer: what Stripe holds now, whatever we saw so far.
-        for (const old of await supersededAtStripe(settings, sub.customerId)) {
+        for (const old of await supersededAtStripe(sub.customerId)) {
           const reason = `Replaced by ${old.keep.id} (${tierOf(settings, old.keep)}), paid later: Keepsake keeps one subscription per customer. The unused time was credited to the customer's balance.`;
           const cancelled = await stripe.cancelWithProration(old.sub.id, reason);
           await tx.upsertSubscription(rowOf(settings, userId, cancelled), now);
