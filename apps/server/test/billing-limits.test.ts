@@ -213,6 +213,32 @@ describe("a plan's limits on every route and job, from upgrade to downgrade", ()
   });
 });
 
+describe("posts beyond the plan's limit", () => {
+  it("a free user whose only unbacked posts are over the limit is offered no Backup Now", async () => {
+    const u = await h.connectedUser();
+    await h.listPosts(u);
+    const over = await t.ctx.db
+      .selectFrom("posts")
+      .select("instagram_id")
+      .where("user_id", "=", u.user.id)
+      .where("not_backed_up_reason", "is not", null)
+      .execute();
+    expect(over.length).toBeGreaterThan(0);
+    // Everything within the plan is in Drive; only the posts the limit leaves out are not.
+    await h.leaveOnlyToBackUp(u.user.id, new Set(over.map((p) => p.instagram_id)));
+    const check = await t.call("GET", "/api/sync/check-new-posts", { token: u.token });
+    expect(check.body).toEqual({
+      has_new_posts: false,
+      new_posts_count: 0,
+      unbacked_posts_count: 0,
+      upgrade_message: "Upgrade to Premium for automatic backups every 10 minutes.",
+    });
+    // The header says how many posts the limit leaves out: the check does not say it again.
+    const stats = await t.call("GET", "/api/sync/dashboard/stats", { token: u.token });
+    expect(stats.body.posts_over_limit).toBe(over.length);
+  });
+});
+
 describe("a plan change applies at once", () => {
   it("Free → Premium: the post limit lifts and the backups it unlocks start, with no scheduler run", async () => {
     const u = await h.connectedUser();
