@@ -133,6 +133,50 @@ describe("checkout and the portal", () => {
     expect(customers.data).toHaveLength(1);
   });
 
+  it("a subscriber's upgrade carries the chosen plan and billing interval into the portal", async () => {
+    const u = await paidUser(SANDBOX_PRICES.pro.monthly);
+    await b.deliverAll(u.events);
+    const res = await t.call("POST", "/api/subscriptions/checkout", {
+      token: u.token,
+      body: {
+        price_id: SANDBOX_PRICES.agency.annual,
+        success_url: `${t.ctx.config.appUrl}/billing/return?tier=agency`,
+        cancel_url: `${t.ctx.config.appUrl}/pricing`,
+      },
+    });
+    expect(res.body.kind).toBe("portal");
+    // The portal opens on the confirmation of Agency, billed annually.
+    const page = await (await fetch(res.body.checkout_url)).text();
+    expect(page).toContain("Confirm your new plan");
+    expect(page).toContain("Keepsake Agency annual");
+    const customer = (await b.stripe.customers.list({ email: u.user.email })).data[0]!;
+    const sub = (await b.subscriptionOf(customer.id))!;
+    const confirmed = await fetch(res.body.checkout_url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ subscription: sub.id, action: "confirm_flow" }).toString(),
+      redirect: "manual",
+    });
+    expect(confirmed.headers.get("location")).toBe(
+      `${t.ctx.config.appUrl}/billing/return?tier=agency`,
+    );
+    await b.deliverAll(await b.newEvents());
+    const current = await t.call("GET", "/api/subscriptions/current", { token: u.token });
+    expect(current.body).toMatchObject({ tier: "agency", interval: "year", amount: 549.99 });
+    // Choosing the plan one already has opens the portal's start page.
+    const same = await t.call("POST", "/api/subscriptions/checkout", {
+      token: u.token,
+      body: {
+        price_id: SANDBOX_PRICES.agency.annual,
+        success_url: `${t.ctx.config.appUrl}/billing/return?tier=agency`,
+        cancel_url: `${t.ctx.config.appUrl}/pricing`,
+      },
+    });
+    expect(await (await fetch(same.body.checkout_url)).text()).not.toContain(
+      "Confirm your new plan",
+    );
+  });
+
   it("a declined card leaves the user on free", async () => {
     const u = await t.signUp();
     const paid = await b.checkout(u.token, SANDBOX_PRICES.pro.monthly, "4000 0000 0000 0002");

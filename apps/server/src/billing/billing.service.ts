@@ -10,7 +10,7 @@ import type { BillingSettings } from "../config.ts";
 import type { UserRow } from "../db/schema.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
-import type { StripeClient } from "../providers/stripe/stripe.client.ts";
+import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
 import { planCatalog, priceInfo } from "./plans.ts";
 import { isPaidTier, normalizeTier } from "./tier-rules.ts";
@@ -59,13 +59,13 @@ export function createBillingService(deps: BillingServiceDeps) {
     }
   }
 
-  /** Whether the customer holds a live subscription as Stripe sees it now. */
-  async function hasLiveSubscription(customerId: string): Promise<boolean> {
+  /** The customer's live subscription as Stripe sees it now, if any. */
+  async function liveAtStripe(customerId: string) {
     const { stripe } = configured();
     const atStripe = await stripeCall(log, "subscriptions list", () =>
       stripe.openSubscriptions(customerId),
     );
-    return atStripe.some((s) => isLive(s.status));
+    return atStripe.find((s) => isLive(s.status));
   }
 
   async function liveSubscription(userId: string) {
@@ -124,13 +124,25 @@ export function createBillingService(deps: BillingServiceDeps) {
         if (!(await tx.lockUser(user.id))) throw new AppError("not_found", "User not found");
         const existing = await tx.customerOf(user.id);
         if (existing) {
-          const toPortal = async () => {
+          // A subscriber goes to the portal, on the confirmation of the plan and billing
+          // interval they chose (or the portal's start page when that is their plan already).
+          const toPortal = async (live: StripeSubscriptionState) => {
+            const change =
+              live.itemId && live.priceId !== input.price_id
+                ? {
+                    subscriptionId: live.id,
+                    itemId: live.itemId,
+                    priceId: input.price_id,
+                    doneUrl: input.success_url,
+                  }
+                : undefined;
             const url = await stripeCall(log, "portal", () =>
-              stripe.createPortalSession(existing, portalReturnUrl),
+              stripe.createPortalSession(existing, portalReturnUrl, change),
             );
             return { checkout_url: url, kind: "portal" as const };
           };
-          if (await hasLiveSubscription(existing)) return toPortal();
+          const live = await liveAtStripe(existing);
+          if (live) return toPortal(live);
           const open = await stripeCall(log, "checkout list", () =>
             stripe.openCheckoutSessions(existing),
           );
@@ -139,7 +151,8 @@ export function createBillingService(deps: BillingServiceDeps) {
               stripe.expireCheckoutSession(id),
             );
             // Paid meanwhile: the user is a subscriber now.
-            if (!expired && (await hasLiveSubscription(existing))) return toPortal();
+            const paid = expired ? undefined : await liveAtStripe(existing);
+            if (paid) return toPortal(paid);
           }
         }
         const customerId =

@@ -5,6 +5,8 @@ export interface StripeSubscriptionState {
   id: string;
   customerId: string;
   status: string;
+  /** The subscription item that carries the price (one per subscription). */
+  itemId: string | null;
   priceId: string | null;
   /** Price metadata `tier`, for prices Keepsake does not know by id. */
   priceTier: string | null;
@@ -35,6 +37,7 @@ function toState(sub: Stripe.Subscription): StripeSubscriptionState {
     id: sub.id,
     customerId: typeof sub.customer === "string" ? sub.customer : sub.customer.id,
     status: sub.status,
+    itemId: item?.id ?? null,
     priceId: price?.id ?? null,
     priceTier: price?.metadata?.tier ?? null,
     unitAmountCents: price?.unit_amount ?? 0,
@@ -105,10 +108,33 @@ export function createStripeClient(settings: StripeClientSettings) {
       return session.url;
     },
 
-    async createPortalSession(customerId: string, returnUrl: string): Promise<string> {
+    /**
+     * A billing portal session; with `change`, it opens on the confirmation of that plan change
+     * (Stripe's subscription_update_confirm flow) and comes back to `change.doneUrl` after it.
+     */
+    async createPortalSession(
+      customerId: string,
+      returnUrl: string,
+      change?: { subscriptionId: string; itemId: string; priceId: string; doneUrl: string },
+    ): Promise<string> {
       const session = await (await client()).billingPortal.sessions.create({
         customer: customerId,
         return_url: returnUrl,
+        ...(change
+          ? {
+              flow_data: {
+                type: "subscription_update_confirm" as const,
+                subscription_update_confirm: {
+                  subscription: change.subscriptionId,
+                  items: [{ id: change.itemId, price: change.priceId, quantity: 1 }],
+                },
+                after_completion: {
+                  type: "redirect" as const,
+                  redirect: { return_url: change.doneUrl },
+                },
+              },
+            }
+          : {}),
       });
       return session.url;
     },
