@@ -209,6 +209,35 @@ describe("Settings → Subscription", () => {
     await waitFor(() => expect(hardRedirect).toHaveBeenCalledWith("https://portal.example/p/1"));
   });
 
+  it("an annual subscriber's upgrade in Settings keeps annual billing", async () => {
+    const user = userEvent.setup();
+    current = sub({
+      tier: "pro",
+      status: "active",
+      amount: 249.99,
+      interval: "year",
+      has_billing_account: true,
+    });
+    renderAs(null, <SubscriptionTab />, "/settings", true);
+    await user.click(await screen.findByRole("button", { name: "Upgrade to Agency" }));
+    await waitFor(() => expect(hardRedirect).toHaveBeenCalled());
+    const body = calls.find((c) => c.path === "/subscriptions/checkout")?.body;
+    expect(body).toMatchObject({ price_id: "price_agency_annual" });
+  });
+
+  it("from Pro on /pricing, Upgrade to Agency sends the interval of the toggle", async () => {
+    const user = userEvent.setup();
+    renderAs("pro");
+    await user.click(screen.getByRole("radio", { name: /Annual/ }));
+    await user.click(await screen.findByRole("button", { name: "Upgrade to Agency" }));
+    await waitFor(() => expect(hardRedirect).toHaveBeenCalled());
+    const body = calls.find((c) => c.path === "/subscriptions/checkout")?.body;
+    expect(body).toMatchObject({
+      price_id: "price_agency_annual",
+      success_url: `${window.location.origin}/billing/return?tier=agency`,
+    });
+  });
+
   it("past due and cancel at period end say so", async () => {
     current = sub({ tier: "pro", status: "past_due", amount: 24.99, interval: "month" });
     const { unmount } = renderAs(null, <SubscriptionTab />, "/settings", true);
