@@ -276,6 +276,30 @@ describe("back from Checkout", () => {
     }
   });
 
+  it("once the plan landed, the dashboard's numbers are read again (the new limits apply at once)", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const { queryClient } = renderAs(
+        null,
+        <BillingReturnPage />,
+        "/billing/return?tier=premium",
+        true,
+      );
+      queryClient.setQueryData(["sync", "stats"], { posts_over_limit: 57, post_limit: 100 });
+      expect(queryClient.getQueryState(["sync", "stats"])?.isInvalidated).toBe(false);
+      current = sub({ tier: "premium", status: "active", amount: 9.99, interval: "month" });
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(2_500);
+      });
+      await screen.findByTestId("upgrade-done");
+      await waitFor(() =>
+        expect(queryClient.getQueryState(["sync", "stats"])?.isInvalidated).toBe(true),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("after a minute says what to do", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     try {
