@@ -84,8 +84,11 @@ export function createDashboardService(deps: DashboardServiceDeps) {
       const active = driveUsable
         ? accounts.filter((a) => a.status === "active" && !a.paused_by_plan)
         : [];
+      const usage = auto ? await repos.runs.graphUsage(active.map((a) => a.id)) : new Map();
       const next = auto
-        ? active.map((a) => minutesUntilNextSync(a.id, clock.now())).sort((a, b) => a - b)[0]
+        ? active
+            .map((a) => minutesUntilNextSync(a.id, clock.now(), usage.get(a.id)))
+            .sort((a, b) => a - b)[0]
         : undefined;
       return {
         total_posts: s.totalPosts,
