@@ -215,7 +215,10 @@ describe("a plan's limits on every route and job, from upgrade to downgrade", ()
 
 describe("posts beyond the plan's limit", () => {
   it("a free user whose only unbacked posts are over the limit is offered no Backup Now", async () => {
-    const u = await h.connectedUser();
+    const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
+      body: { count: 1, posts: 130 },
+    });
+    const u = await h.connectedUser({ instagram: accounts[0]!.id });
     await h.listPosts(u);
     const over = await t.ctx.db
       .selectFrom("posts")
