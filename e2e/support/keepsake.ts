@@ -1,5 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -19,6 +26,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** What another process (a test file) needs to use a Keepsake this one started. */
+export interface SharedKeepsake {
+  url: string;
+  sandboxUrl: string;
+  dataDir: string;
+  /** Everything the process wrote, appended as it writes. */
+  logFile: string;
+}
+
 export interface RunningKeepsake {
   url: string;
   /** The provider sandbox's origin, in sandbox mode. */
@@ -31,6 +47,28 @@ export interface RunningKeepsake {
   restart(): Promise<void>;
   /** Stops it and removes its data. */
   dispose(): Promise<void>;
+  /** Its description for test files in other processes (`attachKeepsake`). */
+  shared(): SharedKeepsake;
+}
+
+/**
+ * A Keepsake started by another process (the suite's global set-up), used as it runs: it
+ * cannot be stopped or restarted from here; a file that needs that starts its own.
+ */
+export function attachKeepsake(shared: SharedKeepsake): RunningKeepsake {
+  const refuse = async () => {
+    throw new Error("the shared Keepsake is not stopped by a test file: start one of its own");
+  };
+  return {
+    url: shared.url,
+    sandboxUrl: shared.sandboxUrl,
+    dataDir: shared.dataDir,
+    output: () => (existsSync(shared.logFile) ? readFileSync(shared.logFile, "utf8") : ""),
+    stop: refuse,
+    restart: refuse,
+    dispose: async () => {},
+    shared: () => shared,
+  };
 }
 
 /**
@@ -42,11 +80,14 @@ export async function startKeepsake(env: Record<string, string> = {}): Promise<R
   const port = await freePort();
   const sandboxPort = await freePort();
   const url = `http://localhost:${port}`;
+  // Beside the data directory, not in it: the data directory belongs to Keepsake.
+  const logFile = `${dataDir}.log`;
   let child: ChildProcess | null = null;
   let log = "";
 
   async function launch() {
     log = "";
+    writeFileSync(logFile, "");
     child = spawn(process.execPath, ["scripts/start.ts"], {
       cwd: ROOT,
       env: {
@@ -62,12 +103,12 @@ export async function startKeepsake(env: Record<string, string> = {}): Promise<R
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    child.stdout?.on("data", (d) => {
+    const keep = (d: Buffer) => {
       log += d;
-    });
-    child.stderr?.on("data", (d) => {
-      log += d;
-    });
+      appendFileSync(logFile, d);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`Keepsake exited early:\n${log}`);
@@ -101,6 +142,8 @@ export async function startKeepsake(env: Record<string, string> = {}): Promise<R
     async dispose() {
       await stop();
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(logFile, { force: true });
     },
+    shared: () => ({ url, sandboxUrl: `http://127.0.0.1:${sandboxPort}`, dataDir, logFile }),
   };
 }

@@ -1,17 +1,19 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, beforeEach } from "vitest";
+import { afterAll, beforeAll, beforeEach, inject } from "vitest";
 import { launchBrowser } from "./browser.ts";
-import { type RunningKeepsake, startKeepsake } from "./keepsake.ts";
+import { attachKeepsake, type RunningKeepsake } from "./keepsake.ts";
 
 /**
- * One Keepsake (run as `npm start` runs it) and one Chromium for the test file: started before
- * its first test and handed to `started`, stopped after its last test. When a test fails, what
- * Keepsake wrote during it (warnings and errors) is printed beside the failure.
+ * The suite's one Keepsake (run as `npm start` runs it, started by the global set-up and shared
+ * by every file) and a connection to its one Chromium, handed to `started` before the file's
+ * first test. Files share the app, so a test makes its own users and undoes any sandbox fault it
+ * sets. When a test fails, what Keepsake wrote during it is printed beside the failure.
  */
 export function keepsakeSuite(started: (s: { ks: RunningKeepsake; browser: Browser }) => void) {
   let running: { ks: RunningKeepsake; browser: Browser } | undefined;
   beforeAll(async () => {
-    const [ks, browser] = await Promise.all([startKeepsake(), launchBrowser()]);
+    const ks = attachKeepsake(inject("keepsake"));
+    const browser = await launchBrowser(inject("browserEndpoint"));
     running = { ks, browser };
     started(running);
   });

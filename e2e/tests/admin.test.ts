@@ -101,6 +101,16 @@ describe("the admin area in the browser", () => {
     await page.context().close();
   });
 
+  it("offers an admin no action on their own row, and says why", async () => {
+    const page = await adminInBrowser("selfish");
+    const me = page.locator("tr", { hasText: "selfish" });
+    await page.getByLabel("Search users").fill("selfish");
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
+    await expect.poll(() => me.textContent()).toContain("This is your account");
+    expect(await me.getByRole("button").count()).toBe(0);
+    await page.context().close();
+  });
+
   it("lets a user delete their own account from Settings → Profile with the password", async () => {
     const { page, email } = await registerNewUser(browser, ks, "leaver");
     await page.goto(`${ks.url}/settings?tab=profile`);
@@ -111,10 +121,19 @@ describe("the admin area in the browser", () => {
     await expect
       .poll(() => dialog.getByRole("alert").textContent())
       .toBe(adminMessages.wrongPassword);
+    // Every address the tab shows from here on, client-side navigations included.
+    const visited: string[] = [];
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) visited.push(new URL(frame.url()).pathname);
+    });
     await dialog.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await dialog.getByRole("button", { name: "Delete my account" }).click();
-    await page.waitForURL(`${ks.url}/`);
+    // The home page for a visitor, with the confirmation; never the sign-in form on the way.
     await expect.poll(() => toast(page, "Your account has been deleted").count()).toBe(1);
+    await page.getByRole("link", { name: "Start Backing Up Free" }).first().waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
+    expect(visited).not.toContain("/login");
+    expect(await page.locator('input[name="password"]').count()).toBe(0);
     const login = await fetch(`${ks.url}/api/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json" },

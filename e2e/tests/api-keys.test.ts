@@ -50,6 +50,17 @@ describe("API keys and the public API", () => {
     await expect.poll(() => row.textContent()).toContain(`${key.slice(0, 12)}…`);
     await expect.poll(() => row.textContent()).toContain("Never");
 
+    // On a 375 px phone the page does not scroll sideways and the key's row fits on screen.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+      .toBeLessThanOrEqual(375);
+    for (const part of [row.getByText("Never"), row.getByRole("button", { name: /Revoke/ })]) {
+      const box = await part.boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= 375).toBe(true);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
     const ok = await v1(key, "/posts?limit=5");
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ posts: [], next_cursor: null });
@@ -59,7 +70,37 @@ describe("API keys and the public API", () => {
     await page.reload();
     await expect.poll(() => row.textContent()).not.toContain("Never");
 
-    await page.getByRole("button", { name: "Revoke e2e script" }).click();
+    // The confirmation is a modal dialog: Tab and Shift+Tab reach its buttons and never a
+    // control of the page behind (between rounds the browser may offer its own UI: no element
+    // of the page has focus then), and Escape gives focus back to the button that opened it.
+    const opener = page.getByRole("button", { name: "Revoke e2e script" });
+    await opener.click();
+    const dialog = page.getByRole("dialog", { name: 'Revoke "e2e script"?' });
+    await dialog.waitFor();
+    const focused = () =>
+      page.evaluate(() => {
+        const active = document.activeElement;
+        if (!active || active === document.body) return "none";
+        return active.closest("dialog, [role=dialog]")
+          ? (active.textContent ?? "")
+          : `page: ${active.outerHTML}`;
+      });
+    expect(await focused()).toBe("Cancel");
+    for (const key of ["Tab", "Shift+Tab"]) {
+      const seen: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        await page.keyboard.press(key);
+        seen.push(await focused());
+      }
+      expect(seen).toEqual(expect.arrayContaining(["Cancel", "Revoke"]));
+      expect(seen.filter((f) => f !== "none" && f !== "Cancel" && f !== "Revoke")).toEqual([]);
+    }
+    await page.keyboard.press("Escape");
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await row.count()).toBe(1);
+
+    await opener.click();
     await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
     await expect.poll(() => row.count()).toBe(0);
     const refused = await v1(key, "/posts");
@@ -87,6 +128,12 @@ describe("API keys and the public API", () => {
       })
       .toBeGreaterThan(0);
     await expect.poll(() => reference.getByText("Start a backup sync").count()).toBeGreaterThan(0);
+    // Keepsake's reference only: none of the renderer vendor's own controls or credit.
+    const vendor = await page.evaluate(() =>
+      (document.body.textContent ?? "").match(/Generate MCP|Connect MCP|Ask AI|Powered by/gi),
+    );
+    expect(vendor).toBeNull();
+    expect(await page.locator('a[href*="scalar.com"]').count()).toBe(0);
     expect(errors.filter((e) => /Content Security Policy|Refused/i.test(e))).toEqual([]);
     expect(offsiteRequests(page)).toEqual([]);
   });

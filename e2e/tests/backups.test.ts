@@ -76,6 +76,23 @@ describe("backups in the browser", () => {
     await page.getByRole("button", { name: "Completed", exact: true }).click();
     await expect.poll(() => rows(page).count(), BACKUP_WAIT).toBe(total);
 
+    // On a 375 px phone: no sideways scrolling, and each row shows its status and date on
+    // screen (not only the Post column, with the rest scrolled out of sight).
+    await page.setViewportSize({ width: 375, height: 800 });
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth), WAIT)
+      .toBeLessThanOrEqual(375);
+    const first = rows(page).first();
+    for (const cell of [
+      first.locator(".badge"),
+      first.getByText(/^[A-Z][a-z]{2} \d{1,2}, \d{4}$/),
+    ]) {
+      const box = await cell.first().boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= 375 && box.width > 0).toBe(true);
+    }
+    expect(await first.locator(".badge").first().textContent()).toBe("completed");
+    await page.setViewportSize({ width: 1280, height: 900 });
+
     // In the drive: every file exactly once, organised by year under Keepsake/@maya.creates.
     const { files } = await sandboxControl<{
       files: { isFolder: boolean; folder: string; appProperties: Record<string, string> }[];

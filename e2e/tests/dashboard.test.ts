@@ -80,11 +80,19 @@ describe("the dashboard in the browser", () => {
     expect(await page.getByRole("button", { name: "Start Backup" }).count()).toBe(1);
     expect(await page.getByText("Automatic Backup Active").count()).toBe(0);
     await expect.poll(() => statValue(page, "Total Posts"), WAIT).toBe("0");
-    await expect.poll(() => page.getByText("No posts found").count(), WAIT).toBe(1);
-
-    // Nothing is known yet: the banner reports the account's posts as new.
+    // Nothing is read before Drive is connected: the banner and the grid say so, together.
+    const empty = page.getByTestId("awaiting-drive");
+    await expect.poll(() => empty.count(), WAIT).toBe(1);
+    expect(await empty.textContent()).toContain("Connect Google Drive to start the first backup.");
+    expect(await page.getByText("No posts found").count()).toBe(0);
     const banner = page.getByRole("region", { name: "New posts" });
     await expect.poll(() => banner.count(), WAIT).toBe(1);
+    await expect
+      .poll(() => banner.textContent(), WAIT)
+      .toContain("posts on Instagram wait for their first backup.");
+    expect(await empty.textContent()).toContain(
+      `Your ${(await banner.textContent())?.match(/(\d+) posts on Instagram/)?.[1]} Instagram posts appear here`,
+    );
     expect(await banner.getByRole("link", { name: "Upgrade Now" }).getAttribute("href")).toBe(
       "/pricing",
     );

@@ -212,7 +212,7 @@ describe("/help and /press", () => {
     await page.getByRole("link", { name: "View Docs" }).click();
     await page.waitForURL(`${ks.url}/docs`);
     await page.goBack();
-    await page.getByRole("link", { name: "Start Chat" }).click();
+    await page.getByRole("link", { name: "Open Contact Form" }).click();
     await page.waitForURL(`${ks.url}/contact`);
     await page.context().close();
   });

@@ -6,9 +6,8 @@
  * run's end as the worker recorded it (the sync, the Drive folders and every file included).
  *
  * The worker runs as production runs it (`npm run worker`: built JavaScript). DATABASE_URL: a
- * new database on that PostgreSQL server (dropped afterwards), where the API process's NOTIFY
- * wakes the worker process as in a deployment; unset: the embedded database, where a job sent by
- * another process waits for the worker's next poll (up to 2 s).
+ * new database on that PostgreSQL server (dropped afterwards); unset: the embedded database. On
+ * both, the API process's NOTIFY wakes the worker process as in a deployment.
  *
  * BENCH_VIDEO_MB (default 300): size of the large video. BENCH_IMAGES (default all): how many
  * image posts to include.

@@ -120,7 +120,11 @@ export function createContext(deps: ContextDeps): AppContext {
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
     onConnected: (userId, accountIds) => sync.sync.runs.startAfterConnect(userId, accountIds),
-    onDisconnected: (userId, limit) => accountsRepo.applyAccountLimit(userId, limit),
+    // A disconnected account's running syncs end; a freed slot resumes a paused account.
+    onDisconnected: async (userId, limit) => {
+      await sync.sync.runs.endRunsOfDisconnectedAccounts(userId);
+      await accountsRepo.applyAccountLimit(userId, limit);
+    },
   });
   const accounts = createAccountsService({
     profiles: connections.profiles,

@@ -24,6 +24,7 @@ const visitor: AuthContextValue = {
   logout: unavailable,
   refreshUser: unavailable,
   forget: () => {},
+  signedOutTo: null,
 };
 
 export function renderLanding(): string {

@@ -7,6 +7,7 @@ import { api } from "../src/api/client.ts";
 import { createQueryClient } from "../src/app.tsx";
 import { AuthContext } from "../src/lib/auth.tsx";
 import { tierBadgeClass } from "../src/pages/admin/tier-badge.ts";
+import { OWN_ACCOUNT_NOTE } from "../src/pages/admin/users-panel.tsx";
 import { routes } from "../src/router.tsx";
 import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
 import { makeAuth, makeUser } from "./helpers.tsx";
@@ -92,6 +93,37 @@ describe("admin dashboard", () => {
       expect(calls.at(-1)?.params).toEqual({ limit: 25, offset: 0, search: "bob" }),
     );
   }, 20_000);
+
+  it("offers no action the server refuses in the admin's own row, and says why", async () => {
+    api.defaults.adapter = fakeAdapter((req) =>
+      req.path === "/admin/users"
+        ? [
+            200,
+            {
+              // The signed-in admin is makeUser()'s id, "u1".
+              users: [
+                listed({ id: "u1", email: "jane@example.com", is_admin: true }),
+                listed({ id: "o", email: "other@example.com", is_admin: true }),
+              ],
+              total: 2,
+              limit: 25,
+              offset: 0,
+            },
+          ]
+        : [404, {}],
+    );
+    renderAdmin();
+    const own = (await screen.findByText("jane@example.com")).closest("tr")!;
+    expect(own.querySelectorAll("button")).toHaveLength(0);
+    expect(own.textContent).toContain(OWN_ACCOUNT_NOTE);
+    const other = screen.getByText("other@example.com").closest("tr")!;
+    expect(Array.from(other.querySelectorAll("button"), (b) => b.textContent)).toEqual([
+      "Deactivate",
+      "Remove Admin",
+      "Delete",
+    ]);
+    expect(other.textContent).not.toContain(OWN_ACCOUNT_NOTE);
+  });
 
   it("turns a 403 into the toast and a redirect to /dashboard", async () => {
     const error = vi.spyOn(toast, "error");

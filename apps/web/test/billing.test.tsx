@@ -1,4 +1,4 @@
-import type { Subscription } from "@keepsake/contracts";
+import { pausedAccountMessages, type Subscription } from "@keepsake/contracts";
 import { act, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Route, Routes } from "react-router";
@@ -318,6 +318,18 @@ describe("after a downgrade", () => {
   const account = (id: string, username: string, paused: boolean) =>
     makeAccount({ id, username, connected_at: "2026-01-02T10:00:00.000Z", paused_by_plan: paused });
 
+  it("counts paused accounts and the plan's accounts in proper plural forms", () => {
+    expect(pausedAccountMessages.notice(2, 3, "Pro")).toBe(
+      "2 Instagram accounts are paused because your Pro plan syncs 3 accounts. Choose which accounts to keep, or disconnect the others; paused accounts are not synced.",
+    );
+    expect(pausedAccountMessages.notice(1, 1, "Premium")).toBe(
+      "1 Instagram account is paused because your Premium plan syncs 1 account. Choose which account to keep, or disconnect the others; paused accounts are not synced.",
+    );
+    expect(pausedAccountMessages.kept("lumen.studio", [])).toBe(
+      "@lumen.studio is synced again. All your Instagram accounts are synced.",
+    );
+  });
+
   it("the dashboard says which accounts are paused and keeps the one chosen", async () => {
     api.defaults.adapter = fakeAdapter((req) => {
       if (req.path === "/accounts/instagram-accounts")
@@ -332,19 +344,30 @@ describe("after a downgrade", () => {
           },
         ];
       if (req.path === "/accounts/instagram-accounts/a2/keep")
-        return [200, { message: "Kept", paused_accounts: 1 }];
+        return [
+          200,
+          {
+            message: "@maya.creates is synced again. Paused now: @lumen.studio.",
+            paused_accounts: 1,
+          },
+        ];
       return [404, { detail: "Not Found" }];
     }, calls);
     const user = userEvent.setup();
     renderAs("free", <PausedAccountsNotice />, "/pricing");
     const notice = await screen.findByTestId("paused-accounts");
     expect(notice.textContent).toContain(
-      "1 Instagram account(s) are paused because your plan allows 1",
+      "1 Instagram account is paused because your Free plan syncs 1 account. Choose which account to keep",
     );
+    expect(notice.textContent).not.toContain("(s)");
     expect(notice.textContent).toContain("@maya.creates is paused");
     await user.click(screen.getByRole("button", { name: "Keep @maya.creates" }));
     await waitFor(() =>
       expect(calls.some((c) => c.method === "PUT" && c.path.endsWith("/a2/keep"))).toBe(true),
     );
+    // The toast says what happened, in the server's words.
+    expect(
+      await screen.findByText("@maya.creates is synced again. Paused now: @lumen.studio."),
+    ).toBeTruthy();
   });
 });

@@ -119,7 +119,7 @@ describe("ready-for-backup badge", () => {
     [status({ google_connected: true }), null],
     [
       status({ instagram_connected: true, google_connected: true, google_needs_reconnect: true }),
-      "Reconnection needed",
+      "Backups paused: reconnect Google Drive",
     ],
   ])("%o → %s", async (answer, text) => {
     api.defaults.adapter = serve(() => [200, answer]);
@@ -217,7 +217,66 @@ describe("accounts panel (pro and agency)", () => {
     const stats = [...card.querySelectorAll(".account-stats > div")].map(
       (d) => `${d.querySelector("dt")?.textContent}=${d.querySelector("dd")?.textContent}`,
     );
-    expect(stats).toEqual(["Followers=12,940", "Posts=42", "Synced=40", "Backed up=38"]);
+    expect(stats).toEqual([
+      "Followers=12,940",
+      "On Instagram=42",
+      "In Keepsake=40",
+      "Backed up=38",
+    ]);
+    expect(within(card).getByText("Active")).toBeTruthy();
+  });
+
+  it("says what each count counts: stories are in Keepsake's count, not Instagram's", async () => {
+    const withStories = account({
+      username: "story.teller",
+      posts_count: 42,
+      synced_posts_count: 45,
+      synced_stories_count: 3,
+      backed_up_posts_count: 45,
+    });
+    api.defaults.adapter = serve(() => [200, accountsResponse([withStories], "pro", 3)]);
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    const card = await screen.findByRole("article", { name: "@story.teller" });
+    const stats = [...card.querySelectorAll(".account-stats > div")].map(
+      (d) => `${d.querySelector("dt")?.textContent}=${d.querySelector("dd")?.textContent}`,
+    );
+    expect(stats).toEqual([
+      "Followers=12,940",
+      "On Instagram=42",
+      "In Keepsake=45 incl. 3 stories",
+      "Backed up=45",
+    ]);
+    expect(within(card).getByText("On Instagram").getAttribute("title")).toContain(
+      "stories not counted",
+    );
+  });
+
+  it("a revoked account's card says its backups are paused and reconnects through its login", async () => {
+    const dead = account({
+      username: "via.facebook",
+      connected_via: "facebook",
+      status: "needs_reconnection",
+      status_reason: "The Facebook access was revoked.",
+    });
+    api.defaults.adapter = serve((_m, path) =>
+      path === "/accounts/instagram-accounts"
+        ? [200, accountsResponse([dead, account()], "pro", 3)]
+        : [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?r=1" }],
+    );
+    const user = userEvent.setup();
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    const card = await screen.findByRole("article", { name: "@via.facebook" });
+    expect(within(card).getByRole("status").textContent).toBe(
+      "Backups of @via.facebook are paused: The Facebook access was revoked.",
+    );
+    expect(within(card).getByText("Needs reconnection")).toBeTruthy();
+    await user.click(within(card).getByRole("button", { name: "Reconnect @via.facebook" }));
+    await waitFor(() =>
+      expect(hardRedirect).toHaveBeenCalledWith(
+        "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?r=1",
+      ),
+    );
+    expect(calls).toContain("GET /oauth/facebook/auth-url");
   });
 
   it("at the limit an account that needs reconnecting can still be reconnected", async () => {
@@ -256,6 +315,9 @@ describe("accounts panel (pro and agency)", () => {
     await user.click(screen.getByRole("button", { name: "Disconnect @lumen.studio" }));
     const dialog = screen.getByRole("dialog", { name: "Disconnect @lumen.studio?" });
     expect(dialog.textContent).toContain("Files already in your Google Drive stay where they are.");
+    expect(dialog.textContent).toContain(
+      "delete from Keepsake its 40 posts (stories included) and their backup records",
+    );
     await user.click(within(dialog).getByRole("button", { name: "Disconnect" }));
     expect(await screen.findByText("Instagram account not found")).toBeTruthy();
     expect(calls).toContain(`DELETE /accounts/instagram-accounts/${a.id}`);

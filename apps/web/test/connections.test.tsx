@@ -180,57 +180,132 @@ describe("Settings → Connected Accounts", () => {
   });
 
   it("disconnecting Instagram: cancel does nothing; a failure toasts 'Failed to disconnect Instagram'", async () => {
+    const only = account({ username: "lumen.studio" });
     api.defaults.adapter = serve((method, path) => {
       if (path === "/oauth/status") {
         return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
       }
       if (path === "/accounts/instagram-accounts") {
-        return [200, { ...accountsResponse([account()], "pro", 1), subscription_tier: "free" }];
+        return [200, { ...accountsResponse([only], "pro", 1), subscription_tier: "free" }];
       }
       if (method === "DELETE") return [500, {}];
       return [404, {}];
     });
     const user = userEvent.setup();
     renderSettings("free");
-    expect(await screen.findByText("@lumen.studio")).toBeTruthy();
-    const ig = screen.getByRole("region", { name: "Instagram" });
-    await user.click(within(ig).getByRole("button", { name: "Disconnect" }));
+    const ig = await screen.findByRole("region", { name: "Instagram" });
+    await user.click(await within(ig).findByRole("button", { name: "Disconnect @lumen.studio" }));
     await user.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Cancel" }));
     expect(calls.some((c) => c.startsWith("DELETE"))).toBe(false);
-    await user.click(within(ig).getByRole("button", { name: "Disconnect" }));
-    const dialog = screen.getByRole("dialog", { name: "Disconnect Instagram?" });
+    await user.click(within(ig).getByRole("button", { name: "Disconnect @lumen.studio" }));
+    const dialog = screen.getByRole("dialog", { name: "Disconnect @lumen.studio?" });
     expect(dialog.textContent).toContain("stay where they are");
     await user.click(within(dialog).getByRole("button", { name: "Disconnect" }));
     expect(await screen.findByText("Failed to disconnect Instagram")).toBeTruthy();
+    expect(calls).toContain(`DELETE /oauth/instagram/disconnect?account_id=${only.id}`);
   });
 
-  it("an account that needs reconnecting says why and offers Reconnect", async () => {
-    api.defaults.adapter = serve((_m, path) => {
+  it("lists every account with its own state and Disconnect; the dialog names the one chosen", async () => {
+    const kept = account({ username: "lumen.studio" });
+    const paused = account({ username: "maya.creates", paused_by_plan: true });
+    let accounts = [kept, paused];
+    api.defaults.adapter = serve((method, path, params) => {
       if (path === "/oauth/status") {
+        // The server names the account being backed up.
+        return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
+      }
+      if (path === "/accounts/instagram-accounts") {
         return [
           200,
-          status({
-            instagram_connected: true,
-            instagram_username: "lumen.studio",
-            instagram_needs_reconnect: true,
-          }),
+          { ...accountsResponse(accounts, "pro", 1), limit: 1, subscription_tier: "premium" },
         ];
       }
-      return [
-        200,
-        {
-          ...accountsResponse(
-            [account({ status: "needs_reconnection", status_reason: "The password was changed." })],
-            "pro",
-            1,
-          ),
-          subscription_tier: "free",
-        },
-      ];
+      if (method === "DELETE" && path === "/oauth/instagram/disconnect") {
+        accounts = accounts.filter((a) => a.id !== params.account_id);
+        return [
+          200,
+          {
+            message:
+              "@maya.creates disconnected: its posts and backup records were removed from Keepsake. Files already in your Google Drive stay there.",
+            disconnected: 1,
+          },
+        ];
+      }
+      return [404, {}];
     });
-    renderSettings("free");
-    expect(await screen.findByText("Needs reconnection")).toBeTruthy();
-    expect(await screen.findByText("The password was changed.")).toBeTruthy();
-    expect(screen.getByRole("button", { name: "Reconnect Instagram" })).toBeTruthy();
+    const user = userEvent.setup();
+    renderSettings("premium");
+    const list = await screen.findByRole("list", { name: "Connected Instagram accounts" });
+    const rows = within(list).getAllByRole("listitem");
+    expect(rows.map((r) => r.getAttribute("aria-label"))).toEqual([
+      "@lumen.studio",
+      "@maya.creates",
+    ]);
+    const [keptRow, pausedRow] = rows as [HTMLElement, HTMLElement];
+    expect(within(keptRow).getByTestId("account-state").textContent).toBe("Active");
+    expect(within(pausedRow).getByTestId("account-state").textContent).toBe("Paused by plan");
+    expect(pausedRow.textContent).toContain("Not synced: your plan syncs 1 account.");
+    expect(screen.getByText("2 accounts connected")).toBeTruthy();
+
+    await user.click(within(pausedRow).getByRole("button", { name: "Disconnect @maya.creates" }));
+    const dialog = screen.getByRole("dialog", { name: "Disconnect @maya.creates?" });
+    expect(dialog.textContent).toContain(
+      "Keepsake will stop backing up @maya.creates and delete from Keepsake its 40 posts (stories included) and their backup records.",
+    );
+    expect(dialog.textContent).toContain("Files already in your Google Drive stay where they are.");
+    expect(dialog.textContent).toContain(
+      "Your other Instagram account keeps its posts and backup records.",
+    );
+    await user.click(within(dialog).getByRole("button", { name: "Disconnect" }));
+    expect(
+      await screen.findByText(/^@maya\.creates disconnected: its posts and backup records/),
+    ).toBeTruthy();
+    expect(calls).toContain(`DELETE /oauth/instagram/disconnect?account_id=${paused.id}`);
+    await waitFor(() =>
+      expect(screen.queryByRole("listitem", { name: "@maya.creates" })).toBeNull(),
+    );
+    expect(screen.getByRole("listitem", { name: "@lumen.studio" })).toBeTruthy();
+  });
+
+  it("an account that needs reconnecting says why and offers its Reconnect, on every plan", async () => {
+    for (const [tier, via, path] of [
+      ["free", "instagram", "GET /oauth/instagram/login?account_type=business"],
+      ["premium", "facebook", "GET /oauth/facebook/auth-url"],
+      ["pro", "instagram", "GET /oauth/instagram/login?account_type=business"],
+      ["agency", "facebook", "GET /oauth/facebook/auth-url"],
+    ] as const) {
+      const dead = account({
+        connected_via: via,
+        status: "needs_reconnection",
+        status_reason: "The password was changed.",
+      });
+      api.defaults.adapter = serve((_m, p) => {
+        if (p === "/oauth/status") {
+          return [
+            200,
+            status({
+              instagram_connected: true,
+              instagram_username: dead.username,
+              instagram_needs_reconnect: true,
+            }),
+          ];
+        }
+        if (p === "/accounts/instagram-accounts") {
+          return [200, { ...accountsResponse([dead], "pro", 1), subscription_tier: tier }];
+        }
+        return [200, { auth_url: "http://127.0.0.1:8090/consent" }];
+      });
+      const user = userEvent.setup();
+      const view = renderSettings(tier);
+      const row = await screen.findByRole("listitem", { name: `@${dead.username}` });
+      expect(within(row).getByTestId("account-state").textContent).toBe("Needs reconnection");
+      expect(row.textContent).toContain(
+        `Backups of @${dead.username} are paused: The password was changed.`,
+      );
+      await user.click(within(row).getByRole("button", { name: `Reconnect @${dead.username}` }));
+      await waitFor(() => expect(calls).toContain(path));
+      calls.length = 0;
+      view.unmount();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { makeJob } from "./fake-api.ts";
+import { makeAccount, makeJob } from "./fake-api.ts";
 import {
   dash,
   postRequests,
@@ -79,6 +79,92 @@ describe("dashboard header, stats and banner", () => {
     renderDashboard("premium");
     expect(await screen.findByRole("link", { name: "Reconnect Google Drive" })).toBeTruthy();
     expect(screen.queryByRole("link", { name: "Connect Instagram" })).toBeNull();
+  });
+
+  const revokedReason =
+    "Instagram access for @lumen.studio expired or was revoked. Reconnect the account in Settings to resume backups.";
+  const revoked = (via: "instagram" | "facebook") =>
+    makeAccount({
+      id: "11111111-1111-4111-8111-111111111111",
+      username: "lumen.studio",
+      connected_via: via,
+      status: "needs_reconnection",
+      status_reason: revokedReason,
+    });
+  const accountsOf = (accounts: unknown[], tier: string) => ({
+    accounts,
+    limit: tier === "pro" || tier === "agency" ? 3 : 1,
+    can_connect_more: false,
+    remaining_slots: 0,
+    subscription_tier: tier,
+  });
+
+  it.each([
+    ["premium", "instagram", "/oauth/instagram/login"],
+    ["pro", "facebook", "/oauth/facebook/auth-url"],
+    ["agency", "instagram", "/oauth/instagram/login"],
+    ["free", "facebook", "/oauth/facebook/auth-url"],
+  ] as const)(
+    "%s, a revoked account connected with %s Login: backups paused for it, its Reconnect right there",
+    async (tier, via, path) => {
+      dash.oauth = { ...dash.oauth, instagram_needs_reconnect: true };
+      dash.accounts = accountsOf([revoked(via)], tier);
+      renderDashboard(tier);
+      const state = await screen.findByTestId("stopped-accounts");
+      const card = state.closest("[data-testid=tier-state]") as HTMLElement;
+      expect(card.textContent).toContain(
+        tier === "free" ? "Manual backup mode" : "Automatic backup paused",
+      );
+      expect(card.textContent).not.toContain("Automatic Backup Active");
+      expect(state.textContent).toContain(`Backups of @lumen.studio are paused: ${revokedReason}`);
+      expect(await screen.findByText("Backups paused for @lumen.studio")).toBeTruthy();
+      // The Reconnect is right there, through the login the account was connected with.
+      await userEvent.click(within(state).getByRole("button", { name: "Reconnect @lumen.studio" }));
+      await waitFor(() => expect(dash.calls.some((c) => c.path.startsWith(path))).toBe(true));
+    },
+  );
+
+  it("pro with a second, working account: backups go on, but not for the revoked one", async () => {
+    dash.oauth = { ...dash.oauth, instagram_needs_reconnect: true };
+    dash.accounts = accountsOf(
+      [
+        revoked("instagram"),
+        makeAccount({ id: "22222222-2222-4222-8222-222222222222", username: "maya.creates" }),
+      ],
+      "pro",
+    );
+    renderDashboard("pro");
+    const state = await screen.findByTestId("stopped-accounts");
+    const card = state.closest("[data-testid=tier-state]") as HTMLElement;
+    expect(card.textContent).toContain("Automatic Backup Active");
+    expect(state.textContent).toContain("Backups of @lumen.studio are paused");
+    expect(state.textContent).not.toContain("@maya.creates");
+  });
+
+  it("Instagram without Drive: the banner and the grid tell one story", async () => {
+    dash.oauth = { ...dash.oauth, google_connected: false, google_email: null };
+    dash.newPosts = {
+      has_new_posts: true,
+      new_posts_count: 152,
+      unbacked_posts_count: 0,
+      upgrade_message: "Upgrade to Premium for automatic backups every 10 minutes.",
+    };
+    renderDashboard("free");
+    const banner = await screen.findByRole("region", { name: "New posts" });
+    expect(
+      within(banner).getByText("152 posts on Instagram wait for their first backup."),
+    ).toBeTruthy();
+    expect(
+      within(banner).getByRole("link", { name: "Connect Google Drive" }).getAttribute("href"),
+    ).toBe("/settings");
+    const empty = await screen.findByTestId("awaiting-drive");
+    expect(empty.textContent).toContain("No posts backed up yet");
+    expect(empty.textContent).toContain(
+      "Your 152 Instagram posts appear here as they are backed up.",
+    );
+    expect(empty.textContent).toContain("Connect Google Drive to start the first backup.");
+    expect(screen.queryByText("No posts found")).toBeNull();
+    expect(screen.queryByText(/You have 152 new posts/)).toBeNull();
   });
 
   it("a free user beyond the post limit is told how many posts it leaves out, with Upgrade", async () => {

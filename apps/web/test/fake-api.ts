@@ -85,6 +85,7 @@ export function makeAccount(overrides: Partial<InstagramAccount> = {}): Instagra
     following_count: 0,
     posts_count: 0,
     synced_posts_count: 0,
+    synced_stories_count: 0,
     backed_up_posts_count: 0,
     connected_at: "2026-01-01T00:00:00.000Z",
     last_sync: null,

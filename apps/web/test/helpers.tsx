@@ -33,6 +33,7 @@ export function makeAuth(overrides: Partial<AuthContextValue> = {}): AuthContext
     register: vi.fn(async () => makeUser()),
     logout: vi.fn(async () => {}),
     forget: vi.fn(),
+    signedOutTo: null,
     refreshUser: vi.fn(async () => user),
     ...overrides,
   };

@@ -27,13 +27,27 @@ describe("ConfirmDialog", () => {
     expect(document.activeElement).toBe(confirm);
   });
 
-  it("closes on Escape with the latest onCancel", () => {
+  it("is a native modal dialog, open while rendered and closed when it is not", () => {
+    const { unmount } = render(dialog(() => {}));
+    const el = screen.getByRole("dialog", { name: "Disconnect?" });
+    expect(el.tagName).toBe("DIALOG");
+    expect((el as HTMLDialogElement).open).toBe(true);
+    unmount();
+    expect((el as HTMLDialogElement).open).toBe(false);
+  });
+
+  it("on Escape (the dialog's cancel event) calls the latest onCancel and stays open", () => {
     const first = vi.fn();
     const latest = vi.fn();
     const { rerender } = render(dialog(first));
     rerender(dialog(latest));
-    fireEvent.keyDown(document, { key: "Escape" });
+    const el = screen.getByRole("dialog") as HTMLDialogElement;
+    const cancel = new Event("cancel", { cancelable: true });
+    fireEvent(el, cancel);
     expect(latest).toHaveBeenCalledTimes(1);
     expect(first).not.toHaveBeenCalled();
+    // The caller closes it by no longer rendering it; the browser must not close it first.
+    expect(cancel.defaultPrevented).toBe(true);
+    expect(el.open).toBe(true);
   });
 });

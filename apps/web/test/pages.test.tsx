@@ -221,3 +221,20 @@ describe("help FAQ claims", () => {
     expect(text).toContain("On the Backups page, View opens each backed-up post's file in Drive.");
   });
 });
+
+describe("help support cards and FAQ wording", () => {
+  it("names the contact-form card for what it does and the billing button as Settings shows it", async () => {
+    const { HelpPage } = await import("../src/pages/help/help-page.tsx");
+    renderWithAuth(<HelpPage />, { path: "/help" });
+    const text = document.body.textContent ?? "";
+    // There is no live chat: the card opens the contact form and says so.
+    expect(text).not.toMatch(/live chat|start chat/i);
+    expect(screen.getByRole("link", { name: "Open Contact Form" }).getAttribute("href")).toBe(
+      "/contact",
+    );
+    // Settings → Subscription's button is "Manage Billing" (SPEC §2 Settings).
+    const cancel = faqs.find((f) => f.q === "How do I cancel my subscription?")!.a;
+    expect(cancel).toContain("Settings → Subscription and choose Manage Billing");
+    expect(text).not.toContain("Manage Subscription");
+  });
+});

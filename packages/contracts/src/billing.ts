@@ -88,8 +88,4 @@ export const billingMessages = {
   notConfigured: "Billing is not configured on this server.",
   accountPaused:
     "This Instagram account is paused: your plan allows fewer accounts than you have connected. Keep it on the dashboard, or disconnect another account.",
-  keepLimit: (limit: number) =>
-    `Your plan allows ${limit} account(s). Choose which ones to keep or disconnect the others.`,
-  pausedNotice: (paused: number, limit: number) =>
-    `${paused} Instagram account(s) are paused because your plan allows ${limit}. Choose which accounts to keep, or disconnect the others; paused accounts are not synced.`,
 } as const;

@@ -28,6 +28,28 @@ export const connectionMessages = {
   stateUsed: "This connection request was already used. Please start connecting again.",
   stateOtherUser: "This connection request was started by another user.",
   notConfigured: (provider: string) => `${provider} is not configured on this server.`,
+  /** A disconnect that names no account, while several are connected. */
+  chooseAccountToDisconnect: (connected: number) =>
+    `You have ${connected} Instagram accounts connected. Choose which one to disconnect (account_id).`,
+  /** What disconnecting removes: our records, never the files in the user's Drive. */
+  disconnected: (usernames: readonly string[]) =>
+    `${usernames.map((u) => `@${u}`).join(", ")} disconnected: ${usernames.length === 1 ? "its" : "their"} posts and backup records were removed from Keepsake. Files already in your Google Drive stay there.`,
+} as const;
+
+/** "1 account", "2 accounts": English plural forms (CLDR rules, not "account(s)"). */
+export function countOf(n: number, one: string, other: string): string {
+  const form = new Intl.PluralRules("en-US").select(n) === "one" ? one : other;
+  return `${n.toLocaleString("en-US")} ${form}`;
+}
+
+/** Messages of accounts paused by a plan's account limit (after a downgrade). */
+export const pausedAccountMessages = {
+  notice: (paused: number, limit: number, plan: string) =>
+    `${countOf(paused, "Instagram account is", "Instagram accounts are")} paused because your ${plan} plan syncs ${countOf(limit, "account", "accounts")}. Choose which ${limit === 1 ? "account" : "accounts"} to keep, or disconnect the others; paused accounts are not synced.`,
+  kept: (kept: string, paused: readonly string[]) =>
+    paused.length === 0
+      ? `@${kept} is synced again. All your Instagram accounts are synced.`
+      : `@${kept} is synced again. Paused now: ${paused.map((u) => `@${u}`).join(", ")}.`,
 } as const;
 
 /** `error_type` values of the callback redirect (`/dashboard?error=...&error_type=...`). */
@@ -156,7 +178,10 @@ export const instagramAccount = z.object({
   follower_count: z.number().int(),
   following_count: z.number().int(),
   posts_count: z.number().int(),
+  /** Posts and stories Keepsake has read from Instagram (stories included). */
   synced_posts_count: z.number().int(),
+  /** Of `synced_posts_count`, the stories (Instagram's own `posts_count` counts no stories). */
+  synced_stories_count: z.number().int().default(0),
   backed_up_posts_count: z.number().int(),
   connected_at: z.string(),
   last_sync: z.string().nullable(),

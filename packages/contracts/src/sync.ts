@@ -23,6 +23,8 @@ export const syncMessages = {
   postLimit: (limit: number, tier: string) =>
     `Your ${tier} plan backs up the newest ${limit.toLocaleString("en-US")} posts. Upgrade to back up this post.`,
   syncFailed: "Sync failed - please check your connections and try again",
+  /** A sync whose Instagram account was disconnected while it ran (status cancelled). */
+  accountDisconnected: "The Instagram account was disconnected.",
   syncStarted: "Sync started",
   refreshStarted: "Refreshing your posts from Instagram (this does not back them up)",
   syncAlreadyRunning: "A sync is already running",

@@ -4,7 +4,7 @@ import type { AccountStats } from "./accounts.service.ts";
 
 export function createAccountsRepository(db: Db) {
   return {
-    /** Synced posts, completed backups and the last sync of each account. */
+    /** Synced posts (and of them stories), completed backups and the last sync of each account. */
     async stats(accountIds: string[]): Promise<Map<string, AccountStats>> {
       const out = new Map<string, AccountStats>();
       if (accountIds.length === 0) return out;
@@ -23,6 +23,13 @@ export function createAccountsRepository(db: Db) {
               .as("synced"),
           (eb) =>
             eb
+              .selectFrom("post_counts as c")
+              .select(sql<string>`sum(c.n)`.as("n"))
+              .whereRef("c.account_id", "=", "a.id")
+              .where("c.is_story", "=", true)
+              .as("stories"),
+          (eb) =>
+            eb
               .selectFrom("backup_counts as c")
               .select(sql<string>`sum(c.n)`.as("n"))
               .whereRef("c.account_id", "=", "a.id")
@@ -34,6 +41,7 @@ export function createAccountsRepository(db: Db) {
       for (const r of rows) {
         out.set(r.id, {
           synced_posts_count: Number(r.synced ?? 0),
+          synced_stories_count: Number(r.stories ?? 0),
           backed_up_posts_count: Number(r.backed_up ?? 0),
           last_sync: r.last_sync_at ? new Date(r.last_sync_at) : null,
         });

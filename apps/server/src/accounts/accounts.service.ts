@@ -1,7 +1,7 @@
 import {
-  billingMessages,
   type InstagramAccount,
   type InstagramAccountsResponse,
+  pausedAccountMessages,
   type SubscriptionTier,
 } from "@keepsake/contracts";
 import { accountLimit, normalizeTier } from "../billing/tier-rules.ts";
@@ -13,6 +13,7 @@ import { AppError } from "../lib/errors.ts";
 
 export interface AccountStats {
   synced_posts_count: number;
+  synced_stories_count: number;
   backed_up_posts_count: number;
   last_sync: Date | null;
 }
@@ -54,6 +55,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         following_count: a.follows_count,
         posts_count: a.media_count,
         synced_posts_count: s?.synced_posts_count ?? 0,
+        synced_stories_count: s?.synced_stories_count ?? 0,
         backed_up_posts_count: s?.backed_up_posts_count ?? 0,
         connected_at: new Date(a.connected_at).toISOString(),
         last_sync: lastSync ? new Date(lastSync).toISOString() : null,
@@ -92,21 +94,22 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     /**
      * After a downgrade: the user keeps this account (it syncs again); when that puts them
      * over the plan's limit, the most recently connected other account is paused instead.
+     * The answer names the kept account and the ones paused now.
      */
     async keep(user: { id: string; subscription_tier: string }, accountId: string) {
       const rows = await profiles.listInstagramAccounts(user.id);
-      if (!rows.some((r) => r.id === accountId)) {
-        throw new AppError("not_found", "Instagram account not found");
-      }
+      const kept = rows.find((r) => r.id === accountId);
+      if (!kept) throw new AppError("not_found", "Instagram account not found");
       const limit = accountLimit(user.subscription_tier);
       const paused = deps.applyAccountLimit
         ? await deps.applyAccountLimit(user.id, limit, accountId)
         : 0;
+      const after = paused > 0 ? await profiles.listInstagramAccounts(user.id) : [];
       return {
-        message:
-          paused > 0
-            ? billingMessages.keepLimit(limit)
-            : "All your Instagram accounts are synced again.",
+        message: pausedAccountMessages.kept(
+          kept.username,
+          after.filter((a) => a.paused_by_plan).map((a) => a.username),
+        ),
         paused_accounts: paused,
       };
     },

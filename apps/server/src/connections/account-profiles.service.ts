@@ -1,3 +1,4 @@
+import { connectionMessages as m } from "@keepsake/contracts";
 import { accountLimit } from "../billing/tier-rules.ts";
 import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -10,14 +11,17 @@ export interface AccountProfilesDeps {
     ConnectionsRepository,
     | "listInstagramAccounts"
     | "findInstagramAccount"
-    | "deleteInstagramAccounts"
-    | "userTier"
+    | "deleteInstagramAccount"
     | "earliestTokenExpiry"
+    | "transaction"
   >;
   clock: Clock;
   /** Reading a profile again goes through the account's token (renewed when due). */
   tokens: Pick<TokenCustody, "validateInstagram">;
-  /** Called after Instagram accounts were disconnected: a freed slot resumes a paused account. */
+  /**
+   * Called after Instagram accounts were disconnected (their rows, posts and backup records are
+   * gone): their running syncs end, and a freed slot resumes a paused account.
+   */
   onDisconnected?: (userId: string, accountLimit: number) => Promise<unknown>;
 }
 
@@ -63,23 +67,30 @@ export function createAccountProfilesService(deps: AccountProfilesDeps) {
       return account;
     },
 
+    /**
+     * Disconnects one account: its row goes, and with it (ON DELETE CASCADE) its posts and
+     * backup records; files in Drive stay. Without an id only a user's single account may go:
+     * with several, the caller must say which (a disconnect never removes an account by guess).
+     */
     async disconnectInstagram(userId: string, accountId?: string) {
-      const n = await repo.deleteInstagramAccounts(userId, accountId);
-      if (n === 0) {
-        throw new AppError(
-          "not_found",
-          accountId ? "Instagram account not found" : "No Instagram account is connected",
-        );
-      }
-      const tier = await repo.userTier(userId);
+      const { removed, tier } = await repo.transaction(async (tx) => {
+        const tier = await tx.lockUser(userId);
+        const accounts = await tx.listInstagramAccounts(userId);
+        if (!accountId && accounts.length > 1) {
+          throw new AppError("conflict", m.chooseAccountToDisconnect(accounts.length));
+        }
+        const target = accountId ? accounts.find((a) => a.id === accountId) : accounts[0];
+        if (!target) {
+          throw new AppError(
+            "not_found",
+            accountId ? "Instagram account not found" : "No Instagram account is connected",
+          );
+        }
+        await tx.deleteInstagramAccount(userId, target.id);
+        return { removed: target, tier };
+      });
       if (tier) await deps.onDisconnected?.(userId, accountLimit(tier));
-      return {
-        message:
-          n === 1
-            ? "Instagram account disconnected. Files already in your Google Drive stay there."
-            : `${n} Instagram accounts disconnected. Files already in your Google Drive stay there.`,
-        disconnected: n,
-      };
+      return { message: m.disconnected([removed.username]), disconnected: 1 };
     },
 
     /** The profile's `social_accounts` and `token_expires_at` (auth's SocialAccountsLoader). */

@@ -57,9 +57,17 @@ export function createConnectionHealthService(deps: ConnectionHealthDeps) {
       const now = clock.now();
       const accounts = await repo.listInstagramAccounts(userId);
       const g = await repo.findGoogleConnection(userId);
+      // The account named is the one being backed up: not paused by the plan, access working
+      // (else the first not paused, else the first connected).
+      const working = (a: (typeof accounts)[number]) =>
+        instagramHealth(a, now).status !== "needs_reconnection";
+      const named =
+        accounts.find((a) => !a.paused_by_plan && working(a)) ??
+        accounts.find((a) => !a.paused_by_plan) ??
+        accounts[0];
       return {
         instagram_connected: accounts.length > 0,
-        instagram_username: accounts[0]?.username ?? null,
+        instagram_username: named?.username ?? null,
         google_connected: Boolean(g),
         google_email: g?.google_email ?? null,
         instagram_needs_reconnect: accounts.some(

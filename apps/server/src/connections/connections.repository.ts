@@ -153,10 +153,13 @@ function repository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    async deleteInstagramAccounts(userId: string, id?: string): Promise<number> {
-      let q = db.deleteFrom("instagram_accounts").where("user_id", "=", userId);
-      if (id) q = q.where("id", "=", id);
-      const r = await q.executeTakeFirst();
+    /** Deletes one of the user's accounts (its posts and backup records cascade). */
+    async deleteInstagramAccount(userId: string, id: string): Promise<number> {
+      const r = await db
+        .deleteFrom("instagram_accounts")
+        .where("user_id", "=", userId)
+        .where("id", "=", id)
+        .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
 

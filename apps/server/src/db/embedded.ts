@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { connect } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { serveWire } from "./pglite-wire.ts";
 
 export interface EmbeddedPostgres {
   /** A postgres:// URL on a loopback port that speaks the wire protocol. */
@@ -55,7 +55,8 @@ async function runningElsewhere(dataDir: string): Promise<string | null> {
 /**
  * Starts PGlite (file-backed under `dataDir`, or in memory when `dataDir` is undefined)
  * behind a loopback socket, so the application always talks to PostgreSQL through `pg`.
- * The socket server runs one statement at a time and keeps a transaction on its connection.
+ * The socket server (`pglite-wire.ts`) gives the one PGlite session to one connection at a time,
+ * from its first message until the session is idle again.
  *
  * PGlite's files belong to one process. The owner advertises its socket in `dataDir`, and
  * another process on the same `dataDir` (a worker, the CLI) connects through it instead of
@@ -74,14 +75,13 @@ export async function startEmbeddedPostgres(options: {
   // pg_trgm: the caption search's index (migration 0701).
   const extensions = { pg_trgm };
   const db = await PGlite.create(dataDir ? { dataDir, extensions } : { extensions });
-  const server = new PGLiteSocketServer({
+  const server = await serveWire({
     db,
     host: "127.0.0.1",
     port: 0,
     maxConnections: options.maxConnections ?? 32,
   });
-  await server.start();
-  const url = `postgres://postgres@${server.getServerConn()}/postgres`;
+  const url = `postgres://postgres@${server.address}/postgres`;
   const advert = dataDir ? advertFile(dataDir) : null;
   if (advert) writeFileSync(advert, JSON.stringify({ pid: process.pid, url }), { mode: 0o600 });
   return {
@@ -89,7 +89,7 @@ export async function startEmbeddedPostgres(options: {
     owner: true,
     async close() {
       if (advert) rmSync(advert, { force: true });
-      await server.stop();
+      await server.close();
       await db.close();
     },
   };

@@ -125,6 +125,22 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
       return Number(r.numUpdatedRows);
     },
 
+    /**
+     * Running jobs whose account was disconnected (account_id is set on every insert, and
+     * NULL only once its account's row was deleted): cancelled, of one user or of everyone.
+     * Whatever work of theirs is still queued finds no account and skips. Returns how many.
+     */
+    async cancelOrphanedSyncJobs(now: Date, message: string, userId?: string) {
+      const r = await db
+        .updateTable("sync_jobs")
+        .set({ status: "cancelled", completed_at: now, error_message: message })
+        .where("status", "=", "running")
+        .where("account_id", "is", null)
+        .$if(userId !== undefined, (q) => q.where("user_id", "=", userId as string))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+
     listSyncJobs(userId: string, limit: number) {
       return db
         .selectFrom("sync_jobs")

@@ -35,12 +35,15 @@ export interface SyncRunsServiceDeps {
 export function createSyncRunsService(deps: SyncRunsServiceDeps) {
   const { repos, directory, clock } = deps;
 
-  const expireStale = () =>
-    repos.runs.failStaleSyncJobs(
+  /** Runs of disconnected accounts end at once; runs whose worker died, after staleSyncMs. */
+  const expireStale = async () => {
+    await repos.runs.cancelOrphanedSyncJobs(clock.now(), m.accountDisconnected);
+    await repos.runs.failStaleSyncJobs(
       new Date(clock.now().getTime() - deps.settings.staleSyncMs),
       clock.now(),
       m.syncFailed,
     );
+  };
 
   /** The accounts a sync would run on, after checking both connections (SPEC §5 messages). */
   async function syncTargets(userId: string, accountId?: string) {
@@ -163,6 +166,14 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
         if (job.account_id) await deps.enqueueScheduledThisInterval?.(job.account_id);
       }
       return started;
+    },
+
+    /**
+     * After Instagram accounts of the user were disconnected: their running syncs are
+     * cancelled (their posts and backups are gone, so they would never complete).
+     */
+    async endRunsOfDisconnectedAccounts(userId: string): Promise<number> {
+      return repos.runs.cancelOrphanedSyncJobs(clock.now(), m.accountDisconnected, userId);
     },
 
     async syncJobs(userId: string, limit: number): Promise<SyncJob[]> {

@@ -109,12 +109,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     if (!account) {
       const job = await repos.runs.findSyncJob(req.syncJobId);
       if (job)
-        await repos.runs.finishSyncJob(
-          job.id,
-          "cancelled",
-          clock.now(),
-          "The account was disconnected.",
-        );
+        await repos.runs.finishSyncJob(job.id, "cancelled", clock.now(), m.accountDisconnected);
       return { outcome: "skipped" } satisfies SyncOutcome;
     }
     const job =

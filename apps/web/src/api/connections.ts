@@ -44,9 +44,10 @@ export async function fetchAuthUrl(target: ConnectTarget): Promise<AuthUrlRespon
   return authUrlResponse.parse(data);
 }
 
-export async function disconnectInstagram(accountId?: string): Promise<DisconnectResponse> {
+/** Disconnects one account (the server refuses a disconnect without it when there are several). */
+export async function disconnectInstagram(accountId: string): Promise<DisconnectResponse> {
   const { data } = await api.delete<unknown>("/oauth/instagram/disconnect", {
-    params: accountId ? { account_id: accountId } : {},
+    params: { account_id: accountId },
   });
   return disconnectResponse.parse(data);
 }
@@ -118,9 +119,9 @@ export function useConnect(target: ConnectTarget) {
 export function useDisconnectInstagram() {
   const invalidate = useInvalidateConnections();
   return useMutation({
-    mutationFn: (accountId?: string) => disconnectInstagram(accountId),
-    onSuccess: async () => {
-      toast.success("Instagram disconnected");
+    mutationFn: (accountId: string) => disconnectInstagram(accountId),
+    onSuccess: async (res) => {
+      toast.success(res.message);
       await invalidate();
     },
     onError: (error) => {
@@ -148,8 +149,8 @@ export function useDeleteAccount() {
   const invalidate = useInvalidateConnections();
   return useMutation({
     mutationFn: deleteInstagramAccount,
-    onSuccess: async () => {
-      toast.success("Account disconnected");
+    onSuccess: async (res) => {
+      toast.success(res.message);
       await invalidate();
     },
     onError: (error) => {

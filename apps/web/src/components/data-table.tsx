@@ -1,6 +1,10 @@
 import type { ReactNode } from "react";
 
-/** A table that scrolls sideways when narrow: one header row of `columns`, then `children` rows. */
+/**
+ * A table that scrolls sideways when narrow: one header row of `columns`, then `children` rows.
+ * With the class "stack-narrow" (styles/layout.css), rows become blocks on a narrow screen
+ * instead, each cell labelled by its `data-label`.
+ */
 export function DataTable({
   className,
   columns,

@@ -1,7 +1,12 @@
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import { type ReactNode, useId, useLayoutEffect, useRef } from "react";
 import "./modal.css";
 
-/** A modal dialog: Escape and the backdrop close it; focus moves into it when it opens. */
+/**
+ * A modal dialog: the browser's own `<dialog>`, opened with `showModal()`. The browser keeps
+ * Tab and Shift+Tab inside it (the page behind is inert) and, when it closes, returns focus to
+ * the control that opened it. Escape and a click on the backdrop call `onClose`; the caller
+ * closes the dialog by no longer rendering it.
+ */
 export function Modal({
   title,
   onClose,
@@ -14,33 +19,44 @@ export function Modal({
   actions: ReactNode;
 }) {
   const titleId = useId();
-  const ref = useRef<HTMLDivElement>(null);
+  const ref = useRef<HTMLDialogElement>(null);
   // Only when the dialog opens: callers pass a new onClose on every render, and a re-render
-  // (a refetch, a busy flag) must not pull focus back from where the user moved it.
-  useEffect(() => {
-    ref.current?.querySelector<HTMLElement>("[data-autofocus]")?.focus();
-  }, []);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onClose();
+  // (a refetch, a busy flag) must not pull focus back from where the user moved it. A layout
+  // effect, so that the cleanup closes the dialog while it is still in the document: closing
+  // is what gives focus back to the opener.
+  useLayoutEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (!dialog.open) dialog.showModal();
+    dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    return () => {
+      if (dialog.open) dialog.close();
     };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [onClose]);
+  }, []);
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: a click on the backdrop closes the dialog; Escape does so from the keyboard
-    <div
-      className="backdrop modal-backdrop"
-      onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+    <dialog
+      ref={ref}
+      className="modal"
+      aria-labelledby={titleId}
+      // Escape: the caller decides (it may be busy); the dialog stays until it is unrendered.
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+      // The dialog's box is filled by .modal-content: a click on the dialog itself is a click on
+      // its backdrop.
+      onMouseDown={(e) => {
+        if (e.target === e.currentTarget) onClose();
+      }}
     >
-      <div ref={ref} className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId}>
+      <div className="modal-content">
         <h2 id={titleId} className="modal-title">
           {title}
         </h2>
         <div className="modal-body">{children}</div>
         <div className="modal-actions">{actions}</div>
       </div>
-    </div>
+    </dialog>
   );
 }
 

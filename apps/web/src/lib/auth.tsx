@@ -26,8 +26,13 @@ export interface AuthContextValue {
   register: (payload: RegisterRequest) => Promise<User>;
   /** Revokes the session on the server (a failure is ignored) and forgets it here. */
   logout: () => Promise<void>;
-  /** Forgets a session the server has already ended (e.g. the account was deleted). */
-  forget: (message: string) => void;
+  /**
+   * Forgets a session the server has already ended (e.g. the account was deleted). With
+   * `goTo`, a protected screen the user is on sends them there rather than to /login.
+   */
+  forget: (message: string, options?: { goTo?: string }) => void;
+  /** Where a protected screen sends the user whose session was just ended on purpose. */
+  signedOutTo: string | null;
   /** Fetches the profile again (e.g. on dashboard load). */
   refreshUser: () => Promise<User | null>;
 }
@@ -43,6 +48,7 @@ export function useAuth(): AuthContextValue {
 export function AuthProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [token, setTokenState] = useState<string | null>(() => getToken());
+  const [signedOutTo, setSignedOutTo] = useState<string | null>(null);
   const me = authApi.useMeQuery(token);
 
   // SPEC §4: a stored token whose profile cannot be fetched is cleared silently. A server or
@@ -69,6 +75,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         setStoredUser(profile);
         queryClient.setQueryData([...authApi.authKeys.me, access_token], profile);
         setTokenState(access_token);
+        setSignedOutTo(null);
         return profile;
       } catch (error) {
         clearSession();
@@ -108,8 +115,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   );
 
   const forget = useCallback(
-    (message: string) => {
+    (message: string, options: { goTo?: string } = {}) => {
       clearSession();
+      // In the same render as the token: RequireAuth must never see one without the other.
+      setSignedOutTo(options.goTo ?? null);
       setTokenState(null);
       queryClient.clear();
       toast.success(message);
@@ -123,7 +132,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     } catch {
       // The session is forgotten locally either way.
     }
-    forget("Logged out successfully");
+    forget("Logged out successfully", { goTo: "/" });
   }, [forget]);
 
   const refreshUser = useCallback(async (): Promise<User | null> => {
@@ -143,9 +152,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       register,
       logout,
       forget,
+      signedOutTo,
       refreshUser,
     }),
-    [user, token, me.isPending, login, register, logout, forget, refreshUser],
+    [user, token, me.isPending, login, register, logout, forget, signedOutTo, refreshUser],
   );
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

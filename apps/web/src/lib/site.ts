@@ -6,7 +6,6 @@ export const site = {
   name: "Keepsake",
   city: "San Francisco, CA",
   businessHours: "Mon-Fri 9am-6pm PST",
-  chatHours: "Mon-Fri 9am-5pm PST",
   socials: [
     { label: "X", href: "https://x.com/keepsakeapp" },
     { label: "Instagram", href: "https://www.instagram.com/keepsakeapp" },

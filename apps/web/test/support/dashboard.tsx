@@ -32,6 +32,8 @@ export const dash = {
   refreshReply: [0, null] as [number, unknown],
   /** A search counts its matches only so far (as the server does past its cap). */
   searchCap: Number.POSITIVE_INFINITY,
+  /** The accounts answer, when a test needs other accounts than the two healthy ones. */
+  accounts: null as unknown,
 };
 
 function account(id: string, username: string) {
@@ -91,6 +93,7 @@ export function withDashboardApi() {
     };
     dash.allPosts = [];
     dash.searchCap = Number.POSITIVE_INFINITY;
+    dash.accounts = null;
     dash.postsFail = false;
     dash.jobs = [];
     dash.newPosts = {
@@ -116,7 +119,7 @@ export function withDashboardApi() {
         case "POST /sync/refresh-instagram-posts":
           return dash.refreshReply;
         case "GET /accounts/instagram-accounts":
-          return [200, accountsAnswer];
+          return [200, dash.accounts ?? accountsAnswer];
         case "GET /sync/instagram-media/1789":
           return [200, new Blob(["jpeg bytes"], { type: "image/jpeg" })];
         default:

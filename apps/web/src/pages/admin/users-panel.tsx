@@ -8,6 +8,7 @@ import { SearchField } from "../../components/form-field.tsx";
 import { ConfirmDialog } from "../../components/modal.tsx";
 import { Pagination } from "../../components/pagination.tsx";
 import { Spinner } from "../../components/spinner.tsx";
+import { useAuth } from "../../lib/auth.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { pageCount } from "../../lib/pagination.ts";
 import { useDebouncedValue } from "../../lib/use-debounced-value.ts";
@@ -15,6 +16,9 @@ import { tierBadgeClass } from "./tier-badge.ts";
 
 export const USERS_PAGE_SIZE = 25;
 export const ACCESS_DENIED = "Access denied. Admin privileges required.";
+/** In the admin's own row, instead of the actions the server refuses on oneself. */
+export const OWN_ACCOUNT_NOTE =
+  "This is your account: you cannot deactivate it, remove your own admin rights or delete it here.";
 
 const USER_COLUMNS = [
   "User",
@@ -43,6 +47,7 @@ function RowAction({
 /** SPEC §2 /admin: every user, searchable and paged, with their actions. */
 export function UsersPanel() {
   const navigate = useNavigate();
+  const { user: me } = useAuth();
   const [search, setSearch] = useState("");
   const [page, setPage] = useState(1);
   const [deleting, setDeleting] = useState<AdminUser | null>(null);
@@ -116,22 +121,26 @@ export function UsersPanel() {
               <td>{formatDateTime(u.created_at)}</td>
               <td>{u.social_accounts?.length ?? 0}</td>
               <td>
-                <div className="admin-actions">
-                  <RowAction disabled={busy} onClick={() => toggleActive.mutate(u)}>
-                    {u.is_active ? "Deactivate" : "Activate"}
-                  </RowAction>
-                  <RowAction disabled={busy} onClick={() => toggleAdmin.mutate(u)}>
-                    {u.is_admin ? "Remove Admin" : "Make Admin"}
-                  </RowAction>
-                  <RowAction
-                    danger
-                    disabled={busy}
-                    aria-label={`Delete ${u.email}`}
-                    onClick={() => setDeleting(u)}
-                  >
-                    Delete
-                  </RowAction>
-                </div>
+                {u.id === me?.id ? (
+                  <p className="muted admin-self-note">{OWN_ACCOUNT_NOTE}</p>
+                ) : (
+                  <div className="admin-actions">
+                    <RowAction disabled={busy} onClick={() => toggleActive.mutate(u)}>
+                      {u.is_active ? "Deactivate" : "Activate"}
+                    </RowAction>
+                    <RowAction disabled={busy} onClick={() => toggleAdmin.mutate(u)}>
+                      {u.is_admin ? "Remove Admin" : "Make Admin"}
+                    </RowAction>
+                    <RowAction
+                      danger
+                      disabled={busy}
+                      aria-label={`Delete ${u.email}`}
+                      onClick={() => setDeleting(u)}
+                    >
+                      Delete
+                    </RowAction>
+                  </div>
+                )}
               </td>
             </tr>
           ))}

@@ -52,7 +52,7 @@ export function BackupsTable({
   retrying: ReadonlySet<string>;
 }) {
   return (
-    <DataTable className="backups-table" columns={BACKUP_COLUMNS}>
+    <DataTable className="backups-table stack-narrow" columns={BACKUP_COLUMNS}>
       {backups.map((b) => {
         const post = b.instagram_post;
         const date = b.completed_at ?? b.created_at;
@@ -80,17 +80,21 @@ export function BackupsTable({
                 </div>
               </div>
             </td>
-            <td>
-              <span className={STATUS_BADGE[b.status]}>{b.status}</span>
-              {b.error_message && b.status !== "completed" && (
-                <p className="backup-error">{b.error_message}</p>
-              )}
+            <td data-label="Status">
+              <div className="backup-status">
+                <span className={STATUS_BADGE[b.status]}>{b.status}</span>
+                {b.error_message && b.status !== "completed" && (
+                  <p className="backup-error">{b.error_message}</p>
+                )}
+              </div>
             </td>
-            <td className="backup-nowrap">
+            <td className="backup-nowrap" data-label="Size">
               {b.backup_size_bytes ? formatBytes(b.backup_size_bytes) : "-"}
             </td>
-            <td className="backup-nowrap">{b.status === "completed" ? formatDate(date) : "-"}</td>
-            <td>
+            <td className="backup-nowrap" data-label="Backup Date">
+              {b.status === "completed" ? formatDate(date) : "-"}
+            </td>
+            <td className="backup-actions-cell">
               <div className="backup-actions">
                 {b.google_drive_url && (
                   <a

@@ -5,9 +5,13 @@ import {
   useInstagramAccounts,
   useRefreshProfile,
 } from "../../api/connections.ts";
-import { ConfirmDialog } from "../../components/modal.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { formatCount } from "../../lib/format.ts";
+import {
+  AccountStateBadge,
+  DisconnectAccountDialog,
+  ReconnectButton,
+} from "./account-controls.tsx";
 import { AddAccount } from "./add-account.tsx";
 import "./connections.css";
 
@@ -93,21 +97,33 @@ export function AccountsPanel({
                 {a.display_name && <span className="muted">{a.display_name}</span>}
               </span>
             </button>
+            <AccountStateBadge account={a} />
             <dl className="account-stats">
               <div>
                 <dt>Followers</dt>
                 <dd>{formatCount(a.follower_count)}</dd>
               </div>
               <div>
-                <dt>Posts</dt>
+                <dt title="Feed posts on Instagram, from the profile (stories not counted)">
+                  On Instagram
+                </dt>
                 <dd>{formatCount(a.posts_count)}</dd>
               </div>
               <div>
-                <dt>Synced</dt>
-                <dd>{formatCount(a.synced_posts_count)}</dd>
+                <dt title="Posts and stories Keepsake has read from Instagram">In Keepsake</dt>
+                <dd>
+                  {formatCount(a.synced_posts_count)}
+                  {a.synced_stories_count > 0 && (
+                    <span className="account-stat-note">
+                      {" "}
+                      incl. {formatCount(a.synced_stories_count)}{" "}
+                      {a.synced_stories_count === 1 ? "story" : "stories"}
+                    </span>
+                  )}
+                </dd>
               </div>
               <div>
-                <dt>Backed up</dt>
+                <dt title="Of those in Keepsake, the ones saved to Google Drive">Backed up</dt>
                 <dd>{formatCount(a.backed_up_posts_count)}</dd>
               </div>
             </dl>
@@ -116,7 +132,7 @@ export function AccountsPanel({
             </p>
             {a.status === "needs_reconnection" ? (
               <p className="warning-note account-warning" role="status">
-                {a.status_reason ?? "Reconnect this account."}
+                Backups of @{a.username} are paused: {a.status_reason ?? "Instagram access ended."}
               </p>
             ) : (
               tokenExpiresSoon(a.token_expires_at) && (
@@ -126,6 +142,7 @@ export function AccountsPanel({
               )
             )}
             <div className="account-actions">
+              {a.status === "needs_reconnection" && <ReconnectButton account={a} />}
               <button
                 className="btn btn-secondary btn-sm"
                 onClick={() => refresh.mutate(a.id)}
@@ -146,9 +163,9 @@ export function AccountsPanel({
         ))}
       </div>
       {confirming && (
-        <ConfirmDialog
-          title={`Disconnect @${confirming.username}?`}
-          confirmLabel="Disconnect"
+        <DisconnectAccountDialog
+          account={confirming}
+          others={data.accounts.length - 1}
           busy={remove.isPending}
           onCancel={() => setConfirming(null)}
           onConfirm={() =>
@@ -159,13 +176,7 @@ export function AccountsPanel({
               onSettled: () => setConfirming(null),
             })
           }
-        >
-          <p>
-            Keepsake will stop backing up @{confirming.username} and remove its posts and backup
-            records from Keepsake.
-          </p>
-          <p>Files already in your Google Drive stay where they are.</p>
-        </ConfirmDialog>
+        />
       )}
     </section>
   );

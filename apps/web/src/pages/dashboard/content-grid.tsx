@@ -1,5 +1,6 @@
 import type { Post, PostMediaType } from "@keepsake/contracts";
 import { type ReactNode, useCallback, useId, useState } from "react";
+import { Link } from "react-router";
 import { usePosts, useRefreshInstagramPosts } from "../../api/sync.ts";
 import { BusyButton } from "../../components/busy-button.tsx";
 import { SearchField } from "../../components/form-field.tsx";
@@ -28,10 +29,15 @@ interface ContentGridProps {
   accountId: string | undefined;
   /** Backups are under way: the visible page refreshes so badges follow them. */
   live?: boolean;
+  /**
+   * Google Drive is not connected yet, so no post has been read into Keepsake: the empty grid
+   * says why, and how many posts wait on Instagram when that is known.
+   */
+  awaitingDrive?: { onInstagram: number | null } | undefined;
 }
 
 /** SPEC §2 "Your Instagram Content": search, type filter, Refresh, tiles, pagination. */
-export function ContentGrid({ accountId, live = false }: ContentGridProps) {
+export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentGridProps) {
   const [searchInput, setSearchInput] = useState("");
   const [filter, setFilter] = useState<MediaFilter>("all");
   const [playing, setPlaying] = useState<{ post: Post; trigger: HTMLElement } | null>(null);
@@ -90,6 +96,22 @@ export function ContentGrid({ accountId, live = false }: ContentGridProps) {
         <button type="button" className="btn btn-secondary btn-sm" onClick={() => posts.refetch()}>
           Try Again
         </button>
+      </div>
+    );
+  } else if ((!data || data.posts.length === 0) && awaitingDrive && !isSearching) {
+    const n = awaitingDrive.onInstagram;
+    body = (
+      <div className="grid-empty" data-testid="awaiting-drive">
+        <p className="grid-empty-title">No posts backed up yet</p>
+        <p className="muted">
+          {n
+            ? `Your ${formatCount(n)} Instagram post${n === 1 ? "" : "s"} appear${n === 1 ? "s" : ""} here as ${n === 1 ? "it is" : "they are"} backed up.`
+            : "Your Instagram posts appear here as they are backed up."}{" "}
+          Connect Google Drive to start the first backup.
+        </p>
+        <Link to="/settings" className="btn btn-primary btn-sm">
+          Connect Google Drive
+        </Link>
       </div>
     );
   } else if (!data || data.posts.length === 0) {

@@ -16,7 +16,7 @@ import { PausedAccountsNotice } from "./paused-accounts-notice.tsx";
 import { ReadyForBackupBadge } from "./ready-badge.tsx";
 import { RunningJobCard } from "./running-job-card.tsx";
 import { StatCards } from "./stat-cards.tsx";
-import { isAutoSyncTier, missingConnections, TierState } from "./tier-state.tsx";
+import { isAutoSyncTier, missingConnections, stoppedAccounts, TierState } from "./tier-state.tsx";
 import { useConnectionRedirect } from "./use-connection-redirect.tsx";
 import { useManualBackup } from "./use-manual-backup.ts";
 import "./dashboard.css";
@@ -57,6 +57,12 @@ export function DashboardPage() {
   const connections = useConnectionsStatus(user !== null);
   const instagramConnected = connections.data?.instagram_connected === true;
   const googleConnected = connections.data?.google_connected === true;
+  // Accounts whose access ended are named in the tier card, with their Reconnect (every plan).
+  const igNeedsReconnect = connections.data?.instagram_needs_reconnect === true;
+  const accountList = useInstagramAccounts(igNeedsReconnect);
+  const stopped = igNeedsReconnect
+    ? stoppedAccounts(accountList.data?.accounts)
+    : { accounts: [], all: false };
 
   const backup = useManualBackup(
     connections.data ? { instagramConnected, googleConnected } : undefined,
@@ -89,6 +95,9 @@ export function DashboardPage() {
   }, [latestJob, queryClient]);
 
   const newPosts = useNewPostsCheck(isFree && instagramConnected);
+  // Instagram without a working Drive: nothing is read into Keepsake yet (banner and grid agree).
+  const driveMissing =
+    instagramConnected && (!googleConnected || connections.data?.google_needs_reconnect === true);
   const subscription = useSubscription(user !== null);
 
   if (!user) return null;
@@ -128,6 +137,7 @@ export function DashboardPage() {
           backupBusy={backup.isBusy}
           missing={missingConnections(connections.data)}
           overLimit={stats.data ? overLimitText(stats.data, tier) : null}
+          stopped={stopped}
         />
       </header>
 
@@ -148,11 +158,18 @@ export function DashboardPage() {
           checking={newPosts.isFetching}
           onBackupNow={() => void backup.start()}
           backupBusy={backup.isBusy}
+          driveMissing={driveMissing}
         />
       )}
 
       {instagramConnected && (
-        <ContentGrid accountId={hasAccountsPanel ? accountId : undefined} live={live} />
+        <ContentGrid
+          accountId={hasAccountsPanel ? accountId : undefined}
+          live={live}
+          awaitingDrive={
+            driveMissing ? { onInstagram: newPosts.data?.new_posts_count ?? null } : undefined
+          }
+        />
       )}
     </div>
   );

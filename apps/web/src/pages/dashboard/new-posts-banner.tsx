@@ -12,7 +12,11 @@ export function hasNewOrUnbacked(check: NewPostsCheck | undefined): boolean {
   );
 }
 
-function summary(check: NewPostsCheck): string {
+function summary(check: NewPostsCheck, driveMissing: boolean): string {
+  // Nothing is read into Keepsake before Drive is connected: the posts are on Instagram only.
+  if (driveMissing && check.new_posts_count > 0) {
+    return `${check.new_posts_count.toLocaleString("en-US")} post${check.new_posts_count === 1 ? "" : "s"} on Instagram ${check.new_posts_count === 1 ? "waits" : "wait"} for ${check.new_posts_count === 1 ? "its" : "their"} first backup.`;
+  }
   const parts: string[] = [];
   if (check.new_posts_count > 0)
     parts.push(`${check.new_posts_count} new post${check.new_posts_count === 1 ? "" : "s"}`);
@@ -29,6 +33,8 @@ interface NewPostsBannerProps {
   checking: boolean;
   onBackupNow: () => void;
   backupBusy: boolean;
+  /** Google Drive is not connected (or its access ended): nothing can be backed up yet. */
+  driveMissing?: boolean;
 }
 
 /** SPEC §2 free-user banner. */
@@ -38,11 +44,18 @@ export function NewPostsBanner({
   checking,
   onBackupNow,
   backupBusy,
+  driveMissing = false,
 }: NewPostsBannerProps) {
   return (
     <section className="banner banner-info new-posts-banner" aria-label="New posts">
       <div className="banner-body">
-        <p className="banner-title">{summary(check)}</p>
+        <p className="banner-title">{summary(check, driveMissing)}</p>
+        {driveMissing && (
+          <p>
+            Backups are saved to your Google Drive, and your posts appear below as they are backed
+            up. <Link to="/settings">Connect Google Drive</Link> first.
+          </p>
+        )}
         <p>{check.upgrade_message || DEFAULT_UPGRADE_MESSAGE}</p>
         <p className="banner-note">
           New posts may take 5-15 minutes to appear after you publish them.

@@ -1,7 +1,8 @@
-import { billingMessages } from "@keepsake/contracts";
+import { pausedAccountMessages } from "@keepsake/contracts";
 import { Link } from "react-router";
 import { useKeepAccount } from "../../api/billing.ts";
 import { useInstagramAccounts } from "../../api/connections.ts";
+import { tierName } from "../../lib/plans.ts";
 
 /**
  * After a downgrade the extra accounts stay connected but are not synced: this says so and
@@ -15,7 +16,13 @@ export function PausedAccountsNotice() {
   if (paused.length === 0 || !accounts.data) return null;
   return (
     <section className="paused-accounts-notice" role="status" data-testid="paused-accounts">
-      <p>{billingMessages.pausedNotice(paused.length, accounts.data.limit)}</p>
+      <p>
+        {pausedAccountMessages.notice(
+          paused.length,
+          accounts.data.limit,
+          tierName(accounts.data.subscription_tier),
+        )}
+      </p>
       <ul className="paused-accounts">
         {paused.map((a) => (
           <li key={a.id}>

@@ -1,5 +1,6 @@
-import { AUTO_SYNC_TIERS, SYNC_INTERVAL_MINUTES } from "@keepsake/contracts";
+import { AUTO_SYNC_TIERS, type InstagramAccount, SYNC_INTERVAL_MINUTES } from "@keepsake/contracts";
 import { Link } from "react-router";
+import { ReconnectButton } from "./account-controls.tsx";
 
 export function isAutoSyncTier(tier: string | null | undefined): boolean {
   return (AUTO_SYNC_TIERS as readonly string[]).includes(tier ?? "");
@@ -35,6 +36,19 @@ export function missingConnections(
   return missing;
 }
 
+/**
+ * The accounts whose backups stopped because their access ended (not those a plan paused);
+ * undefined while the accounts load. `all`: no other account is being backed up.
+ */
+export function stoppedAccounts(
+  accounts: InstagramAccount[] | undefined,
+): { accounts: InstagramAccount[]; all: boolean } | undefined {
+  if (!accounts) return undefined;
+  const synced = accounts.filter((a) => !a.paused_by_plan);
+  const stopped = synced.filter((a) => a.status === "needs_reconnection");
+  return { accounts: stopped, all: stopped.length > 0 && stopped.length === synced.length };
+}
+
 interface TierStateProps {
   tier: string;
   nextSyncIn: number | null | undefined;
@@ -45,6 +59,8 @@ interface TierStateProps {
   missing: MissingConnection[] | undefined;
   /** The plan's post limit left posts out of Drive (free and premium). */
   overLimit: string | null;
+  /** Accounts whose access ended (see stoppedAccounts); undefined while they load. */
+  stopped: { accounts: InstagramAccount[]; all: boolean } | undefined;
 }
 
 /**
@@ -60,6 +76,7 @@ export function TierState({
   backupBusy,
   missing,
   overLimit,
+  stopped,
 }: TierStateProps) {
   const backupButton = (className: string, label: string) => (
     <button
@@ -80,19 +97,37 @@ export function TierState({
       </Link>
     </p>
   );
+  // Each account whose access ended says so, with the control that reconnects it right here.
+  const stoppedNote = stopped && stopped.accounts.length > 0 && (
+    <div className="tier-state-stopped" data-testid="stopped-accounts">
+      {stopped.accounts.map((a) => (
+        <p key={a.id} className="tier-state-detail">
+          Backups of @{a.username} are paused: {a.status_reason ?? "Instagram access ended."}
+        </p>
+      ))}
+      <div className="tier-state-actions">
+        {stopped.accounts.map((a) => (
+          <ReconnectButton key={a.id} account={a} />
+        ))}
+      </div>
+    </div>
+  );
   if (isAutoSyncTier(tier)) {
-    if (missing === undefined) {
+    if (missing === undefined || stopped === undefined) {
       return <div className="tier-state" data-testid="tier-state" aria-busy="true" />;
     }
-    if (missing.length > 0) {
+    if (missing.length > 0 || stopped.all) {
       return (
         <div className="tier-state tier-state-paused" data-testid="tier-state">
           <span className="status-dot status-dot-paused" aria-hidden="true" />
           <div>
             <p className="tier-state-title">Automatic backup paused</p>
-            <p className="tier-state-detail">
-              Connect Instagram and Google Drive to back up every {SYNC_INTERVAL_MINUTES} minutes.
-            </p>
+            {missing.length > 0 && (
+              <p className="tier-state-detail">
+                Connect Instagram and Google Drive to back up every {SYNC_INTERVAL_MINUTES} minutes.
+              </p>
+            )}
+            {stoppedNote}
             <div className="tier-state-actions">
               {missing.map((m) => (
                 <Link key={m.label} to="/settings" className="btn btn-primary btn-sm">
@@ -121,6 +156,7 @@ export function TierState({
               <span className="skeleton skeleton-inline" aria-hidden="true" />
             ) : null}
           </p>
+          {stoppedNote}
           {limitNote}
         </div>
         {backupButton("btn btn-secondary btn-sm", "Backup now")}
@@ -131,6 +167,7 @@ export function TierState({
     <div className="tier-state tier-state-manual" data-testid="tier-state">
       <div>
         <p className="tier-state-title">Manual backup mode</p>
+        {stoppedNote}
         {limitNote}
       </div>
       {backupButton("btn btn-primary", "Start Backup")}

@@ -1,17 +1,26 @@
-import { createApiReference } from "@scalar/api-reference";
+import { type createApiReference, ApiReference as ScalarApiReference } from "@scalar/api-reference";
 import "@scalar/api-reference/style.css";
-import "./api-reference.css";
+import { createHead } from "@unhead/vue/client";
 import { useEffect, useRef } from "react";
+import { createApp, h } from "vue";
+import "./api-reference.css";
 
 /**
  * The reference of /api/v1, rendered by Scalar from the OpenAPI document. This module is
  * loaded only by the /docs page (a chunk of its own), so no other page carries the renderer.
+ *
+ * Keepsake's docs show Keepsake's reference only: none of the vendor's own controls (its AI
+ * agent, "Generate MCP", its API client, the "Powered by" footer). The first ones are turned off
+ * in the configuration; the footer is the component's `sidebar-end` slot, which a mount through
+ * `createApiReference` cannot fill, so the component is mounted here as that function does it.
  */
+type Configuration = NonNullable<Parameters<typeof createApiReference>[1]>;
+
 export function ApiReference({ document }: { document: Record<string, unknown> }) {
   const el = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!el.current) return;
-    const reference = createApiReference(el.current, {
+    const configuration: Configuration = {
       content: document,
       layout: "modern",
       withDefaultFonts: false,
@@ -26,7 +35,23 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
       documentDownloadType: "json",
       // No third-party proxy: "try it" calls go straight to this origin's API.
       proxyUrl: "",
-    });
+      // The vendor's AI agent ("Ask AI Agent") and MCP generator ("Generate MCP"), which it
+      // shows on local addresses even unconfigured.
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    };
+    const reference = createApp(() =>
+      h(
+        ScalarApiReference,
+        { configuration },
+        // In place of the vendor's footer ("Powered by …"): nothing to show. An element, as an
+        // empty slot would bring the footer back as its fallback.
+        { "sidebar-end": () => h("span", { class: "api-reference-sidebar-end" }) },
+      ),
+    );
+    reference.use(createHead());
+    reference.config.idPrefix = "scalar-refs";
+    reference.mount(el.current);
     // The page has its own h1: the reference's title (Scalar renders it as an h1, once) becomes
     // an h2 with the same attributes and content.
     const demote = () => {
@@ -46,7 +71,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
     demote();
     return () => {
       observer.disconnect();
-      reference.destroy();
+      reference.unmount();
     };
   }, [document]);
   return <div ref={el} className="api-reference" data-testid="api-reference" />;

@@ -59,7 +59,7 @@ export const faqs: Faq[] = [
   },
   {
     q: "How do I cancel my subscription?",
-    a: "Open Settings → Subscription and choose Manage Subscription. The billing portal lets you cancel at any time.",
+    a: "Open Settings → Subscription and choose Manage Billing. The billing portal lets you cancel at any time.",
   },
 ];
 
@@ -94,11 +94,11 @@ export function HelpPage() {
         <div className="support-grid">
           <SupportCard
             icon={<Icon.Chat />}
-            title="Live Chat"
-            text={<>Chat with our team {site.chatHours}.</>}
+            title="Contact Form"
+            text={<>Send our team a message; we answer {site.businessHours}.</>}
           >
             <Link to="/contact" className="btn btn-secondary">
-              Start Chat
+              Open Contact Form
             </Link>
           </SupportCard>
           <SupportCard

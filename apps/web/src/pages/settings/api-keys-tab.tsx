@@ -115,7 +115,7 @@ export function ApiKeysTab() {
       {keys.length === 0 ? (
         <p className="muted">No API keys yet.</p>
       ) : (
-        <table className="api-keys-table">
+        <table className="api-keys-table stack-narrow">
           <thead>
             <tr>
               <th>Name</th>
@@ -128,12 +128,14 @@ export function ApiKeysTab() {
           <tbody>
             {keys.map((k) => (
               <tr key={k.id}>
-                <td>{k.name}</td>
-                <td>
+                <td className="api-key-name">{k.name}</td>
+                <td data-label="Key">
                   <code>{k.prefix}…</code>
                 </td>
-                <td>{formatDate(k.created_at)}</td>
-                <td>{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
+                <td data-label="Created">{formatDate(k.created_at)}</td>
+                <td data-label="Last used">
+                  {k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}
+                </td>
                 <td>
                   <button
                     type="button"

@@ -1,4 +1,4 @@
-import type { InstagramAccount } from "@keepsake/contracts";
+import { countOf, type InstagramAccount } from "@keepsake/contracts";
 import { type ReactNode, useState } from "react";
 import { Link } from "react-router";
 import {
@@ -12,10 +12,20 @@ import { ConfirmDialog } from "../../components/modal.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { isMultiAccountTier } from "../../lib/plans.ts";
+import {
+  AccountStateBadge,
+  accountState,
+  DisconnectAccountDialog,
+  loginLabel,
+  ReconnectButton,
+} from "../dashboard/account-controls.tsx";
 import { AddAccount } from "../dashboard/add-account.tsx";
 import { DriveNoticeModal } from "./drive-notice-modal.tsx";
 
-/** SPEC §2 /settings → Connected Accounts: the Instagram card and the Google Drive card. */
+/**
+ * SPEC §2 /settings → Connected Accounts: the Instagram card (every connected account with its
+ * state and its own Reconnect and Disconnect) and the Google Drive card.
+ */
 export function ConnectedAccountsTab() {
   const status = useConnectionsStatus();
   if (status.isPending) return <Spinner label="Loading..." />;
@@ -105,15 +115,14 @@ function InstagramCard({
   needsReconnect: boolean;
 }) {
   const { user } = useAuth();
-  // Pro and agency manage their accounts from the dashboard's accounts panel.
+  // Pro and agency add accounts with a choice of login; free and premium connect one here.
   const multi = isMultiAccountTier(user?.subscription_tier);
   const accounts = useInstagramAccounts(connected || multi);
   const connectInstagram = useConnect("instagram");
   const connectFacebook = useConnect("facebook");
   const disconnect = useDisconnectInstagram();
-  const [confirming, setConfirming] = useState(false);
+  const [confirming, setConfirming] = useState<InstagramAccount | null>(null);
   const list: InstagramAccount[] = accounts.data?.accounts ?? [];
-  const troubled = list.find((a) => a.status === "needs_reconnection");
 
   return (
     <ConnectionCard
@@ -121,19 +130,26 @@ function InstagramCard({
       icon="IG"
       title="Instagram"
       detail={
-        connected
-          ? multi && list.length > 1
-            ? `${list.length} accounts connected`
-            : `@${username ?? list[0]?.username ?? ""}`
-          : "Connect your Instagram Professional (Business or Creator) account."
+        !connected
+          ? "Connect your Instagram Professional (Business or Creator) account."
+          : list.length > 0
+            ? `${countOf(list.length, "account", "accounts")} connected`
+            : `@${username ?? ""}`
       }
       connected={connected}
       needsReconnect={needsReconnect}
     >
-      {troubled?.status_reason && (
-        <p className="warning-note connection-warning" role="status">
-          {troubled.status_reason}
-        </p>
+      {list.length > 0 && (
+        <ul className="connected-accounts" aria-label="Connected Instagram accounts">
+          {list.map((a) => (
+            <ConnectedAccountRow
+              key={a.id}
+              account={a}
+              limit={accounts.data?.limit ?? list.length}
+              onDisconnect={() => setConfirming(a)}
+            />
+          ))}
+        </ul>
       )}
       <div className="connection-card-actions">
         {multi ? (
@@ -144,14 +160,14 @@ function InstagramCard({
             </Link>
           </>
         ) : (
-          (!connected || needsReconnect) && (
+          !connected && (
             <>
               <button
                 className="btn btn-primary btn-sm"
                 onClick={() => connectInstagram.mutate()}
                 disabled={connectInstagram.isPending}
               >
-                {needsReconnect ? "Reconnect Instagram" : "Connect Instagram"}
+                Connect Instagram
               </button>
               <button
                 className="btn btn-secondary btn-sm"
@@ -163,11 +179,6 @@ function InstagramCard({
             </>
           )
         )}
-        {connected && !multi && (
-          <button className="btn btn-ghost btn-sm" onClick={() => setConfirming(true)}>
-            Disconnect
-          </button>
-        )}
       </div>
       {!connected && !multi && (
         <p className="muted connection-note">
@@ -176,21 +187,60 @@ function InstagramCard({
         </p>
       )}
       {confirming && (
-        <ConfirmDialog
-          title="Disconnect Instagram?"
-          confirmLabel="Disconnect"
+        <DisconnectAccountDialog
+          account={confirming}
+          others={list.length - 1}
           busy={disconnect.isPending}
-          onCancel={() => setConfirming(false)}
-          onConfirm={() => disconnect.mutate(undefined, { onSettled: () => setConfirming(false) })}
-        >
-          <p>
-            Keepsake will stop backing up @{username} and remove its posts and backup records from
-            Keepsake.
-          </p>
-          <p>Files already in your Google Drive stay where they are.</p>
-        </ConfirmDialog>
+          onCancel={() => setConfirming(null)}
+          onConfirm={() =>
+            disconnect.mutate(confirming.id, { onSettled: () => setConfirming(null) })
+          }
+        />
       )}
     </ConnectionCard>
+  );
+}
+
+/** One connected account: its name, how it was connected, its state and its own controls. */
+function ConnectedAccountRow({
+  account: a,
+  limit,
+  onDisconnect,
+}: {
+  account: InstagramAccount;
+  limit: number;
+  onDisconnect: () => void;
+}) {
+  const state = accountState(a);
+  return (
+    <li className="connected-account" aria-label={`@${a.username}`}>
+      <div className="connected-account-head">
+        <strong>@{a.username}</strong>
+        <span className="muted">via {loginLabel(a)}</span>
+        <AccountStateBadge account={a} />
+      </div>
+      {state === "reconnect" && (
+        <p className="warning-note connection-warning" role="status">
+          Backups of @{a.username} are paused: {a.status_reason ?? "Instagram access ended."}
+        </p>
+      )}
+      {state === "paused" && (
+        <p className="muted connected-account-note">
+          Not synced: your plan syncs {countOf(limit, "account", "accounts")}. Keep it on the{" "}
+          <Link to="/dashboard">dashboard</Link>, or disconnect another account.
+        </p>
+      )}
+      <div className="connection-card-actions">
+        {state === "reconnect" && <ReconnectButton account={a} />}
+        <button
+          className="btn btn-ghost btn-sm"
+          onClick={onDisconnect}
+          aria-label={`Disconnect @${a.username}`}
+        >
+          Disconnect
+        </button>
+      </div>
+    </li>
   );
 }
 

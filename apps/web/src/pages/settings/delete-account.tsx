@@ -1,6 +1,5 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { useNavigate } from "react-router";
 import { deleteMyAccount } from "../../api/auth.ts";
 import { errorDetail } from "../../api/client.ts";
 import { PasswordField } from "../../components/form-field.tsx";
@@ -15,16 +14,13 @@ export const ACCOUNT_DELETED = "Your account has been deleted";
  */
 export function DeleteAccount() {
   const { forget } = useAuth();
-  const navigate = useNavigate();
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | undefined>();
   const mutation = useMutation({
     mutationFn: deleteMyAccount,
-    onSuccess: () => {
-      forget(ACCOUNT_DELETED);
-      navigate("/", { replace: true });
-    },
+    // To the home page with the confirmation (Settings is for signed-in users only).
+    onSuccess: () => forget(ACCOUNT_DELETED, { goTo: "/" }),
     onError: (err) => setError(errorDetail(err, "Failed to delete account")),
   });
 
