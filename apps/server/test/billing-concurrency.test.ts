@@ -7,8 +7,6 @@ import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 /**
  * Stripe retries and sends events in parallel: the same event delivered several times at
  * once, and different events of several plan changes at once, end in the state Stripe holds.
- * On the embedded database these need its concurrent-connection fix (pglite-socket mixing the
- * protocol messages of concurrent connections: `portal "" does not exist`).
  */
 
 let t: SandboxedApp;
