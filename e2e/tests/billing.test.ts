@@ -65,6 +65,31 @@ describe("plans and billing in the browser, against the sandbox's Stripe", () =>
     await addInstagramAccount(page, ks, "maya.creates", WAIT);
   });
 
+  it("/pricing at 1280 px: the plan grid fits the page, the current plan's buttons stand apart", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${ks.url}/pricing`);
+    const manage = page.getByRole("button", { name: "Manage Billing", exact: true });
+    await manage.waitFor();
+    const box = async (l: ReturnType<Page["locator"]>) => (await l.boundingBox())!;
+    const card = await box(page.getByTestId("current-plan"));
+    const grid = await box(page.locator(".plan-grid"));
+    expect(grid.x).toBeGreaterThanOrEqual(card.x - 0.5);
+    expect(grid.x + grid.width).toBeLessThanOrEqual(card.x + card.width + 0.5);
+    const cards = await page.locator(".plan-card").all();
+    for (const c of cards) {
+      const b = await box(c);
+      expect(b.x + b.width).toBeLessThanOrEqual(grid.x + grid.width + 0.5);
+    }
+    // Equal columns, and nothing inside a card wider than the card.
+    const widths = await Promise.all(cards.map(async (c) => Math.round((await box(c)).width)));
+    expect(Math.max(...widths) - Math.min(...widths)).toBeLessThanOrEqual(1);
+    const a = await box(manage);
+    const b = await box(page.getByRole("link", { name: "Manage in Settings" }));
+    const apartX = a.x + a.width + 8 <= b.x || b.x + b.width + 8 <= a.x;
+    const apartY = a.y + a.height + 8 <= b.y || b.y + b.height + 8 <= a.y;
+    expect(apartX || apartY).toBe(true);
+  });
+
   it("cancels in the billing portal and ends on free with automatic backup off", async () => {
     await openSubscription(page);
     await page.getByRole("button", { name: "Manage Billing" }).click();

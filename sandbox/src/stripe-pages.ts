@@ -79,6 +79,8 @@ export function portalPage(
         subscriptions: StripeObject[];
         prices: StripeObject[];
         notice?: string;
+        /** A subscription_update_confirm flow still to confirm. */
+        confirm?: { subscription: string; price: StripeObject };
       },
 ): string {
   if ("missing" in opts) {
@@ -125,6 +127,14 @@ export function portalPage(
 <span style="background:#ffde92;color:#a04100;border-radius:4px;padding:1px 5px;font-size:11px">TEST MODE</span></section>
 <section class="pay"><h2 style="font-size:20px;margin:0">Current plan</h2>
 ${opts.notice ? `<div class="notice" role="status">${h(opts.notice)}</div>` : ""}
+${
+  opts.confirm
+    ? `<div class="card" data-testid="confirm-update"><h2 style="font-size:18px;margin:0 0 8px">Confirm your new plan</h2>
+<div><b>Keepsake ${h(String(opts.confirm.price.nickname))}</b></div>
+<div class="amount" style="font-size:24px">${money(opts.confirm.price.unit_amount as number)} <span class="per">${per(opts.confirm.price)}</span></div>
+<form method="post" action="${h(action)}">${hidden({ subscription: opts.confirm.subscription, action: "confirm_flow" })}<button class="submit" type="submit">Confirm</button></form></div>`
+    : ""
+}
 ${subs || `<p class="muted">No active subscription.</p>`}</section></div>`,
   );
 }

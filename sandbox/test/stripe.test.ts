@@ -145,6 +145,66 @@ describe("Stripe with the official SDK", () => {
     ).toThrow();
   });
 
+  it("lists a customer's Checkout Sessions by status; expired ones cannot be paid", async () => {
+    const customer = await stripe.customers.create({ email: "two.tabs@example.com" });
+    const open = (price: string) =>
+      stripe.checkout.sessions.create({
+        mode: "subscription",
+        customer: customer.id,
+        line_items: [{ price, quantity: 1 }],
+        success_url: "http://localhost:3000/billing/return",
+      });
+    const a = await open(SANDBOX_PRICES.premium.monthly);
+    const b = await open(SANDBOX_PRICES.pro.monthly);
+    const listed = await stripe.checkout.sessions.list({ customer: customer.id, status: "open" });
+    expect(listed.data.map((x) => x.id)).toEqual([b.id, a.id]);
+    await stripe.checkout.sessions.expire(a.id);
+    const stillOpen = await stripe.checkout.sessions.list({
+      customer: customer.id,
+      status: "open",
+    });
+    expect(stillOpen.data.map((x) => x.id)).toEqual([b.id]);
+    const paid = await fetch(a.url!, {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ decision: "subscribe", card: "4242 4242 4242 4242" }),
+    });
+    expect(paid.status).toBe(410);
+    await expect(stripe.checkout.sessions.expire(a.id)).rejects.toThrow(/status of "expired"/);
+    // An open session expires by itself at expires_at, on the sandbox clock.
+    await h.ctl("clock", { advance_seconds: 86_400 });
+    expect((await stripe.checkout.sessions.retrieve(b.id)).status).toBe("expired");
+  });
+
+  it("cancels with proration: the unused time is credited on a final invoice, with the reason", async () => {
+    const session = await subscribe(SANDBOX_PRICES.pro.monthly);
+    const done = await stripe.checkout.sessions.retrieve(session.id);
+    const sub = await stripe.subscriptions.retrieve(done.subscription as string);
+    const item = sub.items.data[0]!;
+    const period = item.current_period_end - item.current_period_start;
+    await h.ctl("clock", { advance_seconds: Math.floor(period / 4) });
+    const cancelled = await stripe.subscriptions.cancel(sub.id, {
+      prorate: true,
+      invoice_now: true,
+      cancellation_details: { comment: "Replaced by sub_other" },
+    });
+    expect(cancelled.status).toBe("canceled");
+    expect(cancelled.cancellation_details).toMatchObject({
+      comment: "Replaced by sub_other",
+      reason: "cancellation_requested",
+    });
+    const customer = (await stripe.customers.retrieve(sub.customer as string)) as Stripe.Customer;
+    // About three quarters of $24.99 back, as a credit balance (negative).
+    expect(customer.balance).toBeLessThan(-1800);
+    expect(customer.balance).toBeGreaterThan(-1900);
+    const invoices = await stripe.invoices.list({ subscription: sub.id });
+    expect(invoices.data[0]).toMatchObject({ total: customer.balance, amount_due: 0 });
+    // Cancelling again changes nothing.
+    await stripe.subscriptions.cancel(sub.id, { prorate: true, invoice_now: true });
+    const again = (await stripe.customers.retrieve(sub.customer as string)) as Stripe.Customer;
+    expect(again.balance).toBe(customer.balance);
+  });
+
   it("retries failed webhook deliveries", async () => {
     failNext = 2;
     await stripe.customers.create({ email: "retry@example.com" });

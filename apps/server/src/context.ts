@@ -148,6 +148,12 @@ export function createContext(deps: ContextDeps): AppContext {
     settings: billingSettings,
     clock: deps.clock,
     applyAccountLimit: accountsRepo.applyAccountLimit,
+    // A plan change applies its limits and starts what it unlocks at once (the sync module
+    // comes below).
+    applyPostLimit: (userId, tier) => sync.sync.runs.applyPostLimit(userId, tier),
+    onPlanChanged: async (userId, tier) => {
+      await sync.sync.runs.startAfterPlanChange(userId, tier);
+    },
     ...(deps.log ? { log: deps.log } : {}),
   });
   const auth = createAuthService({

@@ -10,6 +10,7 @@ import {
 } from "../src/billing/tier-rules.ts";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
+import { spreadOffsetSeconds } from "../src/sync/schedule.ts";
 import { backupHelpers } from "./support/backup.ts";
 import { billingHelpers, stripeEnv } from "./support/billing.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
@@ -209,5 +210,96 @@ describe("a plan's limits on every route and job, from upgrade to downgrade", ()
     expect((await b.stripe.customers.list({ email: user.user.email })).data).toEqual([]);
     const rows = await t.ctx.db.selectFrom("stripe_customers").selectAll().execute();
     expect(rows.some((r) => r.customer_id === customer.id)).toBe(false);
+  });
+});
+
+describe("posts beyond the plan's limit", () => {
+  it("a free user whose only unbacked posts are over the limit is offered no Backup Now", async () => {
+    const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
+      body: { count: 1, posts: 130 },
+    });
+    const u = await h.connectedUser({ instagram: accounts[0]!.id });
+    await h.listPosts(u);
+    const over = await t.ctx.db
+      .selectFrom("posts")
+      .select("instagram_id")
+      .where("user_id", "=", u.user.id)
+      .where("not_backed_up_reason", "is not", null)
+      .execute();
+    expect(over.length).toBeGreaterThan(0);
+    // Everything within the plan is in Drive; only the posts the limit leaves out are not.
+    await h.leaveOnlyToBackUp(u.user.id, new Set(over.map((p) => p.instagram_id)));
+    const check = await t.call("GET", "/api/sync/check-new-posts", { token: u.token });
+    expect(check.body).toEqual({
+      has_new_posts: false,
+      new_posts_count: 0,
+      unbacked_posts_count: 0,
+      upgrade_message: "Upgrade to Premium for automatic backups every 10 minutes.",
+    });
+    // The header says how many posts the limit leaves out: the check does not say it again.
+    const stats = await t.call("GET", "/api/sync/dashboard/stats", { token: u.token });
+    expect(stats.body.posts_over_limit).toBe(over.length);
+  });
+});
+
+describe("a plan change applies at once", () => {
+  it("Free → Premium: the post limit lifts and the backups it unlocks start, with no scheduler run", async () => {
+    const u = await h.connectedUser();
+    await h.listPosts(u);
+    const before = await t.call("GET", "/api/sync/dashboard/stats", { token: u.token });
+    expect(before.body).toMatchObject({ post_limit: 100, next_sync_in: null });
+    expect(before.body.posts_over_limit).toBeGreaterThan(0);
+    // Two minutes before the account's slot in this interval: the scheduler's tick passed
+    // while the user was on Free, so it queued nothing for this account.
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    const offset = spreadOffsetSeconds(u.accountId);
+    const ahead = Math.min(120, offset);
+    let at = now - (now % 600) + offset - ahead;
+    if (at < now) at += 600;
+    t.clock.advance((at - now) * 1000);
+    await clearQueuedSyncs();
+
+    await b.newEvents();
+    await b.checkout(u.token, SANDBOX_PRICES.premium.monthly);
+    await b.deliverAll(await b.newEvents());
+
+    const after = await t.call("GET", "/api/sync/dashboard/stats", { token: u.token });
+    expect(after.body).toMatchObject({
+      post_limit: 5000,
+      posts_over_limit: 0,
+      next_sync_in: Math.max(1, Math.ceil(ahead / 60)),
+    });
+    const marked = await t.ctx.db
+      .selectFrom("posts")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("user_id", "=", u.user.id)
+      .where("not_backed_up_reason", "is not", null)
+      .executeTakeFirstOrThrow();
+    expect(Number(marked.n)).toBe(0);
+    // A backup sync runs now, and the slot the countdown shows has its scheduled sync queued.
+    const status = await t.call("GET", "/api/sync/status", { token: u.token });
+    expect(status.body).toMatchObject({ is_syncing: true, sync_job: { job_type: "manual" } });
+    const { rows } = await t.ctx.pool.query<{ kind: string; delay: number }>(
+      `SELECT data->>'kind' AS kind, extract(epoch FROM start_after - created_on)::int AS delay
+         FROM ${t.ctx.queueSchema}.job
+        WHERE name = 'sync-account' AND data->>'accountId' = $1 AND state = 'created'`,
+      [u.accountId],
+    );
+    const byKind = Object.fromEntries(rows.map((r) => [r.kind, r.delay]));
+    expect(byKind.manual).toBeLessThanOrEqual(1);
+    expect(Math.abs((byKind.scheduled ?? -1000) - ahead)).toBeLessThanOrEqual(2);
+
+    // The run it started backs up the posts the old limit kept out.
+    const job = status.body.sync_job;
+    await t.ctx.syncEngine.run(
+      { accountId: u.accountId, syncJobId: job.id, kind: "manual", mode: "backup" },
+      { retryCount: 0, retryLimit: 3 },
+    );
+    const pending = await t.ctx.db
+      .selectFrom("backups")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("user_id", "=", u.user.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(pending.n)).toBe(after.body.total_posts);
   });
 });

@@ -130,10 +130,39 @@ describe("the sync scheduler", () => {
       .set({ graph_usage_percent: 85, graph_usage_at: t.clock.now() })
       .where("account_id", "=", u.accountId)
       .execute();
+    // The dashboard counts down to the turn that syncs, not to one the scheduler skips.
+    const stats = await t.call("GET", "/api/sync/dashboard/stats", { token: u.token });
+    expect(stats.body.next_sync_in).toBeGreaterThan(50);
     const hour = [];
     for (let i = 0; i < 6; i++) hour.push(await tick());
     expect(hour).toEqual([false, false, false, false, false, false]);
     expect(await tick()).toBe(true);
+  });
+
+  it("the countdown starts again only at a turn the scheduler syncs, whatever the Graph usage", () => {
+    const start = Date.UTC(2026, 10, 23, 12, 3, 17);
+    for (const percent of [null, 30, SPREAD_FROM_PERCENT + 10, SKIP_FROM_PERCENT + 5]) {
+      for (let n = 0; n < 20; n++) {
+        const id = crypto.randomUUID();
+        const usage = { percent, at: percent === null ? null : new Date(start) };
+        const offset = spreadOffsetSeconds(id);
+        /** Whether a scheduled sync of the account starts in (from, to]. */
+        const syncsBetween = (from: number, to: number) => {
+          for (let tick = from - (from % 600_000); tick <= to; tick += 600_000) {
+            const at = tick + offset * 1000;
+            if (at > from && at <= to && syncThisInterval(id, usage, new Date(tick))) return true;
+          }
+          return false;
+        };
+        let previous = minutesUntilNextSync(id, new Date(start), usage);
+        for (let t0 = start; t0 < start + 2 * 3600_000; t0 += 30_000) {
+          const next = minutesUntilNextSync(id, new Date(t0 + 30_000), usage);
+          if (next > previous) expect(syncsBetween(t0, t0 + 30_000)).toBe(true);
+          else expect(next).toBeGreaterThanOrEqual(previous - 1);
+          previous = next;
+        }
+      }
+    }
   });
 
   it("syncs an account at half the rate from 50 % Graph usage and not at all from 80 %", () => {

@@ -209,6 +209,35 @@ describe("Settings → Subscription", () => {
     await waitFor(() => expect(hardRedirect).toHaveBeenCalledWith("https://portal.example/p/1"));
   });
 
+  it("an annual subscriber's upgrade in Settings keeps annual billing", async () => {
+    const user = userEvent.setup();
+    current = sub({
+      tier: "pro",
+      status: "active",
+      amount: 249.99,
+      interval: "year",
+      has_billing_account: true,
+    });
+    renderAs(null, <SubscriptionTab />, "/settings", true);
+    await user.click(await screen.findByRole("button", { name: "Upgrade to Agency" }));
+    await waitFor(() => expect(hardRedirect).toHaveBeenCalled());
+    const body = calls.find((c) => c.path === "/subscriptions/checkout")?.body;
+    expect(body).toMatchObject({ price_id: "price_agency_annual" });
+  });
+
+  it("from Pro on /pricing, Upgrade to Agency sends the interval of the toggle", async () => {
+    const user = userEvent.setup();
+    renderAs("pro");
+    await user.click(screen.getByRole("radio", { name: /Annual/ }));
+    await user.click(await screen.findByRole("button", { name: "Upgrade to Agency" }));
+    await waitFor(() => expect(hardRedirect).toHaveBeenCalled());
+    const body = calls.find((c) => c.path === "/subscriptions/checkout")?.body;
+    expect(body).toMatchObject({
+      price_id: "price_agency_annual",
+      success_url: `${window.location.origin}/billing/return?tier=agency`,
+    });
+  });
+
   it("past due and cancel at period end say so", async () => {
     current = sub({ tier: "pro", status: "past_due", amount: 24.99, interval: "month" });
     const { unmount } = renderAs(null, <SubscriptionTab />, "/settings", true);
@@ -242,6 +271,30 @@ describe("back from Checkout", () => {
         await vi.advanceTimersByTimeAsync(2_500);
       });
       expect((await screen.findByTestId("upgrade-done")).textContent).toContain("Welcome to Pro!");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("once the plan landed, the dashboard's numbers are read again (the new limits apply at once)", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const { queryClient } = renderAs(
+        null,
+        <BillingReturnPage />,
+        "/billing/return?tier=premium",
+        true,
+      );
+      queryClient.setQueryData(["sync", "stats"], { posts_over_limit: 57, post_limit: 100 });
+      expect(queryClient.getQueryState(["sync", "stats"])?.isInvalidated).toBe(false);
+      current = sub({ tier: "premium", status: "active", amount: 9.99, interval: "month" });
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(2_500);
+      });
+      await screen.findByTestId("upgrade-done");
+      await waitFor(() =>
+        expect(queryClient.getQueryState(["sync", "stats"])?.isInvalidated).toBe(true),
+      );
     } finally {
       vi.useRealTimers();
     }

@@ -46,13 +46,14 @@ export function renderWithAuth(
 ) {
   const queryClient = createQueryClient();
   queryClient.setDefaultOptions({ queries: { retry: false } });
-  return render(
+  const view = render(
     <QueryClientProvider client={queryClient}>
       <AuthContext.Provider value={auth}>
         <MemoryRouter initialEntries={[path]}>{ui}</MemoryRouter>
       </AuthContext.Provider>
     </QueryClientProvider>,
   );
+  return Object.assign(view, { queryClient });
 }
 
 /** Renders `ui` in a router with a fresh query client, for screens that bring their own auth. */

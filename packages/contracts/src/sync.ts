@@ -161,6 +161,7 @@ export type SyncStatus = z.infer<typeof syncStatus>;
 export const newPostsCheck = z.object({
   has_new_posts: z.boolean(),
   new_posts_count: z.number().int(),
+  /** Posts within the plan's post limit not backed up yet (what Backup Now would back up). */
   unbacked_posts_count: z.number().int(),
   upgrade_message: z.string().nullable(),
 });

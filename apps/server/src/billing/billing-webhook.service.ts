@@ -23,6 +23,10 @@ export interface BillingWebhookDeps {
   clock: Clock;
   /** Pauses (or resumes) the user's accounts beyond the plan's account limit. */
   applyAccountLimit(userId: string, limit: number): Promise<number>;
+  /** Marks the posts beyond the plan's post limit (and clears the marks within it). */
+  applyPostLimit?(userId: string, tier: SubscriptionTier): Promise<void>;
+  /** After the tier changed: starts what the new plan unlocks (syncs, backups). */
+  onPlanChanged?(userId: string, tier: SubscriptionTier, before: SubscriptionTier): Promise<void>;
   log?: ServiceLog;
 }
 
@@ -80,6 +84,52 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
     return (sub.priceId && priceInfo(settings, sub.priceId)?.tier) || normalizeTier(sub.priceTier);
   }
 
+  /**
+   * The plan's limits on accounts and posts, at once. Deliveries of one user's events can
+   * finish in any order, so this applies the tier as stored, then reads it again: a delivery
+   * that applied a tier another one has replaced meanwhile applies the stored one again.
+   */
+  async function applyLimits(userId: string, tier: SubscriptionTier) {
+    let applying = tier;
+    for (let round = 0; round < 10; round++) {
+      await deps.applyAccountLimit(userId, accountLimit(applying));
+      await deps.applyPostLimit?.(userId, applying);
+      const stored = normalizeTier((await repo.user(userId))?.subscription_tier);
+      if (stored === applying) return;
+      applying = stored;
+    }
+  }
+
+  function rowOf(settings: BillingSettings, userId: string, sub: StripeSubscriptionState) {
+    return {
+      id: sub.id,
+      user_id: userId,
+      customer_id: sub.customerId,
+      price_id: sub.priceId,
+      tier: tierOf(settings, sub),
+      status: sub.status,
+      amount_cents: sub.unitAmountCents,
+      billing_interval: sub.interval,
+      current_period_start: sub.currentPeriodStart,
+      current_period_end: sub.currentPeriodEnd,
+      cancel_at_period_end: sub.cancelAtPeriodEnd,
+      stripe_created_at: sub.created,
+    };
+  }
+
+  /**
+   * The customer's live subscriptions at Stripe beyond the newest one (the last one paid
+   * stays; ties by id, so concurrent deliveries pick the same one), each with the one kept.
+   */
+  async function supersededAtStripe(customerId: string) {
+    const stripe = deps.stripe as StripeClient;
+    const live = (await stripe.openSubscriptions(customerId))
+      .filter((s) => (LIVE_STATUSES as readonly string[]).includes(s.status))
+      .sort((a, b) => b.created.getTime() - a.created.getTime() || (a.id < b.id ? 1 : -1));
+    const [keep, ...older] = live;
+    return keep ? older.map((sub) => ({ sub, keep })) : [];
+  }
+
   async function userFor(refs: EventRefs): Promise<string | null> {
     // client_reference_id is whatever the session carried: only one of our user ids counts.
     if (
@@ -123,37 +173,38 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
         return { received: true, duplicate: false };
       }
       const subscriptionId = refs.subscriptionId;
-      const tier = await repo.transaction(async (tx) => {
-        if (!(await tx.lockUser(userId))) return null;
+      const change = await repo.transaction(async (tx) => {
+        const before = await tx.lockUser(userId);
+        if (!before) return null;
         // A failure here answers 500, so Stripe delivers the event again later.
         const sub = await stripe.retrieveSubscription(subscriptionId);
         const now = clock.now();
-        await tx.upsertSubscription(
-          {
-            id: sub.id,
-            user_id: userId,
-            customer_id: sub.customerId,
-            price_id: sub.priceId,
-            tier: tierOf(settings, sub),
-            status: sub.status,
-            amount_cents: sub.unitAmountCents,
-            billing_interval: sub.interval,
-            current_period_start: sub.currentPeriodStart,
-            current_period_end: sub.currentPeriodEnd,
-            cancel_at_period_end: sub.cancelAtPeriodEnd,
-            stripe_created_at: sub.created,
-          },
-          now,
-        );
+        await tx.upsertSubscription(rowOf(settings, userId, sub), now);
+        // One live subscription per customer: what Stripe holds now, whatever we saw so far.
+        for (const old of await supersededAtStripe(sub.customerId)) {
+          const reason = `Replaced by ${old.keep.id} (${tierOf(settings, old.keep)}), paid later: Keepsake keeps one subscription per customer. The unused time was credited to the customer's balance.`;
+          const cancelled = await stripe.cancelWithProration(old.sub.id, reason);
+          await tx.upsertSubscription(rowOf(settings, userId, cancelled), now);
+          await tx.setCancelReason(cancelled.id, reason, now);
+          log?.warn(
+            { userId, cancelled: cancelled.id, kept: old.keep.id, event: event.id },
+            "cancelled a second live subscription",
+          );
+        }
         const live = (await tx.subscriptionsOf(userId)).find((s) =>
           (LIVE_STATUSES as readonly string[]).includes(s.status),
         );
         const effective = live ? normalizeTier(live.tier) : "free";
         await tx.setTier(userId, effective, now);
         await tx.recordEvent(event.id, event.type, now);
-        return effective;
+        return { before: normalizeTier(before), after: effective };
       });
-      if (tier) await deps.applyAccountLimit(userId, accountLimit(tier));
+      if (change) {
+        await applyLimits(userId, change.after);
+        if (change.after !== change.before) {
+          await deps.onPlanChanged?.(userId, change.after, change.before);
+        }
+      }
       return { received: true, duplicate: false };
     },
   };

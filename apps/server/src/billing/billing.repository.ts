@@ -18,15 +18,27 @@ function repository(db: Db) {
         .executeTakeFirst();
     },
 
-    /** Serialises billing changes of one user until the transaction ends. */
-    async lockUser(userId: string): Promise<boolean> {
+    /**
+     * Serialises billing changes of one user until the transaction ends; answers the user's
+     * tier before them, or undefined when the user does not exist.
+     */
+    async lockUser(userId: string): Promise<SubscriptionTier | undefined> {
       const row = await db
         .selectFrom("users")
-        .select("id")
+        .select("subscription_tier")
         .where("id", "=", userId)
         .forUpdate()
         .executeTakeFirst();
-      return row !== undefined;
+      return row?.subscription_tier;
+    },
+
+    /** Notes why Keepsake cancelled the subscription (kept by later upserts). */
+    async setCancelReason(subscriptionId: string, reason: string, now: Date) {
+      await db
+        .updateTable("subscriptions")
+        .set({ cancel_reason: reason, updated_at: now })
+        .where("id", "=", subscriptionId)
+        .execute();
     },
 
     async customerOf(userId: string): Promise<string | undefined> {

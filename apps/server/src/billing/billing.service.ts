@@ -10,7 +10,7 @@ import type { BillingSettings } from "../config.ts";
 import type { UserRow } from "../db/schema.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
-import type { StripeClient } from "../providers/stripe/stripe.client.ts";
+import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
 import { planCatalog, priceInfo } from "./plans.ts";
 import { isPaidTier, normalizeTier } from "./tier-rules.ts";
@@ -57,6 +57,15 @@ export function createBillingService(deps: BillingServiceDeps) {
     } catch {
       return false;
     }
+  }
+
+  /** The customer's live subscription as Stripe sees it now, if any. */
+  async function liveAtStripe(customerId: string) {
+    const { stripe } = configured();
+    const atStripe = await stripeCall(log, "subscriptions list", () =>
+      stripe.openSubscriptions(customerId),
+    );
+    return atStripe.find((s) => isLive(s.status));
   }
 
   async function liveSubscription(userId: string) {
@@ -107,32 +116,64 @@ export function createBillingService(deps: BillingServiceDeps) {
       if (!sameOrigin(input.success_url) || !sameOrigin(input.cancel_url)) {
         throw new AppError("invalid", m.foreignReturnUrl);
       }
-      const existing = await repo.customerOf(user.id);
-      // One subscription per user: a subscriber changes plans in the portal.
-      if (existing && (await liveSubscription(user.id))) {
-        const url = await stripeCall(log, "portal", () =>
-          stripe.createPortalSession(existing, portalReturnUrl),
+      // One subscription per customer. Checkouts of one user run one at a time (the user's
+      // row is locked), and what counts is what Stripe holds, not only what webhooks told us:
+      // a subscriber changes plans in the portal, and a new Checkout expires the user's
+      // Checkouts still open in other tabs, so only one of them can ever be paid.
+      return repo.transaction(async (tx) => {
+        if (!(await tx.lockUser(user.id))) throw new AppError("not_found", "User not found");
+        const existing = await tx.customerOf(user.id);
+        if (existing) {
+          // A subscriber goes to the portal, on the confirmation of the plan and billing
+          // interval they chose (or the portal's start page when that is their plan already).
+          const toPortal = async (live: StripeSubscriptionState) => {
+            const change =
+              live.itemId && live.priceId !== input.price_id
+                ? {
+                    subscriptionId: live.id,
+                    itemId: live.itemId,
+                    priceId: input.price_id,
+                    doneUrl: input.success_url,
+                  }
+                : undefined;
+            const url = await stripeCall(log, "portal", () =>
+              stripe.createPortalSession(existing, portalReturnUrl, change),
+            );
+            return { checkout_url: url, kind: "portal" as const };
+          };
+          const live = await liveAtStripe(existing);
+          if (live) return toPortal(live);
+          const open = await stripeCall(log, "checkout list", () =>
+            stripe.openCheckoutSessions(existing),
+          );
+          for (const id of open) {
+            const expired = await stripeCall(log, "checkout expire", () =>
+              stripe.expireCheckoutSession(id),
+            );
+            // Paid meanwhile: the user is a subscriber now.
+            const paid = expired ? undefined : await liveAtStripe(existing);
+            if (paid) return toPortal(paid);
+          }
+        }
+        const customerId =
+          existing ??
+          (await tx.saveCustomer(
+            user.id,
+            await stripeCall(log, "customer", () =>
+              stripe.createCustomer({ email: user.email, name: user.full_name, userId: user.id }),
+            ),
+          ));
+        const url = await stripeCall(log, "checkout", () =>
+          stripe.createCheckoutSession({
+            customerId,
+            priceId: input.price_id,
+            userId: user.id,
+            successUrl: input.success_url,
+            cancelUrl: input.cancel_url,
+          }),
         );
-        return { checkout_url: url, kind: "portal" };
-      }
-      const customerId =
-        existing ??
-        (await repo.saveCustomer(
-          user.id,
-          await stripeCall(log, "customer", () =>
-            stripe.createCustomer({ email: user.email, name: user.full_name, userId: user.id }),
-          ),
-        ));
-      const url = await stripeCall(log, "checkout", () =>
-        stripe.createCheckoutSession({
-          customerId,
-          priceId: input.price_id,
-          userId: user.id,
-          successUrl: input.success_url,
-          cancelUrl: input.cancel_url,
-        }),
-      );
-      return { checkout_url: url, kind: "checkout" };
+        return { checkout_url: url, kind: "checkout" as const };
+      });
     },
 
     async portal(user: BillingUser): Promise<{ portal_url: string }> {

@@ -23,6 +23,8 @@ export interface SubscriptionsTable {
   current_period_end: Timestamp | null;
   cancel_at_period_end: Generated<boolean>;
   stripe_created_at: Timestamp;
+  /** Set when Keepsake cancelled it (migration 0994): which subscription replaced it, and why. */
+  cancel_reason: Generated<string | null>;
   updated_at: GeneratedTimestamp;
 }
 

@@ -84,8 +84,11 @@ export function createDashboardService(deps: DashboardServiceDeps) {
       const active = driveUsable
         ? accounts.filter((a) => a.status === "active" && !a.paused_by_plan)
         : [];
+      const usage = auto ? await repos.runs.graphUsage(active.map((a) => a.id)) : new Map();
       const next = auto
-        ? active.map((a) => minutesUntilNextSync(a.id, clock.now())).sort((a, b) => a - b)[0]
+        ? active
+            .map((a) => minutesUntilNextSync(a.id, clock.now(), usage.get(a.id)))
+            .sort((a, b) => a - b)[0]
         : undefined;
       return {
         total_posts: s.totalPosts,
@@ -116,12 +119,14 @@ export function createDashboardService(deps: DashboardServiceDeps) {
       const onInstagram = accounts.reduce((n, a) => n + a.media_count, 0);
       const newPosts = Math.max(0, onInstagram - known);
       const limit = postLimit(plan);
-      const unbacked = s.unbacked;
+      // Posts the plan leaves out are not "to back up": Backup Now cannot back them up, only
+      // an upgrade can (the dashboard's header says how many there are).
+      const unbacked = Math.max(0, s.unbacked - s.overLimit);
       let upgrade: string | null = null;
       if (plan === "free") {
-        if (limit !== null && Math.max(onInstagram, s.totalPosts) > limit) {
+        if (s.overLimit === 0 && limit !== null && Math.max(onInstagram, s.totalPosts) > limit) {
           upgrade = `Your Free plan backs up your newest ${limit} posts. Upgrade to Premium to back up up to ${(postLimit("premium") ?? 0).toLocaleString("en-US")} posts automatically.`;
-        } else if (newPosts > 0 || unbacked > 0) {
+        } else if (newPosts > 0 || unbacked > 0 || s.overLimit > 0) {
           upgrade = "Upgrade to Premium for automatic backups every 10 minutes.";
         }
       }

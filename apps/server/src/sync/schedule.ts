@@ -38,11 +38,36 @@ export function syncThisInterval(
   return (interval + (spreadOffsetSeconds(accountId) % 2)) % 2 === 0;
 }
 
-/** Whole minutes until the account's next scheduled sync, at least 1. */
-export function minutesUntilNextSync(accountId: string, now: Date): number {
+const NO_USAGE = { percent: null, at: null } as const;
+
+/**
+ * Whole minutes until the account's next scheduled sync, at least 1: its next turn in an
+ * interval the scheduler syncs it in, given the Graph usage its last sync saw (an account near
+ * Graph's limit skips intervals). So the countdown only starts again after a turn that syncs.
+ */
+export function minutesUntilNextSync(
+  accountId: string,
+  now: Date,
+  usage: { percent: number | null; at: Date | null } = NO_USAGE,
+): number {
   const t = Math.floor(now.getTime() / 1000);
-  const tick = t - (t % INTERVAL_S);
-  let at = tick + spreadOffsetSeconds(accountId);
-  if (at <= t) at += INTERVAL_S;
-  return Math.max(1, Math.ceil((at - t) / 60));
+  const offset = spreadOffsetSeconds(accountId);
+  let tick = t - (t % INTERVAL_S);
+  // A reading ages out of Graph's window within an hour: the 8th interval syncs at the latest.
+  for (let i = 0; i < 8; i++, tick += INTERVAL_S) {
+    const at = tick + offset;
+    if (at <= t || !syncThisInterval(accountId, usage, new Date(tick * 1000))) continue;
+    return Math.max(1, Math.ceil((at - t) / 60));
+  }
+  return Math.max(1, Math.ceil((tick + offset - t) / 60));
+}
+
+/**
+ * Seconds until the account's scheduled sync of the current interval, or null when its time
+ * in this interval has passed (the next tick queues the next one).
+ */
+export function secondsUntilSlotThisInterval(accountId: string, now: Date): number | null {
+  const t = Math.floor(now.getTime() / 1000);
+  const at = t - (t % INTERVAL_S) + spreadOffsetSeconds(accountId);
+  return at > t ? at - t : null;
 }

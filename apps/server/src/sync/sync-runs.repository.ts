@@ -163,6 +163,21 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
+    /** The Graph usage each account's last sync saw (the scheduler's pace). */
+    async graphUsage(accountIds: string[]) {
+      const out = new Map<string, { percent: number | null; at: Date | null }>();
+      if (accountIds.length === 0) return out;
+      const rows = await db
+        .selectFrom("account_sync_state")
+        .select(["account_id", "graph_usage_percent", "graph_usage_at"])
+        .where("account_id", "in", accountIds)
+        .execute();
+      for (const r of rows) {
+        out.set(r.account_id, { percent: r.graph_usage_percent, at: r.graph_usage_at });
+      }
+      return out;
+    },
+
     lastCompletedSync(userId: string) {
       return db
         .selectFrom("sync_jobs")

@@ -3,9 +3,11 @@ import {
   syncMessages as m,
   type RetryBackupResponse,
   type StartSyncResponse,
+  type SubscriptionTier,
   type SyncJob,
   type SyncStatus,
 } from "@keepsake/contracts";
+import { hasAutomaticBackups, postLimit, tierLabel } from "../billing/tier-rules.ts";
 import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -22,6 +24,8 @@ export interface SyncRunsServiceDeps {
   settings: Pick<EngineSettings, "staleSyncMs">;
   enqueueSync(req: SyncRequest): Promise<void>;
   enqueueBackups(postIds: string[]): Promise<void>;
+  /** Queues the account's scheduled sync of the current interval if its time is ahead. */
+  enqueueScheduledThisInterval?(accountId: string): Promise<void>;
 }
 
 /**
@@ -114,24 +118,54 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
     };
   }
 
+  /**
+   * After an Instagram account or Google Drive is connected (or reconnected), on any plan:
+   * the first sync and its backups start at once for the given accounts (all when absent),
+   * once both connections work. Answers the jobs started; nothing when a side is missing.
+   */
+  async function startAfterConnect(userId: string, accountIds?: string[]): Promise<SyncJob[]> {
+    const google = await directory.findGoogleConnection(userId);
+    if (!google || google.status === "needs_reconnection") return [];
+    const targets = (await directory.userAccounts(userId)).filter(
+      (a) =>
+        a.status === "active" && !a.paused_by_plan && (!accountIds || accountIds.includes(a.id)),
+    );
+    if (targets.length === 0) return [];
+    return (await startOn(userId, targets, "backup")).sync_jobs;
+  }
+
   return {
     start: (userId: string, accountId?: string) => start(userId, accountId, "backup"),
     refreshPosts: (userId: string, accountId?: string) => start(userId, accountId, "refresh"),
 
+    startAfterConnect,
+
     /**
-     * After an Instagram account or Google Drive is connected (or reconnected), on any plan:
-     * the first sync and its backups start at once for the given accounts (all when absent),
-     * once both connections work. Answers the jobs started; nothing when a side is missing.
+     * A plan's post limit, at once (a plan change; the next sync's claim applies it too): the
+     * newest posts within the limit may be backed up, older ones are marked.
      */
-    async startAfterConnect(userId: string, accountIds?: string[]): Promise<SyncJob[]> {
-      const google = await directory.findGoogleConnection(userId);
-      if (!google || google.status === "needs_reconnection") return [];
-      const targets = (await directory.userAccounts(userId)).filter(
-        (a) =>
-          a.status === "active" && !a.paused_by_plan && (!accountIds || accountIds.includes(a.id)),
-      );
-      if (targets.length === 0) return [];
-      return (await startOn(userId, targets, "backup")).sync_jobs;
+    async applyPostLimit(userId: string, tier: SubscriptionTier): Promise<void> {
+      const limit = postLimit(tier);
+      await repos.posts.applyPostLimit(userId, {
+        limit,
+        reason: limit === null ? null : m.postLimit(limit, tierLabel(tier)),
+      });
+    },
+
+    /**
+     * After a plan change to a plan with automatic backups: a backup sync of every usable
+     * account starts now (it backs up what the new limits unlock), and each account's
+     * scheduled sync of the current interval is queued when its time is still ahead, as the
+     * scheduler would have done had the plan been in force at its tick: the dashboard's
+     * "Next sync in" counts down to a sync that happens.
+     */
+    async startAfterPlanChange(userId: string, tier: SubscriptionTier): Promise<SyncJob[]> {
+      if (!hasAutomaticBackups(tier)) return [];
+      const started = await startAfterConnect(userId);
+      for (const job of started) {
+        if (job.account_id) await deps.enqueueScheduledThisInterval?.(job.account_id);
+      }
+      return started;
     },
 
     /**

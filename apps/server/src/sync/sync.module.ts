@@ -13,6 +13,7 @@ import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.
 import { createGraphPacer } from "./graph-pacer.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
 import { syncAccountJob } from "./jobs/sync-account.job.ts";
+import { secondsUntilSlotThisInterval } from "./schedule.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
 import { createSyncRepositories, type SyncRepositories } from "./sync.repositories.ts";
 import { createSyncRunsService, type SyncRunsService } from "./sync-runs.service.ts";
@@ -114,6 +115,16 @@ export function createSyncModule(deps: {
     clock: deps.clock,
     settings,
     enqueueBackups,
+    async enqueueScheduledThisInterval(accountId) {
+      const startAfter = secondsUntilSlotThisInterval(accountId, deps.clock.now());
+      if (startAfter === null) return;
+      // The key the scheduler uses: the tick's own send finds it waiting and drops a second.
+      await deps.queue.send(
+        syncAccountJob,
+        { accountId, kind: "scheduled", mode: "backup" },
+        { singletonKey: `sync:${accountId}:scheduled`, startAfter },
+      );
+    },
     async enqueueSync(req) {
       await deps.queue.send(
         syncAccountJob,

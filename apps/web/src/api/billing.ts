@@ -14,6 +14,7 @@ import { hardRedirect } from "../lib/redirect.ts";
 import { authKeys } from "./auth.ts";
 import { api, errorDetail } from "./client.ts";
 import { connectionKeys } from "./connections.ts";
+import { syncKeys } from "./sync.ts";
 
 export const billingKeys = {
   plans: ["billing", "plans"] as const,
@@ -140,5 +141,7 @@ export function useInvalidatePlan() {
       queryClient.invalidateQueries({ queryKey: billingKeys.current }),
       queryClient.invalidateQueries({ queryKey: authKeys.me }),
       queryClient.invalidateQueries({ queryKey: connectionKeys.accounts }),
+      // The new plan's limits apply at once: the stats, the tiles' badges, the banner.
+      queryClient.invalidateQueries({ queryKey: syncKeys.all }),
     ]);
 }

@@ -16,7 +16,7 @@ import type { StripeSim } from "./sim.ts";
 /** Checkout Sessions and billing portal sessions (the pages they link to are in hosted.ts). */
 export function registerCheckout(
   sim: StripeSim,
-  { route, missing, noSuch, customer }: StripeRest,
+  { route, missing, noSuch, customer, listOf }: StripeRest,
 ): void {
   route("POST", "/v1/checkout/sessions", "stripe.checkout.sessions.create", (_req, p, base) => {
     const mode = str(p.mode);
@@ -84,6 +84,30 @@ export function registerCheckout(
     sim.ctx.changed();
     return session;
   });
+  // As at Stripe: newest first, filtered by customer, status (open, complete, expired) or
+  // subscription.
+  route("GET", "/v1/checkout/sessions", "stripe.checkout.sessions.list", (_req, p) => {
+    const customerId = str(p.customer);
+    const status = str(p.status);
+    if (status && !["open", "complete", "expired"].includes(status)) {
+      throw new StripeError(
+        400,
+        "invalid_request_error",
+        `Invalid status: must be one of open, complete, or expired`,
+        { param: "status" },
+      );
+    }
+    const subscription = str(p.subscription);
+    const all = Object.values(sim.s.checkoutSessions)
+      .filter(
+        (cs) =>
+          (!customerId || cs.customer === customerId) &&
+          (!status || cs.status === status) &&
+          (!subscription || cs.subscription === subscription),
+      )
+      .map(publicObject);
+    return listOf(all.reverse(), "/v1/checkout/sessions", p);
+  });
   route("GET", "/v1/checkout/sessions/:id", "stripe.checkout.sessions.retrieve", (req) => {
     const id = (req.params as { id: string }).id;
     const session = sim.s.checkoutSessions[id];
@@ -114,6 +138,7 @@ export function registerCheckout(
       const customerId = str(p.customer);
       if (!customerId) throw missing("customer");
       customer(customerId, "customer");
+      const flow = portalFlow(sim, p.flow_data, customerId, { missing, noSuch });
       const id = newId("bps");
       const session: StripeObject = {
         id,
@@ -121,7 +146,7 @@ export function registerCheckout(
         configuration: "bpc_sandbox_default",
         created: sim.ctx.clock.nowSeconds(),
         customer: customerId,
-        flow: null,
+        flow,
         livemode: false,
         locale: null,
         on_behalf_of: null,
@@ -133,4 +158,70 @@ export function registerCheckout(
       return session;
     },
   );
+}
+
+/**
+ * `flow_data` of a portal session, as Stripe shapes it in the session's `flow`. The sandbox
+ * supports `subscription_update_confirm` (the portal opens on the confirmation of one price
+ * change) and `after_completion` `redirect` or `portal_homepage`.
+ */
+function portalFlow(
+  sim: StripeSim,
+  data: Nested | string | undefined,
+  customerId: string,
+  { missing, noSuch }: Pick<StripeRest, "missing" | "noSuch">,
+): Record<string, unknown> | null {
+  if (!data || typeof data === "string") return null;
+  const type = str(data.type);
+  if (type !== "subscription_update_confirm") {
+    throw new StripeError(
+      400,
+      "invalid_request_error",
+      "The sandbox supports flow_data[type]=subscription_update_confirm only.",
+      { param: "flow_data[type]" },
+    );
+  }
+  const confirm = data.subscription_update_confirm;
+  const subId = typeof confirm === "object" ? str(confirm.subscription) : undefined;
+  if (!subId) throw missing("flow_data[subscription_update_confirm][subscription]");
+  const sub = sim.s.subscriptions[subId];
+  if (!sub || sub.customer !== customerId || sub.status === "canceled") {
+    throw noSuch("subscription", subId, "flow_data[subscription_update_confirm][subscription]");
+  }
+  const items = typeof confirm === "object" ? list(confirm.items) : [];
+  const item = items[0];
+  if (!item) throw missing("flow_data[subscription_update_confirm][items]");
+  const priceId = str(item.price);
+  if (!priceById(priceId)) {
+    throw noSuch("price", priceId ?? "", "flow_data[subscription_update_confirm][items][0][price]");
+  }
+  const itemId = str(item.id);
+  if (itemId !== sim.item(sub).id) {
+    throw noSuch(
+      "subscription_item",
+      itemId ?? "",
+      "flow_data[subscription_update_confirm][items][0][id]",
+    );
+  }
+  const after = typeof data.after_completion === "object" ? data.after_completion : {};
+  const redirect = typeof after.redirect === "object" ? str(after.redirect.return_url) : undefined;
+  const afterType = str(after.type) ?? "portal_homepage";
+  if (afterType === "redirect" && !redirect) {
+    throw missing("flow_data[after_completion][redirect][return_url]");
+  }
+  return {
+    type,
+    after_completion: {
+      type: afterType,
+      hosted_confirmation: null,
+      redirect: afterType === "redirect" ? { return_url: redirect } : null,
+    },
+    subscription_cancel: null,
+    subscription_update: null,
+    subscription_update_confirm: {
+      discounts: [],
+      items: [{ id: itemId, price: priceId, quantity: Number(str(item.quantity) ?? 1) }],
+      subscription: subId,
+    },
+  };
 }

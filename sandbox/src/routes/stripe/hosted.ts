@@ -4,6 +4,16 @@ import { form } from "../../util.ts";
 import { PRICES, priceById } from "./objects.ts";
 import type { StripeSim } from "./sim.ts";
 
+/** A portal session's `flow` (Stripe's shape; checkout.ts builds it). */
+interface FlowObject {
+  type: string;
+  after_completion: { type: string; redirect: { return_url: string } | null };
+  subscription_update_confirm: {
+    subscription: string;
+    items: { id: string; price: string; quantity: number }[];
+  } | null;
+}
+
 /** The page's "no such session" version, with `status`. */
 function gone(
   reply: FastifyReply,
@@ -68,6 +78,14 @@ export function registerHostedPages(app: FastifyInstance, sim: StripeSim): void 
     const subs = Object.values(sim.s.subscriptions).filter(
       (s) => s.customer === cust.id && s.status !== "canceled",
     );
+    const flow = session.flow as FlowObject | null;
+    const confirm =
+      flow?.subscription_update_confirm && !session.__flow_done
+        ? {
+            subscription: flow.subscription_update_confirm.subscription,
+            price: priceById(flow.subscription_update_confirm.items[0]?.price),
+          }
+        : undefined;
     return reply.type("text/html").send(
       portalPage({
         session,
@@ -75,6 +93,9 @@ export function registerHostedPages(app: FastifyInstance, sim: StripeSim): void 
         subscriptions: subs,
         prices: PRICES,
         notice: (req.query as { notice?: string }).notice,
+        ...(confirm?.price
+          ? { confirm: { subscription: confirm.subscription, price: confirm.price } }
+          : {}),
       }),
     );
   });
@@ -88,7 +109,15 @@ export function registerHostedPages(app: FastifyInstance, sim: StripeSim): void 
     if (!sub || sub.customer !== session.customer)
       return reply.redirect(`/billing.stripe.com/p/session/${id}`);
     let notice = "";
-    if (f.action === "switch") {
+    const flow = session.flow as FlowObject | null;
+    if (f.action === "confirm_flow" && flow?.subscription_update_confirm?.subscription === sub.id) {
+      const price = priceById(flow.subscription_update_confirm.items[0]?.price);
+      if (price) sim.updateSubscription(sub, { price });
+      session.__flow_done = true;
+      const back = flow.after_completion.redirect?.return_url;
+      if (flow.after_completion.type === "redirect" && back) return reply.redirect(back);
+      notice = `Switched to ${(price?.nickname as string) ?? "the new plan"}.`;
+    } else if (f.action === "switch") {
       const price = priceById(f.price);
       if (price) {
         sim.updateSubscription(sub, { price });

@@ -145,6 +145,7 @@ export class StripeSim extends StripeEvents {
       metadata,
       start_date: now,
       status: "active",
+      cancellation_details: { comment: null, feedback: null, reason: null },
       trial_end: null,
       trial_start: null,
     };
@@ -227,12 +228,80 @@ export class StripeSim extends StripeEvents {
     this.ctx.changed();
   }
 
-  cancelNow(sub: StripeObject): void {
+  cancelNow(
+    sub: StripeObject,
+    opts: {
+      prorate?: boolean;
+      invoiceNow?: boolean;
+      comment?: string | null;
+      feedback?: string | null;
+    } = {},
+  ): void {
     if (sub.status === "canceled") return;
     const now = this.ctx.clock.nowSeconds();
-    Object.assign(sub, { status: "canceled", canceled_at: sub.canceled_at ?? now, ended_at: now });
+    Object.assign(sub, {
+      status: "canceled",
+      canceled_at: sub.canceled_at ?? now,
+      ended_at: now,
+      cancellation_details: {
+        comment: opts.comment ?? null,
+        feedback: opts.feedback ?? null,
+        reason: "cancellation_requested",
+      },
+    });
+    if (opts.prorate) this.creditUnusedTime(sub, now, opts.invoiceNow === true);
     this.emit("customer.subscription.deleted", sub);
     this.ctx.changed();
+  }
+
+  /**
+   * Proration of a cancellation, as Stripe does it: the unused part of the paid period becomes
+   * a negative proration line. With `invoice_now` a final invoice carries it at once and its
+   * negative total goes to the customer's credit balance (Stripe refunds nothing by itself);
+   * without, the line waits as a pending credit for the customer's next invoice.
+   */
+  private creditUnusedTime(sub: StripeObject, now: number, invoiceNow: boolean): void {
+    const item = this.item(sub);
+    const price = item.price as StripeObject;
+    const start = item.current_period_start as number;
+    const end = item.current_period_end as number;
+    if (end <= now || end <= start) return;
+    const credit = -Math.round(((price.unit_amount as number) * (end - now)) / (end - start));
+    if (credit === 0) return;
+    const customer = this.s.customers[sub.customer as string];
+    if (!invoiceNow) {
+      if (customer)
+        customer.__pending_credit = ((customer.__pending_credit as number) ?? 0) + credit;
+      return;
+    }
+    const invoice = this.invoice(sub, price, "subscription_cycle", true);
+    const line = (invoice.lines as { data: Record<string, unknown>[] }).data[0]!;
+    Object.assign(line, {
+      amount: credit,
+      description: `Unused time on ${price.nickname as string} after ${new Date(now * 1000).toUTCString()}`,
+      period: { start: now, end },
+      parent: {
+        subscription_item_details: { proration: true, subscription: sub.id },
+        type: "subscription_item_details",
+      },
+    });
+    Object.assign(invoice, {
+      amount_due: 0,
+      amount_paid: 0,
+      amount_remaining: 0,
+      ending_balance: credit,
+      starting_balance: 0,
+      subtotal: credit,
+      total: credit,
+      period_start: now,
+      period_end: now,
+    });
+    if (customer) {
+      const previous = { balance: customer.balance };
+      customer.balance = ((customer.balance as number) ?? 0) + credit;
+      this.emit("customer.updated", customer, previous);
+    }
+    this.emit("invoice.paid", invoice);
   }
 
   failPayment(sub: StripeObject): StripeObject {
@@ -249,6 +318,12 @@ export class StripeSim extends StripeEvents {
   /** Renews or ends subscriptions whose period passed on the sandbox clock. */
   tick(): void {
     const now = this.ctx.clock.nowSeconds();
+    for (const session of Object.values(this.s.checkoutSessions)) {
+      if (session.status === "open" && (session.expires_at as number) <= now) {
+        session.status = "expired";
+        this.emit("checkout.session.expired", publicObject(session));
+      }
+    }
     for (const sub of Object.values(this.s.subscriptions)) {
       if (sub.status !== "active" && sub.status !== "past_due") continue;
       const item = this.item(sub);

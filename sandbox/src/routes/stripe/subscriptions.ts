@@ -38,9 +38,19 @@ export function registerSubscriptions(
     });
     return sub;
   });
-  route("DELETE", "/v1/subscriptions/:id", "stripe.subscriptions.cancel", (req) => {
+  // As at Stripe: `prorate` credits the unused time, `invoice_now` bills (here: credits) it on
+  // a final invoice at once, `cancellation_details[comment|feedback]` say why.
+  route("DELETE", "/v1/subscriptions/:id", "stripe.subscriptions.cancel", (req, p) => {
     const sub = subscription((req.params as { id: string }).id);
-    sim.cancelNow(sub);
+    const details = p.cancellation_details;
+    const detail = (k: string) =>
+      details && typeof details === "object" ? (str(details[k]) ?? null) : null;
+    sim.cancelNow(sub, {
+      prorate: str(p.prorate) === "true",
+      invoiceNow: str(p.invoice_now) === "true",
+      comment: detail("comment"),
+      feedback: detail("feedback"),
+    });
     return sub;
   });
   route("GET", "/v1/invoices/:id", "stripe.invoices.retrieve", (req) => {

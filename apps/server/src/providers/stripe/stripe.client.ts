@@ -5,6 +5,8 @@ export interface StripeSubscriptionState {
   id: string;
   customerId: string;
   status: string;
+  /** The subscription item that carries the price (one per subscription). */
+  itemId: string | null;
   priceId: string | null;
   /** Price metadata `tier`, for prices Keepsake does not know by id. */
   priceTier: string | null;
@@ -35,6 +37,7 @@ function toState(sub: Stripe.Subscription): StripeSubscriptionState {
     id: sub.id,
     customerId: typeof sub.customer === "string" ? sub.customer : sub.customer.id,
     status: sub.status,
+    itemId: item?.id ?? null,
     priceId: price?.id ?? null,
     priceTier: price?.metadata?.tier ?? null,
     unitAmountCents: price?.unit_amount ?? 0,
@@ -105,10 +108,33 @@ export function createStripeClient(settings: StripeClientSettings) {
       return session.url;
     },
 
-    async createPortalSession(customerId: string, returnUrl: string): Promise<string> {
+    /**
+     * A billing portal session; with `change`, it opens on the confirmation of that plan change
+     * (Stripe's subscription_update_confirm flow) and comes back to `change.doneUrl` after it.
+     */
+    async createPortalSession(
+      customerId: string,
+      returnUrl: string,
+      change?: { subscriptionId: string; itemId: string; priceId: string; doneUrl: string },
+    ): Promise<string> {
       const session = await (await client()).billingPortal.sessions.create({
         customer: customerId,
         return_url: returnUrl,
+        ...(change
+          ? {
+              flow_data: {
+                type: "subscription_update_confirm" as const,
+                subscription_update_confirm: {
+                  subscription: change.subscriptionId,
+                  items: [{ id: change.itemId, price: change.priceId, quantity: 1 }],
+                },
+                after_completion: {
+                  type: "redirect" as const,
+                  redirect: { return_url: change.doneUrl },
+                },
+              },
+            }
+          : {}),
       });
       return session.url;
     },
@@ -119,6 +145,62 @@ export function createStripeClient(settings: StripeClientSettings) {
 
     async cancelSubscription(id: string): Promise<void> {
       await (await client()).subscriptions.cancel(id);
+    },
+
+    /**
+     * Cancels a subscription at once, crediting its unused time to the customer's balance
+     * (a final invoice now), with `comment` as Stripe's cancellation_details.
+     */
+    async cancelWithProration(id: string, comment: string): Promise<StripeSubscriptionState> {
+      return toState(
+        await (await client()).subscriptions.cancel(id, {
+          prorate: true,
+          invoice_now: true,
+          cancellation_details: { comment },
+        }),
+      );
+    },
+
+    /** The customer's subscriptions that are not canceled (every status Stripe lists by default). */
+    async openSubscriptions(customerId: string): Promise<StripeSubscriptionState[]> {
+      const out: StripeSubscriptionState[] = [];
+      for await (const sub of (await client()).subscriptions.list({
+        customer: customerId,
+        limit: 100,
+      })) {
+        out.push(toState(sub));
+      }
+      return out;
+    },
+
+    /** Ids of the customer's Checkout Sessions that can still be paid. */
+    async openCheckoutSessions(customerId: string): Promise<string[]> {
+      const out: string[] = [];
+      for await (const session of (await client()).checkout.sessions.list({
+        customer: customerId,
+        status: "open",
+        limit: 100,
+      })) {
+        out.push(session.id);
+      }
+      return out;
+    },
+
+    /**
+     * Expires an open Checkout Session so it can no longer be paid. False when it is not open
+     * any more (paid or expired meanwhile).
+     */
+    async expireCheckoutSession(id: string): Promise<boolean> {
+      const stripe = await client();
+      try {
+        await stripe.checkout.sessions.expire(id);
+        return true;
+      } catch (err) {
+        if ((err as { type?: string }).type !== "StripeInvalidRequestError") throw err;
+        const session = await stripe.checkout.sessions.retrieve(id);
+        if (session.status === "open") throw err;
+        return false;
+      }
     },
 
     async deleteCustomer(id: string): Promise<void> {

@@ -126,7 +126,16 @@ export function SubscriptionTab() {
                 type="button"
                 className="btn btn-primary"
                 disabled={busy}
-                onClick={() => checkout.mutate({ tier, priceId: target.priceIds?.monthly ?? null })}
+                onClick={() =>
+                  checkout.mutate({
+                    tier,
+                    // An upgrade keeps the billing interval the user pays by now.
+                    priceId:
+                      (s.interval === "year"
+                        ? target.priceIds?.annual
+                        : target.priceIds?.monthly) ?? null,
+                  })
+                }
               >
                 {busy ? "Redirecting..." : `Upgrade to ${target.name}`}
               </button>
