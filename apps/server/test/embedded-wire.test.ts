@@ -1,3 +1,8 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../src/db/embedded.ts";
@@ -159,6 +164,71 @@ describe("the embedded database's socket", () => {
     expect(misdelivered).toEqual([]);
     await Promise.all([listener.end(), other.end(), sender.end()]);
   });
+
+  it("makes exactly one of three processes starting at once on one data directory its owner; the others share its socket", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "keepsake-owner-"));
+    const embeddedTs = fileURLToPath(new URL("../src/db/embedded.ts", import.meta.url));
+    // Each process opens the database, creates its own table, then (told to go on) counts the
+    // tables every process created, and stops when told to.
+    const script = `
+      import { createInterface } from "node:readline";
+      import pg from "pg";
+      const { startEmbeddedPostgres } = await import(${JSON.stringify(embeddedTs)});
+      const e = await startEmbeddedPostgres({ dataDir: process.argv[1] });
+      const c = new pg.Client({ connectionString: e.url });
+      await c.connect();
+      await c.query("CREATE TABLE owner_probe_" + process.argv[2] + " (id int)");
+      console.log("ready " + e.owner);
+      const lines = createInterface({ input: process.stdin });
+      for await (const line of lines) {
+        if (line === "count") {
+          const r = await c.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'owner_probe_%'");
+          console.log("count " + r.rows[0].n);
+        } else break;
+      }
+      await c.end();
+      await e.close();`;
+    const children = [0, 1, 2].map((n) =>
+      spawn(
+        process.execPath,
+        ["--input-type=module", "-e", script, join(dir, "pglite"), String(n)],
+        {
+          cwd: fileURLToPath(new URL("..", import.meta.url)),
+          stdio: ["pipe", "pipe", "inherit"],
+        },
+      ),
+    );
+    const said = children.map((child) => {
+      const lines: string[] = [];
+      child.stdout.on("data", (d) => lines.push(...String(d).trim().split("\n")));
+      return lines;
+    });
+    const heard = (n: number, prefix: string) =>
+      expect.poll(() => said[n]?.find((l) => l.startsWith(prefix)), { timeout: 60_000 });
+    try {
+      for (const n of [0, 1, 2]) await heard(n, "ready").toBeDefined();
+      const owners = said.filter((lines) => lines.includes("ready true"));
+      expect(owners).toHaveLength(1);
+      for (const [n, child] of children.entries()) {
+        child.stdin.write("count\n");
+        await heard(n, "count").toBe("count 3");
+      }
+      // Guests stop first, then the owner.
+      const order = [...children].sort(
+        (a, b) =>
+          Number(said[children.indexOf(a)]?.includes("ready true")) -
+          Number(said[children.indexOf(b)]?.includes("ready true")),
+      );
+      for (const child of order) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.stdin.end("stop\n");
+        await exited;
+      }
+    } finally {
+      for (const child of children) child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 function startupMessage(user: string, database: string): Buffer {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
@@ -41,15 +41,73 @@ function answers(url: string): Promise<boolean> {
   });
 }
 
-/** The socket a live process advertises for the files under `dataDir`, if any. */
-async function runningElsewhere(dataDir: string): Promise<string | null> {
-  const file = advertFile(dataDir);
-  if (!existsSync(file)) return null;
+interface Advert {
+  pid: number;
+  /** Set once the owner's socket listens. */
+  url?: string;
+}
+
+function readAdvert(file: string): Advert | null {
   try {
-    const { pid, url } = JSON.parse(readFileSync(file, "utf8")) as { pid: number; url: string };
-    if (pid !== process.pid && alive(pid) && (await answers(url))) return url;
+    return JSON.parse(readFileSync(file, "utf8")) as Advert;
+  } catch {
+    return null;
+  }
+}
+
+/** Creates the advert only when none exists: the one atomic step that makes an owner. */
+function claim(file: string): boolean {
+  try {
+    writeFileSync(file, JSON.stringify({ pid: process.pid }), { flag: "wx", mode: 0o600 });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}
+
+/** Removes an advert left by an owner that is gone, unless another process replaced it. */
+function dropStale(file: string, seen: string): void {
+  try {
+    if (readFileSync(file, "utf8") === seen) rmSync(file, { force: true });
   } catch {}
-  return null;
+}
+
+/**
+ * Makes this process the owner of the files under `dataDir` (null), or finds the socket of the
+ * process that owns them. Processes starting together agree on one owner: the first to create
+ * the advert; the others wait until its socket answers. An advert whose process died, or whose
+ * socket stopped answering, is taken over.
+ */
+async function ownOrJoin(dataDir: string): Promise<string | null> {
+  const file = advertFile(dataDir);
+  const deadline = Date.now() + 60_000;
+  let doubtSince: number | null = null;
+  for (;;) {
+    if (claim(file)) return null;
+    let seen = "";
+    try {
+      seen = readFileSync(file, "utf8");
+    } catch {}
+    const advert = readAdvert(file);
+    if (advert?.url && alive(advert.pid) && (await answers(advert.url))) return advert.url;
+    // A dead owner's advert is taken over at once. A live owner without a socket yet is starting:
+    // wait for it, never take its files. An unreadable advert (being written) or a socket that
+    // stopped listening (the owner stopping, or its pid reused) is taken over after 2 s.
+    const dead = advert !== null && !alive(advert.pid);
+    const starting = advert !== null && !dead && !advert.url;
+    doubtSince = starting ? null : (doubtSince ?? Date.now());
+    const doubtful = doubtSince !== null && Date.now() - doubtSince > 2_000;
+    if (dead || doubtful) {
+      dropStale(file, seen);
+      doubtSince = null;
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`The embedded database under ${dataDir} is held by process ${advert?.pid}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /**
@@ -67,11 +125,25 @@ export async function startEmbeddedPostgres(options: {
   maxConnections?: number;
 }): Promise<EmbeddedPostgres> {
   const { dataDir } = options;
-  if (dataDir) {
+  const advert = dataDir ? advertFile(dataDir) : null;
+  if (dataDir && advert) {
     mkdirSync(dataDir, { recursive: true });
-    const shared = await runningElsewhere(dataDir);
+    const shared = await ownOrJoin(dataDir);
     if (shared) return { url: shared, owner: false, close: async () => {} };
   }
+  try {
+    return await own(dataDir, advert, options.maxConnections ?? 32);
+  } catch (err) {
+    if (advert) rmSync(advert, { force: true });
+    throw err;
+  }
+}
+
+async function own(
+  dataDir: string | undefined,
+  advert: string | null,
+  maxConnections: number,
+): Promise<EmbeddedPostgres> {
   // pg_trgm: the caption search's index (migration 0701).
   const extensions = { pg_trgm };
   const db = await PGlite.create(dataDir ? { dataDir, extensions } : { extensions });
@@ -79,10 +151,9 @@ export async function startEmbeddedPostgres(options: {
     db,
     host: "127.0.0.1",
     port: 0,
-    maxConnections: options.maxConnections ?? 32,
+    maxConnections,
   });
   const url = `postgres://postgres@${server.address}/postgres`;
-  const advert = dataDir ? advertFile(dataDir) : null;
   if (advert) writeFileSync(advert, JSON.stringify({ pid: process.pid, url }), { mode: 0o600 });
   return {
     url,
