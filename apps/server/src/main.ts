@@ -2,8 +2,8 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { type Role, startKeepsake } from "./runtime.ts";
 
 const role = (process.argv[2] ?? "all") as Role;
-if (!["api", "worker", "all"].includes(role)) {
-  console.error(`Unknown role "${role}". Use one of: api, worker, all.`);
+if (!["api", "worker", "all", "migrate"].includes(role)) {
+  console.error(`Unknown role "${role}". Use one of: api, worker, all, migrate.`);
   process.exit(2);
 }
 
@@ -19,6 +19,14 @@ try {
 }
 
 const keepsake = await startKeepsake({ config, role });
+if (role === "migrate") {
+  // The one-shot migration (compose.yaml's `migrate` service): the schema and the job queue's
+  // tables and queues, then exit.
+  const n = keepsake.migrationsApplied.length;
+  await keepsake.close();
+  console.log(`Migrations applied (${n} new); the job queue is ready.`);
+  process.exit(0);
+}
 if (keepsake.url) console.log(`Keepsake (${role}) is running at ${keepsake.url}`);
 else console.log(`Keepsake (${role}) is running`);
 

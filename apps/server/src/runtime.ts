@@ -10,7 +10,8 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import { serviceLogger } from "./lib/logger.ts";
 import { loadSecrets } from "./lib/secrets.ts";
 
-export type Role = "api" | "worker" | "all";
+/** `migrate` applies the migrations and creates the job queue's tables and queues, then stops. */
+export type Role = "api" | "worker" | "all" | "migrate";
 
 export const WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
 
@@ -19,6 +20,8 @@ export interface Keepsake {
   app: FastifyInstance | null;
   /** Where the API listens, when it does. */
   url: string | null;
+  /** The migrations this process applied at start (none when another process had). */
+  migrationsApplied: string[];
   close(): Promise<void>;
 }
 
@@ -29,7 +32,12 @@ export interface Keepsake {
 export async function openDatabase(
   config: Config,
   options: { databaseUrl?: string; schema?: string } = {},
-): Promise<{ database: DatabaseHandle; url: string; close(): Promise<void> }> {
+): Promise<{
+  database: DatabaseHandle;
+  url: string;
+  applied: string[];
+  close(): Promise<void>;
+}> {
   let embedded: EmbeddedPostgres | null = null;
   let url = options.databaseUrl ?? config.DATABASE_URL;
   if (!url) {
@@ -41,8 +49,9 @@ export async function openDatabase(
     max: config.DATABASE_POOL_SIZE,
     ...(options.schema ? { schema: options.schema } : {}),
   });
+  let applied: string[];
   try {
-    await migrate(database.pool);
+    applied = await migrate(database.pool);
   } catch (err) {
     await database.close();
     await embedded?.close();
@@ -51,6 +60,7 @@ export async function openDatabase(
   return {
     database,
     url,
+    applied,
     async close() {
       await database.close();
       await embedded?.close();
@@ -88,7 +98,7 @@ export async function startKeepsake(options: {
     // Sandbox mode: the provider emulators stand in for Meta and Google. The api role runs
     // them in-process; a worker on its own expects them where the api role put them.
     let sandboxOrigin: string | null = null;
-    if (config.sandboxMode) {
+    if (config.sandboxMode && role !== "migrate") {
       // A development dependency: a production install (npm ci --omit=dev) has no sandbox.
       // A worker needs only the sandbox's credentials; the emulators load where they run.
       const missing = () => {
@@ -160,7 +170,7 @@ export async function startKeepsake(options: {
       const port = typeof address === "object" && address ? address.port : config.PORT;
       listening = `http://localhost:${port}`;
     }
-    return { ctx, app, url: listening, close };
+    return { ctx, app, url: listening, migrationsApplied: opened.applied, close };
   } catch (err) {
     await close();
     throw err;

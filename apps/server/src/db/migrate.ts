@@ -14,6 +14,22 @@ export function listMigrations(): { name: string; sql: string }[] {
     .map((name) => ({ name, sql: readFileSync(join(MIGRATIONS_DIR, name), "utf8") }));
 }
 
+let names: string[] | null = null;
+
+/**
+ * The migrations this build has that the database has not applied (readiness checks it: a
+ * process of a newer build is not ready on a database an older one migrated).
+ */
+export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
+  names ??= listMigrations().map((m) => m.name);
+  const { rows } = await pool.query<{ name: string }>(
+    "SELECT name FROM schema_migrations WHERE name = ANY($1::text[])",
+    [names],
+  );
+  const applied = new Set(rows.map((r) => r.name));
+  return names.filter((n) => !applied.has(n));
+}
+
 /** Applies the versioned SQL migrations not yet applied, each in its own transaction. */
 export async function migrate(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();

@@ -19,6 +19,8 @@ export interface JobQueue<TDeps> extends JobSender {
   oldestReadyAge(): Promise<number | null>;
   /** Creates the schema and queues (idempotent). Every role that sends must start. */
   start(): Promise<void>;
+  /** Whether `start` finished and `stop` has not begun (readiness). */
+  isStarted(): boolean;
   /** Starts handlers and schedules: only worker roles call this. */
   work(deps: TDeps): Promise<void>;
   stop(): Promise<void>;
@@ -94,6 +96,7 @@ export function createJobQueue<TDeps>(options: {
       const age = rows[0]?.age;
       return age === null || age === undefined ? null : Number(age);
     },
+    isStarted: () => started,
     async start() {
       if (started) return;
       await boss.start();
