@@ -461,9 +461,9 @@ try {
   }
   const duplicates = [...counts].filter(([, n]) => n > 1);
   check(duplicates.length === 0, `files in Drive more than once: ${JSON.stringify(duplicates)}`);
-  const media = await control<
-    { id: string; media_type: string; media_url_withheld: boolean; children: string[] }[]
-  >(`/instagram/${INSTAGRAM_ACCOUNT.username}/media`);
+  const { media } = await control<{
+    media: { id: string; media_type: string; media_url_withheld: boolean; children: string[] }[];
+  }>(`/instagram/${INSTAGRAM_ACCOUNT.username}/media`);
   const missing: string[] = [];
   for (const m of media) {
     const keys = [`${m.id}_meta`];

@@ -30,7 +30,13 @@ export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
   return names.filter((n) => !applied.has(n));
 }
 
-/** Applies the versioned SQL migrations not yet applied, each in its own transaction. */
+/**
+ * Applies the versioned SQL migrations not yet applied, each in its own transaction, once however
+ * many processes start together: on a PostgreSQL server the advisory lock makes them take turns.
+ * The embedded database is one session for every connection, where that lock is re-entrant and
+ * serialises nothing; there its socket runs one transaction at a time, so each migration checks
+ * again inside its own transaction that no one applied it meanwhile.
+ */
 export async function migrate(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
@@ -50,6 +56,13 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
       if (done.has(m.name)) continue;
       await client.query("BEGIN");
       try {
+        const again = await client.query("SELECT 1 FROM schema_migrations WHERE name = $1", [
+          m.name,
+        ]);
+        if (again.rowCount) {
+          await client.query("ROLLBACK");
+          continue;
+        }
         await client.query(m.sql);
         await client.query("INSERT INTO schema_migrations (name) VALUES ($1)", [m.name]);
         await client.query("COMMIT");
