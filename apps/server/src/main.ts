@@ -30,11 +30,23 @@ if (role === "migrate") {
 if (keepsake.url) console.log(`Keepsake (${role}) is running at ${keepsake.url}`);
 else console.log(`Keepsake (${role}) is running`);
 
+// SIGTERM (docker stop, compose, Kubernetes) or Ctrl-C: an API stops accepting and finishes its
+// requests in flight, a worker stops fetching, lets its running jobs finish and hands the rest
+// back (SHUTDOWN_GRACE_SECONDS), then the pools close. Bounded: whatever still hangs after the
+// grace period and a margin does not keep the process alive.
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
+    const bound = setTimeout(
+      () => {
+        console.error("Shutdown took too long; exiting.");
+        process.exit(1);
+      },
+      config.SHUTDOWN_GRACE_SECONDS * 1000 + 15_000,
+    );
+    bound.unref();
     keepsake.close().finally(() => process.exit(0));
   });
 }

@@ -148,7 +148,8 @@ export async function startKeepsake(options: {
       ...(options.logger === false ? {} : { log: serviceLogger(config.LOG_LEVEL) }),
     });
     await ctx.queue.start();
-    closers.push(() => ctx.queue.stop());
+    const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
+    closers.push(() => ctx.queue.stop({ graceMs }));
     if (role === "worker" || role === "all") {
       await ctx.queue.work(ctx);
       await ctx.status.heartbeat();
@@ -164,7 +165,14 @@ export async function startKeepsake(options: {
         ...(sandboxOrigin ? { mediaOrigins: [new URL(sandboxOrigin).origin] } : {}),
         ...(options.logger === false ? { logger: false } : {}),
       });
-      closers.push(() => app!.close());
+      const api = app;
+      closers.push(async () => {
+        // Stops accepting at once (and answers 503 on kept-alive connections); requests in
+        // flight get the grace period, then their connections are closed.
+        const force = setTimeout(() => api.server.closeAllConnections(), graceMs);
+        await api.close();
+        clearTimeout(force);
+      });
       await app.listen({ port: config.PORT, host: config.HOST });
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : config.PORT;

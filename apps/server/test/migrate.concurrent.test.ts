@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppContext } from "../src/context.ts";
 import { connectDatabase } from "../src/db/database.ts";
 import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { listMigrations, migrate } from "../src/db/migrate.ts";
@@ -77,8 +78,8 @@ async function migrateConnections() {
   const handles = [1, 2, 3].map(() => connectDatabase({ url, max: 2 }));
   try {
     const results = await Promise.allSettled(handles.map((h) => migrate(h.pool)));
-    const queues = handles.map((h) =>
-      createJobQueue({ connectionString: url, schema: "pgboss", jobs: jobRegistry }),
+    const queues = handles.map(() =>
+      createJobQueue<AppContext>({ connectionString: url, schema: "pgboss", jobs: jobRegistry }),
     );
     await Promise.all(queues.map((q) => q.start()));
     await Promise.all(queues.map((q) => q.stop()));

@@ -23,8 +23,21 @@ export interface JobQueue<TDeps> extends JobSender {
   isStarted(): boolean;
   /** Starts handlers and schedules: only worker roles call this. */
   work(deps: TDeps): Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * Stops fetching jobs, lets the running ones finish for `graceMs` (default 10 s), then aborts
+   * the rest, gives their handlers up to `unwindMs` (5 s) to stop, and hands their jobs back to
+   * the queue as they were (ready at once, the attempt not counted), so another worker resumes
+   * them.
+   */
+  stop(options?: { graceMs?: number; unwindMs?: number }): Promise<void>;
   boss: PgBoss;
+}
+
+/** Waits for `promise`, at most `ms`. */
+async function within(ms: number, promise: Promise<unknown>) {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 export function createJobQueue<TDeps>(options: {
@@ -53,6 +66,12 @@ export function createJobQueue<TDeps>(options: {
   });
   boss.on("error", (err) => options.onError?.(err));
   let started = false;
+  /** The jobs this process's handlers are running, by job id. */
+  const running = new Map<
+    string,
+    { name: string; controller: AbortController; settled: Promise<void> }
+  >();
+  let idle: (() => void) | null = null;
   /** This process's worker slots per queue, woken when this process sends them a job. */
   const slots = new Map<string, string[]>();
   // NOTIFY wakes workers in every process when the database delivers it (PostgreSQL); the
@@ -60,6 +79,30 @@ export function createJobQueue<TDeps>(options: {
   const wake = (name: string) => {
     for (const id of slots.get(name) ?? []) boss.notifyWorker(id);
   };
+
+  /**
+   * Puts a job this process was running back in the queue as if never started: ready at once,
+   * and its next claim does not count as a retry (pg-boss counts a claim of a job that was
+   * started before). Only while it is still active here; a job whose handler finished meanwhile
+   * was completed or failed by pg-boss. It goes back as `retry`, or as `created` when a `stately`
+   * queue (one job per key and state) already holds a retry of the same key.
+   */
+  async function handBack(name: string, id: string) {
+    for (const state of ["retry", "created"]) {
+      try {
+        await boss.getDb().executeSql(
+          `UPDATE ${options.schema}.job
+              SET state = $3::${options.schema}.job_state, started_on = NULL,
+                  heartbeat_on = NULL, start_after = now()
+            WHERE name = $1 AND id = $2 AND state = 'active'`,
+          [name, id, state],
+        );
+        return;
+      } catch (err) {
+        options.onError?.(err as Error);
+      }
+    }
+  }
 
   return {
     boss,
@@ -131,10 +174,27 @@ export function createJobQueue<TDeps>(options: {
             },
             async ([j]) => {
               if (!j) return;
+              const controller = new AbortController();
+              let settle = () => {};
+              const settled = new Promise<void>((r) => {
+                settle = r;
+              });
+              running.set(j.id, { name: job.name, controller, settled });
               try {
                 const payload = job.payload.parse(j.data);
-                await job.handler(payload, deps, { id: j.id, retryCount: j.retryCount ?? 0 });
+                await job.handler(payload, deps, {
+                  id: j.id,
+                  retryCount: j.retryCount ?? 0,
+                  signal: controller.signal,
+                });
+              } catch (err) {
+                // Stopped by a shutdown: neither completed nor failed; stop() hands it back.
+                if (controller.signal.aborted) return new Promise<never>(() => {});
+                throw err;
               } finally {
+                running.delete(j.id);
+                settle();
+                if (running.size === 0) idle?.();
                 boss.notifyWorker(workerId);
               }
             },
@@ -145,10 +205,26 @@ export function createJobQueue<TDeps>(options: {
           await boss.schedule(job.name, job.cron, job.scheduleData ?? {}, { tz: "UTC" });
       }
     },
-    async stop() {
+    async stop({ graceMs = 10_000, unwindMs = 5_000 } = {}) {
+      const names = [...slots.keys()];
       slots.clear();
-      if (started) await boss.stop({ graceful: true, timeout: 10_000 });
+      if (!started) return;
       started = false;
+      // No new jobs: every slot stops asking (the running handlers go on).
+      await Promise.all(names.map((name) => boss.offWork(name, { wait: false })));
+      await within(
+        graceMs,
+        new Promise<void>((resolve) => {
+          idle = resolve;
+          if (running.size === 0) resolve();
+        }),
+      );
+      const left = [...running.entries()];
+      for (const [, r] of left) r.controller.abort();
+      await within(unwindMs, Promise.all(left.map(([, r]) => r.settled)));
+      for (const [id, r] of left) await handBack(r.name, id);
+      // What is still active is ours no longer (pg-boss's own shutdown fails only active jobs).
+      await boss.stop({ graceful: false });
     },
   };
 }

@@ -100,6 +100,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     timer.unref();
     const checkLease = () => {
       if (leaseLost) throw new Error("The backup was taken over by another worker");
+      attempt.signal?.throwIfAborted();
     };
     const outcome = outcomeRecorder({
       ...deps,
@@ -135,6 +136,13 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       checkLease();
       return await outcome.completed(files);
     } catch (err) {
+      if (attempt.signal?.aborted) {
+        // The worker is shutting down: what exists is recorded (file ids, the open session), so
+        // give up the claim at once and let the job's next run, in another worker, resume.
+        clearInterval(timer);
+        await repos.backups.releaseLease(backup.id, lease, clock.now());
+        throw err;
+      }
       return await outcome.failure(err, attempt);
     } finally {
       clearInterval(timer);
