@@ -154,6 +154,15 @@ export async function startKeepsake(options: {
       await ctx.queue.work(ctx);
       await ctx.status.heartbeat();
     }
+    if (role === "worker" && config.METRICS_PORT !== undefined) {
+      const { serveWorkerMetrics } = await import("./http/metrics.ts");
+      const server = await serveWorkerMetrics({
+        port: config.METRICS_PORT,
+        host: config.HOST,
+        token: config.METRICS_TOKEN,
+      });
+      closers.push(() => new Promise((resolve) => server.close(resolve)));
+    }
 
     let app: FastifyInstance | null = null;
     let listening: string | null = null;

@@ -9,6 +9,7 @@ import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerBillingRoutes } from "../billing/billing.routes.ts";
+import { automaticBackupTiers } from "../billing/tier-rules.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
@@ -115,7 +116,13 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   });
 
   await registerSchemas(app);
-  registerMetrics(app);
+  registerMetrics(app, {
+    token: ctx.config.METRICS_TOKEN,
+    cluster: {
+      queueStats: () => ctx.queue.stats(),
+      syncLags: () => ctx.accountsRepo.autoSyncLags(automaticBackupTiers()),
+    },
+  });
   const health = {
     schema: { tags: ["health"], security: PUBLIC, response: { 200: healthResponse } },
   };

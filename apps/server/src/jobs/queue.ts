@@ -17,6 +17,20 @@ export interface JobQueue<TDeps> extends JobSender {
   ): Promise<number>;
   /** How long (seconds) the oldest job that is ready to run has waited; null when none waits. */
   oldestReadyAge(): Promise<number | null>;
+  /**
+   * Per queue: jobs waiting (ready to run), scheduled for later, active, and failed (kept for
+   * `deleteAfterSeconds`), and how long the oldest waiting one has waited (seconds, 0 if none).
+   */
+  stats(): Promise<
+    {
+      queue: string;
+      waiting: number;
+      scheduled: number;
+      active: number;
+      failed: number;
+      delay: number;
+    }[]
+  >;
   /** Creates the schema and queues (idempotent). Every role that sends must start. */
   start(): Promise<void>;
   /** Whether `start` finished and `stop` has not begun (readiness). */
@@ -138,6 +152,33 @@ export function createJobQueue<TDeps>(options: {
       );
       const age = rows[0]?.age;
       return age === null || age === undefined ? null : Number(age);
+    },
+    async stats() {
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT name,
+                count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())::int AS waiting,
+                count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after > now())::int AS scheduled,
+                count(*) FILTER (WHERE state = 'active')::int AS active,
+                count(*) FILTER (WHERE state = 'failed')::int AS failed,
+                coalesce(extract(epoch FROM now() - min(start_after)
+                  FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())), 0)::float8 AS delay
+           FROM ${options.schema}.job
+          WHERE name = ANY($1::text[])
+          GROUP BY name`,
+        [options.jobs.map((j) => j.name)],
+      );
+      const byName = new Map(rows.map((r) => [String(r.name), r]));
+      return options.jobs.map((j) => {
+        const r = byName.get(j.name);
+        return {
+          queue: j.name,
+          waiting: Number(r?.waiting ?? 0),
+          scheduled: Number(r?.scheduled ?? 0),
+          active: Number(r?.active ?? 0),
+          failed: Number(r?.failed ?? 0),
+          delay: Number(r?.delay ?? 0),
+        };
+      });
     },
     isStarted: () => started,
     async start() {

@@ -114,14 +114,18 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       const post = await repos.posts.findPost(postId);
       const account = post ? await directory.accountWithOwner(post.account_id) : undefined;
       if (!post || !account)
-        return await outcome.fail("The post or its account no longer exists.", false);
+        return await outcome.fail("The post or its account no longer exists.", false, "gone");
       if (account.status === "needs_reconnection") {
-        return await outcome.fail(m.instagramReconnect(account.username), true);
+        return await outcome.fail(
+          m.instagramReconnect(account.username),
+          true,
+          "instagram_revoked",
+        );
       }
       const google = await directory.findGoogleConnection(post.user_id);
-      if (!google) return await outcome.fail(m.googleNotConnected, true);
+      if (!google) return await outcome.fail(m.googleNotConnected, true, "google_not_connected");
       if (google.status === "needs_reconnection")
-        return await outcome.fail(m.googleReconnect, true);
+        return await outcome.fail(m.googleReconnect, true, "google_revoked");
       if (post.backup_started_at === null)
         await repos.posts.markPostBackupStarted(post.id, clock.now());
 
