@@ -179,8 +179,12 @@ export async function startKeepsake(options: {
         // Stops accepting at once (and answers 503 on kept-alive connections); requests in
         // flight get the grace period, then their connections are closed.
         const force = setTimeout(() => api.server.closeAllConnections(), graceMs);
+        // A kept-alive connection whose request just finished is idle now: close it, so a
+        // client's next request goes to another process instead of waiting here.
+        const idle = setInterval(() => api.server.closeIdleConnections(), 100);
         await api.close();
         clearTimeout(force);
+        clearInterval(idle);
       });
       await app.listen({ port: config.PORT, host: config.HOST });
       const address = app.server.address();
