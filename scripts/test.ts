@@ -1,5 +1,6 @@
 // `npm test`: typecheck, lint, import cycles, then every Vitest suite (the server's twice when TEST_DATABASE_URL
-// names a real PostgreSQL server), then the end-to-end suite in Chromium. Ends with the totals.
+// names a real PostgreSQL server), the production smoke test, then the end-to-end suite in
+// Chromium. Ends with the totals.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -75,6 +76,12 @@ if (want("unit")) {
   } else {
     console.log("\n(TEST_DATABASE_URL is not set: the server suites ran on embedded PGlite only)");
   }
+}
+if (want("production")) {
+  // A clean copy installed and run as production runs it (and as the Dockerfile builds it): two
+  // APIs and two workers from `npm ci --omit=dev` on a fresh database of TEST_DATABASE_URL's
+  // server, live mode against a standalone sandbox. Skipped (it says so) without that server.
+  run("production install (smoke)", process.execPath, ["scripts/production-smoke.ts"]);
 }
 if (want("e2e")) {
   console.log("\n▶ build the web app for end-to-end tests");

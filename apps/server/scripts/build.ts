@@ -8,11 +8,14 @@
  *
  * The new build is written beside dist and then swapped in, so processes starting at the same
  * time never see a half-written directory.
+ *
+ * The bundler (rolldown) is a development dependency: it is loaded only when a build is needed,
+ * so `--if-stale` runs in a production install (`npm ci --omit=dev`) as long as the build is
+ * there, and says what to run when it is not.
  */
 import { cpSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "rolldown";
 import { newestMtime } from "../../../scripts/web-build.ts";
 
 const SERVER = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -33,9 +36,22 @@ const isFresh = () => {
 
 if (process.argv.includes("--if-stale") && isFresh()) process.exit(0);
 
+const rolldown = await import("rolldown").catch(() => null);
+if (!rolldown) {
+  console.error(
+    existsSync(join(DIST, "main.js"))
+      ? `The server build in ${DIST} is older than its sources, and this install has no build tools (a production install, npm ci --omit=dev).`
+      : `The server is not built (${DIST} is missing), and this install has no build tools (a production install, npm ci --omit=dev).`,
+  );
+  console.error(
+    "Build it with the development dependencies first: npm ci && npm run build && npm run build:server, then npm ci --omit=dev (README, Production install).",
+  );
+  process.exit(1);
+}
+
 const next = `${DIST}.${process.pid}`;
 rmSync(next, { recursive: true, force: true });
-await build({
+await rolldown.build({
   cwd: SERVER,
   input: { main: "src/main.ts", cli: "src/cli.ts" },
   platform: "node",

@@ -82,6 +82,20 @@ export const envSchema = z.object({
    * Lower it only where a fast takeover matters more than a little extra database work.
    */
   QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /**
+   * On SIGTERM: how long an API process lets in-flight requests finish, and a worker its running
+   * jobs, before it closes the connections / hands the jobs back to the other workers.
+   */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
+  /**
+   * /metrics is for operators: with a token, callers send it as a bearer token; without one,
+   * only loopback callers may read it.
+   */
+  METRICS_TOKEN: optionalString.pipe(
+    z.string().min(16, "must be at least 16 characters").optional(),
+  ),
+  /** A worker serves its /metrics on this port when set (it serves no other HTTP). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Contact details every page shows (footer, /contact, /help, legal pages, /careers, /press). */
   SUPPORT_EMAIL: z
     .email({ error: "must be an e-mail address" })

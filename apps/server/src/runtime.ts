@@ -10,7 +10,8 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import { serviceLogger } from "./lib/logger.ts";
 import { loadSecrets } from "./lib/secrets.ts";
 
-export type Role = "api" | "worker" | "all";
+/** `migrate` applies the migrations and creates the job queue's tables and queues, then stops. */
+export type Role = "api" | "worker" | "all" | "migrate";
 
 export const WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
 
@@ -19,6 +20,8 @@ export interface Keepsake {
   app: FastifyInstance | null;
   /** Where the API listens, when it does. */
   url: string | null;
+  /** The migrations this process applied at start (none when another process had). */
+  migrationsApplied: string[];
   close(): Promise<void>;
 }
 
@@ -29,7 +32,12 @@ export interface Keepsake {
 export async function openDatabase(
   config: Config,
   options: { databaseUrl?: string; schema?: string } = {},
-): Promise<{ database: DatabaseHandle; url: string; close(): Promise<void> }> {
+): Promise<{
+  database: DatabaseHandle;
+  url: string;
+  applied: string[];
+  close(): Promise<void>;
+}> {
   let embedded: EmbeddedPostgres | null = null;
   let url = options.databaseUrl ?? config.DATABASE_URL;
   if (!url) {
@@ -41,8 +49,9 @@ export async function openDatabase(
     max: config.DATABASE_POOL_SIZE,
     ...(options.schema ? { schema: options.schema } : {}),
   });
+  let applied: string[];
   try {
-    await migrate(database.pool);
+    applied = await migrate(database.pool);
   } catch (err) {
     await database.close();
     await embedded?.close();
@@ -51,6 +60,7 @@ export async function openDatabase(
   return {
     database,
     url,
+    applied,
     async close() {
       await database.close();
       await embedded?.close();
@@ -88,7 +98,7 @@ export async function startKeepsake(options: {
     // Sandbox mode: the provider emulators stand in for Meta and Google. The api role runs
     // them in-process; a worker on its own expects them where the api role put them.
     let sandboxOrigin: string | null = null;
-    if (config.sandboxMode) {
+    if (config.sandboxMode && role !== "migrate") {
       // A development dependency: a production install (npm ci --omit=dev) has no sandbox.
       // A worker needs only the sandbox's credentials; the emulators load where they run.
       const missing = () => {
@@ -138,10 +148,20 @@ export async function startKeepsake(options: {
       ...(options.logger === false ? {} : { log: serviceLogger(config.LOG_LEVEL) }),
     });
     await ctx.queue.start();
-    closers.push(() => ctx.queue.stop());
+    const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
+    closers.push(() => ctx.queue.stop({ graceMs }));
     if (role === "worker" || role === "all") {
       await ctx.queue.work(ctx);
       await ctx.status.heartbeat();
+    }
+    if (role === "worker" && config.METRICS_PORT !== undefined) {
+      const { serveWorkerMetrics } = await import("./http/metrics.ts");
+      const server = await serveWorkerMetrics({
+        port: config.METRICS_PORT,
+        host: config.HOST,
+        token: config.METRICS_TOKEN,
+      });
+      closers.push(() => new Promise((resolve) => server.close(resolve)));
     }
 
     let app: FastifyInstance | null = null;
@@ -154,13 +174,24 @@ export async function startKeepsake(options: {
         ...(sandboxOrigin ? { mediaOrigins: [new URL(sandboxOrigin).origin] } : {}),
         ...(options.logger === false ? { logger: false } : {}),
       });
-      closers.push(() => app!.close());
+      const api = app;
+      closers.push(async () => {
+        // Stops accepting at once (and answers 503 on kept-alive connections); requests in
+        // flight get the grace period, then their connections are closed.
+        const force = setTimeout(() => api.server.closeAllConnections(), graceMs);
+        // A kept-alive connection whose request just finished is idle now: close it, so a
+        // client's next request goes to another process instead of waiting here.
+        const idle = setInterval(() => api.server.closeIdleConnections(), 100);
+        await api.close();
+        clearTimeout(force);
+        clearInterval(idle);
+      });
       await app.listen({ port: config.PORT, host: config.HOST });
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : config.PORT;
       listening = `http://localhost:${port}`;
     }
-    return { ctx, app, url: listening, close };
+    return { ctx, app, url: listening, migrationsApplied: opened.applied, close };
   } catch (err) {
     await close();
     throw err;

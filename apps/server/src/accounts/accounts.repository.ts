@@ -103,6 +103,28 @@ export function createAccountsRepository(db: Db) {
         .execute();
     },
 
+    /**
+     * Seconds since each automatically synced account's last successful sync (since it was
+     * connected, when it never synced): the sync lag operators watch (/metrics).
+     */
+    async autoSyncLags(tiers: readonly string[]): Promise<number[]> {
+      const rows = await db
+        .selectFrom("instagram_accounts as a")
+        .innerJoin("users as u", "u.id", "a.user_id")
+        .leftJoin("account_sync_state as st", "st.account_id", "a.id")
+        .select(
+          sql<number>`extract(epoch FROM now() - coalesce(st.last_sync_at, a.connected_at))::float8`.as(
+            "lag",
+          ),
+        )
+        .where("a.status", "=", "active")
+        .where("a.paused_by_plan", "=", false)
+        .where("u.is_active", "=", true)
+        .where("u.subscription_tier", "in", tiers as ("premium" | "pro" | "agency")[])
+        .execute();
+      return rows.map((r) => Number(r.lag));
+    },
+
     userAccounts(userId: string) {
       return db
         .selectFrom("instagram_accounts")

@@ -14,7 +14,29 @@ export function listMigrations(): { name: string; sql: string }[] {
     .map((name) => ({ name, sql: readFileSync(join(MIGRATIONS_DIR, name), "utf8") }));
 }
 
-/** Applies the versioned SQL migrations not yet applied, each in its own transaction. */
+let names: string[] | null = null;
+
+/**
+ * The migrations this build has that the database has not applied (readiness checks it: a
+ * process of a newer build is not ready on a database an older one migrated).
+ */
+export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
+  names ??= listMigrations().map((m) => m.name);
+  const { rows } = await pool.query<{ name: string }>(
+    "SELECT name FROM schema_migrations WHERE name = ANY($1::text[])",
+    [names],
+  );
+  const applied = new Set(rows.map((r) => r.name));
+  return names.filter((n) => !applied.has(n));
+}
+
+/**
+ * Applies the versioned SQL migrations not yet applied, each in its own transaction, once however
+ * many processes start together: on a PostgreSQL server the advisory lock makes them take turns.
+ * The embedded database is one session for every connection, where that lock is re-entrant and
+ * serialises nothing; there its socket runs one transaction at a time, so each migration checks
+ * again inside its own transaction that no one applied it meanwhile.
+ */
 export async function migrate(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
@@ -34,6 +56,13 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
       if (done.has(m.name)) continue;
       await client.query("BEGIN");
       try {
+        const again = await client.query("SELECT 1 FROM schema_migrations WHERE name = $1", [
+          m.name,
+        ]);
+        if (again.rowCount) {
+          await client.query("ROLLBACK");
+          continue;
+        }
         await client.query(m.sql);
         await client.query("INSERT INTO schema_migrations (name) VALUES ($1)", [m.name]);
         await client.query("COMMIT");

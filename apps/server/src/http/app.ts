@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import helmet from "@fastify/helmet";
 import { errorResponse } from "@keepsake/contracts";
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
@@ -9,9 +9,11 @@ import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerBillingRoutes } from "../billing/billing.routes.ts";
+import { automaticBackupTiers } from "../billing/tier-rules.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
+import { pendingMigrations } from "../db/migrate.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
@@ -127,7 +129,13 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
 
   await registerSchemas(app);
   rejectNul(app);
-  registerMetrics(app);
+  registerMetrics(app, {
+    token: ctx.config.METRICS_TOKEN,
+    cluster: {
+      queueStats: () => ctx.queue.stats(),
+      syncLags: () => ctx.accountsRepo.autoSyncLags(automaticBackupTiers()),
+    },
+  });
   const health = {
     schema: { tags: ["health"], security: PUBLIC, response: { 200: healthResponse } },
   };
@@ -138,15 +146,26 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
       response: { 200: healthResponse, 503: errorResponse },
     },
   };
-  app.get("/api/health", health, async () => ({ status: "ok" }));
-  app.get("/api/ready", ready, async (_req, reply) => {
+  // Liveness: the process runs and its event loop answers (restart it when this fails).
+  const live = async () => ({ status: "ok" });
+  app.get("/api/health/live", health, live);
+  app.get("/api/health", health, live);
+  // Readiness: send it traffic only when this answers 200 (load balancers, compose health checks).
+  const isReady = async (_req: unknown, reply: FastifyReply) => {
+    let pending: string[];
     try {
-      await ctx.pool.query("SELECT 1");
-      return { status: "ready" };
+      pending = await pendingMigrations(ctx.pool);
     } catch {
       return reply.code(503).send({ detail: "Database unavailable" });
     }
-  });
+    if (pending.length > 0) {
+      return reply.code(503).send({ detail: `Migrations not applied yet: ${pending.join(", ")}` });
+    }
+    if (!ctx.queue.isStarted()) return reply.code(503).send({ detail: "Job queue not started" });
+    return { status: "ready" };
+  };
+  app.get("/api/health/ready", ready, isReady);
+  app.get("/api/ready", ready, isReady);
 
   for (const register of registrars) await register(app, ctx);
   registerOpenApiRoutes(app, ctx.config.appUrl);

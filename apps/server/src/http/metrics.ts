@@ -1,18 +1,103 @@
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type Server } from "node:http";
 import type { FastifyInstance } from "fastify";
 import client from "prom-client";
+import { httpDuration, registry } from "../lib/metrics.ts";
 
-const registry = new client.Registry();
-client.collectDefaultMetrics({ register: registry });
-const httpDuration = new client.Histogram({
-  name: "keepsake_http_request_duration_seconds",
-  help: "HTTP request duration by method, route and status",
-  labelNames: ["method", "route", "status"] as const,
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [registry],
-});
+export interface MetricsOptions {
+  /** METRICS_TOKEN: required as `Authorization: Bearer …`; without it, loopback callers only. */
+  token: string | undefined;
+}
 
-/** Prometheus metrics at /metrics: process defaults and request durations by route. */
-export function registerMetrics(app: FastifyInstance) {
+/** What the API reads from the database at each scrape (the same on every API process). */
+export interface ClusterSources {
+  queueStats(): Promise<
+    {
+      queue: string;
+      waiting: number;
+      scheduled: number;
+      active: number;
+      failed: number;
+      delay: number;
+    }[]
+  >;
+  /** Seconds since each automatically synced account's last successful sync. */
+  syncLags(): Promise<number[]>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
+
+/**
+ * Who may read /metrics: with METRICS_TOKEN set, whoever sends it as a bearer token; without,
+ * only the machine itself (a scraper beside the process). Answers null or the refusal.
+ */
+export function metricsRefusal(
+  authorization: string | undefined,
+  remoteAddress: string | undefined,
+  token: string | undefined,
+): { status: number; detail: string } | null {
+  if (!token) {
+    return remoteAddress && LOOPBACK.has(remoteAddress)
+      ? null
+      : {
+          status: 403,
+          detail: "Metrics are for operators: set METRICS_TOKEN to read them remotely",
+        };
+  }
+  const given = Buffer.from(/^Bearer (.+)$/i.exec(authorization ?? "")?.[1] ?? "");
+  const wanted = Buffer.from(token);
+  if (given.length === wanted.length && timingSafeEqual(given, wanted)) return null;
+  return { status: 401, detail: "Send the metrics token as Authorization: Bearer <METRICS_TOKEN>" };
+}
+
+/** Gauges and a histogram computed from the database when scraped. */
+function clusterRegistry(sources: ClusterSources) {
+  const cluster = new client.Registry();
+  new client.Gauge({
+    name: "keepsake_jobs",
+    help: "Jobs per queue and state: waiting (ready to run), scheduled (later), active, failed (kept 7 days)",
+    labelNames: ["queue", "state"] as const,
+    registers: [cluster],
+    async collect() {
+      this.reset();
+      for (const q of await sources.queueStats()) {
+        for (const state of ["waiting", "scheduled", "active", "failed"] as const) {
+          this.set({ queue: q.queue, state }, q[state]);
+        }
+      }
+    },
+  });
+  new client.Gauge({
+    name: "keepsake_queue_delay_seconds",
+    help: "How long the oldest job ready to run has waited, per queue (0 when none waits)",
+    labelNames: ["queue"] as const,
+    registers: [cluster],
+    async collect() {
+      this.reset();
+      for (const q of await sources.queueStats()) this.set({ queue: q.queue }, q.delay);
+    },
+  });
+  new client.Histogram({
+    name: "keepsake_sync_lag_seconds",
+    help: "Time since each automatically synced account's last successful sync (scheduled every 600 s)",
+    buckets: [300, 600, 900, 1200, 1800, 3600, 7200, 21600, 86400],
+    registers: [cluster],
+    async collect() {
+      this.reset();
+      for (const lag of await sources.syncLags()) this.observe(lag);
+    },
+  });
+  return cluster;
+}
+
+/**
+ * `GET /metrics` (Prometheus) for operators: this process's metrics (Node, HTTP durations, the
+ * provider calls and backups it made) and the queues and sync lag read from the database.
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  options: MetricsOptions & { cluster: ClusterSources },
+) {
   app.addHook("onResponse", async (req, reply) => {
     httpDuration.observe(
       {
@@ -23,7 +108,51 @@ export function registerMetrics(app: FastifyInstance) {
       reply.elapsedTime / 1000,
     );
   });
-  app.get("/metrics", async (_req, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
-  );
+  const cluster = clusterRegistry(options.cluster);
+  app.get("/metrics", async (req, reply) => {
+    const refused = metricsRefusal(
+      req.headers.authorization,
+      req.socket.remoteAddress,
+      options.token,
+    );
+    if (refused) return reply.code(refused.status).send({ detail: refused.detail });
+    const merged = client.Registry.merge([registry, cluster]);
+    return reply.type(registry.contentType).send(await merged.metrics());
+  });
+}
+
+/**
+ * A worker's metrics (it serves no HTTP otherwise): `GET /metrics` on METRICS_PORT, with the same
+ * access rule. Answers the server to close.
+ */
+export async function serveWorkerMetrics(
+  options: MetricsOptions & { port: number; host: string },
+): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
+      return json(404, { detail: "Not Found" });
+    }
+    const refused = metricsRefusal(
+      req.headers.authorization,
+      req.socket.remoteAddress,
+      options.token,
+    );
+    if (refused) return json(refused.status, { detail: refused.detail });
+    try {
+      const body = await registry.metrics();
+      res.writeHead(200, { "content-type": registry.contentType });
+      res.end(body);
+    } catch {
+      json(500, { detail: "Internal server error" });
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  return server;
 }

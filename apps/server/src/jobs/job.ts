@@ -26,7 +26,16 @@ export interface JobDefinition<TPayload extends z.ZodType, TDeps> {
   handler(
     payload: z.output<TPayload>,
     deps: TDeps,
-    job: { id: string; retryCount: number },
+    job: {
+      id: string;
+      retryCount: number;
+      /**
+       * Aborted when this worker shuts down and the grace period is over: a handler that can stop
+       * cleanly (releasing what it holds) throws; the job is then handed back to the queue, not
+       * failed, and another worker resumes it.
+       */
+      signal?: AbortSignal;
+    },
   ): Promise<void>;
 }
 

@@ -17,12 +17,41 @@ export interface JobQueue<TDeps> extends JobSender {
   ): Promise<number>;
   /** How long (seconds) the oldest job that is ready to run has waited; null when none waits. */
   oldestReadyAge(): Promise<number | null>;
+  /**
+   * Per queue: jobs waiting (ready to run), scheduled for later, active, and failed (kept for
+   * `deleteAfterSeconds`), and how long the oldest waiting one has waited (seconds, 0 if none).
+   */
+  stats(): Promise<
+    {
+      queue: string;
+      waiting: number;
+      scheduled: number;
+      active: number;
+      failed: number;
+      delay: number;
+    }[]
+  >;
   /** Creates the schema and queues (idempotent). Every role that sends must start. */
   start(): Promise<void>;
+  /** Whether `start` finished and `stop` has not begun (readiness). */
+  isStarted(): boolean;
   /** Starts handlers and schedules: only worker roles call this. */
   work(deps: TDeps): Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * Stops fetching jobs, lets the running ones finish for `graceMs` (default 10 s), then aborts
+   * the rest, gives their handlers up to `unwindMs` (5 s) to stop, and hands their jobs back to
+   * the queue as they were (ready at once, the attempt not counted), so another worker resumes
+   * them.
+   */
+  stop(options?: { graceMs?: number; unwindMs?: number }): Promise<void>;
   boss: PgBoss;
+}
+
+/** Waits for `promise`, at most `ms`. */
+async function within(ms: number, promise: Promise<unknown>) {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 export function createJobQueue<TDeps>(options: {
@@ -51,6 +80,12 @@ export function createJobQueue<TDeps>(options: {
   });
   boss.on("error", (err) => options.onError?.(err));
   let started = false;
+  /** The jobs this process's handlers are running, by job id. */
+  const running = new Map<
+    string,
+    { name: string; controller: AbortController; settled: Promise<void> }
+  >();
+  let idle: (() => void) | null = null;
   /** This process's worker slots per queue, woken when this process sends them a job. */
   const slots = new Map<string, string[]>();
   // NOTIFY wakes workers in every process (PostgreSQL, and the embedded database, whose wire
@@ -59,6 +94,30 @@ export function createJobQueue<TDeps>(options: {
   const wake = (name: string) => {
     for (const id of slots.get(name) ?? []) boss.notifyWorker(id);
   };
+
+  /**
+   * Puts a job this process was running back in the queue as if never started: ready at once,
+   * and its next claim does not count as a retry (pg-boss counts a claim of a job that was
+   * started before). Only while it is still active here; a job whose handler finished meanwhile
+   * was completed or failed by pg-boss. It goes back as `retry`, or as `created` when a `stately`
+   * queue (one job per key and state) already holds a retry of the same key.
+   */
+  async function handBack(name: string, id: string) {
+    for (const state of ["retry", "created"]) {
+      try {
+        await boss.getDb().executeSql(
+          `UPDATE ${options.schema}.job
+              SET state = $3::${options.schema}.job_state, started_on = NULL,
+                  heartbeat_on = NULL, start_after = now()
+            WHERE name = $1 AND id = $2 AND state = 'active'`,
+          [name, id, state],
+        );
+        return;
+      } catch (err) {
+        options.onError?.(err as Error);
+      }
+    }
+  }
 
   return {
     boss,
@@ -95,6 +154,34 @@ export function createJobQueue<TDeps>(options: {
       const age = rows[0]?.age;
       return age === null || age === undefined ? null : Number(age);
     },
+    async stats() {
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT name,
+                count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())::int AS waiting,
+                count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after > now())::int AS scheduled,
+                count(*) FILTER (WHERE state = 'active')::int AS active,
+                count(*) FILTER (WHERE state = 'failed')::int AS failed,
+                coalesce(extract(epoch FROM now() - min(start_after)
+                  FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())), 0)::float8 AS delay
+           FROM ${options.schema}.job
+          WHERE name = ANY($1::text[])
+          GROUP BY name`,
+        [options.jobs.map((j) => j.name)],
+      );
+      const byName = new Map(rows.map((r) => [String(r.name), r]));
+      return options.jobs.map((j) => {
+        const r = byName.get(j.name);
+        return {
+          queue: j.name,
+          waiting: Number(r?.waiting ?? 0),
+          scheduled: Number(r?.scheduled ?? 0),
+          active: Number(r?.active ?? 0),
+          failed: Number(r?.failed ?? 0),
+          delay: Number(r?.delay ?? 0),
+        };
+      });
+    },
+    isStarted: () => started,
     async start() {
       if (started) return;
       await boss.start();
@@ -129,10 +216,27 @@ export function createJobQueue<TDeps>(options: {
             },
             async ([j]) => {
               if (!j) return;
+              const controller = new AbortController();
+              let settle = () => {};
+              const settled = new Promise<void>((r) => {
+                settle = r;
+              });
+              running.set(j.id, { name: job.name, controller, settled });
               try {
                 const payload = job.payload.parse(j.data);
-                await job.handler(payload, deps, { id: j.id, retryCount: j.retryCount ?? 0 });
+                await job.handler(payload, deps, {
+                  id: j.id,
+                  retryCount: j.retryCount ?? 0,
+                  signal: controller.signal,
+                });
+              } catch (err) {
+                // Stopped by a shutdown: neither completed nor failed; stop() hands it back.
+                if (controller.signal.aborted) return new Promise<never>(() => {});
+                throw err;
               } finally {
+                running.delete(j.id);
+                settle();
+                if (running.size === 0) idle?.();
                 boss.notifyWorker(workerId);
               }
             },
@@ -143,10 +247,26 @@ export function createJobQueue<TDeps>(options: {
           await boss.schedule(job.name, job.cron, job.scheduleData ?? {}, { tz: "UTC" });
       }
     },
-    async stop() {
+    async stop({ graceMs = 10_000, unwindMs = 5_000 } = {}) {
+      const names = [...slots.keys()];
       slots.clear();
-      if (started) await boss.stop({ graceful: true, timeout: 10_000 });
+      if (!started) return;
       started = false;
+      // No new jobs: every slot stops asking (the running handlers go on).
+      await Promise.all(names.map((name) => boss.offWork(name, { wait: false })));
+      await within(
+        graceMs,
+        new Promise<void>((resolve) => {
+          idle = resolve;
+          if (running.size === 0) resolve();
+        }),
+      );
+      const left = [...running.entries()];
+      for (const [, r] of left) r.controller.abort();
+      await within(unwindMs, Promise.all(left.map(([, r]) => r.settled)));
+      for (const [id, r] of left) await handBack(r.name, id);
+      // What is still active is ours no longer (pg-boss's own shutdown fails only active jobs).
+      await boss.stop({ graceful: false });
     },
   };
 }

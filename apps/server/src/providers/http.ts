@@ -2,6 +2,7 @@ import { once } from "node:events";
 import http from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
+import { providerCallKind, providerCalls, providerErrors } from "../lib/metrics.ts";
 import { ProviderError, type ProviderName } from "./provider-error.ts";
 
 /**
@@ -148,10 +149,16 @@ export async function sendStream(
   init: StreamInit,
   options: Omit<SendOptions, "fetch" | "timeoutMs">,
 ): Promise<Response> {
+  // Streamed requests (Drive's resumable chunks) do not go through the counted fetch: counted here.
+  const labels = { provider: options.provider, kind: providerCallKind(url.href, init.method) };
+  providerCalls.inc(labels);
   try {
-    return await streamRequest(url, init);
+    const res = await streamRequest(url, init);
+    if (res.status >= 500 || res.status === 429) providerErrors.inc(labels);
+    return res;
   } catch (err) {
     if (err instanceof ProviderError) throw err;
+    providerErrors.inc(labels);
     const why = err instanceof Error ? err.message : "error";
     const label = options.label ?? LABEL[options.provider];
     throw new ProviderError(options.provider, "network", `Could not reach ${label} (${why})`);

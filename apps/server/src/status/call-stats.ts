@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
+import { providerCallKind, providerCalls, providerErrors } from "../lib/metrics.ts";
 import type { FetchLike } from "../providers/http.ts";
 
 /** The status page's two provider components: Instagram (either Graph host, CDN) and Google. */
@@ -60,13 +61,23 @@ export function createCallRecorder(deps: { db: Db; clock: Clock }) {
     /** `fetch`, counted against `provider`. */
     fetchFor(provider: MonitoredProvider): FetchLike {
       return async (input, init) => {
+        const url =
+          typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+        const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+        const labels = { provider, kind: providerCallKind(url, method) };
+        providerCalls.inc(labels);
         try {
           const res = await fetch(input, init);
-          record(provider, isProviderFailure(res.status));
+          const failed = isProviderFailure(res.status);
+          record(provider, failed);
+          if (failed) providerErrors.inc(labels);
           return res;
         } catch (err) {
           // Our own cancellation is no failure of the provider; a timeout is.
-          if (!(err instanceof Error && err.name === "AbortError")) record(provider, true);
+          if (!(err instanceof Error && err.name === "AbortError")) {
+            record(provider, true);
+            providerErrors.inc(labels);
+          }
           throw err;
         }
       };

@@ -64,6 +64,17 @@ export function createBackupsRepository(db: Kysely<Database>) {
       return row?.status ?? null;
     },
 
+    /** Ends this worker's claim without an outcome: the next claim may take the backup at once. */
+    async releaseLease(backupId: string, token: string, now: Date) {
+      await db
+        .updateTable("backups")
+        .set({ lease_expires_at: new Date(now.getTime() - 1) })
+        .where("id", "=", backupId)
+        .where("lease_token", "=", token)
+        .where("status", "=", "processing")
+        .execute();
+    },
+
     async renewLease(backupId: string, token: string, leaseUntil: Date): Promise<boolean> {
       const r = await db
         .updateTable("backups")

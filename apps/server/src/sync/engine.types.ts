@@ -36,6 +36,8 @@ export type SyncDirectory = Pick<
 export interface AttemptInfo {
   retryCount: number;
   retryLimit: number;
+  /** Aborted when the worker shuts down: stop at the next safe point and let go of the claim. */
+  signal?: AbortSignal;
 }
 
 /** Where the engines report what went wrong outside a request. */

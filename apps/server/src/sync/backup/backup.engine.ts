@@ -100,6 +100,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     timer.unref();
     const checkLease = () => {
       if (leaseLost) throw new Error("The backup was taken over by another worker");
+      attempt.signal?.throwIfAborted();
     };
     const outcome = outcomeRecorder({
       ...deps,
@@ -113,14 +114,18 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       const post = await repos.posts.findPost(postId);
       const account = post ? await directory.accountWithOwner(post.account_id) : undefined;
       if (!post || !account)
-        return await outcome.fail("The post or its account no longer exists.", false);
+        return await outcome.fail("The post or its account no longer exists.", false, "gone");
       if (account.status === "needs_reconnection") {
-        return await outcome.fail(m.instagramReconnect(account.username), true);
+        return await outcome.fail(
+          m.instagramReconnect(account.username),
+          true,
+          "instagram_revoked",
+        );
       }
       const google = await directory.findGoogleConnection(post.user_id);
-      if (!google) return await outcome.fail(m.googleNotConnected, true);
+      if (!google) return await outcome.fail(m.googleNotConnected, true, "google_not_connected");
       if (google.status === "needs_reconnection")
-        return await outcome.fail(m.googleReconnect, true);
+        return await outcome.fail(m.googleReconnect, true, "google_revoked");
       if (post.backup_started_at === null)
         await repos.posts.markPostBackupStarted(post.id, clock.now());
 
@@ -135,6 +140,13 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       checkLease();
       return await outcome.completed(files);
     } catch (err) {
+      if (attempt.signal?.aborted) {
+        // The worker is shutting down: what exists is recorded (file ids, the open session), so
+        // give up the claim at once and let the job's next run, in another worker, resume.
+        clearInterval(timer);
+        await repos.backups.releaseLease(backup.id, lease, clock.now());
+        throw err;
+      }
       return await outcome.failure(err, attempt);
     } finally {
       clearInterval(timer);

@@ -1,6 +1,7 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import type { BackupRow } from "../../db/sync-tables.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { backupsFinished } from "../../lib/metrics.ts";
 import { backupRetryWords } from "../../providers/failure-words.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../../providers/provider-error.ts";
 import { DeferError } from "../../providers/retry.ts";
@@ -51,8 +52,14 @@ export function outcomeRecorder(deps: {
     }
   };
 
-  const fail = async (message: string, retryOnSync: boolean): Promise<BackupOutcome> => {
+  /** `reason`: the metric's label (keepsake_backups_total), a word for each kind of failure. */
+  const fail = async (
+    message: string,
+    retryOnSync: boolean,
+    reason = "other",
+  ): Promise<BackupOutcome> => {
     await finish("failed", { error_message: message, retry_on_sync: retryOnSync });
+    backupsFinished.inc({ outcome: "failed", reason });
     return { outcome: "failed", message };
   };
 
@@ -72,6 +79,10 @@ export function outcomeRecorder(deps: {
         google_drive_file_id: first?.fileId ?? null,
         google_drive_url: first?.webUrl ?? null,
       });
+      backupsFinished.inc({
+        outcome: "completed",
+        reason: duplicate ? "already_in_drive" : "uploaded",
+      });
       return { outcome: "completed", duplicate };
     },
 
@@ -81,17 +92,18 @@ export function outcomeRecorder(deps: {
         await finish("pending", {
           error_message: "Waiting for the provider's rate limit to reset",
         });
+        backupsFinished.inc({ outcome: "deferred", reason: "rate_limited" });
         return { outcome: "deferred", delayMs: err.delayMs };
       }
-      if (err instanceof MediaWithheldError) return fail(m.mediaWithheld, false);
-      if (err instanceof GoogleRevokedError) return fail(m.googleReconnect, true);
+      if (err instanceof MediaWithheldError) return fail(m.mediaWithheld, false, "media_withheld");
+      if (err instanceof GoogleRevokedError) return fail(m.googleReconnect, true, "google_revoked");
       if (err instanceof ProviderError) {
-        if (err.kind === "quota") return fail(m.driveFull, false);
+        if (err.kind === "quota") return fail(m.driveFull, false, "drive_full");
         if (isInstagramTokenInvalid(err)) {
           const acc = await directory.accountWithOwner(backup.account_id);
           const message = m.instagramReconnect(acc?.username ?? "your account");
           await deps.connections.markInstagramNeedsReconnection(backup.account_id, message);
-          return fail(message, true);
+          return fail(message, true, "instagram_revoked");
         }
         if (err.kind === "permission") {
           return fail(
@@ -99,14 +111,20 @@ export function outcomeRecorder(deps: {
               ? "Keepsake is not allowed to write to your Google Drive. Reconnect Google Drive and allow access."
               : "Instagram did not allow Keepsake to read this post. Reconnect the account and allow access.",
             true,
+            `${err.provider}_permission`,
           );
         }
       }
       const message = backupRetryWords(err);
       if (attempt.retryCount >= attempt.retryLimit) {
-        return fail(`Backup failed after ${attempt.retryCount + 1} attempts: ${message}`, true);
+        return fail(
+          `Backup failed after ${attempt.retryCount + 1} attempts: ${message}`,
+          true,
+          "retries_exhausted",
+        );
       }
       await finish("pending", { error_message: `Retrying: ${message}` });
+      backupsFinished.inc({ outcome: "retry", reason: "transient" });
       deps.log?.warn({ postId: backup.post_id, err: message }, "backup attempt failed; retrying");
       return { outcome: "retry", message };
     },

@@ -36,6 +36,7 @@ export const backupPostJob = defineJob({
     const result = await ctx.backupEngine.run(postId, {
       retryCount: job.retryCount,
       retryLimit: BACKUP_RETRY_LIMIT,
+      ...(job.signal ? { signal: job.signal } : {}),
     });
     if (result.outcome === "retry") throw new Error(result.message);
     if (result.outcome === "deferred") {

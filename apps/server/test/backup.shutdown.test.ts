@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
+import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+import { until } from "./support/wait.ts";
+
+const WORKER = fileURLToPath(new URL("./support/worker-process.ts", import.meta.url));
+const secrets = {
+  JWT_SECRET: randomBytes(32).toString("hex"),
+  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+};
+
+let t: SandboxedApp;
+let h: ReturnType<typeof backupHelpers>;
+const workers: ChildProcess[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), "keepsake-shutdown-"));
+
+beforeAll(async () => {
+  t = await createSandboxedApp(secrets, {
+    sandbox: { largeVideoBytes: 4 * 1024 * 1024 },
+    engineSettings: FAST_ENGINE,
+  });
+  h = backupHelpers(t);
+});
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null) w.kill("SIGKILL");
+  await t?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function startWorker(env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [WORKER], {
+    env: {
+      ...process.env,
+      ...secrets,
+      ...env,
+      DATA_DIR: dataDir,
+      QUEUE_SUPERVISE_SECONDS: "2",
+      WORKER_DATABASE_URL: t.database.url,
+      ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
+      WORKER_SANDBOX_URL: t.sandbox.url,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  workers.push(child);
+  let err = "";
+  child.stderr?.on("data", (d) => {
+    err += String(d);
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (d) => {
+      if (String(d).includes("ready")) resolve(child);
+    });
+    child.on("exit", (code) => reject(new Error(`worker exited (${code}): ${err}`)));
+  });
+}
+
+type Uploads = { uploads: { upload_id: string; received: number; file_id: string | null }[] };
+
+describe("a worker told to stop (SIGTERM) mid-upload", () => {
+  it("hands its running backups back, and the next worker finishes them with each file once", async () => {
+    const user = await h.connectedUser({ tier: "pro" });
+    await h.listPosts(user);
+    const media = await h.media();
+    const videos = media
+      .filter((x) => x.media_type === "VIDEO" && !x.media_url_withheld)
+      .filter(
+        (x) => (x.video_bytes ?? 0) >= 2 * 1024 * 1024 && (x.video_bytes ?? 0) <= 4 * 1024 * 1024,
+      )
+      .slice(0, 4);
+    const chosen = new Set(videos.map((v) => v.id));
+    await h.leaveOnlyToBackUp(user.user.id, chosen);
+    // Slow chunk uploads down so SIGTERM lands mid-upload and the grace period runs out.
+    await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 250 } });
+    await h.control("/calls", { method: "DELETE" });
+
+    const stopping = await startWorker({ SHUTDOWN_GRACE_SECONDS: "0.3" });
+    const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
+    expect(started.status).toBe(200);
+    await until(
+      () => h.control<Uploads>("/drive/uploads"),
+      (u) => u.uploads.some((x) => x.received > 0 && x.file_id === null),
+    );
+    const exited = new Promise<number | null>((r) => stopping.once("exit", (code) => r(code)));
+    stopping.kill("SIGTERM");
+    // It stops on its own, well before a supervisor would SIGKILL it.
+    expect(await exited).toBe(0);
+    const interrupted = (await h.control<Uploads>("/drive/uploads")).uploads.filter(
+      (x) => x.received > 0 && x.file_id === null,
+    );
+    expect(interrupted.length).toBeGreaterThan(0);
+    // Handed back, not failed: ready again at once, and the attempt not counted as a retry.
+    const queue = t.ctx.queueSchema;
+    const { rows: jobs } = await t.ctx.pool.query<{
+      state: string;
+      started_on: Date | null;
+      retry_count: number;
+      output: unknown;
+    }>(
+      `SELECT state, started_on, retry_count, output FROM ${queue}.job WHERE name = 'backup-post'`,
+    );
+    expect(jobs.filter((j) => j.state === "active")).toEqual([]);
+    const handedBack = jobs.filter((j) => j.state === "retry" || j.state === "created");
+    expect(handedBack.length).toBeGreaterThan(0);
+    for (const j of handedBack) expect(j).toMatchObject({ started_on: null, retry_count: 0 });
+    // And their claims on the backups were let go (no waiting out a dead worker's lease).
+    const held = await t.ctx.db
+      .selectFrom("backups")
+      .select("lease_expires_at")
+      .where("user_id", "=", user.user.id)
+      .where("status", "=", "processing")
+      .execute();
+    for (const b of held) expect(b.lease_expires_at!.getTime()).toBeLessThanOrEqual(Date.now());
+
+    await startWorker();
+    const job = await until(
+      () => t.ctx.syncRepos.runs.findSyncJob(started.body.sync_job.id),
+      (j) => j?.status !== "running",
+      120_000,
+    );
+    expect(job).toMatchObject({
+      status: "completed",
+      posts_total: chosen.size,
+      posts_processed: chosen.size,
+    });
+    const files = (await h.driveFiles()).filter((f) => !f.isFolder && !f.trashed);
+    const count = (key: string) =>
+      files.filter((f) => f.appProperties.keepsakeMediaId === key).length;
+    for (const v of videos) {
+      expect(count(v.id), `video ${v.id}`).toBe(1);
+      expect(count(`${v.id}_meta`)).toBe(1);
+    }
+    const keys = files.map((f) => f.appProperties.keepsakeMediaId);
+    expect(new Set(keys).size).toBe(keys.length);
+    // The sessions the stopped worker left half-done were resumed to the end, not started over.
+    const after = new Map(
+      (await h.control<Uploads>("/drive/uploads")).uploads.map((u) => [u.upload_id, u]),
+    );
+    for (const u of interrupted) expect(after.get(u.upload_id)?.file_id, u.upload_id).toBeTruthy();
+    const resumable = files.filter((f) => (f.size ?? 0) > FAST_ENGINE.multipartMaxBytes!).length;
+    expect((await h.calls())["drive.upload.resumable.start"]).toBe(resumable);
+    // No attempt of any backup was spent on the shutdown.
+    const { rows: done } = await t.ctx.pool.query<{ state: string; retry_count: number }>(
+      `SELECT state, retry_count FROM ${queue}.job WHERE name = 'backup-post'`,
+    );
+    expect(done.length).toBeGreaterThanOrEqual(videos.length);
+    for (const j of done) expect(j).toEqual({ state: "completed", retry_count: 0 });
+  }, 240_000);
+});
