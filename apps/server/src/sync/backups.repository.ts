@@ -75,12 +75,17 @@ export function createBackupsRepository(db: Kysely<Database>) {
       return Number(r.numUpdatedRows) === 1;
     },
 
-    /** Ends the claim with a final state; undefined when the lease was lost meanwhile. */
+    /**
+     * Ends the claim with its outcome, and counts an ended backup (not one put back to pending)
+     * in its sync run, completing the run when it was the last one — one statement, so a worker
+     * that dies cannot leave the one without the other. Undefined when the lease was lost
+     * meanwhile.
+     */
     finishBackup(
       backupId: string,
       token: string,
       set: {
-        status: "completed" | "failed" | "pending";
+        status: "completed" | "failed" | "unavailable" | "pending";
         error_message: string | null;
         retry_on_sync?: boolean;
         backup_size_bytes?: number | null;
@@ -91,18 +96,41 @@ export function createBackupsRepository(db: Kysely<Database>) {
       },
     ) {
       const { now, ...rest } = set;
+      const last = sql<boolean>`sync_jobs.posts_total > 0 AND sync_jobs.posts_processed + 1 >= sync_jobs.posts_total`;
       return db
-        .updateTable("backups")
-        .set({
-          ...rest,
-          lease_token: null,
-          lease_expires_at: null,
-          updated_at: now,
-          completed_at: set.status === "pending" ? null : now,
-        })
-        .where("id", "=", backupId)
-        .where("lease_token", "=", token)
-        .returningAll()
+        .with("done", (qc) =>
+          qc
+            .updateTable("backups")
+            .set({
+              ...rest,
+              lease_token: null,
+              lease_expires_at: null,
+              updated_at: now,
+              completed_at: set.status === "pending" ? null : now,
+            })
+            .where("id", "=", backupId)
+            .where("lease_token", "=", token)
+            .returningAll(),
+        )
+        .with("counted", (qc) =>
+          qc
+            .updateTable("sync_jobs")
+            .from("done")
+            .set((eb) => ({
+              posts_processed: eb("sync_jobs.posts_processed", "+", 1),
+              heartbeat_at: now,
+              status: sql<
+                "running" | "completed"
+              >`CASE WHEN ${last} THEN 'completed' ELSE sync_jobs.status END`,
+              completed_at: sql<Date | null>`CASE WHEN ${last} THEN ${now}::timestamptz ELSE sync_jobs.completed_at END`,
+            }))
+            .whereRef("sync_jobs.id", "=", "done.sync_job_id")
+            .where("sync_jobs.status", "=", "running")
+            .where("done.status", "!=", "pending")
+            .returning("sync_jobs.id"),
+        )
+        .selectFrom("done")
+        .selectAll()
         .executeTakeFirst();
     },
 
@@ -130,6 +158,30 @@ export function createBackupsRepository(db: Kysely<Database>) {
         )
         .returningAll()
         .executeTakeFirst();
+    },
+
+    /**
+     * Puts every failed backup of the user (or of one account) back to pending, except those of
+     * posts beyond the plan's limit; answers their post ids.
+     */
+    async resetFailedBackups(userId: string, accountId: string | undefined, now: Date) {
+      const rows = await db
+        .updateTable("backups")
+        .set({ status: "pending", error_message: null, sync_job_id: null, updated_at: now })
+        .where("user_id", "=", userId)
+        .where("status", "=", "failed")
+        .$if(accountId !== undefined, (q) => q.where("account_id", "=", accountId as string))
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom("posts")
+              .select("posts.id")
+              .whereRef("posts.id", "=", "backups.post_id")
+              .where("posts.not_backed_up_reason", "is", null),
+          ),
+        )
+        .returning("post_id")
+        .execute();
+      return rows.map((r) => r.post_id);
     },
 
     /** Creates a pending backup for a post that has none (a retry of a never-tried post). */
@@ -164,7 +216,10 @@ export function createBackupsRepository(db: Kysely<Database>) {
           sql<number>`count(*) FILTER (WHERE b.status IN ('pending', 'processing') OR (b.id IS NULL AND p.not_backed_up_reason IS NULL))`.as(
             "pending",
           ),
-          sql<number>`count(*) FILTER (WHERE b.status IS DISTINCT FROM 'completed')`.as("unbacked"),
+          // Not in Drive and still to back up (media Instagram withholds is not).
+          sql<number>`count(*) FILTER (WHERE b.status IS NULL OR b.status NOT IN ('completed', 'unavailable'))`.as(
+            "unbacked",
+          ),
           sql<number>`count(*) FILTER (WHERE b.status = 'failed')`.as("failed"),
           sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND b.status IS DISTINCT FROM 'completed')`.as(
             "over_limit",
