@@ -197,6 +197,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
   "a worker killed between any two statements of a backup's completion",
   () => {
     it("loses nothing and duplicates nothing: another worker finishes, the run ends completed with the right counts", async () => {
+      // The workers of the test above stop: each round's worker is the only one at work.
+      for (const w of workers.filter((x) => x.exitCode === null)) {
+        w.kill("SIGTERM");
+        await new Promise((r) => w.once("exit", r));
+      }
       // Another Instagram account and Drive than the test above (an account has one owner).
       const user = await h.connectedUser({
         tier: "pro",

@@ -77,11 +77,11 @@ export function createBackupsRepository(db: Kysely<Database>) {
 
     /**
      * Ends the claim with its outcome, and counts an ended backup (not one put back to pending)
-     * in its sync run, completing the run when it was the last one — one statement, so a worker
+     * in its sync run, completing the run when it was the last one: one transaction, so a worker
      * that dies cannot leave the one without the other. Undefined when the lease was lost
      * meanwhile.
      */
-    finishBackup(
+    async finishBackup(
       backupId: string,
       token: string,
       set: {
@@ -96,42 +96,54 @@ export function createBackupsRepository(db: Kysely<Database>) {
       },
     ) {
       const { now, ...rest } = set;
-      const last = sql<boolean>`sync_jobs.posts_total > 0 AND sync_jobs.posts_processed + 1 >= sync_jobs.posts_total`;
-      return db
-        .with("done", (qc) =>
-          qc
-            .updateTable("backups")
-            .set({
-              ...rest,
-              lease_token: null,
-              lease_expires_at: null,
-              updated_at: now,
-              completed_at: set.status === "pending" ? null : now,
-            })
-            .where("id", "=", backupId)
-            .where("lease_token", "=", token)
-            .returningAll(),
-        )
-        .with("counted", (qc) =>
-          qc
+      const end = (q: Kysely<Database>) =>
+        q
+          .updateTable("backups")
+          .set({
+            ...rest,
+            lease_token: null,
+            lease_expires_at: null,
+            updated_at: now,
+            completed_at: set.status === "pending" ? null : now,
+          })
+          .where("id", "=", backupId)
+          .where("lease_token", "=", token)
+          .returningAll()
+          .executeTakeFirst();
+      if (set.status === "pending") return end(db);
+      return db.transaction().execute(async (trx) => {
+        // The run's row is taken first, before the backup's: the backup's counters (migration
+        // 0700) wait for the account's lock while its row is held, so holding the row while
+        // waiting for the run (which every backup of the run wants) would hold it far longer
+        // and deadlock with a deletion that holds the account's lock and waits for the row.
+        await trx
+          .selectFrom("sync_jobs")
+          .select("id")
+          .where("id", "=", (eb) =>
+            eb.selectFrom("backups").select("sync_job_id").where("id", "=", backupId),
+          )
+          .where("status", "=", "running")
+          .forNoKeyUpdate()
+          .execute();
+        const done = await end(trx);
+        if (done?.sync_job_id) {
+          const last = sql<boolean>`posts_total > 0 AND posts_processed + 1 >= posts_total`;
+          await trx
             .updateTable("sync_jobs")
-            .from("done")
             .set((eb) => ({
-              posts_processed: eb("sync_jobs.posts_processed", "+", 1),
+              posts_processed: eb("posts_processed", "+", 1),
               heartbeat_at: now,
               status: sql<
                 "running" | "completed"
-              >`CASE WHEN ${last} THEN 'completed' ELSE sync_jobs.status END`,
-              completed_at: sql<Date | null>`CASE WHEN ${last} THEN ${now}::timestamptz ELSE sync_jobs.completed_at END`,
+              >`CASE WHEN ${last} THEN 'completed' ELSE status END`,
+              completed_at: sql<Date | null>`CASE WHEN ${last} THEN ${now}::timestamptz ELSE completed_at END`,
             }))
-            .whereRef("sync_jobs.id", "=", "done.sync_job_id")
-            .where("sync_jobs.status", "=", "running")
-            .where("done.status", "!=", "pending")
-            .returning("sync_jobs.id"),
-        )
-        .selectFrom("done")
-        .selectAll()
-        .executeTakeFirst();
+            .where("id", "=", done.sync_job_id)
+            .where("status", "=", "running")
+            .execute();
+        }
+        return done;
+      });
     },
 
     findBackupByPost(userId: string, postId: string) {
