@@ -198,7 +198,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
   () => {
     it("loses nothing and duplicates nothing: another worker finishes, the run ends completed with the right counts", async () => {
       // The workers of the test above stop: each round's worker is the only one at work.
-      for (const w of workers.filter((x) => x.exitCode === null)) {
+      for (const w of workers.filter((x) => x.exitCode === null && x.signalCode === null)) {
         w.kill("SIGTERM");
         await new Promise((r) => w.once("exit", r));
       }
