@@ -74,7 +74,9 @@ if (want("unit")) {
       TEST_DATABASE_URL: process.env.TEST_DATABASE_URL,
     });
   } else {
-    console.log("\n(TEST_DATABASE_URL is not set: the server suites ran on embedded PGlite only)");
+    console.log(
+      "\n(TEST_DATABASE_URL is not set: the server suites ran on embedded PGlite only, without the *.server.test.ts files)",
+    );
   }
 }
 if (want("production")) {

@@ -220,7 +220,7 @@ describe("resilience", () => {
     expect(await copiesOf(video.instagram_id)).toHaveLength(1);
   });
 
-  it("marks a backup whose media Instagram withholds as failed, saying why", async () => {
+  it("records media Instagram withholds as unavailable, not failed, and still writes the post's sidecar", async () => {
     const withheld = (await h.media()).find((x) => x.media_url_withheld);
     const post = await t.ctx.db
       .selectFrom("posts")
@@ -228,9 +228,23 @@ describe("resilience", () => {
       .where("instagram_id", "=", withheld!.id)
       .executeTakeFirstOrThrow();
     const { outcome, backup } = await backUp(post.id);
-    expect(outcome?.outcome).toBe("failed");
-    expect(backup.error_message).toBe(m.mediaWithheld);
+    expect(outcome).toEqual({ outcome: "unavailable", message: m.mediaUnavailable });
+    expect(backup).toMatchObject({ status: "unavailable", error_message: m.mediaUnavailable });
     expect(backup.retry_on_sync).toBe(false);
+    expect(await copiesOf(post.instagram_id)).toHaveLength(0);
+    expect(await copiesOf(`${post.instagram_id}_meta`)).toHaveLength(1);
+    // "Retry All Failed" leaves it alone: it did not fail, and retrying cannot bring it.
+    const all = await t.call("POST", "/api/sync/backups/retry-failed", {
+      token: user.token,
+      body: {},
+    });
+    expect(all.status).toBe(200);
+    const after = await t.ctx.db
+      .selectFrom("backups")
+      .select("status")
+      .where("post_id", "=", post.id)
+      .executeTakeFirstOrThrow();
+    expect(after.status).toBe("unavailable");
   });
 
   it("slows down before Graph usage reaches 100 % and defers the job when it does", async () => {
@@ -266,21 +280,111 @@ describe("resilience", () => {
     expect((await h.calls())["ig.media.list"]).toBeGreaterThan(0);
   });
 
-  it("fails a backup into a full Drive with a message that says so, without retrying", async () => {
-    const image = await pick("image", 2);
-    await h.control("/drive/quota", { body: { email: DEMO_GOOGLE.jordan.email, fill: true } });
-    const { outcome, backup } = await backUp(image.id, 3);
-    expect(outcome?.outcome).toBe("failed");
-    expect(backup.error_message).toBe(m.driveFull);
-    expect(backup.retry_on_sync).toBe(false);
-    expect(await copiesOf(image.instagram_id)).toHaveLength(0);
-    await h.control("/drive/quota", {
-      body: {
-        email: DEMO_GOOGLE.jordan.email,
-        limit_bytes: 50 * 1024 ** 3,
-        free_bytes: 40 * 1024 ** 3,
-      },
+  it("pauses backups into a full Drive, saying so; Retry All Failed and the next sync resume them once space is freed", async () => {
+    const [first, second, third] = [
+      await pick("image", 2),
+      await pick("image", 5),
+      await pick("image", 6),
+    ];
+    const fill = () =>
+      h.control("/drive/quota", { body: { email: DEMO_GOOGLE.jordan.email, fill: true } });
+    const free = () =>
+      h.control("/drive/quota", {
+        body: {
+          email: DEMO_GOOGLE.jordan.email,
+          limit_bytes: 50 * 1024 ** 3,
+          free_bytes: 40 * 1024 ** 3,
+        },
+      });
+    const statusOf = async (postId: string) =>
+      (
+        await t.ctx.db
+          .selectFrom("backups")
+          .select("status")
+          .where("post_id", "=", postId)
+          .executeTakeFirstOrThrow()
+      ).status;
+    await fill();
+    try {
+      for (const post of [first, second]) {
+        const { outcome, backup } = await backUp(post.id, 3);
+        expect(outcome?.outcome).toBe("failed");
+        expect(backup.error_message).toBe(m.driveFull);
+        // Not retried at once: Drive stays full until the user acts.
+        expect(backup.attempts).toBe(1);
+        expect(await copiesOf(post.instagram_id)).toHaveLength(0);
+      }
+    } finally {
+      await free();
+    }
+
+    // "Retry All Failed" from the API: every failed backup at once.
+    const all = await t.call("POST", "/api/sync/backups/retry-failed", {
+      token: user.token,
+      body: {},
     });
+    expect(all.status).toBe(200);
+    expect(all.body.retried).toBeGreaterThanOrEqual(2);
+    expect(all.body.message).toBe(m.retryAllStarted(all.body.retried));
+    expect([await statusOf(first.id), await statusOf(second.id)]).toEqual(["pending", "pending"]);
+    await h.drain(user.user.id);
+    for (const post of [first, second]) {
+      expect(await statusOf(post.id)).toBe("completed");
+      expect(await copiesOf(post.instagram_id)).toHaveLength(1);
+    }
+    const none = await t.call("POST", "/api/sync/backups/retry-failed", {
+      token: user.token,
+      body: {},
+    });
+    expect(none.body).toEqual({ message: m.noFailedBackups, retried: 0 });
+    const bad = await t.call("POST", "/api/sync/backups/retry-failed", {
+      token: user.token,
+      body: { account_id: "not-an-id" },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toBeTruthy();
+
+    // The next sync (Start Backup) takes up a backup a full Drive paused, once space is freed.
+    await fill();
+    try {
+      expect((await backUp(third.id)).backup.error_message).toBe(m.driveFull);
+    } finally {
+      await free();
+    }
+    // The account's other posts count as backed up here, so the sync has only this one to do.
+    const stand = await t.ctx.db
+      .insertInto("backups")
+      .columns(["post_id", "user_id", "account_id", "status"])
+      .expression((eb) =>
+        eb
+          .selectFrom("posts as p")
+          .select((e) => ["p.id", "p.user_id", "p.account_id", e.val("completed").as("status")])
+          .where("p.account_id", "=", user.accountId)
+          .where((e) =>
+            e.not(
+              e.exists(
+                e.selectFrom("backups as b").select("b.id").whereRef("b.post_id", "=", "p.id"),
+              ),
+            ),
+          ),
+      )
+      .returning("id")
+      .execute();
+    try {
+      const { job } = await h.syncAndDrain(user.user.id, user.accountId);
+      expect(job).toMatchObject({ status: "completed", posts_total: 1, posts_processed: 1 });
+      expect(await statusOf(third.id)).toBe("completed");
+      expect(await copiesOf(third.instagram_id)).toHaveLength(1);
+    } finally {
+      await t.ctx.db
+        .deleteFrom("backups")
+        .where(
+          "id",
+          "in",
+          stand.map((r) => r.id),
+        )
+        .execute();
+    }
   });
 
   it("stops every backup of the user when Google revokes the grant", async () => {
@@ -303,14 +407,28 @@ describe("resilience", () => {
     const calls = await h.calls();
     expect(Object.keys(calls).filter((k) => k.startsWith("drive."))).toEqual([]);
     expect((await t.call("POST", "/api/sync/start", { token: user.token })).status).toBe(400);
+
+    // The user reconnects Google Drive, so the tests after this one have a Drive again (the
+    // sync that reconnecting queues is not this test's).
+    await t.connectDrive(user.token, DEMO_GOOGLE.jordan.sub);
+    await t.ctx.pool.query(
+      `DELETE FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account' AND data->>'accountId' = $1`,
+      [user.accountId],
+    );
+    await t.ctx.db.deleteFrom("sync_jobs").where("account_id", "=", user.accountId).execute();
+    const again = await t.ctx.db
+      .selectFrom("google_connections")
+      .select("status")
+      .where("user_id", "=", user.user.id)
+      .executeTakeFirstOrThrow();
+    expect(again.status).toBe("active");
   });
 
   it("marks the account for reconnection when Instagram revokes the token, and stops its jobs", async () => {
     const video = await pick("video", 3);
     await h.control("/tokens/revoke", { body: { instagram_user_id: DEMO_IG.business.id } });
     await h.control("/cdn/expire", { method: "POST" });
-    // The sync job row is made directly: this test runs alone or after any other (the API
-    // would refuse a sync if another test left Google revoked).
+    // The sync job row is made directly: the Instagram account is what this test revokes.
     const job0 = await t.ctx.syncRepos.runs.insertSyncJob({
       user_id: user.user.id,
       account_id: user.accountId,

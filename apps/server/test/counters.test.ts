@@ -296,4 +296,46 @@ describe("a sync's claim of backups", () => {
     expect((await claim()).map((c) => c.post_id)).toEqual([gone.rows[0]?.post_id]);
     expect(await drift()).toEqual({ posts: [], backups: [] });
   });
+
+  it("a run's counts follow from its backups: one that ended before the run's total was set is counted", async () => {
+    const { backups, runs } = t.ctx.syncRepos;
+    const accountId = await newAccount("17841400000077005");
+    const now = new Date();
+    await t.ctx.syncRepos.posts.savePosts(
+      accountId,
+      Array.from({ length: 3 }, (_, n) => post(accountId, n, 0)),
+      now,
+    );
+    const { job, claimed } = await startSync(accountId, now);
+    expect(claimed).toHaveLength(3);
+    const end = async (postId: string) => {
+      const lease = randomUUID();
+      const b = await backups.claimBackup(postId, lease, now, new Date(now.getTime() + 60_000));
+      expect(b?.sync_job_id).toBe(job?.id);
+      return backups.finishBackup(b?.id as string, lease, {
+        status: "completed",
+        error_message: null,
+        now,
+      });
+    };
+    // A backup queued earlier (a retry) ends between the claim and the run's total.
+    await end(claimed[0]?.post_id as string);
+    const counted = async () => {
+      const j = await runs.findSyncJob(job?.id as string);
+      return [j?.status, j?.posts_processed, j?.posts_total];
+    };
+    expect(await counted()).toEqual(["running", 1, 0]);
+    const settled = await runs.settleSyncRun(job?.id as string, now);
+    expect([settled?.status, settled?.posts_processed, settled?.posts_total]).toEqual([
+      "running",
+      1,
+      3,
+    ]);
+    // The others end at once: each counts itself in the statement that ends it.
+    await Promise.all(claimed.slice(1).map((c) => end(c.post_id)));
+    expect(await counted()).toEqual(["completed", 3, 3]);
+    // Settling a run that ended changes nothing.
+    expect(await runs.settleSyncRun(job?.id as string, now)).toBeUndefined();
+    expect(await drift()).toEqual({ posts: [], backups: [] });
+  });
 });

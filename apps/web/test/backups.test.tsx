@@ -1,4 +1,4 @@
-import type { Backup } from "@keepsake/contracts";
+import { type Backup, syncMessages } from "@keepsake/contracts";
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -33,6 +33,7 @@ function makeBackup(overrides: Partial<Backup> = {}): Backup {
 let backups: Backup[];
 let calls: FakeRequest[];
 let retryStatus: (postId: string) => number;
+let retryAllStatus: number;
 const originalAdapter = api.defaults.adapter;
 const spies = {
   info: vi.spyOn(toast, "info"),
@@ -43,6 +44,7 @@ const spies = {
 beforeEach(() => {
   calls = [];
   retryStatus = () => 200;
+  retryAllStatus = 200;
   for (const spy of Object.values(spies)) spy.mockClear();
   api.defaults.adapter = fakeAdapter((req) => {
     if (req.path === "/sync/backups") {
@@ -70,6 +72,15 @@ beforeEach(() => {
           subscription_tier: "pro",
         },
       ];
+    }
+    if (req.path === "/sync/backups/retry-failed" && req.method === "POST") {
+      if (retryAllStatus !== 200) return [retryAllStatus, { detail: "Server error" }];
+      const account = (req.body as { account_id?: string } | undefined)?.account_id;
+      const failed = backups.filter(
+        (b) => b.status === "failed" && (!account || b.account_id === account),
+      );
+      for (const b of failed) b.status = "pending";
+      return [200, { message: "ok", retried: failed.length }];
     }
     const retry = /^\/sync\/backups\/(.+)\/retry$/.exec(req.path);
     if (retry && req.method === "POST") {
@@ -204,16 +215,30 @@ describe("Backups screen (SPEC §2 /backups)", () => {
     expect(screen.getAllByRole("button", { name: "Retry" })).toHaveLength(2);
   });
 
-  it("Retry All Failed retries the failed backups of every page", async () => {
+  it("shows a backup Instagram withholds the media of as not available, with its reason and no Retry", async () => {
+    backups = [
+      makeBackup({
+        status: "unavailable",
+        error_message: syncMessages.mediaUnavailable,
+        google_drive_url: null,
+      }),
+    ];
+    render();
+    expect(await screen.findByText("not available from Instagram")).toBeTruthy();
+    expect(screen.getByText(syncMessages.mediaUnavailable)).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
+  });
+
+  it("Retry All Failed retries every failed backup, of every page, in one call", async () => {
     backups = Array.from({ length: 230 }, () => makeBackup({ status: "failed" }));
     render();
     fireEvent.click(await screen.findByRole("button", { name: "Retry All Failed" }));
     await waitFor(() => expect(spies.success).toHaveBeenCalledWith("Retrying 230 failed backups"));
-    const retried = calls.filter((c) => c.method === "POST").map((c) => c.path);
-    expect(new Set(retried).size).toBe(230);
+    const posts = calls.filter((c) => c.method === "POST").map((c) => c.path);
+    expect(posts).toEqual(["/sync/backups/retry-failed"]);
   });
 
-  it("Retry All Failed: none to retry, all retried, some refused", async () => {
+  it("Retry All Failed: none to retry, all retried, the call refused", async () => {
     backups = [makeBackup()];
     render();
     const button = await screen.findByRole("button", { name: "Retry All Failed" });
@@ -225,7 +250,7 @@ describe("Backups screen (SPEC §2 /backups)", () => {
     expect(screen.getByRole("button", { name: "Retrying..." })).toHaveProperty("disabled", true);
     await waitFor(() => expect(spies.success).toHaveBeenCalledWith("Retrying 2 failed backups"));
 
-    retryStatus = (id) => (id === backups[1]!.instagram_post_id ? 409 : 200);
+    retryAllStatus = 500;
     fireEvent.click(await screen.findByRole("button", { name: "Retry All Failed" }));
     await waitFor(() =>
       expect(spies.error).toHaveBeenCalledWith(

@@ -89,6 +89,15 @@ describe("post tile badge (SPEC §4)", () => {
     ).toBe("pending backup");
   });
 
+  it("says when Instagram does not give out the media (not a failure, not pending)", () => {
+    const badge = postBadge({
+      backup_status: "unavailable",
+      is_backed_up: false,
+      not_backed_up_reason: "Not available from Instagram: …",
+    });
+    expect(badge).toMatchObject({ kind: "unavailable", label: "not available from Instagram" });
+  });
+
   it("labels media types Photo, Video, Album", () => {
     expect(mediaTypeLabel("image")).toBe("Photo");
     expect(mediaTypeLabel("video")).toBe("Video");

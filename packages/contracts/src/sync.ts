@@ -12,10 +12,18 @@ export const syncMessages = {
   instagramNotConnected: "Please connect your Instagram account first",
   googleNotConnected: "Please connect your Google Drive account first",
   driveFull: "Your Google Drive is full. Free up space or buy more storage, then retry.",
-  /** Drive found the file already uploaded (by its appProperties); hidden in the Backups table. */
+  /**
+   * SPEC §2 hides backups whose message says this. Keepsake records none: a file found already
+   * in Drive is a completed backup of its post (migration 0995 shows the ones recorded before).
+   */
   skippedDuplicate: "skipped duplicate",
   mediaWithheld:
     "Instagram does not provide this media for download (for example a reel with licensed music), so it cannot be backed up.",
+  /** A backup whose media Instagram withholds ("unavailable"): its sidecar is in Drive. */
+  mediaUnavailable:
+    "Not available from Instagram: Instagram does not provide this media for download (for example a reel with licensed music). Its caption and details are saved in your Drive.",
+  retryAllStarted: (n: number) => `Retrying ${n} failed backup${n === 1 ? "" : "s"}`,
+  noFailedBackups: "No failed backups to retry",
   instagramReconnect: (username: string) =>
     `Instagram access for @${username} expired or was revoked. Reconnect the account in Settings to resume backups.`,
   googleReconnect:
@@ -46,7 +54,7 @@ export type SyncJobType = z.infer<typeof syncJobType>;
 export const syncJobStatus = z.enum(["running", "completed", "failed", "cancelled"]);
 export type SyncJobStatus = z.infer<typeof syncJobStatus>;
 
-export const backupStatus = z.enum(["pending", "processing", "completed", "failed"]);
+export const backupStatus = z.enum(["pending", "processing", "completed", "failed", "unavailable"]);
 export type BackupStatus = z.infer<typeof backupStatus>;
 
 /** SPEC §3 "Sync job", plus the account it syncs. */
@@ -188,6 +196,19 @@ export type StartSyncResponse = z.infer<typeof startSyncResponse>;
 
 export const retryBackupResponse = z.object({ message: z.string(), backup });
 export type RetryBackupResponse = z.infer<typeof retryBackupResponse>;
+
+/** `POST /api/sync/backups/retry-failed`: every failed backup of the caller (or of one account). */
+export const retryFailedRequest = z
+  .object({ account_id: optionalQuery(accountId) })
+  .default({ account_id: undefined });
+export type RetryFailedRequest = z.infer<typeof retryFailedRequest>;
+
+/** How many failed backups were put back in the queue (0: 'No failed backups to retry'). */
+export const retryFailedResponse = z.object({
+  message: z.string(),
+  retried: z.number().int(),
+});
+export type RetryFailedResponse = z.infer<typeof retryFailedResponse>;
 
 export const syncJobsQuery = z.object({
   limit: optionalQuery(z.coerce.number().int().min(1).max(100)).transform((v) => v ?? 10),

@@ -5,7 +5,7 @@ import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 export type GraphMediaType = "IMAGE" | "VIDEO" | "CAROUSEL_ALBUM";
 export type GraphProductType = "FEED" | "REELS" | "STORY" | "AD";
-export type BackupRowStatus = "pending" | "processing" | "completed" | "failed";
+export type BackupRowStatus = "pending" | "processing" | "completed" | "failed" | "unavailable";
 export type SyncJobRowStatus = "running" | "completed" | "failed" | "cancelled";
 
 export interface PostChild {

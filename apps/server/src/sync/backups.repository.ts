@@ -86,12 +86,17 @@ export function createBackupsRepository(db: Kysely<Database>) {
       return Number(r.numUpdatedRows) === 1;
     },
 
-    /** Ends the claim with a final state; undefined when the lease was lost meanwhile. */
-    finishBackup(
+    /**
+     * Ends the claim with its outcome, and counts an ended backup (not one put back to pending)
+     * in its sync run, completing the run when it was the last one: one transaction, so a worker
+     * that dies cannot leave the one without the other. Undefined when the lease was lost
+     * meanwhile.
+     */
+    async finishBackup(
       backupId: string,
       token: string,
       set: {
-        status: "completed" | "failed" | "pending";
+        status: "completed" | "failed" | "unavailable" | "pending";
         error_message: string | null;
         retry_on_sync?: boolean;
         backup_size_bytes?: number | null;
@@ -102,19 +107,54 @@ export function createBackupsRepository(db: Kysely<Database>) {
       },
     ) {
       const { now, ...rest } = set;
-      return db
-        .updateTable("backups")
-        .set({
-          ...rest,
-          lease_token: null,
-          lease_expires_at: null,
-          updated_at: now,
-          completed_at: set.status === "pending" ? null : now,
-        })
-        .where("id", "=", backupId)
-        .where("lease_token", "=", token)
-        .returningAll()
-        .executeTakeFirst();
+      const end = (q: Kysely<Database>) =>
+        q
+          .updateTable("backups")
+          .set({
+            ...rest,
+            lease_token: null,
+            lease_expires_at: null,
+            updated_at: now,
+            completed_at: set.status === "pending" ? null : now,
+          })
+          .where("id", "=", backupId)
+          .where("lease_token", "=", token)
+          .returningAll()
+          .executeTakeFirst();
+      if (set.status === "pending") return end(db);
+      return db.transaction().execute(async (trx) => {
+        // The run's row is taken first, before the backup's: the backup's counters (migration
+        // 0700) wait for the account's lock while its row is held, so holding the row while
+        // waiting for the run (which every backup of the run wants) would hold it far longer
+        // and deadlock with a deletion that holds the account's lock and waits for the row.
+        await trx
+          .selectFrom("sync_jobs")
+          .select("id")
+          .where("id", "=", (eb) =>
+            eb.selectFrom("backups").select("sync_job_id").where("id", "=", backupId),
+          )
+          .where("status", "=", "running")
+          .forNoKeyUpdate()
+          .execute();
+        const done = await end(trx);
+        if (done?.sync_job_id) {
+          const last = sql<boolean>`posts_total > 0 AND posts_processed + 1 >= posts_total`;
+          await trx
+            .updateTable("sync_jobs")
+            .set((eb) => ({
+              posts_processed: eb("posts_processed", "+", 1),
+              heartbeat_at: now,
+              status: sql<
+                "running" | "completed"
+              >`CASE WHEN ${last} THEN 'completed' ELSE status END`,
+              completed_at: sql<Date | null>`CASE WHEN ${last} THEN ${now}::timestamptz ELSE completed_at END`,
+            }))
+            .where("id", "=", done.sync_job_id)
+            .where("status", "=", "running")
+            .execute();
+        }
+        return done;
+      });
     },
 
     findBackupByPost(userId: string, postId: string) {
@@ -141,6 +181,30 @@ export function createBackupsRepository(db: Kysely<Database>) {
         )
         .returningAll()
         .executeTakeFirst();
+    },
+
+    /**
+     * Puts every failed backup of the user (or of one account) back to pending, except those of
+     * posts beyond the plan's limit; answers their post ids.
+     */
+    async resetFailedBackups(userId: string, accountId: string | undefined, now: Date) {
+      const rows = await db
+        .updateTable("backups")
+        .set({ status: "pending", error_message: null, sync_job_id: null, updated_at: now })
+        .where("user_id", "=", userId)
+        .where("status", "=", "failed")
+        .$if(accountId !== undefined, (q) => q.where("account_id", "=", accountId as string))
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom("posts")
+              .select("posts.id")
+              .whereRef("posts.id", "=", "backups.post_id")
+              .where("posts.not_backed_up_reason", "is", null),
+          ),
+        )
+        .returning("post_id")
+        .execute();
+      return rows.map((r) => r.post_id);
     },
 
     /** Creates a pending backup for a post that has none (a retry of a never-tried post). */
@@ -175,7 +239,10 @@ export function createBackupsRepository(db: Kysely<Database>) {
           sql<number>`count(*) FILTER (WHERE b.status IN ('pending', 'processing') OR (b.id IS NULL AND p.not_backed_up_reason IS NULL))`.as(
             "pending",
           ),
-          sql<number>`count(*) FILTER (WHERE b.status IS DISTINCT FROM 'completed')`.as("unbacked"),
+          // Not in Drive and still to back up (media Instagram withholds is not).
+          sql<number>`count(*) FILTER (WHERE b.status IS NULL OR b.status NOT IN ('completed', 'unavailable'))`.as(
+            "unbacked",
+          ),
           sql<number>`count(*) FILTER (WHERE b.status = 'failed')`.as("failed"),
           sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND b.status IS DISTINCT FROM 'completed')`.as(
             "over_limit",

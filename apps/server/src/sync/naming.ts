@@ -1,3 +1,4 @@
+import { syncMessages } from "@keepsake/contracts";
 import type { GraphMediaType, PostRow } from "../db/sync-tables.ts";
 
 /**
@@ -119,6 +120,8 @@ export function sidecar(
   username: string,
   files: { name: string; id: string | null }[],
   cover: { name: string; id: string } | null = null,
+  /** Files Instagram does not give out (no media URL): named, not in Drive. */
+  unavailable: string[] = [],
 ) {
   return {
     instagram_id: post.instagram_id,
@@ -134,6 +137,12 @@ export function sidecar(
     children: post.children.map((c) => ({ id: c.id, media_type: c.media_type })),
     files,
     cover,
+    ...(unavailable.length > 0
+      ? {
+          not_available_from_instagram: unavailable,
+          not_available_reason: syncMessages.mediaWithheld,
+        }
+      : {}),
     backed_up_by: "Keepsake",
   };
 }

@@ -96,18 +96,16 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    /** Counts one finished backup; completes the run when it was the last one. */
-    async countBackupDone(syncJobId: string, now: Date) {
-      const row = await db
-        .updateTable("sync_jobs")
-        .set((eb) => ({ posts_processed: eb("posts_processed", "+", 1), heartbeat_at: now }))
-        .where("id", "=", syncJobId)
-        .where("status", "=", "running")
-        .returningAll()
-        .executeTakeFirst();
-      if (row && row.posts_processed >= row.posts_total) {
-        await this.finishSyncJob(syncJobId, "completed", now, null);
-      }
+    /**
+     * Sets a running run's counts from its backups (how many it holds, how many ended) and
+     * completes it when every one ended (migration 0997); with `synced`, records the account's
+     * sync in the same statement. Undefined when the run is not running.
+     */
+    async settleSyncRun(id: string, now: Date, synced?: SyncPass) {
+      return withSyncPass(db, synced)
+        .selectFrom(sql<SyncJobRow>`settle_sync_run(${id}::uuid, ${now}::timestamptz)`.as("r"))
+        .selectAll()
+        .executeTakeFirst() as Promise<SyncJobRow | undefined>;
     },
 
     /**

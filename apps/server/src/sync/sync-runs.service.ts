@@ -2,6 +2,7 @@ import {
   billingMessages,
   syncMessages as m,
   type RetryBackupResponse,
+  type RetryFailedResponse,
   type StartSyncResponse,
   type SubscriptionTier,
   type SyncJob,
@@ -189,6 +190,18 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
       return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null };
     },
 
+    /** "Retry All Failed": every failed backup of the user (or of one of their accounts). */
+    async retryFailed(userId: string, accountId?: string): Promise<RetryFailedResponse> {
+      if (accountId && !(await directory.userAccounts(userId)).some((a) => a.id === accountId))
+        throw new AppError("not_found", m.accountNotFound);
+      const postIds = await repos.backups.resetFailedBackups(userId, accountId, clock.now());
+      if (postIds.length > 0) await deps.enqueueBackups(postIds);
+      return {
+        message: postIds.length === 0 ? m.noFailedBackups : m.retryAllStarted(postIds.length),
+        retried: postIds.length,
+      };
+    },
+
     async retry(userId: string, postId: string): Promise<RetryBackupResponse> {
       const post = await repos.posts.findUserPost(userId, postId);
       if (!post) throw new AppError("not_found", m.backupNotFound);
@@ -199,6 +212,7 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
         const current = await repos.backups.findBackupByPost(userId, postId);
         if (current?.status === "completed")
           throw new AppError("conflict", "This post is already backed up");
+        if (current?.status === "unavailable") throw new AppError("conflict", m.mediaUnavailable);
         throw new AppError("conflict", "This backup is running right now");
       }
       await deps.enqueueBackups([postId]);

@@ -221,11 +221,9 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         );
         return { outcome: "done", job: finished ?? job } satisfies SyncOutcome;
       }
-      const updated = await repos.runs.updateSyncJob(
-        jobId,
-        { posts_total: due.length, posts_processed: 0, heartbeat_at: clock.now() },
-        synced,
-      );
+      // The run's counts follow from its backups (the claim attached them): a backup that
+      // ended meanwhile (queued before, by a retry) is counted, not reset to zero.
+      const updated = await repos.runs.settleSyncRun(jobId, clock.now(), synced);
       await deps.enqueueBackups(due.map((d) => d.post_id));
       return { outcome: "done", job: updated ?? job } satisfies SyncOutcome;
     } catch (err) {

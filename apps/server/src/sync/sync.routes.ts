@@ -6,6 +6,8 @@ import {
   postsQuery,
   postsResponse,
   retryBackupResponse,
+  retryFailedRequest,
+  retryFailedResponse,
   startSyncRequest,
   startSyncResponse,
   syncJob,
@@ -94,6 +96,19 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: SyncRouteDeps) {
     "/api/sync/refresh-instagram-posts",
     { onRequest, schema: { tags, body: startSyncRequest, response: { 200: startSyncResponse } } },
     async (req) => runs.refreshPosts(me(req), req.body.account_id),
+  );
+
+  r.post(
+    "/api/sync/backups/retry-failed",
+    {
+      onRequest,
+      schema: {
+        tags,
+        body: retryFailedRequest,
+        response: { 200: retryFailedResponse },
+      },
+    },
+    async (req) => runs.retryFailed(me(req), scoped(req, req.body).account_id),
   );
 
   r.post(

@@ -1,4 +1,10 @@
-import type { Backup, Post, PostMediaType, SyncJob } from "@keepsake/contracts";
+import {
+  type Backup,
+  type Post,
+  type PostMediaType,
+  type SyncJob,
+  syncMessages,
+} from "@keepsake/contracts";
 import type { BackupRow, GraphMediaType, PostRow, SyncJobRow } from "../db/sync-tables.ts";
 import type { PostFilter } from "./listing.repository.ts";
 
@@ -64,7 +70,9 @@ export function toPost(p: PostRow, backup: { status: BackupRow["status"] | null 
     children_count: children.length,
     backup_status: backup?.status ?? null,
     is_backed_up: backup?.status === "completed",
-    not_backed_up_reason: p.not_backed_up_reason,
+    not_backed_up_reason:
+      p.not_backed_up_reason ??
+      (backup?.status === "unavailable" ? syncMessages.mediaUnavailable : null),
   };
 }
 

@@ -134,11 +134,34 @@ export function backupHelpers(t: SandboxedApp) {
       }
     },
 
-    driveFiles: async (email = DEMO_GOOGLE.jordan.email) =>
+    driveFiles: async (email: string = DEMO_GOOGLE.jordan.email) =>
       (await control<{ files: DriveListing[] }>(`/drive/files?email=${encodeURIComponent(email)}`))
         .files,
 
-    media: async (account = DEMO_IG.business.username) =>
+    /** A Drive file's content, read with the newest live Google access token the sandbox issued. */
+    async driveContent(fileId: string) {
+      type Tokens = {
+        tokens: {
+          token: string;
+          provider: string;
+          kind: string;
+          revoked: boolean;
+          expires_at: string | null;
+        }[];
+      };
+      const live = (await control<Tokens>("/tokens")).tokens.filter(
+        (x) => x.provider === "google" && x.kind === "access" && !x.revoked,
+      );
+      const token = live.at(-1)?.token;
+      const res = await fetch(
+        `${t.sandbox.url}/www.googleapis.com/drive/v3/files/${fileId}?alt=media`,
+        { headers: { authorization: `Bearer ${token}` } },
+      );
+      if (!res.ok) throw new Error(`Drive download ${fileId}: ${res.status} ${await res.text()}`);
+      return res.text();
+    },
+
+    media: async (account: string = DEMO_IG.business.username) =>
       (await control<{ media: SandboxMedia[] }>(`/instagram/${account}/media`)).media,
 
     calls: async () => (await control<{ calls: Record<string, number> }>("/calls")).calls,

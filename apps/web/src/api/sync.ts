@@ -10,7 +10,9 @@ import {
   type PostsResponse,
   postsResponse,
   type RetryBackupResponse,
+  type RetryFailedResponse,
   retryBackupResponse,
+  retryFailedResponse,
   type StartSyncRequest,
   type StartSyncResponse,
   type SyncJob,
@@ -171,6 +173,14 @@ export async function fetchBackups(query: BackupsQuery): Promise<BackupsResponse
 export async function retryBackup(postId: string): Promise<RetryBackupResponse> {
   const { data } = await api.post<unknown>(`/sync/backups/${encodeURIComponent(postId)}/retry`);
   return retryBackupResponse.parse(data);
+}
+
+/** "Retry All Failed": every failed backup of the account (all accounts when absent), at once. */
+export async function retryFailedBackups(accountId?: string): Promise<RetryFailedResponse> {
+  const { data } = await api.post<unknown>("/sync/backups/retry-failed", {
+    ...(accountId ? { account_id: accountId } : {}),
+  });
+  return retryFailedResponse.parse(data);
 }
 
 /** SPEC §9: the backups list is polled every 5 s. */

@@ -23,11 +23,11 @@ import {
   recordedResult,
   type SessionSeal,
 } from "./ledger.ts";
-import { createMediaSource, type PostRef } from "./media-source.ts";
+import { createMediaSource, MediaWithheldError, type PostRef } from "./media-source.ts";
 import { type BackupOutcome, outcomeRecorder } from "./outcome.ts";
 import { planPost } from "./plan.ts";
 import { findInDrive, mayAlreadyBeInDrive, recordedSession } from "./recovery.ts";
-import { type PlacedFile, writeSidecar } from "./sidecar.ts";
+import { type PlacedFile, type WithheldItem, writeSidecar } from "./sidecar.ts";
 import { createUploader, type OpenSession, SessionGoneError } from "./upload.ts";
 
 export type { BackupOutcome } from "./outcome.ts";
@@ -105,7 +105,6 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     const outcome = outcomeRecorder({
       ...deps,
       backups: repos.backups,
-      runs: repos.runs,
       backup,
       lease,
     });
@@ -129,7 +128,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       if (post.backup_started_at === null)
         await repos.posts.markPostBackupStarted(post.id, clock.now());
 
-      const files = await backupPost({
+      const { files, withheld } = await backupPost({
         backup,
         post,
         account,
@@ -138,7 +137,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         checkLease,
       });
       checkLease();
-      return await outcome.completed(files);
+      return await outcome.completed(files, withheld);
     } catch (err) {
       if (attempt.signal?.aborted) {
         // The worker is shutting down: what exists is recorded (file ids, the open session), so
@@ -153,8 +152,13 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     }
   }
 
-  /** Puts every item of the post in Drive, then the sidecar; answers what is there. */
-  async function backupPost(a: Attempt): Promise<(ItemResult & PlacedFile)[]> {
+  /**
+   * Puts every item of the post in Drive, then the sidecar; answers what is there, and how many
+   * media items Instagram withholds (the sidecar names them; the rest is backed up).
+   */
+  async function backupPost(
+    a: Attempt,
+  ): Promise<{ files: (ItemResult & PlacedFile)[]; withheld: number }> {
     const { backup, post, account, googleSub, call } = a;
     const ledger = createLedger({
       repo: repos.backups,
@@ -185,11 +189,12 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     const existing = look ? await findInDrive(call, drive, post.instagram_id) : new Map();
     const ref: PostRef = { current: post };
     const files: (ItemResult & PlacedFile)[] = [];
+    const withheld: WithheldItem[] = [];
 
     for (const { item, meta } of items) {
       a.checkLease();
       const put = () =>
-        putItem(a, ledger, ref, files, {
+        putItem(a, ledger, ref, files, withheld, {
           item,
           meta: { ...meta, parents: [folder.id] },
           row: recorded.get(item.key),
@@ -199,6 +204,10 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       try {
         result = await put();
       } catch (err) {
+        if (err instanceof MediaWithheldError) {
+          withheld.push({ kind: item.kind, name: item.name });
+          continue;
+        }
         // The folder was deleted in Drive since we recorded it: make it again, once.
         if (
           !(err instanceof ProviderError && err.provider === "google" && err.kind === "not_found")
@@ -210,7 +219,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       }
       files.push({ ...result, kind: item.kind, name: item.name });
     }
-    return files;
+    return { files, withheld: withheld.filter((w) => w.kind === "media").length };
   }
 
   /** One item: as recorded, resumed, found in Drive, or streamed from the CDN. */
@@ -219,6 +228,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     ledger: Ledger,
     ref: PostRef,
     placed: PlacedFile[],
+    withheld: WithheldItem[],
     it: {
       item: BackupItem;
       meta: DriveFileMetadata;
@@ -239,6 +249,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         post: ref.current,
         username: a.account.username,
         files: placed,
+        withheld,
       });
     }
     let resume: OpenSession | null = null;

@@ -7,13 +7,12 @@ import { isInstagramTokenInvalid, ProviderError } from "../../providers/provider
 import { DeferError } from "../../providers/retry.ts";
 import type { BackupsRepository } from "../backups.repository.ts";
 import type { AttemptInfo, ConnectionTokens, EngineLog, SyncDirectory } from "../engine.types.ts";
-import type { SyncRunsRepository } from "../sync-runs.repository.ts";
 import { GoogleRevokedError } from "./drive-caller.ts";
 import type { ItemResult } from "./ledger.ts";
-import { MediaWithheldError } from "./media-source.ts";
 
 export type BackupOutcome =
   | { outcome: "completed"; duplicate: boolean }
+  | { outcome: "unavailable"; message: string }
   | { outcome: "failed"; message: string }
   | { outcome: "retry"; message: string }
   | { outcome: "deferred"; delayMs: number }
@@ -22,13 +21,12 @@ export type BackupOutcome =
 type Finish = Parameters<BackupsRepository["finishBackup"]>[2];
 
 /**
- * Records how one claimed attempt of a backup ended — completed, failed (final, or for the next
- * sync to retry), back to pending for a retry or a deferral — and counts finished backups in
- * their sync run.
+ * Records how one claimed attempt of a backup ended — completed, unavailable from Instagram,
+ * failed (final, or for the next sync to retry), back to pending for a retry or a deferral; the
+ * same transaction counts an ended backup in its sync run (`finishBackup`).
  */
 export function outcomeRecorder(deps: {
   backups: Pick<BackupsRepository, "finishBackup">;
-  runs: Pick<SyncRunsRepository, "countBackupDone">;
   directory: Pick<SyncDirectory, "accountWithOwner">;
   connections: Pick<ConnectionTokens, "markInstagramNeedsReconnection">;
   clock: Clock;
@@ -36,20 +34,13 @@ export function outcomeRecorder(deps: {
   backup: BackupRow;
   lease: string;
 }) {
-  const { backups, runs, directory, clock, backup, lease } = deps;
+  const { backups, directory, clock, backup, lease } = deps;
 
   const finish = async (
     status: Finish["status"],
     fields: Omit<Finish, "status" | "now">,
   ): Promise<void> => {
-    const done = await backups.finishBackup(backup.id, lease, {
-      status,
-      now: clock.now(),
-      ...fields,
-    });
-    if (done && status !== "pending" && done.sync_job_id) {
-      await runs.countBackupDone(done.sync_job_id, clock.now());
-    }
+    await backups.finishBackup(backup.id, lease, { status, now: clock.now(), ...fields });
   };
 
   /** `reason`: the metric's label (keepsake_backups_total), a word for each kind of failure. */
@@ -66,24 +57,36 @@ export function outcomeRecorder(deps: {
   return {
     fail,
 
-    /** Every item is in Drive: the backup is completed (a duplicate when all were found). */
-    async completed(files: (ItemResult & { kind: string })[]): Promise<BackupOutcome> {
+    /**
+     * Every item is in Drive: the backup is completed — also when every file was found there
+     * already (`duplicate`: an earlier backup, or an earlier connection, put it there), since
+     * the post is in Drive. With `withheld` media items (Instagram gives no URL for them), it is
+     * unavailable from Instagram: the other files and the sidecar are in Drive, nothing to retry.
+     */
+    async completed(
+      files: (ItemResult & { kind: string })[],
+      withheld: number,
+    ): Promise<BackupOutcome> {
       const media = files.filter((f) => f.kind === "media");
-      const first = media[0];
-      const duplicate = backup.attempts === 1 && media.every((f) => f.found);
-      await finish("completed", {
-        error_message: duplicate ? m.skippedDuplicate : null,
+      const first = media[0] ?? files.find((f) => f.kind === "meta");
+      const duplicate = backup.attempts === 1 && media.length > 0 && media.every((f) => f.found);
+      const unavailable = withheld > 0;
+      await finish(unavailable ? "unavailable" : "completed", {
+        error_message: unavailable ? m.mediaUnavailable : null,
         retry_on_sync: false,
         backup_size_bytes: files.reduce((n, f) => n + f.size, 0),
         md5: first?.md5 ?? null,
         google_drive_file_id: first?.fileId ?? null,
         google_drive_url: first?.webUrl ?? null,
       });
-      backupsFinished.inc({
-        outcome: "completed",
-        reason: duplicate ? "already_in_drive" : "uploaded",
-      });
-      return { outcome: "completed", duplicate };
+      backupsFinished.inc(
+        unavailable
+          ? { outcome: "unavailable", reason: "media_withheld" }
+          : { outcome: "completed", reason: duplicate ? "already_in_drive" : "uploaded" },
+      );
+      return unavailable
+        ? { outcome: "unavailable", message: m.mediaUnavailable }
+        : { outcome: "completed", duplicate };
     },
 
     /** What an error means for this backup: final, for the next sync, retried, or deferred. */
@@ -95,10 +98,10 @@ export function outcomeRecorder(deps: {
         backupsFinished.inc({ outcome: "deferred", reason: "rate_limited" });
         return { outcome: "deferred", delayMs: err.delayMs };
       }
-      if (err instanceof MediaWithheldError) return fail(m.mediaWithheld, false, "media_withheld");
       if (err instanceof GoogleRevokedError) return fail(m.googleReconnect, true, "google_revoked");
       if (err instanceof ProviderError) {
-        if (err.kind === "quota") return fail(m.driveFull, false, "drive_full");
+        // The user frees space (or buys more): the next sync, or Retry, tries again.
+        if (err.kind === "quota") return fail(m.driveFull, true, "drive_full");
         if (isInstagramTokenInvalid(err)) {
           const acc = await directory.accountWithOwner(backup.account_id);
           const message = m.instagramReconnect(acc?.username ?? "your account");

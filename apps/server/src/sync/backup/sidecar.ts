@@ -13,6 +13,12 @@ export interface PlacedFile {
   fileId: string;
 }
 
+/** A file of the post that Instagram does not give out (no media URL). */
+export interface WithheldItem {
+  kind: BackupItem["kind"];
+  name: string;
+}
+
 /** Writes the post's `…_meta.json` (everything Instagram said about it, and its files). */
 export async function writeSidecar(a: {
   call: DriveCall;
@@ -23,6 +29,7 @@ export async function writeSidecar(a: {
   post: PostRow;
   username: string;
   files: PlacedFile[];
+  withheld: WithheldItem[];
 }): Promise<ItemResult> {
   const cover = a.files.find((f) => f.kind === "cover");
   const body = Buffer.from(
@@ -32,6 +39,7 @@ export async function writeSidecar(a: {
         a.username,
         a.files.filter((f) => f.kind === "media").map((f) => ({ name: f.name, id: f.fileId })),
         cover ? { name: cover.name, id: cover.fileId } : null,
+        a.withheld.map((w) => w.name),
       ),
       null,
       2,

@@ -22,7 +22,8 @@ import { SyncJobCard } from "./sync-job-card.tsx";
 import { useRetryAllFailed } from "./use-retry-all.ts";
 import "./backups.css";
 
-type Filter = "all" | BackupStatus;
+// SPEC §2's filters; backups unavailable from Instagram are listed under "all".
+type Filter = "all" | Exclude<BackupStatus, "unavailable">;
 const FILTERS: Filter[] = ["all", "pending", "processing", "completed", "failed"];
 const LABELS: Record<Filter, string> = {
   all: "All",

@@ -9,6 +9,12 @@ const STATUS_BADGE: Record<Backup["status"], string> = {
   failed: "badge badge-danger",
   processing: "badge badge-warning",
   pending: "badge",
+  unavailable: "badge",
+};
+
+/** What the status cell says: the status, or for media Instagram withholds, in words. */
+const STATUS_LABEL: Partial<Record<Backup["status"], string>> = {
+  unavailable: "not available from Instagram",
 };
 
 const BACKUP_COLUMNS = ["Post", "Status", "Size", "Backup Date", "Actions"] as const;
@@ -82,7 +88,7 @@ export function BackupsTable({
             </td>
             <td data-label="Status">
               <div className="backup-status">
-                <span className={STATUS_BADGE[b.status]}>{b.status}</span>
+                <span className={STATUS_BADGE[b.status]}>{STATUS_LABEL[b.status] ?? b.status}</span>
                 {b.error_message && b.status !== "completed" && (
                   <p className="backup-error">{b.error_message}</p>
                 )}

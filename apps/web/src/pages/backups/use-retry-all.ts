@@ -1,28 +1,14 @@
-import { BACKUPS_MAX_PAGE_SIZE, type Backup } from "@keepsake/contracts";
+import { syncMessages } from "@keepsake/contracts";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { toast } from "react-toastify";
-import { fetchBackups, RETRY_REFETCH_MS, retryBackup, syncKeys } from "../../api/sync.ts";
-
-/** Every failed backup of the account filter, page by page. */
-async function allFailed(accountId: string | undefined): Promise<Backup[]> {
-  const out: Backup[] = [];
-  for (;;) {
-    const page = await fetchBackups({
-      status_filter: "failed",
-      account_id: accountId,
-      limit: BACKUPS_MAX_PAGE_SIZE,
-      offset: out.length,
-    });
-    out.push(...page.backups);
-    if (page.backups.length === 0 || out.length >= page.total) return out;
-  }
-}
+import { RETRY_REFETCH_MS, retryFailedBackups, syncKeys } from "../../api/sync.ts";
 
 /**
- * "Retry All Failed" (SPEC §2, §8): retries every failed backup of the current account filter;
- * 'No failed backups to retry' when there are none, 'Some retries failed. Please check
- * individual backups.' when any retry is refused; the lists are fetched again 2 s later.
+ * "Retry All Failed" (SPEC §2, §8): one call retries every failed backup of the current account
+ * filter on the server (`POST /sync/backups/retry-failed`); 'No failed backups to retry' when
+ * there are none, 'Some retries failed. Please check individual backups.' when the call fails;
+ * the lists are fetched again 2 s later.
  */
 export function useRetryAllFailed(accountId: string | undefined) {
   const queryClient = useQueryClient();
@@ -30,17 +16,12 @@ export function useRetryAllFailed(accountId: string | undefined) {
   const retryAll = useCallback(async () => {
     setIsRetrying(true);
     try {
-      const failed = await allFailed(accountId);
-      if (failed.length === 0) {
-        toast.info("No failed backups to retry");
+      const { retried } = await retryFailedBackups(accountId);
+      if (retried === 0) {
+        toast.info(syncMessages.noFailedBackups);
         return;
       }
-      const results = await Promise.allSettled(failed.map((b) => retryBackup(b.instagram_post_id)));
-      if (results.some((r) => r.status === "rejected")) {
-        toast.error("Some retries failed. Please check individual backups.");
-      } else {
-        toast.success(`Retrying ${failed.length} failed backup${failed.length === 1 ? "" : "s"}`);
-      }
+      toast.success(syncMessages.retryAllStarted(retried));
       setTimeout(() => {
         void queryClient.invalidateQueries({ queryKey: syncKeys.all });
       }, RETRY_REFETCH_MS);

@@ -1,6 +1,12 @@
 import type { Post } from "@keepsake/contracts";
 
-export type PostBadgeKind = "backed_up" | "in_progress" | "pending" | "failed" | "not_backed_up";
+export type PostBadgeKind =
+  | "backed_up"
+  | "in_progress"
+  | "pending"
+  | "failed"
+  | "not_backed_up"
+  | "unavailable";
 
 export interface PostBadge {
   kind: PostBadgeKind;
@@ -12,7 +18,8 @@ export interface PostBadge {
  * SPEC §4 "Post tile badge": 'backed up' when backup_status is completed or is_backed_up;
  * 'in progress' when processing or pending; otherwise 'pending backup'. Two states the SPEC
  * does not name are told apart, so the tiles agree with the Pending count: a failed backup,
- * and a post Keepsake will not back up (the plan's post limit), whose reason is the tile's title.
+ * a post Keepsake will not back up (the plan's post limit), whose reason is the tile's title,
+ * and a post whose media Instagram does not give out (its caption and details are in Drive).
  */
 export function postBadge(
   post: Pick<Post, "backup_status" | "is_backed_up" | "not_backed_up_reason">,
@@ -22,6 +29,9 @@ export function postBadge(
   }
   if (post.backup_status === "processing" || post.backup_status === "pending") {
     return { kind: "in_progress", label: "in progress", className: "badge" };
+  }
+  if (post.backup_status === "unavailable") {
+    return { kind: "unavailable", label: "not available from Instagram", className: "badge" };
   }
   if (post.backup_status === "failed") {
     return { kind: "failed", label: "backup failed", className: "badge badge-danger" };
