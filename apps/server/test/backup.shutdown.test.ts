@@ -1,64 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
-import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+import { describe, expect, it } from "vitest";
+import { FAST_ENGINE } from "./support/backup.ts";
 import { until } from "./support/wait.ts";
+import { h, startWorker, t, workerProcessSuite } from "./support/worker-suite.ts";
 
-const WORKER = fileURLToPath(new URL("./support/worker-process.ts", import.meta.url));
-const secrets = {
-  JWT_SECRET: randomBytes(32).toString("hex"),
-  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-};
-
-let t: SandboxedApp;
-let h: ReturnType<typeof backupHelpers>;
-const workers: ChildProcess[] = [];
-const dataDir = mkdtempSync(join(tmpdir(), "keepsake-shutdown-"));
-
-beforeAll(async () => {
-  t = await createSandboxedApp(secrets, {
-    sandbox: { largeVideoBytes: 4 * 1024 * 1024 },
-    engineSettings: FAST_ENGINE,
-  });
-  h = backupHelpers(t);
-});
-afterAll(async () => {
-  for (const w of workers) if (w.exitCode === null) w.kill("SIGKILL");
-  await t?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-function startWorker(env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER], {
-    env: {
-      ...process.env,
-      ...secrets,
-      ...env,
-      DATA_DIR: dataDir,
-      QUEUE_SUPERVISE_SECONDS: "2",
-      WORKER_DATABASE_URL: t.database.url,
-      ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
-      WORKER_SANDBOX_URL: t.sandbox.url,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  workers.push(child);
-  let err = "";
-  child.stderr?.on("data", (d) => {
-    err += String(d);
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout?.on("data", (d) => {
-      if (String(d).includes("ready")) resolve(child);
-    });
-    child.on("exit", (code) => reject(new Error(`worker exited (${code}): ${err}`)));
-  });
-}
+workerProcessSuite();
 
 type Uploads = { uploads: { upload_id: string; received: number; file_id: string | null }[] };
 
@@ -79,7 +24,7 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
     await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 250 } });
     await h.control("/calls", { method: "DELETE" });
 
-    const stopping = await startWorker({ SHUTDOWN_GRACE_SECONDS: "0.3" });
+    const stopping = await startWorker("keepsake-worker", { SHUTDOWN_GRACE_SECONDS: "0.3" });
     const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
     expect(started.status).toBe(200);
     await until(

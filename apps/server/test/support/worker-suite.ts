@@ -39,11 +39,15 @@ export function workerProcessSuite() {
 }
 
 /** A worker process; `name` becomes its sessions' application_name in the database. */
-export function startWorker(name = "keepsake-worker"): Promise<ChildProcess> {
+export function startWorker(
+  name = "keepsake-worker",
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [WORKER], {
     env: {
       ...process.env,
       ...secrets,
+      ...env,
       PGAPPNAME: name,
       DATA_DIR: dataDir,
       QUEUE_SUPERVISE_SECONDS: "2",
