@@ -116,7 +116,7 @@ describe("validation errors name the field and what it allows", () => {
     [
       "GET",
       "/api/sync/backups?status_filter=nope",
-      'status_filter must be one of: "all", "pending", "processing", "completed", "failed"',
+      'status_filter must be one of: "all", "pending", "processing", "completed", "failed", "unavailable"',
     ],
   ])("%s %s", async (method, url, detail) => {
     t.clock.advance(60_000);
