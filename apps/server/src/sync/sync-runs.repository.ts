@@ -125,16 +125,40 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
 
     /**
      * Running jobs whose account was disconnected (account_id is set on every insert, and
-     * NULL only once its account's row was deleted): cancelled, of one user or of everyone.
-     * Whatever work of theirs is still queued finds no account and skips. Returns how many.
+     * NULL only once its account's row was deleted): cancelled, of one user. Whatever work of
+     * theirs is still queued finds no account and skips. Returns how many.
      */
-    async cancelOrphanedSyncJobs(now: Date, message: string, userId?: string) {
+    async cancelOrphanedSyncJobs(now: Date, message: string, userId: string) {
       const r = await db
         .updateTable("sync_jobs")
         .set({ status: "cancelled", completed_at: now, error_message: message })
         .where("status", "=", "running")
         .where("account_id", "is", null)
-        .$if(userId !== undefined, (q) => q.where("user_id", "=", userId as string))
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+
+    /**
+     * The sweep before a status read, in one statement: running jobs whose heartbeat stopped
+     * before `before` fail (`stale`), and running jobs left without an account (disconnected)
+     * are cancelled (`disconnected`).
+     */
+    async endAbandonedSyncJobs(
+      before: Date,
+      now: Date,
+      messages: { stale: string; disconnected: string },
+    ) {
+      const orphan = sql<boolean>`account_id IS NULL`;
+      const r = await db
+        .updateTable("sync_jobs")
+        .set({
+          status: sql`CASE WHEN ${orphan} THEN 'cancelled' ELSE 'failed' END`,
+          completed_at: now,
+          error_message: sql`CASE WHEN ${orphan} THEN ${messages.disconnected} ELSE ${messages.stale} END`,
+        })
+        .where("status", "=", "running")
+        .where((eb) => eb.or([eb("account_id", "is", null), eb("heartbeat_at", "<", before)]))
         .executeTakeFirst();
       return Number(r.numUpdatedRows);
     },

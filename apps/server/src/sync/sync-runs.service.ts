@@ -37,14 +37,12 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
   const { repos, directory, clock } = deps;
 
   /** Runs of disconnected accounts end at once; runs whose worker died, after staleSyncMs. */
-  const expireStale = async () => {
-    await repos.runs.cancelOrphanedSyncJobs(clock.now(), m.accountDisconnected);
-    await repos.runs.failStaleSyncJobs(
+  const expireStale = () =>
+    repos.runs.endAbandonedSyncJobs(
       new Date(clock.now().getTime() - deps.settings.staleSyncMs),
       clock.now(),
-      m.syncFailed,
+      { stale: m.syncFailed, disconnected: m.accountDisconnected },
     );
-  };
 
   /** The accounts a sync would run on, after checking both connections (SPEC §5 messages). */
   async function syncTargets(userId: string, accountId?: string) {
