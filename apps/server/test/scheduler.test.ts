@@ -232,3 +232,46 @@ describe("a scheduled sync and the account's other runs", () => {
     ]);
   });
 });
+
+describe("reading sync status", () => {
+  it("ends abandoned runs in one sweep: a run whose heartbeat stopped fails, one left without its account is cancelled", async () => {
+    // The demo account is free again (an Instagram account has one owner; tests above hold it).
+    await t.ctx.db.deleteFrom("instagram_accounts").execute();
+    const u = await h.connectedUser({ tier: "pro" });
+    const runs = t.ctx.syncRepos.runs;
+    const stale = await runs.insertSyncJob({
+      user_id: u.user.id,
+      account_id: u.accountId,
+      job_type: "manual",
+      mode: "backup",
+      now: t.clock.now(),
+    });
+    t.clock.advance(t.ctx.engine.staleSyncMs + 60_000);
+    // As a disconnect leaves a run it could not end: no account any more, still running.
+    const orphan = await t.ctx.db
+      .insertInto("sync_jobs")
+      .values({
+        user_id: u.user.id,
+        account_id: null,
+        job_type: "manual",
+        mode: "backup",
+        status: "running",
+        started_at: t.clock.now(),
+        heartbeat_at: t.clock.now(),
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const status = await t.call("GET", "/api/sync/status", { token: u.token });
+    expect(status.body.is_syncing).toBe(false);
+    const rows = await t.ctx.db
+      .selectFrom("sync_jobs")
+      .select(["id", "status", "error_message"])
+      .where("user_id", "=", u.user.id)
+      .orderBy("started_at")
+      .execute();
+    expect(rows).toEqual([
+      { id: stale?.id, status: "failed", error_message: syncMessages.syncFailed },
+      { id: orphan.id, status: "cancelled", error_message: syncMessages.accountDisconnected },
+    ]);
+  });
+});
