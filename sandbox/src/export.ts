@@ -1,4 +1,10 @@
-import { configure, TextReader, Uint8ArrayReader, Uint8ArrayWriter, ZipWriter } from "@zip.js/zip.js";
+import {
+  configure,
+  TextReader,
+  Uint8ArrayReader,
+  Uint8ArrayWriter,
+  ZipWriter,
+} from "@zip.js/zip.js";
 import { jpeg } from "./images.ts";
 import { mp4Bytes, mp4TotalSize } from "./mp4.ts";
 import { Prng } from "./prng.ts";

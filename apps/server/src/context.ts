@@ -26,18 +26,23 @@ import { createOAuthStates } from "./connections/oauth-state.ts";
 import { createContactRepository } from "./contact/contact.repository.ts";
 import { type ContactService, createContactService } from "./contact/contact.service.ts";
 import type { Db } from "./db/database.ts";
+import { createImportRepository } from "./import/import.repository.ts";
+import { createImportService, type ImportService } from "./import/import.service.ts";
 import { jobRegistry } from "./job-registry.ts";
 import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
 import type { Clock } from "./lib/clock.ts";
+import { decryptSecret, encryptSecret } from "./lib/crypto.ts";
 import type { ServiceLog } from "./lib/log.ts";
 import type { Secrets } from "./lib/secrets.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
+import { createDriveClient } from "./providers/google/drive.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
 import { createStripeClient } from "./providers/stripe/stripe.client.ts";
 import { createCallRecorder } from "./status/call-stats.ts";
 import { createStatusRepository } from "./status/status.repository.ts";
 import { createStatusService, type StatusService } from "./status/status.service.ts";
+import { createFolders } from "./sync/backup/folders.ts";
 import {
   type CursorListingService,
   createCursorListingService,
@@ -89,6 +94,8 @@ export interface AppContext extends ContextDeps, SyncModule {
   listing: CursorListingService;
   /** onRequest hook of /api/v1: an API key, within its rate limit. */
   requireApiKey: ReturnType<typeof apiKeyGuard>;
+  /** Settings → Import: Instagram's data export into Drive (issue 31). */
+  importer: ImportService;
 }
 
 /** Wires repositories and services once; routes and jobs receive what they use from here. */
@@ -242,8 +249,33 @@ export function createContext(deps: ContextDeps): AppContext {
     clock: deps.clock,
     count: (keyId, windowStart) => apiKeysRepo.hitRateWindow(keyId, windowStart),
   });
+  // The import area writes into Drive with the backup engine's folders, uploader and settings.
+  const importDrive = createDriveClient(
+    { apisUrl: `${providers.google.apisUrl}` },
+    { fetch: calls.fetchFor("google") },
+  );
+  const importer = createImportService({
+    repo: createImportRepository(deps.db),
+    directory: {
+      accountWithOwner: accountsRepo.accountWithOwner,
+      userTier: connectionsRepo.userTier,
+      findGoogleConnection: connectionsRepo.findGoogleConnection,
+      postsForImportMatch: sync.syncRepos.posts.postsForImportMatch,
+      newestPostTimes: sync.syncRepos.posts.newestPostTimes,
+    },
+    connections: { googleAccessToken: connections.tokens.googleAccessToken },
+    drive: importDrive,
+    folders: createFolders({ repo: sync.syncRepos.folders, drive: importDrive, clock: deps.clock }),
+    settings: sync.engine,
+    sessions: {
+      seal: (uri) => encryptSecret(deps.secrets.encryptionKey, uri),
+      open: (sealed) => decryptSecret(deps.secrets.encryptionKey, sealed),
+    },
+    clock: deps.clock,
+  });
   return {
     ...deps,
+    importer,
     apiKeys,
     listing: createCursorListingService({ repo: sync.syncRepos.cursors }),
     requireApiKey: apiKeyGuard(apiKeys, limiter),

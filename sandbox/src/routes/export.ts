@@ -38,12 +38,14 @@ export function registerExport(app: FastifyInstance, ctx: Ctx): void {
         return `<li><strong>@${h(a.username)}</strong>: <a href="${base}" download>JSON export (${defaultLayout(a.username) === "new" ? "newer" : "older"} layout)</a> · <a href="${base}?layout=${defaultLayout(a.username) === "new" ? "old" : "new"}" download>other layout</a> · <a href="${base}?format=html" download>HTML export</a></li>`;
       })
       .join("");
-    return reply.type("text/html").send(
-      page(
-        "Download your information — Instagram sandbox",
-        "body{font-family:system-ui,sans-serif;max-width:720px;margin:40px auto;padding:0 16px;color:#222}a{color:#0b57d0}li{margin:8px 0}",
-        `<h1>Download your information</h1><p>Each demo account's Instagram data export (JSON, all time, media included), with archived stories and archived posts the API does not return.</p><ul>${rows}</ul>`,
-      ),
-    );
+    return reply
+      .type("text/html")
+      .send(
+        page(
+          "Download your information — Instagram sandbox",
+          "body{font-family:system-ui,sans-serif;max-width:720px;margin:40px auto;padding:0 16px;color:#222}a{color:#0b57d0}li{margin:8px 0}",
+          `<h1>Download your information</h1><p>Each demo account's Instagram data export (JSON, all time, media included), with archived stories and archived posts the API does not return.</p><ul>${rows}</ul>`,
+        ),
+      );
   });
 }
