@@ -36,7 +36,8 @@ async function openExport(account: string, query = ""): Promise<OpenedExport> {
   const files = [];
   for (const path of exportJsonPaths(paths)) {
     const entry = byPath.get(path);
-    if (entry && !entry.directory) files.push({ path, text: await entry.getData(new TextWriter()) });
+    if (entry && !entry.directory)
+      files.push({ path, text: await entry.getData(new TextWriter()) });
   }
   return {
     paths,
@@ -151,14 +152,14 @@ describe("import of Instagram's data export", () => {
     for (const item of pending.filter((i) => i.kind === "story")) {
       const media = stories.find((f) => f.name === item.files[0]?.name);
       expect(media, item.files[0]?.name).toBeDefined();
-      expect(media?.folder).toBe(
-        `Keepsake/@lumen.studio/${item.taken_at.slice(0, 4)}/Stories`,
-      );
+      expect(media?.folder).toBe(`Keepsake/@lumen.studio/${item.taken_at.slice(0, 4)}/Stories`);
       expect(media?.createdTime).toBe(item.taken_at);
       expect(media?.md5Checksum).toBe(md5(await ex.bytes(item.files[0]?.uri as string)));
       expect(media?.appProperties.keepsakeSource).toBe("instagram-export");
       const sidecar = stories.find(
-        (f) => f.name.endsWith("_meta.json") && f.appProperties.keepsakePostId === media?.appProperties.keepsakePostId,
+        (f) =>
+          f.name.endsWith("_meta.json") &&
+          f.appProperties.keepsakePostId === media?.appProperties.keepsakePostId,
       );
       const content = JSON.parse(await h.driveContent(sidecar?.id as string));
       expect(content).toMatchObject({
@@ -232,9 +233,7 @@ describe("import of Instagram's data export", () => {
     const session = (await until(
       async () =>
         (
-          await h.control<{ uploads: { upload_id: string; received: number }[] }>(
-            "/drive/uploads",
-          )
+          await h.control<{ uploads: { upload_id: string; received: number }[] }>("/drive/uploads")
         ).uploads.find((u) => !uploadsBefore.includes(u.upload_id) && u.received >= CHUNK),
       (u) => u !== undefined,
       20_000,
