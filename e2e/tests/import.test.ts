@@ -150,5 +150,5 @@ describe("Settings → Import", () => {
       )
       .toBe(1);
     expect((await driveFiles()).length).toBe(files.length);
-  });
+  }, 420_000);
 });

@@ -3,7 +3,6 @@ export * from "./api-keys.ts";
 export * from "./auth.ts";
 export * from "./billing.ts";
 export * from "./connections.ts";
-export * from "./import.ts";
 export * from "./site.ts";
 export * from "./status.ts";
 export * from "./sync.ts";

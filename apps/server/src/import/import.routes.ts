@@ -1,4 +1,4 @@
-import { importFileResult, importPlan, importPlanRequest } from "@keepsake/contracts";
+import { importFileResult, importPlan, importPlanRequest } from "@keepsake/contracts/import";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";

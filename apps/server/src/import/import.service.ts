@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
+import { syncMessages as m } from "@keepsake/contracts";
 import {
   type ImportFileResult,
   type ImportPlan,
   type ImportPlanRequest,
   importItemKinds,
   importKindLabels,
-  syncMessages as m,
-} from "@keepsake/contracts";
+} from "@keepsake/contracts/import";
 import {
   type ExportItem,
   ExportRefusedError,

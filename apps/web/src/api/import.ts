@@ -4,7 +4,7 @@ import {
   type ImportPlanRequest,
   importFileResult,
   importPlan,
-} from "@keepsake/contracts";
+} from "@keepsake/contracts/import";
 import { api } from "./client.ts";
 
 /** Sends the export's JSON (never its media): the server answers the preview and what is left. */

@@ -1,4 +1,4 @@
-import type { ImportPlan } from "@keepsake/contracts";
+import type { ImportPlan } from "@keepsake/contracts/import";
 import { ExportRefusedError } from "@keepsake/contracts/instagram-export";
 import { type ChangeEvent, useEffect, useRef, useState } from "react";
 import { errorDetail } from "../../api/client.ts";
