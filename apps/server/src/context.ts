@@ -20,6 +20,7 @@ import {
   createBackupsModule,
 } from "./backups/backups.module.ts";
 import type { BackupsRepositories } from "./backups/backups.repositories.ts";
+import { createFolders } from "./backups/folders.ts";
 import { createBillingRepository } from "./billing/billing.repository.ts";
 import { type BillingService, createBillingService } from "./billing/billing.service.ts";
 import {
@@ -53,7 +54,6 @@ import { createStripeClient } from "./providers/stripe/stripe.client.ts";
 import { createCallRecorder } from "./status/call-stats.ts";
 import { createStatusRepository } from "./status/status.repository.ts";
 import { createStatusService, type StatusService } from "./status/status.service.ts";
-import { createFolders } from "./sync/backup/folders.ts";
 import {
   createSyncModule,
   type EngineSettings,
@@ -316,13 +316,13 @@ export function createContext(deps: ContextDeps): AppContext {
       accountWithOwner: accountsRepo.accountWithOwner,
       userTier: connectionsRepo.userTier,
       findGoogleConnection: connectionsRepo.findGoogleConnection,
-      postsForImportMatch: sync.syncRepos.posts.postsForImportMatch,
-      newestPostTimes: sync.syncRepos.posts.newestPostTimes,
+      postsForImportMatch: sync.repos.posts.postsForImportMatch,
+      newestPostTimes: sync.repos.posts.newestPostTimes,
     },
     connections: { googleAccessToken: connections.tokens.googleAccessToken },
     drive: importDrive,
-    folders: createFolders({ repo: sync.syncRepos.folders, drive: importDrive, clock: deps.clock }),
-    settings: sync.engine,
+    folders: createFolders({ repo: backups.repos.folders, drive: importDrive, clock: deps.clock }),
+    settings,
     sessions: {
       seal: (uri) => encryptSecret(deps.secrets.encryptionKey, uri),
       open: (sealed) => decryptSecret(deps.secrets.encryptionKey, sealed),

@@ -13,25 +13,25 @@ import {
   ExportRefusedError,
   readInstagramExport,
 } from "@keepsake/contracts/instagram-export";
+import { driveCallerFor, GoogleRevokedError } from "../backups/drive-caller.ts";
+import type { Folders } from "../backups/folders.ts";
+import type { ItemResult, Ledger, SessionSeal } from "../backups/ledger.ts";
+import type { BackupItem } from "../backups/naming.ts";
+import { ITEM_KEY, POST_KEY } from "../backups/plan.ts";
+import {
+  createUploader,
+  keepIfIntact,
+  type OpenSession,
+  SessionGoneError,
+} from "../backups/upload.ts";
 import { postLimit, tierLabel } from "../billing/tier-rules.ts";
 import type { ImportFileRow, ImportItemRow } from "../db/import-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { DriveClient, DriveFileMetadata } from "../providers/google/drive.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
-import { driveCallerFor, GoogleRevokedError } from "../sync/backup/drive-caller.ts";
-import type { Folders } from "../sync/backup/folders.ts";
-import type { ItemResult, Ledger, SessionSeal } from "../sync/backup/ledger.ts";
-import { ITEM_KEY, POST_KEY } from "../sync/backup/plan.ts";
-import {
-  createUploader,
-  keepIfIntact,
-  type OpenSession,
-  SessionGoneError,
-} from "../sync/backup/upload.ts";
 import type { ConnectionTokens } from "../sync/engine.types.ts";
 import type { EngineSettings } from "../sync/engine-settings.ts";
-import type { BackupItem } from "../sync/naming.ts";
 import {
   exportFileKey,
   exportItemKey,
