@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
@@ -36,7 +36,38 @@ interface DriveFile {
   appProperties: Record<string, string>;
 }
 
+/** Saves a demo account's export as the sandbox's control API serves it. */
+async function saveExport(account: string, query = ""): Promise<string> {
+  const res = await fetch(`${ks.sandboxUrl}/_control/instagram/${account}/export.zip${query}`);
+  if (!res.ok) throw new Error(`export of ${account}: ${res.status}`);
+  const path = join(downloads, `${account}${query.replace(/\W/g, "-")}.zip`);
+  writeFileSync(path, Buffer.from(await res.arrayBuffer()));
+  return path;
+}
+
 describe("Settings → Import", () => {
+  it("refuses an HTML export and another account's export in the browser, before anything is sent", async () => {
+    const { page } = await registerNewUser(browser, ks, "importrefused");
+    await connectInstagram(page, ks, "maya.creates");
+    const planned: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/import/")) planned.push(r.url());
+    });
+    await page.goto(`${ks.url}/settings?tab=import`);
+    const input = page.getByLabel("Export ZIP for @maya.creates");
+    await input.setInputFiles(await saveExport("maya.creates", "?format=html"));
+    const alert = page.getByRole("alert");
+    await expect.poll(() => alert.textContent(), WAIT).toMatch(/^This is an HTML export/);
+    expect(await alert.textContent()).toContain("Format: JSON");
+    await input.setInputFiles(await saveExport("lumen.studio"));
+    await expect
+      .poll(() => alert.textContent(), WAIT)
+      .toBe(
+        "This export is of @lumen.studio, not @maya.creates. Choose the export of @maya.creates, or import this one from @lumen.studio's Import.",
+      );
+    expect(planned).toEqual([]);
+  });
+
   it("downloads lumen.studio's data export, imports it with progress, and its archived stories land in Drive with sidecars and their original times", async () => {
     const { page, email } = await registerNewUser(browser, ks, "importer");
     withDatabase(
