@@ -201,12 +201,12 @@ export function createImportService(deps: ImportServiceDeps) {
 
   /**
    * The plan's post limit over the user's posts and imported items together (newest first):
-   * answers the ids of imported items beyond it, and the limit.
+   * answers the limit and the ids of the imported items within it (null: no limit).
    */
-  async function beyondLimit(userId: string) {
+  async function withinLimit(userId: string) {
     const tier = (await directory.userTier(userId)) ?? "free";
     const limit = postLimit(tier);
-    if (limit === null) return { limit, tier, beyond: new Set<string>(), allowed: null };
+    if (limit === null) return { limit, tier, allowed: null };
     const posts = await directory.newestPostTimes(userId, limit);
     const imported = await repo.countedImportTimes(userId, limit);
     const ranked = [
@@ -219,7 +219,7 @@ export function createImportService(deps: ImportServiceDeps) {
         .map((r) => r.id)
         .filter((id): id is string => id !== null),
     );
-    return { limit, tier, beyond: null, allowed };
+    return { limit, tier, allowed };
   }
 
   return {
@@ -251,7 +251,7 @@ export function createImportService(deps: ImportServiceDeps) {
         );
       }
       // The post limit, judged again on every plan (a plan change moves it).
-      const lim = await beyondLimit(userId);
+      const lim = await withinLimit(userId);
       const open = rows.filter(
         (r) =>
           (r.item.status === "pending" || r.item.status === "over_limit") && !knownNow.includes(r),

@@ -58,7 +58,9 @@ export async function openExport(parts: File[], username: string): Promise<Opene
     paths,
     files,
     async blob(path, type) {
-      const entry = entries.get(path);
+      // Some exports nest everything in one top folder; the JSON names paths from inside it.
+      const entry =
+        entries.get(path) ?? [...entries.entries()].find(([p]) => p.endsWith(`/${path}`))?.[1];
       if (!entry || entry.directory) throw new Error(`The export has no ${path}`);
       return entry.getData(new BlobWriter(type));
     },
