@@ -1,6 +1,7 @@
 import type { ImportPlan } from "@keepsake/contracts/import";
 import { ExportRefusedError } from "@keepsake/contracts/instagram-export";
 import { type ChangeEvent, useEffect, useRef, useState } from "react";
+import { useSearchParams } from "react-router";
 import { errorDetail } from "../../api/client.ts";
 import { useInstagramAccounts } from "../../api/connections.ts";
 import { planImport, putImportFile } from "../../api/import.ts";
@@ -45,7 +46,9 @@ const mimeOf = (name: string, type: "IMAGE" | "VIDEO") =>
  */
 export function ImportTab() {
   const accounts = useInstagramAccounts();
-  const [accountId, setAccountId] = useState<string>("");
+  const [params] = useSearchParams();
+  // Connected Accounts links here with `?account=` (each account's "Import export").
+  const [accountId, setAccountId] = useState<string>(params.get("account") ?? "");
   const [phase, setPhase] = useState<Phase>({ step: "choose" });
   const [error, setError] = useState<string | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
