@@ -1,6 +1,7 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { reconnectWords } from "../src/providers/failure-words.ts";
 import { backupHelpers, FAST_ENGINE, md5 } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 
@@ -393,7 +394,7 @@ describe("resilience", () => {
     await h.control("/tokens/revoke", { body: { google_email: DEMO_GOOGLE.jordan.email } });
     const first = await backUp(a.id, 3);
     expect(first.backup.status).toBe("failed");
-    expect(first.backup.error_message).toBe(m.googleReconnect);
+    expect(first.backup.error_message).toBe(reconnectWords.google);
     const g = await t.ctx.db
       .selectFrom("google_connections")
       .selectAll()
@@ -403,7 +404,7 @@ describe("resilience", () => {
     await h.control("/calls", { method: "DELETE" });
     const second = await backUp(b.id);
     expect(second.backup.status).toBe("failed");
-    expect(second.backup.error_message).toBe(m.googleReconnect);
+    expect(second.backup.error_message).toBe(reconnectWords.google);
     const calls = await h.calls();
     expect(Object.keys(calls).filter((k) => k.startsWith("drive."))).toEqual([]);
     expect((await t.call("POST", "/api/sync/start", { token: user.token })).status).toBe(400);
@@ -449,7 +450,7 @@ describe("resilience", () => {
     expect(r.outcome).toBe("done");
     const job = await t.ctx.syncRepos.runs.findSyncJob(started.sync_job.id);
     expect(job?.status).toBe("failed");
-    expect(job?.error_message).toBe(m.instagramReconnect(DEMO_IG.business.username));
+    expect(job?.error_message).toBe(reconnectWords.instagram(DEMO_IG.business.username));
     const account = await t.ctx.db
       .selectFrom("instagram_accounts")
       .selectAll()
@@ -465,7 +466,7 @@ describe("resilience", () => {
     const out = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
     expect(out).toEqual({
       outcome: "failed",
-      message: m.instagramReconnect(DEMO_IG.business.username),
+      message: reconnectWords.instagram(DEMO_IG.business.username),
     });
     expect(await h.calls()).toEqual({});
   });

@@ -12,6 +12,7 @@ import { hasAutomaticBackups, postLimit, tierLabel } from "../billing/tier-rules
 import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import { reconnectWords } from "../providers/failure-words.ts";
 import type { SyncDirectory } from "./engine.types.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import type { SyncRequest } from "./sync.engine.ts";
@@ -51,7 +52,7 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
     const google = await directory.findGoogleConnection(userId);
     if (!google) throw new AppError("bad_request", m.googleNotConnected);
     if (google.status === "needs_reconnection") {
-      throw new AppError("bad_request", google.status_reason ?? m.googleReconnect);
+      throw new AppError("bad_request", google.status_reason ?? reconnectWords.google);
     }
     const chosen = accountId ? accounts.filter((a) => a.id === accountId) : accounts;
     if (chosen.length === 0) throw new AppError("not_found", m.accountNotFound);
@@ -62,7 +63,7 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
       const first = chosen[0] as (typeof chosen)[number];
       throw new AppError(
         "bad_request",
-        first.status_reason ?? m.instagramReconnect(first.username),
+        first.status_reason ?? reconnectWords.instagram(first.username),
       );
     }
     return usable;
