@@ -1,6 +1,6 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { reconnectWords } from "../src/providers/failure-words.ts";
 import { backupHelpers, FAST_ENGINE, md5 } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
@@ -391,7 +391,12 @@ describe("resilience", () => {
   it("stops every backup of the user when Google revokes the grant", async () => {
     const a = await pick("image", 3);
     const b = await pick("image", 4);
-    await h.control("/tokens/revoke", { body: { google_email: DEMO_GOOGLE.jordan.email } });
+    const grant = { body: { google_email: DEMO_GOOGLE.jordan.email } };
+    await h.control("/tokens/revoke", grant);
+    // The sandbox accepts the grant again afterwards, as it was before this test.
+    onTestFinished(async () => {
+      await h.control("/tokens/unrevoke", grant);
+    });
     const first = await backUp(a.id, 3);
     expect(first.backup.status).toBe("failed");
     expect(first.backup.error_message).toBe(reconnectWords.google);
@@ -427,7 +432,11 @@ describe("resilience", () => {
 
   it("marks the account for reconnection when Instagram revokes the token, and stops its jobs", async () => {
     const video = await pick("video", 3);
-    await h.control("/tokens/revoke", { body: { instagram_user_id: DEMO_IG.business.id } });
+    const grant = { body: { instagram_user_id: DEMO_IG.business.id } };
+    await h.control("/tokens/revoke", grant);
+    onTestFinished(async () => {
+      await h.control("/tokens/unrevoke", grant);
+    });
     await h.control("/cdn/expire", { method: "POST" });
     // The sync job row is made directly: the Instagram account is what this test revokes.
     const job0 = await t.ctx.syncRepos.runs.insertSyncJob({
