@@ -78,16 +78,12 @@ console.log(`✔ ${edges.size} server areas, no import cycle between them`);
  */
 const KNOWN_CROSSINGS = new Set<string>([
   "accounts/accounts.repository.ts: account_sync_state",
-  "accounts/accounts.repository.ts: backup_counts",
   "accounts/accounts.repository.ts: instagram_accounts",
-  "accounts/accounts.repository.ts: post_counts",
   "accounts/accounts.repository.ts: users",
-  "admin/admin.repository.ts: users",
   "api-keys/api-keys.repository.ts: users",
   "backups/backups.repository.ts: posts",
   "backups/backups.repository.ts: sync_jobs",
   "billing/billing.repository.ts: users",
-  "cli.ts: users",
   "connections/connections.repository.ts: users",
   "users/user-deletion.repository.ts: contact_messages",
   "users/user-deletion.repository.ts: instagram_accounts",

@@ -6,10 +6,10 @@ import {
   createAccountsRepository,
 } from "./accounts/accounts.repository.ts";
 import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
-import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
 import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.service.ts";
+import { createAdminRepository } from "./auth/admin-users.repository.ts";
 import { authGuards } from "./auth/auth.guards.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";
@@ -145,14 +145,18 @@ export function createContext(deps: ContextDeps): AppContext {
     // A disconnected account's running syncs end; a freed slot resumes a paused account.
     onDisconnected: async (userId, limit) => {
       await sync.runs.endRunsOfDisconnectedAccounts(userId);
-      await accountsRepo.applyAccountLimit(userId, limit);
+      await connectionsRepo.applyAccountLimit(userId, limit);
     },
   });
   const accounts = createAccountsService({
     profiles: connections.profiles,
     clock: deps.clock,
-    stats: accountsRepo.stats,
-    applyAccountLimit: accountsRepo.applyAccountLimit,
+    // Counts of the sync and backups areas, asked of their repositories (created below).
+    stats: {
+      synced: (ids) => sync.repos.runs.accountSyncStats(ids),
+      backedUp: (ids) => backupsRepo.completedByAccount(ids),
+    },
+    applyAccountLimit: connectionsRepo.applyAccountLimit,
   });
   const billingSettings = deps.config.billing;
   const stripe = billingSettings ? createStripeClient(billingSettings) : null;
@@ -169,7 +173,7 @@ export function createContext(deps: ContextDeps): AppContext {
     stripe,
     settings: billingSettings,
     clock: deps.clock,
-    applyAccountLimit: accountsRepo.applyAccountLimit,
+    applyAccountLimit: connectionsRepo.applyAccountLimit,
     // A plan change applies its limits and starts what it unlocks at once (the sync module
     // comes below).
     applyPostLimit: (userId, tier) => sync.runs.applyPostLimit(userId, tier),
@@ -203,7 +207,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const directory = {
     accountWithOwner: accountsRepo.accountWithOwner,
     accountForSync: accountsRepo.accountForSync,
-    userAccounts: accountsRepo.userAccounts,
+    userAccounts: connectionsRepo.userAccounts,
     userTier: connectionsRepo.userTier,
     findGoogleConnection: connectionsRepo.findGoogleConnection,
   };

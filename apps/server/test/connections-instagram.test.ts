@@ -1,6 +1,7 @@
 import { connectionMessages as m, syncMessages } from "@keepsake/contracts";
 import { DEMO_FB, DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createConnectionsRepository } from "../src/connections/connections.repository.ts";
 import { decryptSecret } from "../src/lib/crypto.ts";
 import { connectionsSuite, params } from "./support/connections.ts";
 import type { SandboxedApp } from "./support/sandbox.ts";
@@ -358,7 +359,7 @@ describe("disconnecting one of several accounts", () => {
     });
     // An account whose access ended is not named either while another one works.
     await t.setTier(u.user.id, "pro");
-    await t.ctx.accountsRepo.applyAccountLimit(u.user.id, 3);
+    await createConnectionsRepository(t.ctx.db).applyAccountLimit(u.user.id, 3);
     await t.ctx.connections.health.markInstagramNeedsReconnection(u.first.id, "revoked");
     await t.ctx.db
       .updateTable("instagram_accounts")

@@ -27,11 +27,8 @@ export interface ConnectionTokens {
  * What the sync area reads of other areas' tables: accounts with their owner (accounts area),
  * the user's plan and Google Drive connection (connections area). Their repositories answer.
  */
-export type SyncDirectory = Pick<
-  AccountsRepository,
-  "accountWithOwner" | "accountForSync" | "userAccounts"
-> &
-  Pick<ConnectionsRepository, "userTier" | "findGoogleConnection">;
+export type SyncDirectory = Pick<AccountsRepository, "accountWithOwner" | "accountForSync"> &
+  Pick<ConnectionsRepository, "userAccounts" | "userTier" | "findGoogleConnection">;
 
 /**
  * What the sync area asks of the backups area (its repository answers; wired in context.ts):
