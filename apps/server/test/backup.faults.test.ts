@@ -353,38 +353,14 @@ describe("resilience", () => {
       await free();
     }
     // The account's other posts count as backed up here, so the sync has only this one to do.
-    const stand = await t.ctx.db
-      .insertInto("backups")
-      .columns(["post_id", "user_id", "account_id", "status"])
-      .expression((eb) =>
-        eb
-          .selectFrom("posts as p")
-          .select((e) => ["p.id", "p.user_id", "p.account_id", e.val("completed").as("status")])
-          .where("p.account_id", "=", user.accountId)
-          .where((e) =>
-            e.not(
-              e.exists(
-                e.selectFrom("backups as b").select("b.id").whereRef("b.post_id", "=", "p.id"),
-              ),
-            ),
-          ),
-      )
-      .returning("id")
-      .execute();
+    const stand = await t.rows.backups.completeUnbackedPostsOf(user.accountId);
     try {
       const { job } = await h.syncAndDrain(user.user.id, user.accountId);
       expect(job).toMatchObject({ status: "completed", posts_total: 1, posts_processed: 1 });
       expect(await statusOf(third.id)).toBe("completed");
       expect(await copiesOf(third.instagram_id)).toHaveLength(1);
     } finally {
-      await t.ctx.db
-        .deleteFrom("backups")
-        .where(
-          "id",
-          "in",
-          stand.map((r) => r.id),
-        )
-        .execute();
+      await t.rows.backups.deleteBackups(stand.map((r) => r.id));
     }
   });
 
@@ -421,7 +397,7 @@ describe("resilience", () => {
       `DELETE FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account' AND data->>'accountId' = $1`,
       [user.accountId],
     );
-    await t.ctx.db.deleteFrom("sync_jobs").where("account_id", "=", user.accountId).execute();
+    await t.rows.sync.deleteSyncJobsOfAccount(user.accountId);
     const again = await t.ctx.db
       .selectFrom("google_connections")
       .select("status")
@@ -467,11 +443,11 @@ describe("resilience", () => {
       .executeTakeFirstOrThrow();
     expect(account.status).toBe("needs_reconnection");
     await h.control("/calls", { method: "DELETE" });
-    await t.ctx.db
-      .insertInto("backups")
-      .values({ post_id: video.id, user_id: user.user.id, account_id: user.accountId })
-      .onConflict((oc) => oc.column("post_id").doUpdateSet({ status: "pending" }))
-      .execute();
+    await t.rows.backups.upsertPendingBackup({
+      post_id: video.id,
+      user_id: user.user.id,
+      account_id: user.accountId,
+    });
     const out = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
     expect(out).toEqual({
       outcome: "failed",

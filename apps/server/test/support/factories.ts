@@ -92,6 +92,19 @@ export function rowFactories(db: Db) {
       insertSyncJob(values: New<"sync_jobs">) {
         return db.insertInto("sync_jobs").values(values).returningAll().executeTakeFirstOrThrow();
       },
+      async updatePost(id: string, patch: Change<"posts">) {
+        await db.updateTable("posts").set(patch).where("id", "=", id).execute();
+      },
+      async deleteSyncJobsOfAccount(accountId: string) {
+        await db.deleteFrom("sync_jobs").where("account_id", "=", accountId).execute();
+      },
+      async updateSyncState(accountId: string, patch: Change<"account_sync_state">) {
+        await db
+          .updateTable("account_sync_state")
+          .set(patch)
+          .where("account_id", "=", accountId)
+          .execute();
+      },
       async insertSyncState(values: New<"account_sync_state">) {
         await db.insertInto("account_sync_state").values(values).execute();
       },
@@ -117,6 +130,53 @@ export function rowFactories(db: Db) {
           .returning(["id", "post_id"])
           .execute();
       },
+      /** Completed backups for the account's posts that have none; answers their ids. */
+      completeUnbackedPostsOf(accountId: string) {
+        return db
+          .insertInto("backups")
+          .columns(["post_id", "user_id", "account_id", "status"])
+          .expression((eb) =>
+            eb
+              .selectFrom("posts as p")
+              .select((e) => ["p.id", "p.user_id", "p.account_id", e.val("completed").as("status")])
+              .where("p.account_id", "=", accountId)
+              .where((e) =>
+                e.not(
+                  e.exists(
+                    e.selectFrom("backups as b").select("b.id").whereRef("b.post_id", "=", "p.id"),
+                  ),
+                ),
+              ),
+          )
+          .returning("id")
+          .execute();
+      },
+      /** Forgets `n` of the user's completed backups (as after a lost row); answers their posts. */
+      forgetCompleted(userId: string, n: number) {
+        return db
+          .deleteFrom("backups")
+          .where(
+            "id",
+            "in",
+            db
+              .selectFrom("backups")
+              .select("id")
+              .where("user_id", "=", userId)
+              .where("status", "=", "completed")
+              .orderBy("id")
+              .limit(n),
+          )
+          .returning("post_id")
+          .execute();
+      },
+      /** A pending backup of the post, whatever state it was in. */
+      async upsertPendingBackup(values: New<"backups">) {
+        await db
+          .insertInto("backups")
+          .values(values)
+          .onConflict((oc) => oc.column("post_id").doUpdateSet({ status: "pending" }))
+          .execute();
+      },
       async deleteBackupsOfPosts(postIds: string[]) {
         if (postIds.length === 0) return;
         await db.deleteFrom("backups").where("post_id", "in", postIds).execute();
@@ -136,6 +196,18 @@ export function rowFactories(db: Db) {
     status: {
       async insertSubscriber(values: New<"status_subscribers">) {
         await db.insertInto("status_subscribers").values(values).execute();
+      },
+      /** One minute's provider call counts, replacing what was recorded for that minute. */
+      async setCallStats(values: New<"provider_call_stats">) {
+        const { calls, errors } = values;
+        await db
+          .insertInto("provider_call_stats")
+          .values(values)
+          .onConflict((oc) => oc.columns(["provider", "minute"]).doUpdateSet({ calls, errors }))
+          .execute();
+      },
+      async deleteAllCallStats() {
+        await db.deleteFrom("provider_call_stats").execute();
       },
     },
   };
