@@ -20,6 +20,7 @@ import {
   createBackupsModule,
 } from "./backups/backups.module.ts";
 import type { BackupsRepositories } from "./backups/backups.repositories.ts";
+import { type BackupsService, createBackupsService } from "./backups/backups.service.ts";
 import { createBillingRepository } from "./billing/billing.repository.ts";
 import { type BillingService, createBillingService } from "./billing/billing.service.ts";
 import {
@@ -85,6 +86,8 @@ export interface ContextDeps {
 export interface AppContext extends ContextDeps {
   /** /api/sync: `runs` (sync area) starts syncs and retries, `dashboard` (library) reads. */
   sync: { runs: SyncRunsService; dashboard: DashboardService };
+  /** Retries of one backup or of every failed one (backups area). */
+  backups: BackupsService;
   /** Every repository of the sync, backups and library areas (tests read them). */
   syncRepos: SyncModule["repos"] &
     Pick<BackupsRepositories, "folders"> &
@@ -320,6 +323,13 @@ export function createContext(deps: ContextDeps): AppContext {
     billing,
     billingWebhooks,
     sync: { runs: sync.runs, dashboard: library.dashboard },
+    backups: createBackupsService({
+      backups: backupsRepo,
+      posts: sync.repos.posts,
+      directory,
+      clock: deps.clock,
+      enqueueBackups: backupEnqueuer(queue),
+    }),
     syncRepos: {
       ...sync.repos,
       backups: backupsRepo,

@@ -69,7 +69,7 @@ async function pick(kind: "image" | "carousel" | "video", skip = 0) {
 
 /** Queues a backup the way the retry endpoint does and runs it up to `attempts` times. */
 async function backUp(postId: string, attempts = 1) {
-  await t.ctx.sync.runs.retry(user.user.id, postId);
+  await t.ctx.backups.retry(user.user.id, postId);
   let outcome: Awaited<ReturnType<typeof t.ctx.backupEngine.run>> | undefined;
   for (let i = 0; i < attempts; i++) {
     outcome = await t.ctx.backupEngine.run(postId, { retryCount: i, retryLimit: 5 });
@@ -196,7 +196,7 @@ describe("resilience", () => {
     const video = await pick("video", 2);
     // More cuts than one attempt retries: the first attempt gives up, the second resumes.
     await h.control("/drive/cut", { body: { after_bytes: 600_000, count: 5 } });
-    const first = await t.ctx.sync.runs.retry(user.user.id, video.id);
+    const first = await t.ctx.backups.retry(user.user.id, video.id);
     expect(first.backup.status).toBe("pending");
     const a1 = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
     expect(a1.outcome).toBe("retry");

@@ -1,6 +1,6 @@
 import type { AccountsRepository } from "../accounts/accounts.repository.ts";
 import type { ConnectionsRepository } from "../connections/connections.repository.ts";
-import type { BackupRow, PostChild, PostRow } from "../db/sync-tables.ts";
+import type { PostChild } from "../db/sync-tables.ts";
 import type { GraphChild, GraphHost } from "../providers/instagram/media.client.ts";
 import type { PostLimit } from "./posts.repository.ts";
 
@@ -31,8 +31,9 @@ export type SyncDirectory = Pick<AccountsRepository, "accountWithOwner" | "accou
   Pick<ConnectionsRepository, "userAccounts" | "userTier" | "findGoogleConnection">;
 
 /**
- * What the sync area asks of the backups area (its repository answers; wired in context.ts):
- * claiming what a sync run backs up, and putting backups back for a retry.
+ * What the sync area asks of the backups area, handed to it in context.ts (sync never imports
+ * backups): claiming what a sync run backs up, under the plan's post limit. The claimed posts
+ * then go to `enqueueBackups`.
  */
 export interface BackupsForSync {
   claimBackupsForSync(
@@ -42,10 +43,6 @@ export interface BackupsForSync {
     now: Date,
     postLimit: PostLimit,
   ): Promise<{ post_id: string; id: string; posted_at: Date }[]>;
-  resetFailedBackups(userId: string, accountId: string | undefined, now: Date): Promise<string[]>;
-  ensureBackup(post: PostRow, now: Date): Promise<void>;
-  resetBackup(userId: string, postId: string, now: Date): Promise<BackupRow | undefined>;
-  findBackupByPost(userId: string, postId: string): Promise<BackupRow | undefined>;
 }
 
 /** A job's place among its attempts, to know when a failure is final. */
