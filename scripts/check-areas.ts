@@ -2,6 +2,12 @@
 // graph between areas stays a tree-like DAG. The composition root (context.ts, http/app.ts,
 // job-registry.ts, runtime.ts, main.ts, cli.ts) may import every area; no area imports it.
 // Type-only imports count. Exits 1 and names the cycle when there is one.
+//
+// Second, every table has one owning area, and only that area's modules touch it: each area
+// declares the tables it owns in apps/server/src/<area>/tables.ts (`ownedTables`; the library,
+// the read side, may also declare `readsTables` it only selects from). Every table a migration
+// creates needs an owner; a Kysely call (selectFrom, insertInto, joins, ...) or raw SQL (sql`...`)
+// that names another area's table, or a table no area declares, fails with the file and table.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { ROOT } from "./web-build.ts";
@@ -62,3 +68,166 @@ for (const area of edges.keys()) {
   }
 }
 console.log(`✔ ${edges.size} server areas, no import cycle between them`);
+
+// ---------------------------------------------------------------------------------------------
+// Table ownership.
+
+/**
+ * Crossings not moved behind the owner's service yet, each `file: table`. An entry that no
+ * longer occurs fails too (remove it), so this list only shrinks. Add nothing here.
+ */
+const KNOWN_CROSSINGS = new Set<string>([
+  "accounts/accounts.repository.ts: account_sync_state",
+  "accounts/accounts.repository.ts: instagram_accounts",
+  "accounts/accounts.repository.ts: users",
+  "api-keys/api-keys.repository.ts: users",
+  "backups/backups.repository.ts: posts",
+  "backups/backups.repository.ts: sync_jobs",
+  "billing/billing.repository.ts: users",
+  "connections/connections.repository.ts: users",
+  "users/user-deletion.repository.ts: contact_messages",
+  "users/user-deletion.repository.ts: instagram_accounts",
+  "users/user-deletion.repository.ts: login_failures",
+  "users/user-deletion.repository.ts: posts",
+  "users/user-deletion.repository.ts: status_subscribers",
+  "users/user-deletion.repository.ts: users",
+]);
+
+/** Schema and catalog names that are Postgres's or pg-boss's, not an area's. */
+const notOurs = (name: string) => name.startsWith("pg_") || name === "information_schema";
+
+const owner = new Map<string, string>();
+const readers = new Map<string, Set<string>>();
+const problems: string[] = [];
+for (const area of readdirSync(SRC, { withFileTypes: true })) {
+  if (!area.isDirectory()) continue;
+  const file = join(SRC, area.name, "tables.ts");
+  let declared: { ownedTables?: readonly string[]; readsTables?: readonly string[] };
+  try {
+    readFileSync(file);
+  } catch {
+    continue;
+  }
+  declared = await import(file);
+  for (const table of declared.ownedTables ?? []) {
+    const before = owner.get(table);
+    if (before) problems.push(`table ${table} is declared by both ${before}/ and ${area.name}/`);
+    owner.set(table, area.name);
+  }
+  for (const table of declared.readsTables ?? []) {
+    if (!readers.has(table)) readers.set(table, new Set());
+    readers.get(table)?.add(area.name);
+  }
+}
+
+// Every table a migration creates has an owner.
+const MIGRATIONS = join(SRC, "db/migrations");
+const created = new Set<string>();
+for (const m of readdirSync(MIGRATIONS)
+  .filter((f) => f.endsWith(".sql"))
+  .sort()) {
+  const text = readFileSync(join(MIGRATIONS, m), "utf8");
+  for (const [, name] of text.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_][a-z0-9_]*)/g)) {
+    created.add(name as string);
+  }
+  for (const [, name] of text.matchAll(/DROP TABLE (?:IF EXISTS )?([a-z_][a-z0-9_]*)/g)) {
+    created.delete(name as string);
+  }
+}
+const unowned = (table: string, where: string) =>
+  `${where} names table ${table}, which no area owns: add it to ownedTables in ` +
+  "apps/server/src/<owning area>/tables.ts";
+for (const table of created) {
+  if (!owner.has(table)) problems.push(unowned(table, "a migration"));
+}
+for (const table of [...owner.keys(), ...readers.keys()]) {
+  if (!created.has(table)) problems.push(`tables.ts declares ${table}, which no migration creates`);
+}
+
+/** The SQL text of each sql`...` template in the source, `${...}` parts blanked. */
+function sqlTemplates(code: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(/\bsql(?:<[^`]*?>)?`/g)) {
+    let i = (m.index as number) + m[0].length;
+    let text = "";
+    while (i < code.length && code[i] !== "`") {
+      if (code[i] === "$" && code[i + 1] === "{") {
+        let depth = 1;
+        i += 2;
+        while (i < code.length && depth > 0) {
+          if (code[i] === "{") depth++;
+          else if (code[i] === "}") depth--;
+          i++;
+        }
+        text += " $$ ";
+        continue;
+      }
+      text += code[i];
+      i++;
+    }
+    out.push(text);
+  }
+  return out;
+}
+
+const stripComments = (code: string) =>
+  code.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+
+const KYSELY =
+  /\b(selectFrom|insertInto|updateTable|deleteFrom|mergeInto|innerJoin|leftJoin|rightJoin|fullJoin)\(\s*(\[[^\]]*\]|"[^"]*")/g;
+const WRITES = new Set(["insertInto", "updateTable", "deleteFrom", "mergeInto"]);
+const RAW =
+  /\b(DELETE FROM|INSERT INTO|UPDATE|TRUNCATE(?: TABLE)?|FROM|JOIN)\s+([a-z_][a-z0-9_.]*)\b(?!\s*\()/g;
+
+const seen = new Set<string>();
+for (const file of files) {
+  if (file.startsWith("db/") || file.endsWith("/tables.ts")) continue;
+  const area = COMPOSITION.has(file) ? "(composition root)" : areaOf(file);
+  const code = stripComments(readFileSync(join(SRC, file), "utf8"));
+  const touches: { table: string; write: boolean }[] = [];
+  const ctes = new Set<string>();
+  for (const [, name] of code.matchAll(/\.with\(\s*"([a-z_][a-z0-9_]*)"/g))
+    ctes.add(name as string);
+  for (const [, call, arg] of code.matchAll(KYSELY)) {
+    for (const [, name] of (arg as string).matchAll(/"([a-z_][a-z0-9_]*)(?: as [a-z_0-9]+)?"/g)) {
+      touches.push({ table: name as string, write: WRITES.has(call as string) });
+    }
+  }
+  for (const text of sqlTemplates(code)) {
+    for (const [, name] of text.matchAll(/\b([a-z_][a-z0-9_]*) AS (?:MATERIALIZED )?\(/g)) {
+      ctes.add(name as string);
+    }
+    for (const [, verb, name] of text.matchAll(RAW)) {
+      if ((name as string).includes(".")) continue;
+      touches.push({ table: name as string, write: !/^(FROM|JOIN)$/.test(verb as string) });
+    }
+  }
+  for (const { table, write } of touches) {
+    if (ctes.has(table) || notOurs(table)) continue;
+    const key = `${file}: ${table}`;
+    const own = owner.get(table);
+    if (!own) {
+      if (created.has(table) || !KNOWN_CROSSINGS.has(key)) problems.push(unowned(table, file));
+      continue;
+    }
+    if (own === area) continue;
+    if (!write && readers.get(table)?.has(area)) continue;
+    seen.add(key);
+    if (KNOWN_CROSSINGS.has(key)) continue;
+    problems.push(
+      `${file} ${write ? "writes" : "reads"} table ${table}, which ${own}/ owns: ` +
+        `ask ${own}/'s service (or repository, wired in context.ts) instead`,
+    );
+  }
+}
+for (const key of KNOWN_CROSSINGS) {
+  if (!seen.has(key))
+    problems.push(`KNOWN_CROSSINGS lists ${key}, which no longer occurs: remove it`);
+}
+if (problems.length > 0) {
+  for (const p of [...new Set(problems)]) console.error(`✘ ${p}`);
+  process.exit(1);
+}
+console.log(
+  `✔ ${owner.size} tables, each touched only by its owning area (${KNOWN_CROSSINGS.size} known crossings left)`,
+);

@@ -4,6 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 import { newPage } from "./browser.ts";
 import type { RunningKeepsake } from "./keepsake.ts";
+import type { SeedOps } from "./seed-ops.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -130,6 +131,24 @@ export async function sandboxControl<T = unknown>(
 }
 
 /** Changes the running app's database from a separate process, as the CLI does. */
+/**
+ * Runs one typed seed operation (seed-ops.ts) against the running Keepsake's database, in a
+ * short child process that opens it as the server does.
+ */
+export function seed<K extends keyof SeedOps>(
+  ks: RunningKeepsake,
+  op: K,
+  args: Parameters<SeedOps[K]>[1],
+): void {
+  withDatabase(
+    ks,
+    `const { seedOps } = await import("./e2e/support/seed-ops.ts");
+     await seedOps[args[0]](db, JSON.parse(args[1]));`,
+    op,
+    JSON.stringify(args),
+  );
+}
+
 export function withDatabase(ks: RunningKeepsake, script: string, ...args: string[]) {
   const code = `
     import { loadConfig } from "./apps/server/src/config.ts";

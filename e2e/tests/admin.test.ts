@@ -2,7 +2,7 @@ import { adminDeleteConfirmation, adminMessages, CONTACT_SUCCESS } from "@keepsa
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { newPage } from "../support/browser.ts";
-import { registerNewUser, toast, withDatabase } from "../support/flows.ts";
+import { registerNewUser, seed, toast } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
 
@@ -33,11 +33,7 @@ async function loginInBrowser(email: string): Promise<Page> {
 /** Registers a user in the browser, makes them an admin and opens /admin. */
 async function adminInBrowser(prefix: string): Promise<Page> {
   const { page, email } = await registerNewUser(browser, ks, prefix);
-  withDatabase(
-    ks,
-    "await db.updateTable('users').set({ is_admin: true }).where('email', '=', args[0]).execute();",
-    email,
-  );
+  seed(ks, "setUser", { email, isAdmin: true });
   await page.reload();
   await page.getByRole("link", { name: "Admin" }).first().click();
   await page.waitForURL(`${ks.url}/admin`);

@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { newPage, offsiteRequests } from "../support/browser.ts";
-import { registerNewUser, toast, withDatabase } from "../support/flows.ts";
+import { registerNewUser, seed, toast } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
 
@@ -25,11 +25,7 @@ function consoleErrors(page: Page): string[] {
 describe("API keys and the public API", () => {
   it("creates a key in Settings, copies it, calls /api/v1/posts, revokes it, is refused", async () => {
     const { page, email } = await registerNewUser(browser, ks, "apikeys");
-    withDatabase(
-      ks,
-      `await db.updateTable("users").set({ subscription_tier: "pro" }).where("email", "=", args[0]).execute();`,
-      email,
-    );
+    seed(ks, "setUser", { email, tier: "pro" });
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"], {
       origin: ks.url,
     });

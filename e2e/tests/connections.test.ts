@@ -9,8 +9,8 @@ import {
   connectViaFacebook,
   openSettings,
   registerNewUser,
+  seed,
   toast,
-  withDatabase,
 } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -135,11 +135,7 @@ describe("connections in the browser", () => {
 
   it("a pro user connects accounts up to three and is stopped at the fourth", async () => {
     const { page, email } = await newUser();
-    withDatabase(
-      ks,
-      `await db.updateTable("users").set({ subscription_tier: "pro" }).where("email", "=", args[0]).execute();`,
-      email,
-    );
+    seed(ks, "setUser", { email, tier: "pro" });
     await page.reload();
     const panel = page.locator(".accounts-panel");
     await expect.poll(() => panel.getByText("0 of 3 connected").count(), WAIT).toBe(1);
@@ -162,11 +158,11 @@ describe("connections in the browser", () => {
     await page.getByRole("link", { name: "Dashboard" }).first().click();
     await page.waitForURL(`${ks.url}/dashboard`);
     // The sandbox has two professional accounts; the third comes from the database.
-    withDatabase(
-      ks,
-      `const [a] = await db.selectFrom("instagram_accounts").selectAll().where("username", "=", "maya.creates").execute();
-       await db.insertInto("instagram_accounts").values({ ...a, id: undefined, instagram_user_id: "17841499999999999", username: "third.account" }).execute();`,
-    );
+    seed(ks, "copyInstagramAccount", {
+      fromUsername: "maya.creates",
+      instagramUserId: "17841499999999999",
+      username: "third.account",
+    });
     await page.reload();
     await expect.poll(() => panel.getByText("3 of 3 connected").count(), WAIT).toBe(1);
     expect(await panel.locator("article").count()).toBe(3);

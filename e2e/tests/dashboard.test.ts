@@ -6,8 +6,8 @@ import {
   connectInstagram,
   registerNewUser,
   sandboxControl,
+  seed,
   toast,
-  withDatabase,
 } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -301,11 +301,7 @@ describe("the dashboard in the browser", () => {
 
   it("a premium user without Drive sees automatic backup paused, not active", async () => {
     const { page, email } = await newUser();
-    withDatabase(
-      ks,
-      `await db.updateTable("users").set({ subscription_tier: "premium" }).where("email", "=", args[0]).execute();`,
-      email,
-    );
+    seed(ks, "setUser", { email, tier: "premium" });
     await page.reload();
     // With nothing connected, nothing is active: the card says what to connect.
     const state = page.getByTestId("tier-state");

@@ -6,7 +6,7 @@ import {
   connectDrive,
   openSettings,
   registerNewUser,
-  withDatabase,
+  seed,
 } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -70,12 +70,7 @@ describe("every plan from registration to the first completed backup", () => {
 });
 
 async function walk(page: Page, email: string, tier: "free" | "premium" | "pro" | "agency") {
-  withDatabase(
-    ks,
-    `await db.updateTable("users").set({ subscription_tier: args[1] }).where("email", "=", args[0]).execute();`,
-    email,
-    tier,
-  );
+  seed(ks, "setUser", { email, tier });
   await page.reload();
   const state = page.getByTestId("tier-state");
   if (tier === "free") {

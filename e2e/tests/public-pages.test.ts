@@ -9,8 +9,8 @@ import {
   registerInBrowser,
   registerNewUser,
   sandboxControl,
+  seed,
   toast,
-  withDatabase,
 } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -133,11 +133,7 @@ async function signedInPage(): Promise<Page> {
   const { page, email } = await registerNewUser(browser, ks, "a11y");
   await connectInstagram(page, ks, "lumen.studio");
   await connectDrive(page, ks, "jordan.lee@example.com");
-  withDatabase(
-    ks,
-    "await db.updateTable('users').set({ is_admin: true, subscription_tier: 'agency' }).where('email', '=', args[0]).execute();",
-    email,
-  );
+  seed(ks, "setUser", { email, isAdmin: true, tier: "agency" });
   signedIn = page;
   return page;
 }

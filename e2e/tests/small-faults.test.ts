@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { connectViaFacebook, registerNewUser, withDatabase } from "../support/flows.ts";
+import { connectViaFacebook, registerNewUser, seed } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
 
@@ -67,16 +67,21 @@ describe("the small faults of issue 15", () => {
   it("at 1366 px sizes and dates in /backups stay on one line", async () => {
     const { page, email } = await newUser();
     // A finished backup and a failed one with a long message, straight into the database.
-    withDatabase(
-      ks,
-      `const user = await db.selectFrom("users").select("id").where("email", "=", args[0]).executeTakeFirstOrThrow();
-       const account = await db.insertInto("instagram_accounts").values({ user_id: user.id, instagram_user_id: "17841400000077001", connected_via: "instagram", username: "wide.table", access_token_encrypted: "not-a-token", token_issued_at: new Date() }).returning("id").executeTakeFirstOrThrow();
-       for (const [n, status] of [[1, "completed"], [2, "failed"]]) {
-         const post = await db.insertInto("posts").values({ user_id: user.id, account_id: account.id, instagram_id: "wide_" + n, media_type: "IMAGE", media_product_type: "FEED", caption: "A long caption that fills the post column of the backups table on a laptop screen " + n, posted_at: new Date("2026-03-05T12:00:00Z"), like_count: 1, media_url: null }).returning("id").executeTakeFirstOrThrow();
-         await db.insertInto("backups").values({ post_id: post.id, user_id: user.id, account_id: account.id, status, backup_size_bytes: 1572864, completed_at: new Date("2026-03-06T12:00:00Z"), error_message: status === "failed" ? "Instagram is not responding right now. Please try again in a few minutes, or retry this backup from the Backups page." : null }).execute();
-       }`,
+    seed(ks, "accountWithBackups", {
       email,
-    );
+      instagramUserId: "17841400000077001",
+      username: "wide.table",
+      postPrefix: "wide_",
+      caption: "A long caption that fills the post column of the backups table on a laptop screen",
+      backups: [
+        { status: "completed" },
+        {
+          status: "failed",
+          errorMessage:
+            "Instagram is not responding right now. Please try again in a few minutes, or retry this backup from the Backups page.",
+        },
+      ],
+    });
     await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto(`${ks.url}/backups`);
     const rows = page.getByTestId("backup-row");

@@ -144,6 +144,11 @@ export interface UploadSession {
   contentType?: string;
   total?: number;
   received: number;
+  /**
+   * Bytes the server has read of the request in progress (0 when none): a test sees a body
+   * arrive before it cuts the connection. Not stored; only whole blocks are kept (`received`).
+   */
+  inFlight?: number;
   createdAt: number;
   expiresAt: number;
   fileId?: string;

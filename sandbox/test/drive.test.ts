@@ -305,9 +305,20 @@ describe("Drive resumable upload protocol", () => {
     });
     req.on("error", () => {});
     await new Promise<void>((resolve) => req.write(data.subarray(0, 300 * KiB), () => resolve()));
-    // Let the server read the bytes in flight first: nothing outside it can observe that (it
-    // counts them only when the request ends), and a reset discards what it has not read.
-    await new Promise((r) => setTimeout(r, 100));
+    // Let the server read the bytes in flight first (a reset discards what it has not read):
+    // the control API shows how much of the open request it has read.
+    await vi.waitFor(
+      async () => {
+        const { uploads } = await h.ctl<{ uploads: { upload_id: string; in_flight: number }[] }>(
+          "drive/uploads",
+          undefined,
+          "GET",
+        );
+        const open = uploads.find((u) => session.includes(u.upload_id));
+        expect(open?.in_flight).toBeGreaterThanOrEqual(300 * KiB);
+      },
+      { timeout: 3000, interval: 20 },
+    );
     req.destroy();
     // The server keeps the whole 256 KiB units it received before the cut.
     await vi.waitFor(

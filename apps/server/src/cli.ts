@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { createAdminRepository } from "./auth/admin-users.repository.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./runtime.ts";
 
@@ -7,12 +7,7 @@ const USAGE = "Usage: npm run cli -- make-admin <email>";
 async function makeAdmin(email: string): Promise<number> {
   const { database, close } = await openDatabase(loadConfig());
   try {
-    const user = await database.db
-      .updateTable("users")
-      .set({ is_admin: true, updated_at: sql`now()` })
-      .where(sql<string>`lower(email)`, "=", email.trim().toLowerCase())
-      .returning(["email"])
-      .executeTakeFirst();
+    const user = await createAdminRepository(database.db).makeAdminByEmail(email);
     if (!user) {
       console.error(`No user with e-mail ${email}. Register first, then run this again.`);
       return 1;

@@ -6,10 +6,10 @@ import {
   createAccountsRepository,
 } from "./accounts/accounts.repository.ts";
 import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
-import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
 import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.service.ts";
+import { createAdminRepository } from "./auth/admin-users.repository.ts";
 import { authGuards } from "./auth/auth.guards.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";
@@ -20,6 +20,7 @@ import {
   createBackupsModule,
 } from "./backups/backups.module.ts";
 import type { BackupsRepositories } from "./backups/backups.repositories.ts";
+import { type BackupsService, createBackupsService } from "./backups/backups.service.ts";
 import { createFolders } from "./backups/folders.ts";
 import { createBillingRepository } from "./billing/billing.repository.ts";
 import { type BillingService, createBillingService } from "./billing/billing.service.ts";
@@ -90,6 +91,8 @@ export interface ContextDeps {
 export interface AppContext extends ContextDeps {
   /** /api/sync: `runs` (sync area) starts syncs and retries, `dashboard` (library) reads. */
   sync: { runs: SyncRunsService; dashboard: DashboardService };
+  /** Retries of one backup or of every failed one (backups area). */
+  backups: BackupsService;
   /** Every repository of the sync, backups and library areas (tests read them). */
   syncRepos: SyncModule["repos"] &
     Pick<BackupsRepositories, "folders"> &
@@ -152,14 +155,18 @@ export function createContext(deps: ContextDeps): AppContext {
     // A disconnected account's running syncs end; a freed slot resumes a paused account.
     onDisconnected: async (userId, limit) => {
       await sync.runs.endRunsOfDisconnectedAccounts(userId);
-      await accountsRepo.applyAccountLimit(userId, limit);
+      await connectionsRepo.applyAccountLimit(userId, limit);
     },
   });
   const accounts = createAccountsService({
     profiles: connections.profiles,
     clock: deps.clock,
-    stats: accountsRepo.stats,
-    applyAccountLimit: accountsRepo.applyAccountLimit,
+    // Counts of the sync and backups areas, asked of their repositories (created below).
+    stats: {
+      synced: (ids) => sync.repos.runs.accountSyncStats(ids),
+      backedUp: (ids) => backupsRepo.completedByAccount(ids),
+    },
+    applyAccountLimit: connectionsRepo.applyAccountLimit,
   });
   const billingSettings = deps.config.billing;
   const stripe = billingSettings ? createStripeClient(billingSettings) : null;
@@ -176,7 +183,7 @@ export function createContext(deps: ContextDeps): AppContext {
     stripe,
     settings: billingSettings,
     clock: deps.clock,
-    applyAccountLimit: accountsRepo.applyAccountLimit,
+    applyAccountLimit: connectionsRepo.applyAccountLimit,
     // A plan change applies its limits and starts what it unlocks at once (the sync module
     // comes below).
     applyPostLimit: (userId, tier) => sync.runs.applyPostLimit(userId, tier),
@@ -210,7 +217,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const directory = {
     accountWithOwner: accountsRepo.accountWithOwner,
     accountForSync: accountsRepo.accountForSync,
-    userAccounts: accountsRepo.userAccounts,
+    userAccounts: connectionsRepo.userAccounts,
     userTier: connectionsRepo.userTier,
     findGoogleConnection: connectionsRepo.findGoogleConnection,
   };
@@ -348,6 +355,13 @@ export function createContext(deps: ContextDeps): AppContext {
     billing,
     billingWebhooks,
     sync: { runs: sync.runs, dashboard: library.dashboard },
+    backups: createBackupsService({
+      backups: backupsRepo,
+      posts: sync.repos.posts,
+      directory,
+      clock: deps.clock,
+      enqueueBackups: backupEnqueuer(queue),
+    }),
     syncRepos: {
       ...sync.repos,
       backups: backupsRepo,

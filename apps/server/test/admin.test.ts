@@ -15,11 +15,7 @@ beforeAll(async () => {
   t = await createSandboxedApp({}, { engineSettings: FAST_ENGINE });
   h = backupHelpers(t);
   admin = await t.signUp({ email: "root@example.com", full_name: "Root Admin" });
-  await t.ctx.db
-    .updateTable("users")
-    .set({ is_admin: true })
-    .where("email", "=", "root@example.com")
-    .execute();
+  await t.rows.auth.updateUserByEmail("root@example.com", { is_admin: true });
   plain = await t.signUp({ email: "plain@example.com" });
 });
 afterAll(async () => {
@@ -74,17 +70,14 @@ describe("admin routes: who may call them", () => {
 describe("GET /api/admin/users", () => {
   beforeAll(async () => {
     const base = new Date("2026-01-01T00:00:00Z").getTime();
-    await t.ctx.db
-      .insertInto("users")
-      .values(
-        Array.from({ length: 60 }, (_, i) => ({
-          email: `bulk${String(i).padStart(2, "0")}@example.org`,
-          full_name: i % 2 ? `Bulk Person ${i}` : null,
-          password_hash: "x",
-          created_at: new Date(base + i * 60_000),
-        })),
-      )
-      .execute();
+    await t.rows.auth.insertUsers(
+      Array.from({ length: 60 }, (_, i) => ({
+        email: `bulk${String(i).padStart(2, "0")}@example.org`,
+        full_name: i % 2 ? `Bulk Person ${i}` : null,
+        password_hash: "x",
+        created_at: new Date(base + i * 60_000),
+      })),
+    );
   });
 
   it("pages through every user, newest first, with the total", async () => {
@@ -233,24 +226,15 @@ describe("deleting a user", () => {
       { accountId: u.accountId, kind: "scheduled" },
       { startAfter: 600 },
     );
-    await t.ctx.db
-      .insertInto("login_failures")
-      .values({ email: u.user.email.toLowerCase(), ip: "203.0.113.9" })
-      .execute();
-    await t.ctx.db
-      .insertInto("contact_messages")
-      .values({
-        name: "N",
-        email: u.user.email.toUpperCase(),
-        subject: "s",
-        message: "m",
-        ip: "203.0.113.9",
-      })
-      .execute();
-    await t.ctx.db
-      .insertInto("status_subscribers")
-      .values({ email: u.user.email.toLowerCase() })
-      .execute();
+    await t.rows.auth.insertLoginFailure({ email: u.user.email.toLowerCase(), ip: "203.0.113.9" });
+    await t.rows.contact.insertMessage({
+      name: "N",
+      email: u.user.email.toUpperCase(),
+      subject: "s",
+      message: "m",
+      ip: "203.0.113.9",
+    });
+    await t.rows.status.insertSubscriber({ email: u.user.email.toLowerCase() });
     await t.call("GET", "/api/oauth/google/auth-url", { token: u.token }); // an OAuth state row
     const needles = [u.user.id, u.user.email, u.accountId];
     const before = await rowsMentioning(needles);

@@ -221,11 +221,7 @@ describe("API keys", () => {
       status: 403,
       body: { detail: m.planLacksAccess },
     });
-    await t.ctx.db
-      .updateTable("users")
-      .set({ subscription_tier: "pro", is_active: false })
-      .where("id", "=", u.user.id)
-      .execute();
+    await t.rows.auth.updateUser(u.user.id, { subscription_tier: "pro", is_active: false });
     expect((await t.call("GET", "/api/v1/stats", { token: key })).status).toBe(401);
   });
 

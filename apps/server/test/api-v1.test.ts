@@ -97,19 +97,16 @@ describe("/api/v1 reads", () => {
     const first = await v1("GET", "/posts?limit=3", owner.key);
     // New posts arrive (newer than all, and at the same time as the first page's last post).
     const last = first.body.posts[2];
-    await t.ctx.db
-      .insertInto("posts")
-      .values(
-        [new Date(Date.now() + 86_400_000), new Date(last.timestamp)].map((at, i) => ({
-          user_id: owner.user.id,
-          account_id: owner.accountId,
-          instagram_id: `inserted-${i}-${randomUUID()}`,
-          media_type: "IMAGE" as const,
-          posted_at: at,
-          children: "[]",
-        })),
-      )
-      .execute();
+    await t.rows.sync.insertPosts(
+      [new Date(Date.now() + 86_400_000), new Date(last.timestamp)].map((at, i) => ({
+        user_id: owner.user.id,
+        account_id: owner.accountId,
+        instagram_id: `inserted-${i}-${randomUUID()}`,
+        media_type: "IMAGE" as const,
+        posted_at: at,
+        children: "[]",
+      })),
+    );
     const rest: string[] = [];
     let cursor = first.body.next_cursor as string | null;
     while (cursor) {
@@ -189,13 +186,13 @@ describe("/api/v1 writes", () => {
   });
 
   it("retries a failed backup", async () => {
-    const [b] = await t.ctx.db
-      .updateTable("backups")
-      .set({ status: "failed", error_message: "boom" })
-      .where("user_id", "=", owner.user.id)
-      .where("post_id", "=", (await h.backups(owner.user.id))[0]?.post_id as string)
-      .returning("post_id")
-      .execute();
+    const [b] = await t.rows.backups.updateBackups(
+      {
+        userId: owner.user.id,
+        postId: (await h.backups(owner.user.id))[0]?.post_id as string,
+      },
+      { status: "failed", error_message: "boom" },
+    );
     const failed = await v1("GET", "/backups?status=failed", owner.key);
     expect(
       failed.body.backups.map((x: { instagram_post_id: string }) => x.instagram_post_id),

@@ -189,11 +189,7 @@ describe("login, profile, logout and refresh", () => {
 
   it("deactivating or deleting a user ends their sessions at once", async () => {
     const a = await t.signUp();
-    await t.ctx.db
-      .updateTable("users")
-      .set({ is_active: false })
-      .where("id", "=", a.user.id)
-      .execute();
+    await t.rows.auth.updateUser(a.user.id, { is_active: false });
     expect((await t.call("GET", "/api/auth/me", { token: a.token })).status).toBe(401);
     const login = await t.call("POST", "/api/auth/login", {
       body: { email: a.user.email, password: a.password },
@@ -202,7 +198,7 @@ describe("login, profile, logout and refresh", () => {
     expect(login.body).toEqual({ detail: adminMessages.deactivatedLogin });
 
     const b = await t.signUp();
-    await t.ctx.db.deleteFrom("users").where("id", "=", b.user.id).execute();
+    await t.rows.auth.deleteUser(b.user.id);
     expect((await t.call("GET", "/api/auth/me", { token: b.token })).status).toBe(401);
   });
 

@@ -56,7 +56,7 @@ async function pick(ok: (p: PostRow) => boolean): Promise<PostRow> {
 
 /** Queues a backup the way the retry endpoint does and runs one attempt of it. */
 async function attempt(postId: string, retryCount = 0) {
-  if (retryCount === 0) await t.ctx.sync.runs.retry(user.user.id, postId);
+  if (retryCount === 0) await t.ctx.backups.retry(user.user.id, postId);
   return t.ctx.backupEngine.run(postId, { retryCount, retryLimit: 5 });
 }
 

@@ -1,6 +1,7 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import { reconnectWords } from "../src/providers/failure-words.ts";
 import { backupHelpers, FAST_ENGINE, md5 } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 
@@ -68,7 +69,7 @@ async function pick(kind: "image" | "carousel" | "video", skip = 0) {
 
 /** Queues a backup the way the retry endpoint does and runs it up to `attempts` times. */
 async function backUp(postId: string, attempts = 1) {
-  await t.ctx.sync.runs.retry(user.user.id, postId);
+  await t.ctx.backups.retry(user.user.id, postId);
   let outcome: Awaited<ReturnType<typeof t.ctx.backupEngine.run>> | undefined;
   for (let i = 0; i < attempts; i++) {
     outcome = await t.ctx.backupEngine.run(postId, { retryCount: i, retryLimit: 5 });
@@ -195,7 +196,7 @@ describe("resilience", () => {
     const video = await pick("video", 2);
     // More cuts than one attempt retries: the first attempt gives up, the second resumes.
     await h.control("/drive/cut", { body: { after_bytes: 600_000, count: 5 } });
-    const first = await t.ctx.sync.runs.retry(user.user.id, video.id);
+    const first = await t.ctx.backups.retry(user.user.id, video.id);
     expect(first.backup.status).toBe("pending");
     const a1 = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
     expect(a1.outcome).toBe("retry");
@@ -352,48 +353,29 @@ describe("resilience", () => {
       await free();
     }
     // The account's other posts count as backed up here, so the sync has only this one to do.
-    const stand = await t.ctx.db
-      .insertInto("backups")
-      .columns(["post_id", "user_id", "account_id", "status"])
-      .expression((eb) =>
-        eb
-          .selectFrom("posts as p")
-          .select((e) => ["p.id", "p.user_id", "p.account_id", e.val("completed").as("status")])
-          .where("p.account_id", "=", user.accountId)
-          .where((e) =>
-            e.not(
-              e.exists(
-                e.selectFrom("backups as b").select("b.id").whereRef("b.post_id", "=", "p.id"),
-              ),
-            ),
-          ),
-      )
-      .returning("id")
-      .execute();
+    const stand = await t.rows.backups.completeUnbackedPostsOf(user.accountId);
     try {
       const { job } = await h.syncAndDrain(user.user.id, user.accountId);
       expect(job).toMatchObject({ status: "completed", posts_total: 1, posts_processed: 1 });
       expect(await statusOf(third.id)).toBe("completed");
       expect(await copiesOf(third.instagram_id)).toHaveLength(1);
     } finally {
-      await t.ctx.db
-        .deleteFrom("backups")
-        .where(
-          "id",
-          "in",
-          stand.map((r) => r.id),
-        )
-        .execute();
+      await t.rows.backups.deleteBackups(stand.map((r) => r.id));
     }
   });
 
   it("stops every backup of the user when Google revokes the grant", async () => {
     const a = await pick("image", 3);
     const b = await pick("image", 4);
-    await h.control("/tokens/revoke", { body: { google_email: DEMO_GOOGLE.jordan.email } });
+    const grant = { body: { google_email: DEMO_GOOGLE.jordan.email } };
+    await h.control("/tokens/revoke", grant);
+    // The sandbox accepts the grant again afterwards, as it was before this test.
+    onTestFinished(async () => {
+      await h.control("/tokens/unrevoke", grant);
+    });
     const first = await backUp(a.id, 3);
     expect(first.backup.status).toBe("failed");
-    expect(first.backup.error_message).toBe(m.googleReconnect);
+    expect(first.backup.error_message).toBe(reconnectWords.google);
     const g = await t.ctx.db
       .selectFrom("google_connections")
       .selectAll()
@@ -403,7 +385,7 @@ describe("resilience", () => {
     await h.control("/calls", { method: "DELETE" });
     const second = await backUp(b.id);
     expect(second.backup.status).toBe("failed");
-    expect(second.backup.error_message).toBe(m.googleReconnect);
+    expect(second.backup.error_message).toBe(reconnectWords.google);
     const calls = await h.calls();
     expect(Object.keys(calls).filter((k) => k.startsWith("drive."))).toEqual([]);
     expect((await t.call("POST", "/api/sync/start", { token: user.token })).status).toBe(400);
@@ -415,7 +397,7 @@ describe("resilience", () => {
       `DELETE FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account' AND data->>'accountId' = $1`,
       [user.accountId],
     );
-    await t.ctx.db.deleteFrom("sync_jobs").where("account_id", "=", user.accountId).execute();
+    await t.rows.sync.deleteSyncJobsOfAccount(user.accountId);
     const again = await t.ctx.db
       .selectFrom("google_connections")
       .select("status")
@@ -426,7 +408,11 @@ describe("resilience", () => {
 
   it("marks the account for reconnection when Instagram revokes the token, and stops its jobs", async () => {
     const video = await pick("video", 3);
-    await h.control("/tokens/revoke", { body: { instagram_user_id: DEMO_IG.business.id } });
+    const grant = { body: { instagram_user_id: DEMO_IG.business.id } };
+    await h.control("/tokens/revoke", grant);
+    onTestFinished(async () => {
+      await h.control("/tokens/unrevoke", grant);
+    });
     await h.control("/cdn/expire", { method: "POST" });
     // The sync job row is made directly: the Instagram account is what this test revokes.
     const job0 = await t.ctx.syncRepos.runs.insertSyncJob({
@@ -449,7 +435,7 @@ describe("resilience", () => {
     expect(r.outcome).toBe("done");
     const job = await t.ctx.syncRepos.runs.findSyncJob(started.sync_job.id);
     expect(job?.status).toBe("failed");
-    expect(job?.error_message).toBe(m.instagramReconnect(DEMO_IG.business.username));
+    expect(job?.error_message).toBe(reconnectWords.instagram(DEMO_IG.business.username));
     const account = await t.ctx.db
       .selectFrom("instagram_accounts")
       .selectAll()
@@ -457,15 +443,15 @@ describe("resilience", () => {
       .executeTakeFirstOrThrow();
     expect(account.status).toBe("needs_reconnection");
     await h.control("/calls", { method: "DELETE" });
-    await t.ctx.db
-      .insertInto("backups")
-      .values({ post_id: video.id, user_id: user.user.id, account_id: user.accountId })
-      .onConflict((oc) => oc.column("post_id").doUpdateSet({ status: "pending" }))
-      .execute();
+    await t.rows.backups.upsertPendingBackup({
+      post_id: video.id,
+      user_id: user.user.id,
+      account_id: user.accountId,
+    });
     const out = await t.ctx.backupEngine.run(video.id, { retryCount: 0, retryLimit: 5 });
     expect(out).toEqual({
       outcome: "failed",
-      message: m.instagramReconnect(DEMO_IG.business.username),
+      message: reconnectWords.instagram(DEMO_IG.business.username),
     });
     expect(await h.calls()).toEqual({});
   });

@@ -84,7 +84,7 @@ describe("a worker killed between any two statements of a backup's completion", 
           metaKey: `${target.id}_meta`,
         })[round]!;
         const { when, table, events } = point;
-        await t.ctx.db.deleteFrom("backups").where("post_id", "in", ids).execute();
+        await t.rows.backups.deleteBackupsOfPosts(ids);
         await t.ctx.pool.query(`
             CREATE OR REPLACE FUNCTION test_pause() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN PERFORM pg_advisory_xact_lock(${PAUSE_KEY}); RETURN NEW; END $$;

@@ -170,11 +170,7 @@ describe("the first sync of the 150-post demo account", () => {
       .orderBy("posted_at", "desc")
       .executeTakeFirstOrThrow();
     // Our copy of the newest post's like count falls behind Instagram's.
-    await t.ctx.db
-      .updateTable("posts")
-      .set({ like_count: (newest.like_count ?? 0) + 1000 })
-      .where("id", "=", newest.id)
-      .execute();
+    await t.rows.sync.updatePost(newest.id, { like_count: (newest.like_count ?? 0) + 1000 });
     const before = await rows();
     await h.syncAndDrain(user.user.id, user.accountId);
     const after = await rows();
@@ -256,21 +252,7 @@ describe("the first sync of the 150-post demo account", () => {
 
   it("finds posts already in Drive by appProperties: completed backups, shown as such, not uploaded", async () => {
     // Keepsake forgets five completed backups (as after a lost database row); Drive keeps them.
-    const forgotten = await t.ctx.db
-      .deleteFrom("backups")
-      .where(
-        "id",
-        "in",
-        t.ctx.db
-          .selectFrom("backups")
-          .select("id")
-          .where("user_id", "=", user.user.id)
-          .where("status", "=", "completed")
-          .orderBy("id")
-          .limit(5),
-      )
-      .returning("post_id")
-      .execute();
+    const forgotten = await t.rows.backups.forgetCompleted(user.user.id, 5);
     expect(forgotten).toHaveLength(5);
     await h.control("/calls", { method: "DELETE" });
     const before = (await h.driveFiles()).length;
@@ -341,7 +323,7 @@ describe("an account disconnected and connected again, into the Drive that holds
       `DELETE FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account' AND data->>'accountId' = $1`,
       [account.id],
     );
-    await t.ctx.db.deleteFrom("sync_jobs").where("account_id", "=", account.id).execute();
+    await t.rows.sync.deleteSyncJobsOfAccount(account.id);
     await h.control("/calls", { method: "DELETE" });
     const filesBefore = (await h.driveFiles()).length;
 

@@ -1,6 +1,7 @@
 import { connectionMessages as m, syncMessages } from "@keepsake/contracts";
 import { DEMO_FB, DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createConnectionsRepository } from "../src/connections/connections.repository.ts";
 import { decryptSecret } from "../src/lib/crypto.ts";
 import { connectionsSuite, params } from "./support/connections.ts";
 import type { SandboxedApp } from "./support/sandbox.ts";
@@ -91,11 +92,11 @@ describe("connecting Instagram with Instagram Login", () => {
     const { token, user } = await t.signUp();
     await connectInstagram(token);
     const [before] = await accountRows(user.id);
-    await t.ctx.db
-      .updateTable("instagram_accounts")
-      .set({ username: "stale.name", status: "needs_reconnection", status_reason: "x" })
-      .where("id", "=", before!.id)
-      .execute();
+    await t.rows.connections.updateInstagramAccount(before!.id, {
+      username: "stale.name",
+      status: "needs_reconnection",
+      status_reason: "x",
+    });
     t.clock.advance(60_000);
     // At the free limit, an account that needs reconnecting may still be reconnected.
     const landed = await connectInstagram(token);
@@ -255,30 +256,23 @@ describe("disconnecting Instagram", () => {
 
 /** Three posts of the account, two of them backed up; answers the post ids. */
 async function seedPosts(userId: string, accountId: string, prefix: string) {
-  const posts = await t.ctx.db
-    .insertInto("posts")
-    .values(
-      ["1", "2", "3"].map((n) => ({
-        user_id: userId,
-        account_id: accountId,
-        instagram_id: `${prefix}${n}`,
-        media_type: "IMAGE" as const,
-        posted_at: new Date("2026-05-01T10:00:00Z"),
-      })),
-    )
-    .returning("id")
-    .execute();
-  await t.ctx.db
-    .insertInto("backups")
-    .values(
-      posts.map((p, i) => ({
-        post_id: p.id,
-        user_id: userId,
-        account_id: accountId,
-        status: i < 2 ? ("completed" as const) : ("pending" as const),
-      })),
-    )
-    .execute();
+  const posts = await t.rows.sync.insertPosts(
+    ["1", "2", "3"].map((n) => ({
+      user_id: userId,
+      account_id: accountId,
+      instagram_id: `${prefix}${n}`,
+      media_type: "IMAGE" as const,
+      posted_at: new Date("2026-05-01T10:00:00Z"),
+    })),
+  );
+  await t.rows.backups.insertBackups(
+    posts.map((p, i) => ({
+      post_id: p.id,
+      user_id: userId,
+      account_id: accountId,
+      status: i < 2 ? ("completed" as const) : ("pending" as const),
+    })),
+  );
   return posts.map((p) => p.id).sort();
 }
 
@@ -358,7 +352,7 @@ describe("disconnecting one of several accounts", () => {
     });
     // An account whose access ended is not named either while another one works.
     await t.setTier(u.user.id, "pro");
-    await t.ctx.accountsRepo.applyAccountLimit(u.user.id, 3);
+    await createConnectionsRepository(t.ctx.db).applyAccountLimit(u.user.id, 3);
     await t.ctx.connections.health.markInstagramNeedsReconnection(u.first.id, "revoked");
     await t.ctx.db
       .updateTable("instagram_accounts")
@@ -421,19 +415,15 @@ describe("disconnecting an account while its sync runs", () => {
   it("a run left running by a disconnected account is ended when the status is read", async () => {
     const { token, user } = await t.signUp();
     // As a disconnect leaves a run it could not end: no account any more, still running.
-    const orphan = await t.ctx.db
-      .insertInto("sync_jobs")
-      .values({
-        user_id: user.id,
-        account_id: null,
-        job_type: "manual",
-        mode: "backup",
-        status: "running",
-        started_at: t.clock.now(),
-        heartbeat_at: t.clock.now(),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const orphan = await t.rows.sync.insertSyncJob({
+      user_id: user.id,
+      account_id: null,
+      job_type: "manual",
+      mode: "backup",
+      status: "running",
+      started_at: t.clock.now(),
+      heartbeat_at: t.clock.now(),
+    });
     const status = await t.call("GET", "/api/sync/status", { token });
     expect(status.body).toMatchObject({
       is_syncing: false,
@@ -447,47 +437,36 @@ describe("accounts with synced posts", () => {
     const { token, user } = await t.signUp();
     await connectInstagram(token, DEMO_IG.business.id);
     const [row] = await accountRows(user.id);
-    const posts = await t.ctx.db
-      .insertInto("posts")
-      .values(
-        ["1", "2", "3"].map((n) => ({
-          user_id: user.id,
-          account_id: row!.id,
-          instagram_id: `1790000000000000${n}`,
-          media_type: "IMAGE" as const,
-          posted_at: new Date("2026-05-01T10:00:00Z"),
-        })),
-      )
-      .returning("id")
-      .execute();
-    await t.ctx.db
-      .insertInto("backups")
-      .values(
-        posts.map((p, i) => ({
-          post_id: p.id,
-          user_id: user.id,
-          account_id: row!.id,
-          status: i < 2 ? ("completed" as const) : ("pending" as const),
-        })),
-      )
-      .execute();
+    const posts = await t.rows.sync.insertPosts(
+      ["1", "2", "3"].map((n) => ({
+        user_id: user.id,
+        account_id: row!.id,
+        instagram_id: `1790000000000000${n}`,
+        media_type: "IMAGE" as const,
+        posted_at: new Date("2026-05-01T10:00:00Z"),
+      })),
+    );
+    await t.rows.backups.insertBackups(
+      posts.map((p, i) => ({
+        post_id: p.id,
+        user_id: user.id,
+        account_id: row!.id,
+        status: i < 2 ? ("completed" as const) : ("pending" as const),
+      })),
+    );
     // A story counts among the synced posts, and is named apart (Instagram counts no stories).
-    await t.ctx.db
-      .insertInto("posts")
-      .values({
+    await t.rows.sync.insertPosts([
+      {
         user_id: user.id,
         account_id: row!.id,
         instagram_id: "17900000000000009",
         media_type: "IMAGE" as const,
         media_product_type: "STORY" as const,
         posted_at: new Date("2026-05-01T11:00:00Z"),
-      })
-      .execute();
+      },
+    ]);
     const lastSync = new Date("2026-05-02T08:00:00Z");
-    await t.ctx.db
-      .insertInto("account_sync_state")
-      .values({ account_id: row!.id, last_sync_at: lastSync })
-      .execute();
+    await t.rows.sync.insertSyncState({ account_id: row!.id, last_sync_at: lastSync });
 
     const list = await t.call("GET", "/api/accounts/instagram-accounts", { token });
     expect(list.body.accounts[0]).toMatchObject({

@@ -12,7 +12,7 @@ afterAll(async () => {
   await t?.close();
 });
 afterEach(async () => {
-  await t.ctx.db.deleteFrom("instagram_accounts").execute();
+  await t.rows.connections.deleteAllInstagramAccounts();
   await control("DELETE", "/faults");
 });
 
@@ -210,17 +210,16 @@ describe("refresh-connections", () => {
     );
     expect(refreshed.status).toBe(409);
     expect(refreshed.body.detail).toMatch(/password was changed/);
-    await t.ctx.db.deleteFrom("google_connections").execute();
+    await t.rows.connections.deleteAllGoogleConnections();
   });
 
   it("refresh-profile fetches the profile again", async () => {
     const { token } = await t.signUp();
     const account = await connect(token, DEMO_IG.business.id);
-    await t.ctx.db
-      .updateTable("instagram_accounts")
-      .set({ followers_count: 0, display_name: null })
-      .where("id", "=", account.id)
-      .execute();
+    await t.rows.connections.updateInstagramAccount(account.id, {
+      followers_count: 0,
+      display_name: null,
+    });
     const res = await t.call(
       "PUT",
       `/api/accounts/instagram-accounts/${account.id}/refresh-profile`,

@@ -179,15 +179,10 @@ describe("account limits", () => {
     expect(list.body).toMatchObject({ limit: 3, can_connect_more: true, remaining_slots: 1 });
     // The sandbox has two professional accounts; a third comes straight from the database.
     const [row] = await accountRows(user.id);
-    await t.ctx.db
-      .insertInto("instagram_accounts")
-      .values({
-        ...row!,
-        id: undefined,
-        instagram_user_id: "17841499999999999",
-        username: "third.account",
-      })
-      .execute();
+    await t.rows.connections.copyInstagramAccount(
+      { id: row!.id },
+      { instagram_user_id: "17841499999999999", username: "third.account" },
+    );
     list = await t.call("GET", "/api/accounts/instagram-accounts", { token });
     expect(list.body).toMatchObject({ limit: 3, can_connect_more: false, remaining_slots: 0 });
     expect(list.body.accounts).toHaveLength(3);

@@ -8,11 +8,7 @@ let admin: Awaited<ReturnType<TestApp["signUp"]>>;
 beforeAll(async () => {
   t = await createTestApp({ CONTACT_MAX_PER_HOUR: "3" });
   admin = await t.signUp({ email: "inbox.admin@example.com" });
-  await t.ctx.db
-    .updateTable("users")
-    .set({ is_admin: true })
-    .where("id", "=", admin.user.id)
-    .execute();
+  await t.rows.auth.updateUser(admin.user.id, { is_admin: true });
 });
 afterAll(async () => {
   await t.close();

@@ -61,11 +61,10 @@ async function runFirstSync(userId: string, accountId: string, syncJobId: string
     .execute();
   const skipped = pending.slice(real).map((b) => b.id);
   if (skipped.length > 0) {
-    await t.ctx.db
-      .updateTable("backups")
-      .set({ status: "completed", backup_size_bytes: 10 })
-      .where("id", "in", skipped)
-      .execute();
+    await t.rows.backups.updateBackups(
+      { ids: skipped },
+      { status: "completed", backup_size_bytes: 10 },
+    );
     await t.ctx.syncRepos.runs.updateSyncJob(syncJobId, { posts_processed: skipped.length });
   }
   await h.drain(userId);

@@ -14,11 +14,7 @@ let apiKey: string;
 beforeAll(async () => {
   t = await createSandboxedApp(stripeEnv);
   admin = await t.signUp({ tier: "pro" });
-  await t.ctx.db
-    .updateTable("users")
-    .set({ is_admin: true })
-    .where("id", "=", admin.user.id)
-    .execute();
+  await t.rows.auth.updateUser(admin.user.id, { is_admin: true });
   const key = await t.call("POST", "/api/api-keys", { token: admin.token, body: { name: "fuzz" } });
   expect(key.status).toBe(201);
   apiKey = key.body.key;

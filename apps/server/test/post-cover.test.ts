@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PostChild } from "../src/db/sync-tables.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
 let t: TestApp;
@@ -14,20 +15,29 @@ const CDN = "http://cdn.test";
 describe("an album whose cover is a video", () => {
   it("answers the first image child, else the video child's thumbnail, as its thumbnail", async () => {
     const me = await t.signUp();
-    const { rows } = await t.ctx.pool.query<{ id: string }>(
-      `INSERT INTO instagram_accounts
-         (user_id, instagram_user_id, connected_via, username, access_token_encrypted, token_issued_at)
-       VALUES ($1, '17841400000055001', 'instagram', 'album.cover', 'not-a-token', now()) RETURNING id`,
-      [me.user.id],
-    );
-    const account = rows[0]!.id;
-    const album = (id: string, children: object[]) =>
-      t.ctx.pool.query(
-        `INSERT INTO posts (user_id, account_id, instagram_id, media_type, media_product_type,
-                            caption, posted_at, media_url, thumbnail_url, children)
-         VALUES ($1, $2, $3, 'CAROUSEL_ALBUM', 'FEED', $3, now(), $4, NULL, $5)`,
-        [me.user.id, account, id, `${CDN}/${id}.mp4`, JSON.stringify(children)],
-      );
+    const { id: account } = await t.rows.connections.insertInstagramAccount({
+      user_id: me.user.id,
+      instagram_user_id: "17841400000055001",
+      connected_via: "instagram",
+      username: "album.cover",
+      access_token_encrypted: "not-a-token",
+      token_issued_at: new Date(),
+    });
+    const album = (id: string, children: PostChild[]) =>
+      t.rows.sync.insertPosts([
+        {
+          user_id: me.user.id,
+          account_id: account,
+          instagram_id: id,
+          media_type: "CAROUSEL_ALBUM",
+          media_product_type: "FEED",
+          caption: id,
+          posted_at: new Date(),
+          media_url: `${CDN}/${id}.mp4`,
+          thumbnail_url: null,
+          children: JSON.stringify(children),
+        },
+      ]);
     await album("mixed", [
       { id: "c1", media_type: "VIDEO", media_url: `${CDN}/c1.mp4`, thumbnail_url: `${CDN}/c1.jpg` },
       { id: "c2", media_type: "IMAGE", media_url: `${CDN}/c2.jpg`, thumbnail_url: null },

@@ -91,7 +91,7 @@ describe("the sync scheduler", () => {
 
   it("stores the Graph usage each sync saw; an account near Graph's limit syncs less often", async () => {
     // Each Instagram account belongs to one user at a time: free the demo accounts first.
-    await t.ctx.db.deleteFrom("instagram_accounts").execute();
+    await t.rows.connections.deleteAllInstagramAccounts();
     const u = await h.connectedUser({ tier: "pro" });
     // Below 80 % no call is slowed down, yet the scheduler already halves the account's syncs.
     await h.control("/graph/usage", { body: { app_call_count: 72, buc_call_count: 12 } });
@@ -125,11 +125,10 @@ describe("the sync scheduler", () => {
     expect([await tick(), await tick()].filter(Boolean)).toHaveLength(1);
 
     // At 85 % it waits every tick of the hour, then syncs once the reading is an hour old.
-    await t.ctx.db
-      .updateTable("account_sync_state")
-      .set({ graph_usage_percent: 85, graph_usage_at: t.clock.now() })
-      .where("account_id", "=", u.accountId)
-      .execute();
+    await t.rows.sync.updateSyncState(u.accountId, {
+      graph_usage_percent: 85,
+      graph_usage_at: t.clock.now(),
+    });
     // The dashboard counts down to the turn that syncs, not to one the scheduler skips.
     const stats = await t.call("GET", "/api/sync/dashboard/stats", { token: u.token });
     expect(stats.body.next_sync_in).toBeGreaterThan(50);
@@ -183,7 +182,7 @@ describe("the sync scheduler", () => {
 
 describe("a scheduled sync and the account's other runs", () => {
   it("runs once per queue job, waits while another run is alive, and fails a run whose worker died", async () => {
-    await t.ctx.db.deleteFrom("instagram_accounts").execute();
+    await t.rows.connections.deleteAllInstagramAccounts();
     const u = await h.connectedUser({ tier: "pro" });
     const runs = t.ctx.syncRepos.runs;
     const scheduled = (syncJobId: string) =>
@@ -236,7 +235,7 @@ describe("a scheduled sync and the account's other runs", () => {
 describe("reading sync status", () => {
   it("ends abandoned runs in one sweep: a run whose heartbeat stopped fails, one left without its account is cancelled", async () => {
     // The demo account is free again (an Instagram account has one owner; tests above hold it).
-    await t.ctx.db.deleteFrom("instagram_accounts").execute();
+    await t.rows.connections.deleteAllInstagramAccounts();
     const u = await h.connectedUser({ tier: "pro" });
     const runs = t.ctx.syncRepos.runs;
     const stale = await runs.insertSyncJob({
@@ -248,19 +247,15 @@ describe("reading sync status", () => {
     });
     t.clock.advance(t.ctx.engine.staleSyncMs + 60_000);
     // As a disconnect leaves a run it could not end: no account any more, still running.
-    const orphan = await t.ctx.db
-      .insertInto("sync_jobs")
-      .values({
-        user_id: u.user.id,
-        account_id: null,
-        job_type: "manual",
-        mode: "backup",
-        status: "running",
-        started_at: t.clock.now(),
-        heartbeat_at: t.clock.now(),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const orphan = await t.rows.sync.insertSyncJob({
+      user_id: u.user.id,
+      account_id: null,
+      job_type: "manual",
+      mode: "backup",
+      status: "running",
+      started_at: t.clock.now(),
+      heartbeat_at: t.clock.now(),
+    });
     const status = await t.call("GET", "/api/sync/status", { token: u.token });
     expect(status.body.is_syncing).toBe(false);
     const rows = await t.ctx.db

@@ -80,7 +80,7 @@ describe("provider calls", () => {
       detail: "4 of 6 calls failed in the last 15 minutes",
     });
     expect(report.status).not.toBe("operational");
-    await t.ctx.db.deleteFrom("provider_call_stats").execute();
+    await t.rows.status.deleteAllCallStats();
   });
 });
 
@@ -97,16 +97,12 @@ describe("samples, uptime and incidents", () => {
       subscribeMaxPerHour: 5,
     });
   const addCalls = (calls: number, errors: number) =>
-    t.ctx.db
-      .insertInto("provider_call_stats")
-      .values({
-        provider: "google",
-        minute: new Date(t.clock.now().getTime() - (t.clock.now().getTime() % MIN)),
-        calls,
-        errors,
-      })
-      .onConflict((oc) => oc.columns(["provider", "minute"]).doUpdateSet({ calls, errors }))
-      .execute();
+    t.rows.status.setCallStats({
+      provider: "google",
+      minute: new Date(t.clock.now().getTime() - (t.clock.now().getTime() % MIN)),
+      calls,
+      errors,
+    });
 
   it("answers the live status before any sample: no worker yet, no uptime, no incidents", async () => {
     const res = await t.call("GET", "/api/status");

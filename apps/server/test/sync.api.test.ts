@@ -58,17 +58,14 @@ describe("/api/sync", () => {
       .where("user_id", "=", bare.user.id)
       .execute();
     if (accounts.length === 0) {
-      await t.ctx.db
-        .insertInto("instagram_accounts")
-        .values({
-          user_id: bare.user.id,
-          instagram_user_id: "test-only-1",
-          connected_via: "instagram",
-          username: "someone",
-          access_token_encrypted: "v1.x.y.z",
-          token_issued_at: new Date(),
-        })
-        .execute();
+      await t.rows.connections.insertInstagramAccount({
+        user_id: bare.user.id,
+        instagram_user_id: "test-only-1",
+        connected_via: "instagram",
+        username: "someone",
+        access_token_encrypted: "v1.x.y.z",
+        token_issued_at: new Date(),
+      });
     }
     const noDrive = await t.call("POST", "/api/sync/start", { token: bare.token, body: {} });
     expect(noDrive).toMatchObject({ status: 400, body: { detail: m.googleNotConnected } });
@@ -158,16 +155,15 @@ describe("/api/sync", () => {
       )
       .slice(0, 3);
     for (const p of posts.filter((x) => !keep.includes(x))) {
-      await t.ctx.db
-        .insertInto("backups")
-        .values({
+      await t.rows.backups.insertBackups([
+        {
           post_id: p.id,
           user_id: p.user_id,
           account_id: p.account_id,
           status: "completed",
           backup_size_bytes: 10,
-        })
-        .execute();
+        },
+      ]);
     }
     // A slow CDN keeps the backups running long enough to watch the job while it runs.
     await h.control("/latency", { body: { endpoint: "cdn", ms: 500 } });
@@ -237,11 +233,10 @@ describe("/api/sync", () => {
       .where("p.not_backed_up_reason", "is", null)
       .limit(1)
       .execute();
-    await t.ctx.db
-      .updateTable("backups")
-      .set({ status: "failed", error_message: "Instagram is not responding right now" })
-      .where("post_id", "=", target!.post_id)
-      .execute();
+    await t.rows.backups.updateBackups(
+      { postId: target!.post_id },
+      { status: "failed", error_message: "Instagram is not responding right now" },
+    );
     const stranger = await t.call("POST", `/api/sync/backups/${target!.post_id}/retry`, {
       token: other.token,
     });

@@ -24,10 +24,6 @@ export const syncMessages = {
     "Not available from Instagram: Instagram does not provide this media for download (for example a reel with licensed music). Its caption and details are saved in your Drive.",
   retryAllStarted: (n: number) => `Retrying ${n} failed backup${n === 1 ? "" : "s"}`,
   noFailedBackups: "No failed backups to retry",
-  instagramReconnect: (username: string) =>
-    `Instagram access for @${username} expired or was revoked. Reconnect the account in Settings to resume backups.`,
-  googleReconnect:
-    "Google Drive access was revoked or expired. Reconnect Google Drive in Settings to resume backups.",
   postLimit: (limit: number, tier: string) =>
     `Your ${tier} plan backs up the newest ${limit.toLocaleString("en-US")} posts. Upgrade to back up this post.`,
   syncFailed: "Sync failed - please check your connections and try again",

@@ -1,78 +1,8 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import type { AccountStats } from "./accounts.service.ts";
 
 export function createAccountsRepository(db: Db) {
   return {
-    /** Synced posts (and of them stories), completed backups and the last sync of each account. */
-    async stats(accountIds: string[]): Promise<Map<string, AccountStats>> {
-      const out = new Map<string, AccountStats>();
-      if (accountIds.length === 0) return out;
-      const rows = await db
-        .selectFrom("instagram_accounts as a")
-        .leftJoin("account_sync_state as s", "s.account_id", "a.id")
-        .select([
-          "a.id",
-          "s.last_sync_at",
-          // From the counters that triggers keep (migration 0700), not by counting posts.
-          (eb) =>
-            eb
-              .selectFrom("post_counts as c")
-              .select(sql<string>`sum(c.n)`.as("n"))
-              .whereRef("c.account_id", "=", "a.id")
-              .as("synced"),
-          (eb) =>
-            eb
-              .selectFrom("post_counts as c")
-              .select(sql<string>`sum(c.n)`.as("n"))
-              .whereRef("c.account_id", "=", "a.id")
-              .where("c.is_story", "=", true)
-              .as("stories"),
-          (eb) =>
-            eb
-              .selectFrom("backup_counts as c")
-              .select(sql<string>`sum(c.n)`.as("n"))
-              .whereRef("c.account_id", "=", "a.id")
-              .where("c.status", "=", "completed")
-              .as("backed_up"),
-        ])
-        .where("a.id", "in", accountIds)
-        .execute();
-      for (const r of rows) {
-        out.set(r.id, {
-          synced_posts_count: Number(r.synced ?? 0),
-          synced_stories_count: Number(r.stories ?? 0),
-          backed_up_posts_count: Number(r.backed_up ?? 0),
-          last_sync: r.last_sync_at ? new Date(r.last_sync_at) : null,
-        });
-      }
-      return out;
-    },
-
-    /**
-     * Fits a user's synced accounts into the plan: the first `limit` stay active (the account
-     * the user chose to keep first, then those already active, oldest first), the rest are
-     * paused. Connected accounts are never removed. Returns how many are paused.
-     */
-    async applyAccountLimit(userId: string, limit: number, keep?: string): Promise<number> {
-      await sql`
-        UPDATE instagram_accounts a SET paused_by_plan = r.rn > ${limit}
-        FROM (
-          SELECT id, row_number() OVER (
-            ORDER BY (id = ${keep ?? null}::uuid) IS TRUE DESC, paused_by_plan, connected_at, id
-          ) AS rn
-          FROM instagram_accounts WHERE user_id = ${userId}
-        ) r
-        WHERE a.id = r.id AND a.paused_by_plan IS DISTINCT FROM (r.rn > ${limit})`.execute(db);
-      const row = await db
-        .selectFrom("instagram_accounts")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("user_id", "=", userId)
-        .where("paused_by_plan", "=", true)
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
-    },
-
     // --- what the sync area reads of the accounts (with the owner and the sync state) ------
     accountWithOwner(accountId: string) {
       return accountWithOwnerQuery(db, accountId).executeTakeFirst();
@@ -123,15 +53,6 @@ export function createAccountsRepository(db: Db) {
         .where("u.subscription_tier", "in", tiers as ("premium" | "pro" | "agency")[])
         .execute();
       return rows.map((r) => Number(r.lag));
-    },
-
-    userAccounts(userId: string) {
-      return db
-        .selectFrom("instagram_accounts")
-        .select(["id", "username", "status", "status_reason", "media_count", "paused_by_plan"])
-        .where("user_id", "=", userId)
-        .orderBy("connected_at")
-        .execute();
     },
   };
 }

@@ -19,10 +19,16 @@ export interface AccountStats {
 }
 
 /**
- * Per-account post counts and last sync, supplied by the sync area (its tables own them).
- * Without it an account reports what the accounts table knows: no posts yet.
+ * Per-account counts, asked of the areas that own them (wired in context.ts): synced posts,
+ * stories and the last sync from the sync area, completed backups from the backups area.
+ * Without them an account reports what the accounts table knows: no posts yet.
  */
-export type AccountStatsLoader = (accountIds: string[]) => Promise<Map<string, AccountStats>>;
+export interface AccountStatsLoader {
+  synced(
+    accountIds: string[],
+  ): Promise<Map<string, { synced: number; stories: number; lastSync: Date | null }>>;
+  backedUp(accountIds: string[]): Promise<Map<string, number>>;
+}
 
 export interface AccountsServiceDeps {
   /** The connections area's account profiles (rows, removal, profile refresh). */
@@ -39,8 +45,27 @@ export interface AccountsServiceDeps {
 export function createAccountsService(deps: AccountsServiceDeps) {
   const { profiles, clock } = deps;
 
+  async function loadStats(ids: string[]): Promise<Map<string, AccountStats>> {
+    const out = new Map<string, AccountStats>();
+    if (!deps.stats || ids.length === 0) return out;
+    const [synced, backedUp] = await Promise.all([
+      deps.stats.synced(ids),
+      deps.stats.backedUp(ids),
+    ]);
+    for (const id of ids) {
+      const s = synced.get(id);
+      out.set(id, {
+        synced_posts_count: s?.synced ?? 0,
+        synced_stories_count: s?.stories ?? 0,
+        backed_up_posts_count: backedUp.get(id) ?? 0,
+        last_sync: s?.lastSync ?? null,
+      });
+    }
+    return out;
+  }
+
   async function shape(rows: InstagramAccountRow[]): Promise<InstagramAccount[]> {
-    const stats = deps.stats ? await deps.stats(rows.map((r) => r.id)) : new Map();
+    const stats = await loadStats(rows.map((r) => r.id));
     const now = clock.now();
     return rows.map((a) => {
       const s: AccountStats | undefined = stats.get(a.id);

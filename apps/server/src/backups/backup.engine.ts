@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { syncMessages as m } from "@keepsake/contracts";
 import type { BackupFileRow, BackupRow, PostRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
+import { reconnectWords } from "../providers/failure-words.ts";
 import type {
   DriveClient,
   DriveFile,
@@ -121,7 +122,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         return await outcome.fail("The post or its account no longer exists.", false, "gone");
       if (account.status === "needs_reconnection") {
         return await outcome.fail(
-          m.instagramReconnect(account.username),
+          reconnectWords.instagram(account.username),
           true,
           "instagram_revoked",
         );
@@ -129,7 +130,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       const google = await directory.findGoogleConnection(post.user_id);
       if (!google) return await outcome.fail(m.googleNotConnected, true, "google_not_connected");
       if (google.status === "needs_reconnection")
-        return await outcome.fail(m.googleReconnect, true, "google_revoked");
+        return await outcome.fail(reconnectWords.google, true, "google_revoked");
       if (post.backup_started_at === null)
         await repos.posts.markPostBackupStarted(post.id, clock.now());
 

@@ -223,6 +223,19 @@ export function createBackupsRepository(db: Kysely<Database>) {
         .execute();
     },
 
+    /** Completed backups of each account (the accounts panel), from the trigger-kept counters. */
+    async completedByAccount(accountIds: string[]): Promise<Map<string, number>> {
+      if (accountIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("backup_counts")
+        .select(["account_id", sql<string>`sum(n)`.as("n")])
+        .where("account_id", "in", accountIds)
+        .where("status", "=", "completed")
+        .groupBy("account_id")
+        .execute();
+      return new Map(rows.map((r) => [r.account_id, Number(r.n)]));
+    },
+
     async backupStats(userId: string) {
       const row = await db
         .selectFrom("posts as p")

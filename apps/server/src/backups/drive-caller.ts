@@ -1,5 +1,5 @@
-import { syncMessages as m } from "@keepsake/contracts";
 import { AppError } from "../lib/errors.ts";
+import { reconnectWords } from "../providers/failure-words.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { withBackoff } from "../providers/retry.ts";
 import type { ConnectionTokens } from "../sync/engine.types.ts";
@@ -45,7 +45,7 @@ export function driveCallerFor(
         return await exec();
       } catch (again) {
         if (again instanceof ProviderError && again.kind === "token_invalid") {
-          throw new GoogleRevokedError(m.googleReconnect);
+          throw new GoogleRevokedError(reconnectWords.google);
         }
         throw again;
       }

@@ -2,7 +2,7 @@ import { syncMessages as m } from "@keepsake/contracts";
 import type { BackupRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { backupsFinished } from "../lib/metrics.ts";
-import { backupRetryWords } from "../providers/failure-words.ts";
+import { backupRetryWords, reconnectWords } from "../providers/failure-words.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
 import { DeferError } from "../providers/retry.ts";
 import type {
@@ -103,13 +103,14 @@ export function outcomeRecorder(deps: {
         backupsFinished.inc({ outcome: "deferred", reason: "rate_limited" });
         return { outcome: "deferred", delayMs: err.delayMs };
       }
-      if (err instanceof GoogleRevokedError) return fail(m.googleReconnect, true, "google_revoked");
+      if (err instanceof GoogleRevokedError)
+        return fail(reconnectWords.google, true, "google_revoked");
       if (err instanceof ProviderError) {
         // The user frees space (or buys more): the next sync, or Retry, tries again.
         if (err.kind === "quota") return fail(m.driveFull, true, "drive_full");
         if (isInstagramTokenInvalid(err)) {
           const acc = await directory.accountWithOwner(backup.account_id);
-          const message = m.instagramReconnect(acc?.username ?? "your account");
+          const message = reconnectWords.instagram(acc?.username ?? "your account");
           await deps.connections.markInstagramNeedsReconnection(backup.account_id, message);
           return fail(message, true, "instagram_revoked");
         }

@@ -3,6 +3,7 @@ import { accountLimit } from "../billing/tier-rules.ts";
 import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import { notRespondingTryLater } from "../providers/failure-words.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
 import type { TokenCustody } from "./token-custody.service.ts";
 
@@ -59,10 +60,7 @@ export function createAccountProfilesService(deps: AccountProfilesDeps) {
         );
       }
       if (error) {
-        throw new AppError(
-          "upstream",
-          "Instagram is not responding right now. Please try again later.",
-        );
+        throw new AppError("upstream", notRespondingTryLater("Instagram"));
       }
       return account;
     },

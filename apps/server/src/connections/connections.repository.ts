@@ -241,6 +241,40 @@ function repository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
+    // --- the accounts panel's plan limit and list ------------------------------------------
+    /**
+     * Fits a user's synced accounts into the plan: the first `limit` stay active (the account
+     * the user chose to keep first, then those already active, oldest first), the rest are
+     * paused. Connected accounts are never removed. Returns how many are paused.
+     */
+    async applyAccountLimit(userId: string, limit: number, keep?: string): Promise<number> {
+      await sql`
+        UPDATE instagram_accounts a SET paused_by_plan = r.rn > ${limit}
+        FROM (
+          SELECT id, row_number() OVER (
+            ORDER BY (id = ${keep ?? null}::uuid) IS TRUE DESC, paused_by_plan, connected_at, id
+          ) AS rn
+          FROM instagram_accounts WHERE user_id = ${userId}
+        ) r
+        WHERE a.id = r.id AND a.paused_by_plan IS DISTINCT FROM (r.rn > ${limit})`.execute(db);
+      const row = await db
+        .selectFrom("instagram_accounts")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("user_id", "=", userId)
+        .where("paused_by_plan", "=", true)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    userAccounts(userId: string) {
+      return db
+        .selectFrom("instagram_accounts")
+        .select(["id", "username", "status", "status_reason", "media_count", "paused_by_plan"])
+        .where("user_id", "=", userId)
+        .orderBy("connected_at")
+        .execute();
+    },
+
     async deleteGoogleConnection(userId: string): Promise<number> {
       const r = await db
         .deleteFrom("google_connections")

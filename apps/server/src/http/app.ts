@@ -8,6 +8,7 @@ import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
 import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
+import { registerBackupsRoutes } from "../backups/backups.routes.ts";
 import { registerBillingRoutes } from "../billing/billing.routes.ts";
 import { automaticBackupTiers } from "../billing/tier-rules.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
@@ -52,6 +53,7 @@ const registrars: RouteRegistrar[] = [
   registerAccountRoutes,
   registerSyncRoutes,
   registerLibraryRoutes,
+  registerBackupsRoutes,
   registerAdminRoutes,
   registerContactRoutes,
   registerStatusRoutes,

@@ -143,11 +143,9 @@ export function createImportRepository(db: Db) {
     findItem(userId: string, itemId: string) {
       return db
         .selectFrom("import_items")
-        .innerJoin("instagram_accounts as a", "a.id", "import_items.account_id")
-        .selectAll("import_items")
-        .select(["a.username"])
-        .where("import_items.user_id", "=", userId)
-        .where("import_items.id", "=", itemId)
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("id", "=", itemId)
         .executeTakeFirst();
     },
 

@@ -28,6 +28,7 @@ import { postLimit, tierLabel } from "../billing/tier-rules.ts";
 import type { ImportFileRow, ImportItemRow } from "../db/import-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import { reconnectWords } from "../providers/failure-words.ts";
 import type { DriveClient, DriveFileMetadata } from "../providers/google/drive.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type { ConnectionTokens } from "../sync/engine.types.ts";
@@ -337,8 +338,14 @@ export function createImportService(deps: ImportServiceDeps) {
       body: Readable,
       contentLength: number | null,
     ): Promise<ImportFileResult> {
-      const item = await repo.findItem(userId, itemId);
-      if (!item) throw new AppError("not_found", messages.itemNotFound);
+      const row = await repo.findItem(userId, itemId);
+      if (!row) throw new AppError("not_found", messages.itemNotFound);
+      // The account's handle names the Drive folder; the connections area owns it.
+      const account = await directory.accountWithOwner(row.account_id);
+      if (!account || account.user_id !== userId) {
+        throw new AppError("not_found", messages.itemNotFound);
+      }
+      const item = { ...row, username: account.username };
       const files = await repo.itemFiles(itemId);
       const file = files.find((f) => f.file_key === fileKey);
       if (!file) throw new AppError("not_found", messages.fileNotFound);
@@ -353,7 +360,8 @@ export function createImportService(deps: ImportServiceDeps) {
       if (contentLength === null) throw new AppError("invalid", messages.noLength);
       const google = await directory.findGoogleConnection(userId);
       if (!google) throw new AppError("conflict", m.googleNotConnected);
-      if (google.status === "needs_reconnection") throw new AppError("conflict", m.googleReconnect);
+      if (google.status === "needs_reconnection")
+        throw new AppError("conflict", reconnectWords.google);
 
       const now = clock.now();
       const claimed = await repo.claimFile(
@@ -603,7 +611,7 @@ function toWeb(body: Readable, onError: () => void): ReadableStream<Uint8Array> 
 function asAppError(err: unknown): unknown {
   if (err instanceof AppError) return err;
   if (err instanceof BodyBrokeOff) return new AppError("bad_request", messages.brokeOff);
-  if (err instanceof GoogleRevokedError) return new AppError("conflict", m.googleReconnect);
+  if (err instanceof GoogleRevokedError) return new AppError("conflict", reconnectWords.google);
   if (err instanceof ProviderError) {
     if (err.provider === "instagram") return new AppError("bad_request", messages.brokeOff);
     return new AppError("upstream", messages.drive(err.message));

@@ -12,6 +12,7 @@ import {
 import { hasAutomaticBackups, normalizeTier, postLimit } from "../billing/tier-rules.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import { notRespondingTryLater, reconnectWords } from "../providers/failure-words.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { withBackoff } from "../providers/retry.ts";
@@ -167,22 +168,16 @@ export function createDashboardService(deps: DashboardServiceDeps) {
         url = fresh.mediaType === "VIDEO" ? (fresh.thumbnailUrl ?? fresh.mediaUrl) : fresh.mediaUrl;
       } catch (err) {
         if (err instanceof ProviderError && err.kind === "token_invalid") {
-          throw new AppError("conflict", m.instagramReconnect("your account"));
+          throw new AppError("conflict", reconnectWords.instagram("your account"));
         }
-        throw new AppError(
-          "upstream",
-          "Instagram is not responding right now. Please try again later.",
-        );
+        throw new AppError("upstream", notRespondingTryLater("Instagram"));
       }
       if (!url) throw new AppError("not_found", m.mediaWithheld);
       let res: Response;
       try {
         res = await deps.media.download(url);
       } catch {
-        throw new AppError(
-          "upstream",
-          "Instagram is not responding right now. Please try again later.",
-        );
+        throw new AppError("upstream", notRespondingTryLater("Instagram"));
       }
       const body = res.body as ReadableStream<Uint8Array>;
       return {

@@ -7,13 +7,31 @@ import { ProviderError } from "./provider-error.ts";
 
 const WHO = { instagram: "Instagram", facebook: "Instagram", google: "Google Drive" } as const;
 
+/** A provider that did not answer (5xx, timeout, network), as it is said everywhere. */
+export const notResponding = (who: string) => `${who} is not responding right now`;
+
+/** The same, as a whole sentence telling the user what to do. */
+export const notRespondingTryLater = (who: string) =>
+  `${notResponding(who)}. Please try again in a few minutes.`;
+
+/**
+ * Access a provider ended (revoked or expired): what the user reads on a backup, a sync, the
+ * media proxy. The one place reconnect wording lives.
+ */
+export const reconnectWords = {
+  instagram: (username: string) =>
+    `Instagram access for @${username} expired or was revoked. Reconnect the account in Settings to resume backups.`,
+  google:
+    "Google Drive access was revoked or expired. Reconnect Google Drive in Settings to resume backups.",
+} as const;
+
 /** A backup attempt that will be tried again. */
 export function backupRetryWords(err: unknown): string {
   if (err instanceof ProviderError) {
     const who = WHO[err.provider];
     if (err.kind === "throttled") return `${who} is limiting requests right now`;
     if (err.kind === "transient" || err.kind === "network")
-      return `${who} is not responding right now (${err.message})`;
+      return `${notResponding(who)} (${err.message})`;
     return `${who}: ${err.message}`;
   }
   return err instanceof Error ? err.message : String(err);
@@ -26,7 +44,7 @@ export function syncFailureWords(err: unknown): string | null {
     return "Instagram is limiting requests right now. Keepsake will try again shortly.";
   }
   if (err.kind === "transient" || err.kind === "network") {
-    return "Instagram is not responding right now. Please try again in a few minutes.";
+    return notRespondingTryLater("Instagram");
   }
   if (err.kind === "permission") {
     return "Instagram did not allow Keepsake to read this account's media. Reconnect it and allow access.";
@@ -61,6 +79,6 @@ export function connectFailureWords(
   }
   return {
     refused: false,
-    message: `${label} is not responding right now. Please try again in a few minutes.`,
+    message: notRespondingTryLater(label),
   };
 }

@@ -1,6 +1,6 @@
 import type { AccountsRepository } from "../accounts/accounts.repository.ts";
 import type { ConnectionsRepository } from "../connections/connections.repository.ts";
-import type { BackupRow, PostChild, PostRow } from "../db/sync-tables.ts";
+import type { PostChild } from "../db/sync-tables.ts";
 import type { GraphChild, GraphHost } from "../providers/instagram/media.client.ts";
 import type { PostLimit } from "./posts.repository.ts";
 
@@ -27,15 +27,13 @@ export interface ConnectionTokens {
  * What the sync area reads of other areas' tables: accounts with their owner (accounts area),
  * the user's plan and Google Drive connection (connections area). Their repositories answer.
  */
-export type SyncDirectory = Pick<
-  AccountsRepository,
-  "accountWithOwner" | "accountForSync" | "userAccounts"
-> &
-  Pick<ConnectionsRepository, "userTier" | "findGoogleConnection">;
+export type SyncDirectory = Pick<AccountsRepository, "accountWithOwner" | "accountForSync"> &
+  Pick<ConnectionsRepository, "userAccounts" | "userTier" | "findGoogleConnection">;
 
 /**
- * What the sync area asks of the backups area (its repository answers; wired in context.ts):
- * claiming what a sync run backs up, and putting backups back for a retry.
+ * What the sync area asks of the backups area, handed to it in context.ts (sync never imports
+ * backups): claiming what a sync run backs up, under the plan's post limit. The claimed posts
+ * then go to `enqueueBackups`.
  */
 export interface BackupsForSync {
   claimBackupsForSync(
@@ -45,10 +43,6 @@ export interface BackupsForSync {
     now: Date,
     postLimit: PostLimit,
   ): Promise<{ post_id: string; id: string; posted_at: Date }[]>;
-  resetFailedBackups(userId: string, accountId: string | undefined, now: Date): Promise<string[]>;
-  ensureBackup(post: PostRow, now: Date): Promise<void>;
-  resetBackup(userId: string, postId: string, now: Date): Promise<BackupRow | undefined>;
-  findBackupByPost(userId: string, postId: string): Promise<BackupRow | undefined>;
 }
 
 /** A job's place among its attempts, to know when a failure is final. */

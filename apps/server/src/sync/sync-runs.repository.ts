@@ -5,6 +5,44 @@ import type { SyncJobRow } from "../db/sync-tables.ts";
 /** The sync_jobs table (one run of a sync and its backups) and account_sync_state (last sync, Graph usage). */
 export function createSyncRunsRepository(db: Kysely<Database>) {
   return {
+    /**
+     * Each account's synced posts (and of them stories) and its last sync, for the accounts
+     * panel: from the counters that triggers keep (migration 0700), not by counting posts.
+     */
+    async accountSyncStats(accountIds: string[]) {
+      const out = new Map<string, { synced: number; stories: number; lastSync: Date | null }>();
+      if (accountIds.length === 0) return out;
+      const [counts, states] = await Promise.all([
+        db
+          .selectFrom("post_counts")
+          .select([
+            "account_id",
+            sql<string>`sum(n)`.as("synced"),
+            sql<string>`sum(n) FILTER (WHERE is_story)`.as("stories"),
+          ])
+          .where("account_id", "in", accountIds)
+          .groupBy("account_id")
+          .execute(),
+        db
+          .selectFrom("account_sync_state")
+          .select(["account_id", "last_sync_at"])
+          .where("account_id", "in", accountIds)
+          .execute(),
+      ]);
+      const lastSync = new Map(states.map((s) => [s.account_id, s.last_sync_at]));
+      const synced = new Map(counts.map((c) => [c.account_id, c]));
+      for (const id of accountIds) {
+        const c = synced.get(id);
+        const at = lastSync.get(id);
+        out.set(id, {
+          synced: Number(c?.synced ?? 0),
+          stories: Number(c?.stories ?? 0),
+          lastSync: at ? new Date(at) : null,
+        });
+      }
+      return out;
+    },
+
     runningSyncJob(accountId: string) {
       return db
         .selectFrom("sync_jobs")

@@ -1,8 +1,6 @@
 import {
   billingMessages,
   syncMessages as m,
-  type RetryBackupResponse,
-  type RetryFailedResponse,
   type StartSyncResponse,
   type SubscriptionTier,
   type SyncJob,
@@ -12,11 +10,12 @@ import { hasAutomaticBackups, postLimit, tierLabel } from "../billing/tier-rules
 import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import { reconnectWords } from "../providers/failure-words.ts";
 import type { SyncDirectory } from "./engine.types.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import type { SyncRequest } from "./sync.engine.ts";
 import type { SyncRepositories } from "./sync.repositories.ts";
-import { toBackup, toSyncJob } from "./sync.shapes.ts";
+import { toSyncJob } from "./sync.shapes.ts";
 
 export interface SyncRunsServiceDeps {
   repos: Pick<SyncRepositories, "posts" | "backups" | "runs">;
@@ -24,7 +23,6 @@ export interface SyncRunsServiceDeps {
   clock: Clock;
   settings: Pick<EngineSettings, "staleSyncMs">;
   enqueueSync(req: SyncRequest): Promise<void>;
-  enqueueBackups(postIds: string[]): Promise<void>;
   /** Queues the account's scheduled sync of the current interval if its time is ahead. */
   enqueueScheduledThisInterval?(accountId: string): Promise<void>;
 }
@@ -51,7 +49,7 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
     const google = await directory.findGoogleConnection(userId);
     if (!google) throw new AppError("bad_request", m.googleNotConnected);
     if (google.status === "needs_reconnection") {
-      throw new AppError("bad_request", google.status_reason ?? m.googleReconnect);
+      throw new AppError("bad_request", google.status_reason ?? reconnectWords.google);
     }
     const chosen = accountId ? accounts.filter((a) => a.id === accountId) : accounts;
     if (chosen.length === 0) throw new AppError("not_found", m.accountNotFound);
@@ -62,7 +60,7 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
       const first = chosen[0] as (typeof chosen)[number];
       throw new AppError(
         "bad_request",
-        first.status_reason ?? m.instagramReconnect(first.username),
+        first.status_reason ?? reconnectWords.instagram(first.username),
       );
     }
     return usable;
@@ -186,35 +184,6 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
       if (running) return { is_syncing: true, sync_job: toSyncJob(running) };
       const [latest] = await repos.runs.listSyncJobs(userId, 1);
       return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null };
-    },
-
-    /** "Retry All Failed": every failed backup of the user (or of one of their accounts). */
-    async retryFailed(userId: string, accountId?: string): Promise<RetryFailedResponse> {
-      if (accountId && !(await directory.userAccounts(userId)).some((a) => a.id === accountId))
-        throw new AppError("not_found", m.accountNotFound);
-      const postIds = await repos.backups.resetFailedBackups(userId, accountId, clock.now());
-      if (postIds.length > 0) await deps.enqueueBackups(postIds);
-      return {
-        message: postIds.length === 0 ? m.noFailedBackups : m.retryAllStarted(postIds.length),
-        retried: postIds.length,
-      };
-    },
-
-    async retry(userId: string, postId: string): Promise<RetryBackupResponse> {
-      const post = await repos.posts.findUserPost(userId, postId);
-      if (!post) throw new AppError("not_found", m.backupNotFound);
-      if (post.not_backed_up_reason) throw new AppError("bad_request", post.not_backed_up_reason);
-      await repos.backups.ensureBackup(post, clock.now());
-      const reset = await repos.backups.resetBackup(userId, postId, clock.now());
-      if (!reset) {
-        const current = await repos.backups.findBackupByPost(userId, postId);
-        if (current?.status === "completed")
-          throw new AppError("conflict", "This post is already backed up");
-        if (current?.status === "unavailable") throw new AppError("conflict", m.mediaUnavailable);
-        throw new AppError("conflict", "This backup is running right now");
-      }
-      await deps.enqueueBackups([postId]);
-      return { message: m.retryStarted, backup: toBackup({ ...reset, post }) };
     },
   };
 }

@@ -2,7 +2,7 @@ import { billingMessages, syncMessages as m } from "@keepsake/contracts";
 import { postLimit, tierLabel } from "../billing/tier-rules.ts";
 import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
-import { syncFailureWords } from "../providers/failure-words.ts";
+import { reconnectWords, syncFailureWords } from "../providers/failure-words.ts";
 import type { GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
 import { isInstagramTokenInvalid, isRetryable } from "../providers/provider-error.ts";
 import { DeferError } from "../providers/retry.ts";
@@ -132,7 +132,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         jobId,
         "failed",
         clock.now(),
-        m.instagramReconnect(account.username),
+        reconnectWords.instagram(account.username),
       );
       return { outcome: "done", job: done ?? job } satisfies SyncOutcome;
     }
@@ -232,7 +232,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         return { outcome: "deferred", delayMs: err.delayMs } satisfies SyncOutcome;
       }
       if (isInstagramTokenInvalid(err)) {
-        const message = m.instagramReconnect(account.username);
+        const message = reconnectWords.instagram(account.username);
         await connections.markInstagramNeedsReconnection(account.id, message);
         const done = await repos.runs.finishSyncJob(jobId, "failed", clock.now(), message);
         return { outcome: "done", job: done ?? job } satisfies SyncOutcome;

@@ -88,7 +88,6 @@ export function createSyncModule(deps: {
     directory,
     clock: deps.clock,
     settings,
-    enqueueBackups,
     async enqueueScheduledThisInterval(accountId) {
       const startAfter = secondsUntilSlotThisInterval(accountId, deps.clock.now());
       if (startAfter === null) return;

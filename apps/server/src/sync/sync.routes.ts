@@ -1,12 +1,8 @@
 import {
-  retryBackupResponse,
-  retryFailedRequest,
-  retryFailedResponse,
   startSyncRequest,
   startSyncResponse,
   syncJob,
   syncJobsQuery,
-  syncMessages,
   syncStatus,
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
@@ -15,12 +11,8 @@ import { z } from "zod";
 import type { AuthGuards } from "../auth/auth.guards.ts";
 import { principalOf } from "../auth/auth.guards.ts";
 import { hasAccountsPanel } from "../billing/tier-rules.ts";
-import { AppError } from "../lib/errors.ts";
 import type { SyncRunsService } from "./sync-runs.service.ts";
 
-// Path parameters are checked in the handler: a malformed id names nothing (404, not 422).
-const postIdParams = z.object({ instagram_post_id: z.string() });
-const postId = z.uuid();
 const tags = ["sync"];
 
 /** The per-account filter is a Pro and Agency feature: other plans see every account. */
@@ -34,7 +26,8 @@ export const scopedToPlan = <Q extends { account_id?: string | undefined }>(
 
 /**
  * SPEC §7 /api/sync/*, the runs: thin — validate, authorize, call the service. The reads
- * (posts, backups, stats, new posts, media) are the library area's (library.routes.ts).
+ * (posts, backups, stats, new posts, media) are the library area's (library.routes.ts), the
+ * retries the backups area's (backups.routes.ts).
  */
 /** What these routes use of the application. */
 export interface SyncRouteDeps {
@@ -48,7 +41,6 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: SyncRouteDeps) {
   const { guards } = ctx;
   const onRequest = guards.requireUser;
   const me = (req: Parameters<typeof principalOf>[0]) => principalOf(req).user.id;
-  const scoped = scopedToPlan;
 
   r.get(
     "/api/sync/sync-jobs",
@@ -75,31 +67,5 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: SyncRouteDeps) {
     "/api/sync/refresh-instagram-posts",
     { onRequest, schema: { tags, body: startSyncRequest, response: { 200: startSyncResponse } } },
     async (req) => runs.refreshPosts(me(req), req.body.account_id),
-  );
-
-  r.post(
-    "/api/sync/backups/retry-failed",
-    {
-      onRequest,
-      schema: {
-        tags,
-        body: retryFailedRequest,
-        response: { 200: retryFailedResponse },
-      },
-    },
-    async (req) => runs.retryFailed(me(req), scoped(req, req.body).account_id),
-  );
-
-  r.post(
-    "/api/sync/backups/:instagram_post_id/retry",
-    {
-      onRequest,
-      schema: { tags, params: postIdParams, response: { 200: retryBackupResponse } },
-    },
-    async (req) => {
-      const parsed = postId.safeParse(req.params.instagram_post_id);
-      if (!parsed.success) throw new AppError("not_found", syncMessages.backupNotFound);
-      return runs.retry(me(req), parsed.data);
-    },
   );
 }

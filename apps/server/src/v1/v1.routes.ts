@@ -20,6 +20,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AccountsService } from "../accounts/accounts.service.ts";
 import type { ApiKeysService } from "../api-keys/api-keys.service.ts";
+import type { BackupsService } from "../backups/backups.service.ts";
 import { V1_PREFIX } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
 import type { CursorListingService } from "../library/cursor-listing.service.ts";
@@ -48,6 +49,7 @@ export interface V1RouteDeps {
   listing: CursorListingService;
   requireApiKey: ReturnType<typeof apiKeyGuard>;
   sync: { runs: SyncRunsService; dashboard: DashboardService };
+  backups: BackupsService;
 }
 
 export function registerV1Routes(app: FastifyInstance, ctx: V1RouteDeps) {
@@ -182,7 +184,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: V1RouteDeps) {
     async (req) => {
       const id = uuid.safeParse(req.params.post_id);
       if (!id.success) throw new AppError("not_found", syncMessages.backupNotFound);
-      return runs.retry(me(req), id.data);
+      return ctx.backups.retry(me(req), id.data);
     },
   );
 }

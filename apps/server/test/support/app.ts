@@ -11,11 +11,14 @@ import { buildApp } from "../../src/http/app.ts";
 import { loadSecrets } from "../../src/lib/secrets.ts";
 import { TestClock } from "./clock.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { type RowFactories, rowFactories } from "./factories.ts";
 
 export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
   clock: TestClock;
+  /** Rows set up behind the product's back, one group per owning area (factories.ts). */
+  rows: RowFactories;
   /** Where the test's database is, for other processes (a schema on a real server). */
   database: { url: string; schema?: string };
   close(): Promise<void>;
@@ -124,17 +127,15 @@ export async function createTestApp(
   };
 
   async function setTier(userId: string, tier: Tier) {
-    await ctx.db
-      .updateTable("users")
-      .set({ subscription_tier: tier })
-      .where("id", "=", userId)
-      .execute();
+    await rows.auth.updateUser(userId, { subscription_tier: tier });
   }
+  const rows = rowFactories(ctx.db);
 
   return {
     app,
     ctx,
     clock,
+    rows,
     call,
     database: { url: database.url, ...(database.schema ? { schema: database.schema } : {}) },
     setTier,

@@ -98,6 +98,7 @@ export function registerDriveControl(app: FastifyInstance, ctx: Ctx): void {
     uploads: Object.values(ctx.state.uploads).map((u) => ({
       upload_id: u.id,
       received: u.received,
+      in_flight: u.inFlight ?? 0,
       total: u.total ?? null,
       file_id: u.fileId ?? null,
       expires_at: new Date(u.expiresAt).toISOString(),

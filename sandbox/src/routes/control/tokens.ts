@@ -72,4 +72,14 @@ export function registerTokenControl(app: FastifyInstance, ctx: Ctx): void {
       return { revoked: tokens.length };
     }),
   );
+  /** Undoes a revoke: the tokens a selector picks are accepted again (a test cleans up). */
+  app.post(
+    `${c}/tokens/unrevoke`,
+    handle(tokenSelector, (b) => {
+      const tokens = selectTokens(ctx, b).filter((t) => t.revoked !== undefined);
+      for (const t of tokens) delete t.revoked;
+      ctx.changed();
+      return { unrevoked: tokens.length };
+    }),
+  );
 }

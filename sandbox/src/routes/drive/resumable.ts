@@ -206,6 +206,7 @@ export function resumableChunk(ctx: Ctx) {
           let buf = chunk as Buffer;
           const chunkStart = position;
           position += buf.length;
+          session.inFlight = position - start;
           if (position <= session.received) continue;
           if (chunkStart < session.received) buf = buf.subarray(session.received - chunkStart);
           const room = stopAt - Math.max(chunkStart, session.received);
@@ -223,6 +224,7 @@ export function resumableChunk(ctx: Ctx) {
         keepWholeBlocks();
         throw e;
       } finally {
+        session.inFlight = 0;
         if (!out.writableEnded) {
           await new Promise<void>((resolve, reject) =>
             out.end((err?: Error | null) => (err ? reject(err) : resolve())),

@@ -5,7 +5,10 @@ import type { UserRow } from "../db/schema.ts";
 /** `%`, `_` and `\` match themselves in a LIKE pattern. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** Users as the admin area sees them: every user, not scoped to the caller. */
+/**
+ * Users as the admin area and the CLI see them: every user, not scoped to the caller. The auth
+ * area owns the users table; the admin area asks this repository (wired in context.ts).
+ */
 export function createAdminRepository(db: Db) {
   return {
     /** A page of users, newest first, whose e-mail or name contains `search`. */
@@ -44,6 +47,16 @@ export function createAdminRepository(db: Db) {
         .set({ [flag]: sql`NOT ${sql.ref(flag)}`, updated_at: sql`now()` })
         .where("id", "=", id)
         .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** `npm run cli -- make-admin`: the user with this e-mail becomes an administrator. */
+    makeAdminByEmail(email: string) {
+      return db
+        .updateTable("users")
+        .set({ is_admin: true, updated_at: sql`now()` })
+        .where(sql<string>`lower(email)`, "=", email.trim().toLowerCase())
+        .returning(["email"])
         .executeTakeFirst();
     },
   };

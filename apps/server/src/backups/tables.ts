@@ -1,0 +1,5 @@
+/**
+ * The tables the backups area owns: Each post's backup, its files in Drive, the Drive folders, the backups' counters.
+ * Only this area's modules touch them; other areas ask its services (scripts/check-areas.ts).
+ */
+export const ownedTables = ["backups", "backup_files", "drive_folders", "backup_counts"] as const;

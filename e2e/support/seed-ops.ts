@@ -1,0 +1,82 @@
+import type { SubscriptionTier } from "@keepsake/contracts";
+import type { Db } from "../../apps/server/src/db/database.ts";
+import { rowFactories } from "../../apps/server/test/support/factories.ts";
+
+/**
+ * The rows an end-to-end test sets up behind the product's back, as typed operations over the
+ * server's row factories. `seed()` (flows.ts) runs one by name in a short child process.
+ */
+export const seedOps = {
+  /** The user's plan and flags, as an administrator or Stripe would have set them. */
+  async setUser(
+    db: Db,
+    a: { email: string; tier?: SubscriptionTier; isAdmin?: boolean },
+  ): Promise<void> {
+    await rowFactories(db).auth.updateUserByEmail(a.email, {
+      ...(a.tier ? { subscription_tier: a.tier } : {}),
+      ...(a.isAdmin !== undefined ? { is_admin: a.isAdmin } : {}),
+    });
+  },
+
+  /** One more Instagram account like `fromUsername`'s (its owner and token). */
+  async copyInstagramAccount(
+    db: Db,
+    a: { fromUsername: string; instagramUserId: string; username: string },
+  ): Promise<void> {
+    await rowFactories(db).connections.copyInstagramAccount(
+      { username: a.fromUsername },
+      { instagram_user_id: a.instagramUserId, username: a.username },
+    );
+  },
+
+  /** An account with one post per backup given (captions numbered), each backup 1.5 MB. */
+  async accountWithBackups(
+    db: Db,
+    a: {
+      email: string;
+      instagramUserId: string;
+      username: string;
+      postPrefix: string;
+      caption: string;
+      backups: { status: "completed" | "failed"; errorMessage?: string }[];
+    },
+  ): Promise<void> {
+    const rows = rowFactories(db);
+    const userId = await rows.auth.userIdByEmail(a.email);
+    const account = await rows.connections.insertInstagramAccount({
+      user_id: userId,
+      instagram_user_id: a.instagramUserId,
+      connected_via: "instagram",
+      username: a.username,
+      access_token_encrypted: "not-a-token",
+      token_issued_at: new Date(),
+    });
+    for (const [i, b] of a.backups.entries()) {
+      const [post] = await rows.sync.insertPosts([
+        {
+          user_id: userId,
+          account_id: account.id,
+          instagram_id: `${a.postPrefix}${i + 1}`,
+          media_type: "IMAGE",
+          media_product_type: "FEED",
+          caption: `${a.caption} ${i + 1}`,
+          posted_at: new Date("2026-03-05T12:00:00Z"),
+          like_count: 1,
+        },
+      ]);
+      await rows.backups.insertBackups([
+        {
+          post_id: post?.id as string,
+          user_id: userId,
+          account_id: account.id,
+          status: b.status,
+          backup_size_bytes: 1572864,
+          completed_at: new Date("2026-03-06T12:00:00Z"),
+          error_message: b.errorMessage ?? null,
+        },
+      ]);
+    }
+  },
+} satisfies Record<string, (db: Db, args: never) => Promise<void>>;
+
+export type SeedOps = typeof seedOps;
