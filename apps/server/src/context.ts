@@ -10,6 +10,9 @@ import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
 import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.service.ts";
+import { createArchiveRepository } from "./archive/archive.repository.ts";
+import { type ArchiveService, createArchiveService } from "./archive/archive.service.ts";
+import { refreshSidecarJob, sidecarSingletonKey } from "./archive/jobs/refresh-sidecar.job.ts";
 import { authGuards } from "./auth/auth.guards.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";
@@ -85,6 +88,8 @@ export interface AppContext extends ContextDeps, SyncModule {
   billing: BillingService;
   billingWebhooks: BillingWebhookService;
   apiKeys: ApiKeysService;
+  /** Engagement history and posts no longer on Instagram (issue 30). */
+  archive: ArchiveService;
   /** The public API's keyset pages of posts and backups. */
   listing: CursorListingService;
   /** onRequest hook of /api/v1: an API key, within its rate limit. */
@@ -170,7 +175,22 @@ export function createContext(deps: ContextDeps): AppContext {
     superviseIntervalSeconds: deps.config.QUEUE_SUPERVISE_SECONDS,
     onError: (err) => deps.log?.error({ err: String(err) }, "job queue error"),
   });
+  const archive = createArchiveService({
+    repo: createArchiveRepository(deps.db),
+    clock: deps.clock,
+    async refreshSidecars(posts) {
+      await queue.insert(
+        refreshSidecarJob,
+        posts.map((p) => ({
+          data: p,
+          singletonKey: sidecarSingletonKey(p.accountId, p.instagramId),
+        })),
+      );
+    },
+    ...(deps.log ? { log: deps.log } : {}),
+  });
   const sync = createSyncModule({
+    archive,
     db: deps.db,
     clock: deps.clock,
     config: deps.config,
@@ -244,6 +264,7 @@ export function createContext(deps: ContextDeps): AppContext {
   });
   return {
     ...deps,
+    archive,
     apiKeys,
     listing: createCursorListingService({ repo: sync.syncRepos.cursors }),
     requireApiKey: apiKeyGuard(apiKeys, limiter),

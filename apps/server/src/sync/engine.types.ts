@@ -1,7 +1,7 @@
 import type { AccountsRepository } from "../accounts/accounts.repository.ts";
 import type { ConnectionsRepository } from "../connections/connections.repository.ts";
 import type { PostChild } from "../db/sync-tables.ts";
-import type { GraphChild, GraphHost } from "../providers/instagram/media.client.ts";
+import type { GraphChild, GraphHost, GraphMedia } from "../providers/instagram/media.client.ts";
 
 /** What the sync and backup engines (and the sync services) need from the connections area. */
 export interface ConnectionTokens {
@@ -52,3 +52,28 @@ export const toPostChild = (c: GraphChild): PostChild => ({
   media_url: c.mediaUrl,
   thumbnail_url: c.thumbnailUrl,
 });
+
+/**
+ * What the sync tells the archive area (issue 30), wired by the composition root: each media
+ * page it read, and each whole walk of the list (the archive decides when one is due).
+ */
+export interface SyncArchive {
+  walkDue(
+    account: { id: string; media_count: number | null },
+    usagePercent: number | null,
+  ): Promise<string | null>;
+  recordPage(
+    account: { id: string; user_id: string },
+    media: GraphMedia[],
+    walk: boolean,
+  ): Promise<void>;
+  finishWalk(
+    account: { id: string; user_id: string; media_count: number | null },
+    walk: {
+      startedAt: Date;
+      seen: number;
+      oldestSeen: Date | null;
+      probe(instagramId: string): Promise<unknown>;
+    },
+  ): Promise<unknown>;
+}

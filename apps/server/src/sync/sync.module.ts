@@ -8,7 +8,7 @@ import type { FetchLike } from "../providers/http.ts";
 import { createMediaClient } from "../providers/instagram/media.client.ts";
 import { type BackupEngine, createBackupEngine } from "./backup/backup.engine.ts";
 import { createDashboardService, type DashboardService } from "./dashboard.service.ts";
-import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
+import type { ConnectionTokens, SyncArchive, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
 import { createGraphPacer } from "./graph-pacer.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
@@ -40,6 +40,10 @@ export function createSyncModule(deps: {
   /** What the sync area reads of the accounts and connections areas' tables. */
   directory: SyncDirectory;
   queue: JobSender;
+  /** The archive area (issue 30): what the sync tells it, and what it adds to sidecars. */
+  archive?: SyncArchive & {
+    sidecarFields(accountId: string, instagramId: string): Promise<Record<string, unknown>>;
+  };
   settings?: Partial<EngineSettings>;
   /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
   encryptionKey: Buffer;
@@ -96,6 +100,7 @@ export function createSyncModule(deps: {
       seal: (uri) => encryptSecret(deps.encryptionKey, uri),
       open: (sealed) => decryptSecret(deps.encryptionKey, sealed),
     },
+    ...(deps.archive ? { sidecarFields: deps.archive.sidecarFields } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
   const syncEngine = createSyncEngine({
@@ -107,6 +112,7 @@ export function createSyncModule(deps: {
     clock: deps.clock,
     settings,
     enqueueBackups,
+    ...(deps.archive ? { archive: deps.archive } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
   const runs = createSyncRunsService({

@@ -1,0 +1,241 @@
+import type { Clock } from "../lib/clock.ts";
+import { AppError } from "../lib/errors.ts";
+import type { GraphMedia } from "../providers/instagram/media.client.ts";
+import { ProviderError } from "../providers/provider-error.ts";
+import type { ArchiveRepository, Reading, SeenPost } from "./archive.repository.ts";
+import {
+  type Counters,
+  MEDIA_EDGE_MAX,
+  PROBES_PER_WALK,
+  readingDue,
+  restoreUntil,
+  walkDue,
+} from "./archive.rules.ts";
+
+/** Where the archive reports (no tokens, ids only). */
+export interface ArchiveLog {
+  warn(obj: object, msg: string): void;
+}
+
+export interface ArchiveServiceDeps {
+  repo: ArchiveRepository;
+  clock: Clock;
+  /** Rewrites the sidecars of these posts in Drive (queued; each is a no-op until backed up). */
+  refreshSidecars(posts: { accountId: string; instagramId: string }[]): Promise<void>;
+  log?: ArchiveLog;
+}
+
+/** One whole walk of an account's media list, as the sync engine ran it. */
+export interface FinishedWalk {
+  startedAt: Date;
+  /** Feed posts the walk listed, and the oldest one's time. */
+  seen: number;
+  oldestSeen: Date | null;
+  /** GET /{media-id} through the account's token and the Graph pacer (throws the provider's error). */
+  probe(instagramId: string): Promise<unknown>;
+}
+
+const toSeen = (g: GraphMedia): SeenPost => ({
+  instagramId: g.id,
+  postedAt: g.timestamp,
+  likes: g.likeCount,
+  comments: g.commentsCount,
+  views: g.viewCount,
+  saves: g.savedCount,
+  shares: g.sharesCount,
+  reposts: g.repostsCount,
+});
+
+/** Instagram's answer for a media id that no longer exists (or cannot be read): 100 / 33. */
+export const isObjectMissing = (err: unknown) =>
+  err instanceof ProviderError &&
+  (err.provider === "instagram" || err.provider === "facebook") &&
+  Number(err.code) === 100 &&
+  err.subcode === 33;
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/** A reading as the API and the sidecar show it (absent counters left out). */
+function readingOut(r: Counters & { at: Date }) {
+  const out: Record<string, string | number> = { at: new Date(r.at).toISOString() };
+  if (r.likes !== null) out.likes = r.likes;
+  if (r.comments !== null) out.comments = r.comments;
+  if (r.views !== null) out.views = r.views;
+  if (r.saves !== null) out.saves = r.saves;
+  if (r.shares !== null) out.shares = r.shares;
+  if (r.reposts !== null) out.reposts = r.reposts;
+  return out;
+}
+
+/**
+ * The archive (issue 30): each post's engagement history, read from the media pages the sync
+ * already fetches, and which posts are no longer on Instagram, found by walking the whole list.
+ */
+export function createArchiveService(deps: ArchiveServiceDeps) {
+  const { repo, clock } = deps;
+
+  return {
+    /** Whether this sync of an account whose history is complete walks the whole media list. */
+    async walkDue(
+      account: { id: string; media_count: number | null },
+      usagePercent: number | null,
+    ) {
+      const s = await repo.walkState(account.id);
+      return walkDue({
+        now: clock.now(),
+        lastWalkAt: s.last_walk_at,
+        mediaCount: account.media_count,
+        mediaCountAtWalk: s.media_count,
+        oldestPendingMissAt: s.oldest_pending_miss_at,
+        usagePercent,
+      });
+    },
+
+    /** A media page the sync read (feed posts; stories are not followed): counters and presence. */
+    async recordPage(account: { id: string; user_id: string }, media: GraphMedia[], walk: boolean) {
+      const feed = media.filter((m) => m.productType !== "STORY").map(toSeen);
+      if (feed.length === 0) return;
+      const now = clock.now();
+      const states = new Map(
+        (
+          await repo.knownStates(
+            account.id,
+            feed.map((p) => p.instagramId),
+          )
+        ).map((s) => [s.instagram_id, s]),
+      );
+      const readings: Reading[] = [];
+      const seen: SeenPost[] = [];
+      const changed: { accountId: string; instagramId: string }[] = [];
+      for (const p of feed) {
+        const s = states.get(p.instagramId);
+        const reason = readingDue({
+          postedAt: p.postedAt,
+          now,
+          last: s?.last_at ? { at: new Date(s.last_at), counters: s } : null,
+          counters: p,
+          walk,
+        });
+        if (reason) readings.push({ ...p, reason });
+        if (walk || !s?.present || s.missed || s.gone) seen.push(p);
+        // The first reading goes into the sidecar the backup writes; later ones, and a post
+        // that comes back, rewrite it.
+        if ((reason && reason !== "backup") || s?.gone)
+          changed.push({ accountId: account.id, instagramId: p.instagramId });
+      }
+      await repo.markSeen(account, seen, now);
+      await repo.insertReadings(account.id, readings, now);
+      if (changed.length > 0) await deps.refreshSidecars(changed);
+    },
+
+    /**
+     * After a whole walk: posts it missed are noted; a post missed by walks a day apart is
+     * asked for by id, and marked gone only when Instagram answers 100/33 while a post this walk
+     * saw still resolves (a token that stopped working throws from that first call: nothing is
+     * marked). A post that resolves is seen again.
+     */
+    async finishWalk(
+      account: { id: string; user_id: string; media_count: number | null },
+      walk: FinishedWalk,
+    ) {
+      const truncated = walk.seen >= MEDIA_EDGE_MAX ? walk.oldestSeen : null;
+      const candidates = await repo.recordWalk(account, walk.startedAt, truncated, PROBES_PER_WALK);
+      if (candidates.length === 0) return { gone: [] as string[] };
+      const control = await repo.seenSince(account.id, walk.startedAt);
+      if (!control) return { gone: [] as string[] };
+      await walk.probe(control);
+      const gone: string[] = [];
+      const back: { instagramId: string; postedAt: Date }[] = [];
+      for (const id of candidates) {
+        try {
+          const found = (await walk.probe(id)) as { timestamp?: Date } | undefined;
+          back.push({ instagramId: id, postedAt: found?.timestamp ?? walk.startedAt });
+        } catch (err) {
+          if (isObjectMissing(err)) gone.push(id);
+          else if (err instanceof ProviderError && err.kind === "token_invalid") throw err;
+          else deps.log?.warn({ accountId: account.id, err: String(err) }, "archive probe failed");
+        }
+      }
+      const now = clock.now();
+      await repo.markSeen(account, back, now);
+      await repo.markGone(account.id, gone, now);
+      if (gone.length > 0)
+        await deps.refreshSidecars(
+          gone.map((instagramId) => ({ accountId: account.id, instagramId })),
+        );
+      return { gone };
+    },
+
+    /** What the post's sidecar says of its life: the readings and whether it is on Instagram. */
+    async sidecarFields(accountId: string, instagramId: string) {
+      const [history, presence] = await Promise.all([
+        repo.history(accountId, instagramId),
+        repo.presence(accountId, instagramId),
+      ]);
+      const gone = presence?.gone_detected_at ?? null;
+      return {
+        metrics: history.map(readingOut),
+        instagram_status: gone ? ("gone" as const) : ("on_instagram" as const),
+        gone_detected_at: iso(gone),
+      };
+    },
+
+    /** The archive's view of a page of posts: latest views, gone or not, restore date. */
+    async postsState(keys: { account_id: string; instagram_id: string }[]) {
+      const rows = await repo.postsState(keys);
+      return new Map(
+        rows.map((r) => [
+          `${r.account_id}:${r.instagram_id}`,
+          {
+            view_count: r.views,
+            instagram_status: r.gone_detected_at ? ("gone" as const) : ("on_instagram" as const),
+            gone_detected_at: iso(r.gone_detected_at),
+            restore_until:
+              r.gone_detected_at && r.last_seen_at
+                ? restoreUntil(new Date(r.last_seen_at)).toISOString()
+                : null,
+          },
+        ]),
+      );
+    },
+
+    /** The user's posts confirmed gone, as `account:instagram id` keys (the filters). */
+    async goneKeys(userId: string, accountId?: string) {
+      return (await repo.goneKeys(userId, accountId)).map((r) => ({
+        account_id: r.account_id,
+        instagram_id: r.instagram_id,
+      }));
+    },
+
+    /** A post's readings, oldest first (its detail view's chart). */
+    async history(accountId: string, instagramId: string) {
+      const [rows, presence] = await Promise.all([
+        repo.history(accountId, instagramId),
+        repo.presence(accountId, instagramId),
+      ]);
+      if (!presence && rows.length === 0) throw new AppError("not_found", "Post not found");
+      return {
+        metrics: rows.map((r) => ({
+          at: new Date(r.at).toISOString(),
+          reason: r.reason,
+          likes: r.likes,
+          comments: r.comments,
+          views: r.views,
+          saves: r.saves,
+          shares: r.shares,
+          reposts: r.reposts,
+        })),
+        gone_detected_at: iso(presence?.gone_detected_at),
+        restore_until:
+          presence?.gone_detected_at && presence.last_seen_at
+            ? restoreUntil(new Date(presence.last_seen_at)).toISOString()
+            : null,
+      };
+    },
+
+    latestReadings: (accountIds: string[]) => repo.latestReadings(accountIds),
+    presences: (accountIds: string[]) => repo.presences(accountIds),
+  };
+}
+
+export type ArchiveService = ReturnType<typeof createArchiveService>;
