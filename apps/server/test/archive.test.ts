@@ -191,9 +191,9 @@ describe("posts deleted or archived on Instagram", () => {
 
     // The profile says there are fewer posts: the next sync walks the whole list.
     await t.ctx.accounts.refreshProfile(u.user.id, u.accountId);
-    expect(
-      await t.ctx.archive.walkDue({ id: u.accountId, media_count: 40 }, null),
-    ).toBe("media_count_dropped");
+    expect(await t.ctx.archive.walkDue({ id: u.accountId, media_count: 40 }, null)).toBe(
+      "media_count_dropped",
+    );
     t.clock.advance(3600_000);
     await sync(u);
     const once = await presence(u.accountId, deleted);
@@ -219,8 +219,16 @@ describe("posts deleted or archived on Instagram", () => {
     // Nothing left Drive; the sidecar (same file) says the post is no longer on Instagram.
     expect(await runSidecarJobs(u.accountId)).toEqual(expect.arrayContaining([deleted, archived]));
     const after = await h.driveFiles(DEMO_GOOGLE.maya.email);
-    expect(after.filter((f) => !f.trashed).map((f) => f.id).sort()).toEqual(
-      before.filter((f) => !f.trashed).map((f) => f.id).sort(),
+    expect(
+      after
+        .filter((f) => !f.trashed)
+        .map((f) => f.id)
+        .sort(),
+    ).toEqual(
+      before
+        .filter((f) => !f.trashed)
+        .map((f) => f.id)
+        .sort(),
     );
     const { json } = await sidecarOf(deleted, DEMO_GOOGLE.maya.email);
     expect(json.instagram_status).toBe("gone");

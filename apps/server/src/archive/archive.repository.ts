@@ -34,28 +34,64 @@ export interface Reading extends SeenPost {
   reason: MetricsReason;
 }
 
+export interface WalkState {
+  last_walk_at: Date | null;
+  media_count: number | null;
+  oldest_pending_miss_at: Date | null;
+}
+
+/** The account's last walk, the profile's media_count then, and its oldest unconfirmed miss. */
+const walkStateQuery = (accountId: string) => sql`
+  SELECT w.last_walk_at, w.media_count,
+         (SELECT min(last_missed_at) FROM post_presence
+           WHERE account_id = ${accountId} AND first_missed_at IS NOT NULL
+             AND gone_detected_at IS NULL) AS oldest_pending_miss_at
+    FROM (SELECT 1) AS one
+    LEFT JOIN archive_walks w ON w.account_id = ${accountId}`;
+
 const COUNTERS = ["likes", "comments", "views", "saves", "shares", "reposts"] as const;
 
 /** SQL of the archive area's tables: post_metrics, post_presence, archive_walks. */
 export function createArchiveRepository(db: Kysely<Database>) {
   return {
-    /** The archive's state of each post a page shows (one statement). */
-    async knownStates(accountId: string, instagramIds: string[]): Promise<KnownState[]> {
-      if (instagramIds.length === 0) return [];
-      const { rows } = await sql<KnownState>`
+    /**
+     * The archive's state of each post a page shows, and with `withWalk` the account's walk
+     * state in the same statement (the first page of a sync decides whether it walks).
+     */
+    async knownStates(
+      accountId: string,
+      instagramIds: string[],
+      withWalk: boolean,
+    ): Promise<{ posts: KnownState[]; walk: WalkState | null }> {
+      if (instagramIds.length === 0)
+        return { posts: [], walk: withWalk ? await this.walkState(accountId) : null };
+      const { rows } = await sql<KnownState & Partial<WalkState>>`
         SELECT i.id AS instagram_id,
                p.account_id IS NOT NULL AS present,
                COALESCE(p.first_missed_at IS NOT NULL, false) AS missed,
                COALESCE(p.gone_detected_at IS NOT NULL, false) AS gone,
                m.at AS last_at, m.likes, m.comments, m.views, m.saves, m.shares, m.reposts
+               ${withWalk ? sql`, w.last_walk_at, w.media_count, w.oldest_pending_miss_at` : sql``}
           FROM unnest(${instagramIds}::text[]) AS i(id)
           LEFT JOIN post_presence p ON p.account_id = ${accountId} AND p.instagram_id = i.id
           LEFT JOIN LATERAL (
             SELECT * FROM post_metrics m
              WHERE m.account_id = ${accountId} AND m.instagram_id = i.id
              ORDER BY m.at DESC LIMIT 1
-          ) m ON true`.execute(db);
-      return rows;
+          ) m ON true
+          ${withWalk ? sql`CROSS JOIN (${walkStateQuery(accountId)}) w` : sql``}`.execute(db);
+      const first = rows[0];
+      return {
+        posts: rows,
+        walk:
+          withWalk && first
+            ? {
+                last_walk_at: first.last_walk_at ?? null,
+                media_count: first.media_count ?? null,
+                oldest_pending_miss_at: first.oldest_pending_miss_at ?? null,
+              }
+            : null,
+      };
     },
 
     /**
@@ -100,20 +136,9 @@ export function createArchiveRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    walkState(accountId: string) {
-      return sql<{
-        last_walk_at: Date | null;
-        media_count: number | null;
-        oldest_pending_miss_at: Date | null;
-      }>`
-        SELECT w.last_walk_at, w.media_count,
-               (SELECT min(last_missed_at) FROM post_presence
-                 WHERE account_id = ${accountId} AND first_missed_at IS NOT NULL
-                   AND gone_detected_at IS NULL) AS oldest_pending_miss_at
-          FROM (SELECT 1) AS one
-          LEFT JOIN archive_walks w ON w.account_id = ${accountId}`
-        .execute(db)
-        .then((r) => r.rows[0]!);
+    async walkState(accountId: string): Promise<WalkState> {
+      const { rows } = await sql<WalkState>`${walkStateQuery(accountId)}`.execute(db);
+      return rows[0]!;
     },
 
     /**

@@ -75,57 +75,79 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
   const { repo, clock } = deps;
 
   return {
-    /** Whether this sync of an account whose history is complete walks the whole media list. */
+    /** Whether a sync of the account now walks the whole media list, and why (null: it does not). */
     async walkDue(
       account: { id: string; media_count: number | null },
       usagePercent: number | null,
     ) {
-      const s = await repo.walkState(account.id);
+      const w = await repo.walkState(account.id);
       return walkDue({
         now: clock.now(),
-        lastWalkAt: s.last_walk_at,
+        lastWalkAt: w.last_walk_at,
         mediaCount: account.media_count,
-        mediaCountAtWalk: s.media_count,
-        oldestPendingMissAt: s.oldest_pending_miss_at,
+        mediaCountAtWalk: w.media_count,
+        oldestPendingMissAt: w.oldest_pending_miss_at,
         usagePercent,
       });
     },
 
-    /** A media page the sync read (feed posts; stories are not followed): counters and presence. */
-    async recordPage(account: { id: string; user_id: string }, media: GraphMedia[], walk: boolean) {
-      const feed = media.filter((m) => m.productType !== "STORY").map(toSeen);
-      if (feed.length === 0) return;
+    /**
+     * A media page the sync read: the counters of its feed posts (stories are not followed),
+     * and which it saw. `walk` says whether the sync walks the whole list; "decide" (the first
+     * page of an account whose history is complete) asks the archive, with the account's
+     * profile media_count and Graph usage, in the same statement that reads the page's posts.
+     */
+    async recordPage(
+      account: { id: string; user_id: string; media_count: number | null },
+      media: GraphMedia[],
+      walk: boolean | { decide: true; usagePercent: number | null },
+    ): Promise<{ walk: string | null }> {
       const now = clock.now();
-      const states = new Map(
-        (
-          await repo.knownStates(
-            account.id,
-            feed.map((p) => p.instagramId),
-          )
-        ).map((s) => [s.instagram_id, s]),
+      const deciding = typeof walk === "object";
+      const feed = media.filter((m) => m.productType !== "STORY").map(toSeen);
+      if (feed.length === 0 && !deciding) return { walk: walk ? "walk" : null };
+      const known = await repo.knownStates(
+        account.id,
+        feed.map((p) => p.instagramId),
+        deciding,
       );
+      let walking = walk === true;
+      let reason: string | null = walk === true ? "walk" : null;
+      if (deciding && known.walk) {
+        reason = walkDue({
+          now,
+          lastWalkAt: known.walk.last_walk_at,
+          mediaCount: account.media_count,
+          mediaCountAtWalk: known.walk.media_count,
+          oldestPendingMissAt: known.walk.oldest_pending_miss_at,
+          usagePercent: walk.usagePercent,
+        });
+        walking = reason !== null;
+      }
+      const states = new Map(known.posts.map((s) => [s.instagram_id, s]));
       const readings: Reading[] = [];
       const seen: SeenPost[] = [];
       const changed: { accountId: string; instagramId: string }[] = [];
       for (const p of feed) {
         const s = states.get(p.instagramId);
-        const reason = readingDue({
+        const due = readingDue({
           postedAt: p.postedAt,
           now,
           last: s?.last_at ? { at: new Date(s.last_at), counters: s } : null,
           counters: p,
-          walk,
+          walk: walking,
         });
-        if (reason) readings.push({ ...p, reason });
-        if (walk || !s?.present || s.missed || s.gone) seen.push(p);
+        if (due) readings.push({ ...p, reason: due });
+        if (walking || !s?.present || s.missed || s.gone) seen.push(p);
         // The first reading goes into the sidecar the backup writes; later ones, and a post
         // that comes back, rewrite it.
-        if ((reason && reason !== "backup") || s?.gone)
+        if ((due && due !== "backup") || s?.gone)
           changed.push({ accountId: account.id, instagramId: p.instagramId });
       }
       await repo.markSeen(account, seen, now);
       await repo.insertReadings(account.id, readings, now);
       if (changed.length > 0) await deps.refreshSidecars(changed);
+      return { walk: reason };
     },
 
     /**

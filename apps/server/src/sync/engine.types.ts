@@ -58,15 +58,16 @@ export const toPostChild = (c: GraphChild): PostChild => ({
  * page it read, and each whole walk of the list (the archive decides when one is due).
  */
 export interface SyncArchive {
-  walkDue(
-    account: { id: string; media_count: number | null },
-    usagePercent: number | null,
-  ): Promise<string | null>;
+  /**
+   * Each media page the sync read. `walk`: whether this sync walks the whole list, or (the
+   * first page of an account whose history is complete) let the archive decide; answers why
+   * it walks, or null.
+   */
   recordPage(
-    account: { id: string; user_id: string },
+    account: { id: string; user_id: string; media_count: number | null },
     media: GraphMedia[],
-    walk: boolean,
-  ): Promise<void>;
+    walk: boolean | { decide: true; usagePercent: number | null },
+  ): Promise<{ walk: string | null }>;
   finishWalk(
     account: { id: string; user_id: string; media_count: number | null },
     walk: {

@@ -151,12 +151,9 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       storiesCall.catch(() => {});
       const historyComplete = account.history_complete_at !== null;
       // A whole walk of the list (issue 30): the first sync's, and when the archive asks for one
-      // (weekly, after media_count dropped, or to confirm a post a walk missed).
-      const walkReason =
-        deps.archive && historyComplete
-          ? await deps.archive.walkDue(account, pacer.latestPercent(ig.instagramUserId))
-          : null;
-      const walking = !historyComplete || walkReason !== null;
+      // (weekly, after media_count dropped, or to confirm a post a walk missed), which it says
+      // with the first page.
+      let walking = !historyComplete;
       const walkStartedAt = clock.now();
       let walkSeen = 0;
       let oldestSeen: Date | null = null;
@@ -185,7 +182,14 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         );
         for (const p of page.media) knownRun = known.has(p.id) ? knownRun + 1 : 0;
         if (deps.archive) {
-          await deps.archive.recordPage(account, page.media, walking);
+          const recorded = await deps.archive.recordPage(
+            account,
+            page.media,
+            first && historyComplete
+              ? { decide: true, usagePercent: pacer.latestPercent(ig.instagramUserId) }
+              : walking,
+          );
+          if (first && historyComplete) walking = recorded.walk !== null;
           for (const p of page.media) {
             if (p.productType === "STORY") continue;
             walkSeen++;
@@ -199,7 +203,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
           reachedEnd = true;
           break;
         }
-        if (historyComplete && walkReason === null && knownRun >= s.knownRunToStop) break;
+        if (historyComplete && !walking && knownRun >= s.knownRunToStop) break;
         next = page.next;
       }
 
