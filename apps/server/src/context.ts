@@ -209,6 +209,10 @@ export function createContext(deps: ContextDeps): AppContext {
         })),
       );
     },
+    async accountNames(userId) {
+      const accounts = await connections.profiles.listInstagramAccounts(userId);
+      return new Map(accounts.map((a) => [a.id, a.username]));
+    },
     ...(deps.log ? { log: deps.log } : {}),
   });
   // What the engines and the sync services use of each part of the connections area.
@@ -262,6 +266,7 @@ export function createContext(deps: ContextDeps): AppContext {
     ...log,
   });
   const library = createLibraryModule({
+    archive,
     db: deps.db,
     clock: deps.clock,
     posts: sync.repos.posts,

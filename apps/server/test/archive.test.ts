@@ -33,13 +33,21 @@ async function runSidecarJobs(accountId: string): Promise<string[]> {
   return rows.map((r) => r.data.instagramId);
 }
 
+interface Sidecar {
+  instagram_status: string;
+  gone_detected_at: string | null;
+  like_count: number | null;
+  files: unknown;
+  metrics: Record<string, number | string>[];
+}
+
 async function sidecarOf(instagramId: string, email: string) {
   const files = (await h.driveFiles(email)).filter(
     (f) => f.appProperties.keepsakeMediaId === `${instagramId}_meta` && !f.trashed,
   );
   expect(files, `sidecars of ${instagramId}`).toHaveLength(1);
   const file = files[0]!;
-  return { id: file.id, json: JSON.parse(await h.driveContent(file.id)) as Record<string, any> };
+  return { id: file.id, json: JSON.parse(await h.driveContent(file.id)) as Sidecar };
 }
 
 const presence = (accountId: string, instagramId: string) =>
@@ -106,7 +114,7 @@ describe("engagement with every post", () => {
     ]);
     if (hidden[0]) {
       const hiddenSidecar = (await sidecarOf(hidden[0].instagram_id, DEMO_GOOGLE.maya.email)).json;
-      expect(Object.keys(hiddenSidecar.metrics[0]).sort()).toEqual(["at", "comments"]);
+      expect(Object.keys(hiddenSidecar.metrics[0]!).sort()).toEqual(["at", "comments"]);
     }
   }, 180_000);
 
@@ -234,6 +242,81 @@ describe("posts deleted or archived on Instagram", () => {
     expect(json.instagram_status).toBe("gone");
     expect(json.gone_detected_at).toBe(t.clock.now().toISOString());
   }, 60_000);
+
+  it("shows them on the grid and /backups, which filter them, with the date Instagram can restore them until", async () => {
+    // The test clock ran past the first session's lifetime: sign in again.
+    const login = await t.call("POST", "/api/auth/login", {
+      body: { email: u.user.email, password: u.password },
+    });
+    u = { ...u, token: login.body.access_token };
+    const grid = await t.call("GET", "/api/sync/posts?instagram_status=gone&limit=50", {
+      token: u.token,
+    });
+    expect(grid.status).toBe(200);
+    const goneIds = grid.body.posts.map((p: { instagram_id: string }) => p.instagram_id).sort();
+    expect(goneIds).toEqual([deleted, archived].sort());
+    expect(grid.body.total).toBe(2);
+    const post = grid.body.posts.find((p: { instagram_id: string }) => p.instagram_id === deleted);
+    const seen = await presence(u.accountId, deleted);
+    expect(post).toMatchObject({
+      instagram_status: "gone",
+      gone_detected_at: seen.gone_detected_at?.toISOString(),
+      restore_until: new Date(seen.last_seen_at.getTime() + 30 * DAY).toISOString(),
+    });
+    const all = await t.call("GET", "/api/sync/posts?limit=200", { token: u.token });
+    const keptPost = all.body.posts.find((p: { instagram_id: string }) => p.instagram_id === kept);
+    expect(keptPost).toMatchObject({ instagram_status: "on_instagram", gone_detected_at: null });
+    expect(keptPost.view_count).toEqual(expect.any(Number));
+
+    const backups = await t.call("GET", "/api/sync/backups?instagram_status=gone", {
+      token: u.token,
+    });
+    expect(backups.status).toBe(200);
+    expect(backups.body.total).toBe(2);
+    expect(
+      backups.body.backups
+        .map((b: { instagram_post: { instagram_id: string } }) => b.instagram_post.instagram_id)
+        .sort(),
+    ).toEqual([deleted, archived].sort());
+
+    const history = await t.call("GET", `/api/archive/posts/${u.accountId}/${deleted}/history`, {
+      token: u.token,
+    });
+    expect(history.status).toBe(200);
+    expect(history.body.metrics[0].reason).toBe("backup");
+    expect(history.body.restore_until).toBe(post.restore_until);
+    const stranger = await t.signUp();
+    const refused = await t.call("GET", `/api/archive/posts/${u.accountId}/${deleted}/history`, {
+      token: stranger.token,
+    });
+    expect(refused.status).toBe(404);
+    expect(
+      (await t.call("GET", "/api/sync/posts?instagram_status=gone", { token: stranger.token })).body
+        .total,
+    ).toBe(0);
+
+    const stats = await t.call("GET", `/api/archive/stats?account_id=${u.accountId}`, {
+      token: u.token,
+    });
+    expect(stats.status).toBe(200);
+    expect(stats.body.gone).toBe(2);
+    expect(stats.body.posts).toBe(
+      (await h.media(DEMO_IG.creator.username)).filter((m) => m.media_product_type !== "STORY")
+        .length + 2,
+    );
+    const csv = await t.call("GET", "/api/archive/stats.csv", { token: u.token });
+    expect(csv.status).toBe(200);
+    expect(String(csv.headers["content-type"])).toMatch(/^text\/csv/);
+    const lines = String(csv.body).trim().split("\r\n");
+    expect(lines[0]).toBe(
+      "account,instagram_id,posted_at,likes,comments,views,saves,shares,reposts,counted_at,on_instagram,gone_detected_at",
+    );
+    expect(lines).toHaveLength(stats.body.posts + 1);
+    const row = lines.find((l) => l.split(",")[1] === deleted)!.split(",");
+    expect(row[0]).toBe(DEMO_IG.creator.username);
+    expect(row[10]).toBe("no");
+    expect(row[11]).toBe(post.gone_detected_at);
+  });
 
   it("unmarks a post that comes back", async () => {
     await h.control(`/instagram/media/${archived}/restore`, { body: {} });

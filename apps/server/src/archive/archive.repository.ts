@@ -219,7 +219,7 @@ export function createArchiveRepository(db: Kysely<Database>) {
     presence(accountId: string, instagramId: string) {
       return db
         .selectFrom("post_presence")
-        .select(["last_seen_at", "gone_detected_at"])
+        .select(["user_id", "last_seen_at", "gone_detected_at"])
         .where("account_id", "=", accountId)
         .where("instagram_id", "=", instagramId)
         .executeTakeFirst();
@@ -257,13 +257,48 @@ export function createArchiveRepository(db: Kysely<Database>) {
       return q.execute();
     },
 
-    /** Every post's latest reading of one account (the stats CSV and charts). */
-    async latestReadings(accountIds: string[]) {
-      if (accountIds.length === 0) return [];
+    /** The user's feed posts per month (UTC) with their latest counters summed. */
+    async monthly(userId: string, accountId: string | undefined) {
+      const { rows } = await sql<{
+        month: string;
+        posts: string;
+        likes: string | null;
+        comments: string | null;
+        views: string | null;
+      }>`
+        SELECT to_char(date_trunc('month', p.posted_at AT TIME ZONE 'UTC'), 'YYYY-MM') AS month,
+               count(*) AS posts, sum(m.likes) AS likes, sum(m.comments) AS comments,
+               sum(m.views) AS views
+          FROM post_presence p
+          LEFT JOIN LATERAL (
+            SELECT likes, comments, views FROM post_metrics m
+             WHERE m.account_id = p.account_id AND m.instagram_id = p.instagram_id
+             ORDER BY m.at DESC LIMIT 1
+          ) m ON true
+         WHERE p.user_id = ${userId} ${accountId ? sql`AND p.account_id = ${accountId}` : sql``}
+         GROUP BY 1 ORDER BY 1`.execute(db);
+      return rows;
+    },
+
+    async goneCount(userId: string, accountId: string | undefined) {
+      let q = db
+        .selectFrom("post_presence")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("user_id", "=", userId)
+        .where("gone_detected_at", "is not", null);
+      if (accountId) q = q.where("account_id", "=", accountId);
+      return Number((await q.executeTakeFirstOrThrow()).n);
+    },
+
+    /** Every feed post of the user (or one account) with its latest reading, newest first (the CSV). */
+    async statsRows(userId: string, accountId: string | undefined) {
       const { rows } = await sql<{
         account_id: string;
         instagram_id: string;
-        at: Date;
+        posted_at: Date;
+        last_seen_at: Date;
+        gone_detected_at: Date | null;
+        at: Date | null;
         likes: number | null;
         comments: number | null;
         views: number | null;
@@ -271,21 +306,17 @@ export function createArchiveRepository(db: Kysely<Database>) {
         shares: number | null;
         reposts: number | null;
       }>`
-        SELECT DISTINCT ON (account_id, instagram_id)
-               account_id, instagram_id, at, likes, comments, views, saves, shares, reposts
-          FROM post_metrics WHERE account_id = ANY(${accountIds}::uuid[])
-         ORDER BY account_id, instagram_id, at DESC`.execute(db);
+        SELECT p.account_id, p.instagram_id, p.posted_at, p.last_seen_at, p.gone_detected_at,
+               m.at, m.likes, m.comments, m.views, m.saves, m.shares, m.reposts
+          FROM post_presence p
+          LEFT JOIN LATERAL (
+            SELECT * FROM post_metrics m
+             WHERE m.account_id = p.account_id AND m.instagram_id = p.instagram_id
+             ORDER BY m.at DESC LIMIT 1
+          ) m ON true
+         WHERE p.user_id = ${userId} ${accountId ? sql`AND p.account_id = ${accountId}` : sql``}
+         ORDER BY p.posted_at DESC, p.instagram_id`.execute(db);
       return rows;
-    },
-
-    /** Presence rows of the accounts (gone dates for the CSV). */
-    presences(accountIds: string[]) {
-      if (accountIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom("post_presence")
-        .select(["account_id", "instagram_id", "last_seen_at", "gone_detected_at"])
-        .where("account_id", "in", accountIds)
-        .execute();
     },
   };
 }

@@ -22,6 +22,8 @@ export interface ArchiveServiceDeps {
   clock: Clock;
   /** Rewrites the sidecars of these posts in Drive (queued; each is a no-op until backed up). */
   refreshSidecars(posts: { accountId: string; instagramId: string }[]): Promise<void>;
+  /** The user's Instagram accounts by id, as their usernames (the CSV's account column). */
+  accountNames?(userId: string): Promise<Map<string, string>>;
   log?: ArchiveLog;
 }
 
@@ -229,12 +231,14 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
       }));
     },
 
-    /** A post's readings, oldest first (its detail view's chart). */
-    async history(accountId: string, instagramId: string) {
+    /** A post's readings, oldest first (its detail view's chart); `userId` must own it. */
+    async history(accountId: string, instagramId: string, userId?: string) {
       const [rows, presence] = await Promise.all([
         repo.history(accountId, instagramId),
         repo.presence(accountId, instagramId),
       ]);
+      if (userId !== undefined && presence?.user_id !== userId)
+        throw new AppError("not_found", "Post not found");
       if (!presence && rows.length === 0) throw new AppError("not_found", "Post not found");
       return {
         metrics: rows.map((r) => ({
@@ -255,8 +259,71 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
       };
     },
 
-    latestReadings: (accountIds: string[]) => repo.latestReadings(accountIds),
-    presences: (accountIds: string[]) => repo.presences(accountIds),
+    /** Posts per month and their engagement (the account's charts). */
+    async stats(userId: string, accountId?: string) {
+      const [months, gone] = await Promise.all([
+        repo.monthly(userId, accountId),
+        repo.goneCount(userId, accountId),
+      ]);
+      const rows = months.map((m) => ({
+        month: m.month,
+        posts: Number(m.posts),
+        likes: Number(m.likes ?? 0),
+        comments: Number(m.comments ?? 0),
+        views: Number(m.views ?? 0),
+      }));
+      return { months: rows, posts: rows.reduce((n, m) => n + m.posts, 0), gone };
+    },
+
+    /**
+     * Every post with its latest counts and dates, as CSV (RFC 4180), the account by its username.
+     */
+    async statsCsv(userId: string, accountId: string | undefined): Promise<string> {
+      const [rows, names] = await Promise.all([
+        repo.statsRows(userId, accountId),
+        deps.accountNames ? deps.accountNames(userId) : new Map<string, string>(),
+      ]);
+      const cell = (v: string | number | null) => {
+        if (v === null) return "";
+        const s = String(v);
+        // A leading =, +, - or @ would be read as a formula by spreadsheets.
+        const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
+        return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+      };
+      const header = [
+        "account",
+        "instagram_id",
+        "posted_at",
+        "likes",
+        "comments",
+        "views",
+        "saves",
+        "shares",
+        "reposts",
+        "counted_at",
+        "on_instagram",
+        "gone_detected_at",
+      ];
+      const lines = rows.map((r) =>
+        [
+          names.get(r.account_id) ?? r.account_id,
+          r.instagram_id,
+          iso(r.posted_at),
+          r.likes,
+          r.comments,
+          r.views,
+          r.saves,
+          r.shares,
+          r.reposts,
+          iso(r.at),
+          r.gone_detected_at ? "no" : "yes",
+          iso(r.gone_detected_at),
+        ]
+          .map(cell)
+          .join(","),
+      );
+      return `${[header.join(","), ...lines].join("\r\n")}\r\n`;
+    },
   };
 }
 
