@@ -78,7 +78,7 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
     handle(
       z.object({
         count: z.number().int().min(1).max(20_000),
-        posts: z.number().int().min(1).max(200).default(12),
+        posts: z.number().int().min(1).max(10_000).default(12),
       }),
       (b) => {
         const start = Object.values(ctx.state.igAccounts).filter((a) =>
