@@ -58,7 +58,14 @@ export interface IgMedia {
   ghost?: boolean;
   pinned?: boolean;
   parentId?: string;
+  /** Counters set through the control API (else derived from the id; absent when likes are hidden). */
+  counters?: { views: number; saves: number; shares: number; reposts: number };
+  /** Deleted or archived by its owner: gone from every list and unreadable by id (100/33). */
+  removed?: "deleted" | "archived";
 }
+
+/** Whether a media object is left out of every answer (a ghost slot, or deleted/archived). */
+export const unlisted = (m: IgMedia | undefined) => m === undefined || !!m.ghost || !!m.removed;
 
 export interface FbPage {
   id: string;

@@ -21,6 +21,9 @@
  * BENCH_HISTORY (default "1000,5000,20000" posts, every one backed up), one account's claim
  * (the statement every backup sync ends with) timed over 200 calls, with no post limit (pro,
  * agency) and with premium's.
+ * Then the archive's walks (issue 30): for each size in BENCH_WALK_POSTS (default "1000,10000"
+ * posts), one account's whole walk of its media list (as the weekly walk and a media_count drop
+ * run it): Graph calls, database statements and seconds, and what that costs per account per day.
  * BENCH_LATENCY_MS (default 100). TEST_DATABASE_URL: a PostgreSQL server instead of the embedded
  * database (several workers share one database only sensibly on a real server).
  */
@@ -43,6 +46,10 @@ const DELAY_SAMPLES = Number(process.env.BENCH_DELAY_SAMPLES ?? 200);
 const PACING_ACCOUNTS = Number(process.env.BENCH_PACING_ACCOUNTS ?? 100);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 400);
 const HISTORIES = (process.env.BENCH_HISTORY ?? "1000,5000,20000")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
+const WALK_POSTS = (process.env.BENCH_WALK_POSTS ?? "1000,10000")
   .split(",")
   .map(Number)
   .filter((n) => n > 0);
@@ -99,11 +106,80 @@ function startWorker(t: SandboxedApp): Promise<Worker> {
   }));
 }
 
+type SandboxAccount = { id: string; user_id: string; username: string; access_token: string };
+
 /** N synthetic sandbox accounts, each connected to its own pro user and synced once. */
 async function seed(t: SandboxedApp, h: ReturnType<typeof backupHelpers>) {
-  const { accounts } = await h.control<{
-    accounts: { id: string; user_id: string; username: string; access_token: string }[];
-  }>("/instagram/accounts", { body: { count: ACCOUNTS, posts: 12 } });
+  const { accounts } = await h.control<{ accounts: SandboxAccount[] }>("/instagram/accounts", {
+    body: { count: ACCOUNTS, posts: 12 },
+  });
+  const ids = await insertAccounts(t, accounts);
+  // The first sync of each (no latency yet), then everything counts as backed up.
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let i = next++; i < ids.length; i = next++) await refreshSync(t, ids[i]!);
+    }),
+  );
+  await sql`INSERT INTO backups (post_id, user_id, account_id, status)
+            SELECT id, user_id, account_id, 'completed' FROM posts
+            ON CONFLICT (post_id) DO NOTHING`.execute(t.ctx.db);
+  return ids;
+}
+
+/** One sync that lists the account's posts (no backup), run in this process. */
+async function refreshSync(t: SandboxedApp, accountId: string) {
+  const account = await t.ctx.accountsRepo.accountWithOwner(accountId);
+  const job = await t.ctx.syncRepos.runs.insertSyncJob({
+    user_id: account!.user_id,
+    account_id: account!.id,
+    job_type: "manual",
+    mode: "refresh",
+    now: t.clock.now(),
+  });
+  return t.ctx.syncEngine.run(
+    { accountId: account!.id, syncJobId: job!.id, kind: "manual", mode: "refresh" },
+    { retryCount: 0, retryLimit: 0 },
+  );
+}
+
+/**
+ * The archive's whole walk of one account of `posts` posts (issue 30): the weekly walk, and
+ * what a media_count drop starts (then once more a day later to confirm what it missed).
+ */
+async function walkCost(t: SandboxedApp, h: ReturnType<typeof backupHelpers>, posts: number) {
+  const { accounts } = await h.control<{ accounts: SandboxAccount[] }>("/instagram/accounts", {
+    body: { count: 1, posts },
+  });
+  const [accountId] = await insertAccounts(t, accounts);
+  await refreshSync(t, accountId!); // the first sync walks the whole history once
+  await sql`UPDATE archive_walks SET last_walk_at = last_walk_at - interval '8 days'
+             WHERE account_id = ${accountId}`.execute(t.ctx.db);
+  const calls0 = await h.calls();
+  const statements0 = t.statements();
+  const t0 = performance.now();
+  await refreshSync(t, accountId!);
+  const seconds = (performance.now() - t0) / 1000;
+  const calls1 = await h.calls();
+  const graph = Object.entries(calls1)
+    .filter(([k]) => k.startsWith("ig."))
+    .reduce((n, [k, v]) => n + v - (calls0[k] ?? 0), 0);
+  const statements = t.statements() - statements0;
+  const walked = await t.ctx.db
+    .selectFrom("archive_walks")
+    .select("last_walk_at")
+    .where("account_id", "=", accountId!)
+    .executeTakeFirstOrThrow();
+  if (walked.last_walk_at.getTime() < t.clock.now().getTime() - 86_400_000)
+    throw new Error("the bench's walk did not run");
+  const perDay = graph / 7;
+  return [
+    `  ${posts.toLocaleString("en-US")} posts: a walk is ${graph} Graph calls (pages of ${t.ctx.engine.pageSize}, stories included), ${statements} DB statements, ${f2(seconds)} s`,
+    `    weekly walk: ${f2(perDay)} Graph calls per account per day; a media_count drop adds ${graph} that day and ${graph} more for the confirming walk a day later (plus at most 26 reads by id)`,
+  ];
+}
+
+async function insertAccounts(t: SandboxedApp, accounts: SandboxAccount[]) {
   const key = Buffer.from(secrets.ENCRYPTION_KEY, "hex");
   const now = new Date();
   const ids: string[] = [];
@@ -138,29 +214,6 @@ async function seed(t: SandboxedApp, h: ReturnType<typeof backupHelpers>) {
       .execute();
     ids.push(...rows.map((r) => r.id));
   }
-  // The first sync of each (no latency yet), then everything counts as backed up.
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let i = next++; i < ids.length; i = next++) {
-        const account = await t.ctx.accountsRepo.accountWithOwner(ids[i]!);
-        const job = await t.ctx.syncRepos.runs.insertSyncJob({
-          user_id: account!.user_id,
-          account_id: account!.id,
-          job_type: "manual",
-          mode: "refresh",
-          now: t.clock.now(),
-        });
-        await t.ctx.syncEngine.run(
-          { accountId: account!.id, syncJobId: job!.id, kind: "manual", mode: "refresh" },
-          { retryCount: 0, retryLimit: 0 },
-        );
-      }
-    }),
-  );
-  await sql`INSERT INTO backups (post_id, user_id, account_id, status)
-            SELECT id, user_id, account_id, 'completed' FROM posts
-            ON CONFLICT (post_id) DO NOTHING`.execute(t.ctx.db);
   return ids;
 }
 
@@ -404,6 +457,9 @@ async function main() {
     if (HISTORIES.length > 0) log("an unchanged account's claim as its history grows");
     const history: string[] = [];
     for (const posts of HISTORIES) history.push(await claimByHistory(t, posts));
+    if (WALK_POSTS.length > 0) log("the archive's walks of the media list");
+    const walks: string[] = [];
+    for (const posts of WALK_POSTS) walks.push(...(await walkCost(t, h, posts)));
     console.log(
       [
         `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${t.database.schema ? "PostgreSQL server" : "embedded database"}`,
@@ -412,6 +468,8 @@ async function main() {
         ...paced,
         "An unchanged account's claim (every post backed up; 200 calls, ms per call):",
         ...(history.length > 0 ? history : ["  (not measured: BENCH_HISTORY=0)"]),
+        `The archive's walks of an account's media list (+${LATENCY_MS} ms per call, paced by the Graph budget):`,
+        ...(walks.length > 0 ? walks : ["  (not measured: BENCH_WALK_POSTS=0)"]),
       ].join("\n"),
     );
   } finally {

@@ -9,6 +9,9 @@ import { type AccountsService, createAccountsService } from "./accounts/accounts
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
 import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.service.ts";
+import { createArchiveRepository } from "./archive/archive.repository.ts";
+import { type ArchiveService, createArchiveService } from "./archive/archive.service.ts";
+import { refreshSidecarJob, sidecarSingletonKey } from "./archive/jobs/refresh-sidecar.job.ts";
 import { createAdminRepository } from "./auth/admin-users.repository.ts";
 import { authGuards } from "./auth/auth.guards.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
@@ -115,6 +118,8 @@ export interface AppContext extends ContextDeps {
   billing: BillingService;
   billingWebhooks: BillingWebhookService;
   apiKeys: ApiKeysService;
+  /** Engagement history and posts no longer on Instagram (issue 30). */
+  archive: ArchiveService;
   /** The public API's keyset pages of posts and backups. */
   listing: CursorListingService;
   /** onRequest hook of /api/v1: an API key, within its rate limit. */
@@ -206,6 +211,24 @@ export function createContext(deps: ContextDeps): AppContext {
     superviseIntervalSeconds: deps.config.QUEUE_SUPERVISE_SECONDS,
     onError: (err) => deps.log?.error({ err: String(err) }, "job queue error"),
   });
+  const archive = createArchiveService({
+    repo: createArchiveRepository(deps.db),
+    clock: deps.clock,
+    async refreshSidecars(posts) {
+      await queue.insert(
+        refreshSidecarJob,
+        posts.map((p) => ({
+          data: p,
+          singletonKey: sidecarSingletonKey(p.accountId, p.instagramId),
+        })),
+      );
+    },
+    async accountNames(userId) {
+      const accounts = await connections.profiles.listInstagramAccounts(userId);
+      return new Map(accounts.map((a) => [a.id, a.username]));
+    },
+    ...(deps.log ? { log: deps.log } : {}),
+  });
   // What the engines and the sync services use of each part of the connections area.
   const engineConnections = {
     googleAccessToken: connections.tokens.googleAccessToken,
@@ -226,6 +249,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const backupsRepo = backupsRepository(deps.db);
   // Sync reads Instagram; it is handed what it asks of backups (claims, retries, the queue).
   const sync = createSyncModule({
+    archive,
     db: deps.db,
     clock: deps.clock,
     config: deps.config,
@@ -251,10 +275,12 @@ export function createContext(deps: ContextDeps): AppContext {
     directory,
     settings,
     encryptionKey: deps.secrets.encryptionKey,
+    sidecarFields: archive.sidecarFields,
     fetchFor: calls.fetchFor,
     ...log,
   });
   const library = createLibraryModule({
+    archive,
     db: deps.db,
     clock: deps.clock,
     posts: sync.repos.posts,
@@ -339,6 +365,7 @@ export function createContext(deps: ContextDeps): AppContext {
   return {
     ...deps,
     importer,
+    archive,
     apiKeys,
     listing: library.listing,
     requireApiKey: apiKeyGuard(apiKeys, limiter),

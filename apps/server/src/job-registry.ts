@@ -1,3 +1,4 @@
+import { refreshSidecarJob } from "./archive/jobs/refresh-sidecar.job.ts";
 import { backupPostJob } from "./backups/jobs/backup-post.job.ts";
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
 import { statusSampleJob } from "./status/status-sample.job.ts";
@@ -14,4 +15,5 @@ export const jobRegistry = [
   syncAccountJob,
   backupPostJob,
   statusSampleJob,
+  refreshSidecarJob,
 ] as const;

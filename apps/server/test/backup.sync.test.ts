@@ -144,10 +144,11 @@ describe("the first sync of the 150-post demo account", () => {
     // after a short run of known posts instead of walking the whole history again, and it makes
     // no Drive call at all.
     expect(requests(calls, "ig.")).toEqual({ "ig.media.list": 1, "ig.stories": 1 });
-    // And five SQL statements: the account (with its token), its run, the stored copies of the
-    // page's posts and stories (none is written), the claim after the plan's limit (nothing
-    // due), and the run's end with the account's sync state.
-    expect(statements).toBe(5);
+    // And six SQL statements: the account (with its token), its run, the stored copies of the
+    // page's posts and stories (none is written), the archive's readings of the page's posts
+    // with the account's walk state (nothing due, no walk: nothing written), the claim after
+    // the plan's limit (nothing due), and the run's end with the account's sync state.
+    expect(statements).toBe(6);
     expect(requests(calls, "drive.")).toEqual({});
     expect((await h.driveFiles()).length).toBe(before);
     expect(job?.status).toBe("completed");

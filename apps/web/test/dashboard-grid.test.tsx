@@ -15,6 +15,35 @@ import {
 withDashboardApi();
 
 describe("content grid", () => {
+  it("marks posts no longer on Instagram, shows their counts, and filters them", async () => {
+    dash.allPosts = manyPosts(10, (i) =>
+      i === 3
+        ? {
+            instagram_status: "gone",
+            gone_detected_at: "2026-11-20T10:00:00.000Z",
+            restore_until: "2026-12-18T10:00:00.000Z",
+          }
+        : { instagram_status: "on_instagram", view_count: 1234, like_count: 56, comments_count: 7 },
+    );
+    renderDashboard();
+    await waitFor(() => expect(screen.getAllByTestId("post-tile")).toHaveLength(10));
+    expect(screen.getAllByTestId("gone-badge")).toHaveLength(1);
+    const tile = screen.getAllByTestId("post-tile")[0]!;
+    expect(tile.textContent).toContain("♥ 56");
+    expect(tile.textContent).toContain("💬 7");
+    expect(tile.textContent).toContain("▶ 1,234");
+
+    await userEvent.selectOptions(
+      screen.getByRole("combobox", { name: "Post type" }),
+      "No longer on Instagram",
+    );
+    await waitFor(() =>
+      expect(postRequests().at(-1)).toMatchObject({ instagram_status: "gone", offset: 0 }),
+    );
+    await waitFor(() => expect(screen.getAllByTestId("post-tile")).toHaveLength(1));
+    expect(postRequests().at(-1)?.media_type).toBeUndefined();
+  });
+
   it("pages 36 at a time with at most 7 page buttons", async () => {
     dash.allPosts = manyPosts(400);
     renderDashboard();

@@ -1,5 +1,6 @@
 export * from "./admin.ts";
 export * from "./api-keys.ts";
+export * from "./archive.ts";
 export * from "./auth.ts";
 export * from "./billing.ts";
 export * from "./connections.ts";

@@ -76,6 +76,10 @@ export type PostMediaType = z.infer<typeof postMediaType>;
 export const postProductType = z.enum(["feed", "reels", "story", "ad"]);
 export type PostProductType = z.infer<typeof postProductType>;
 
+/** Whether a post is still on Instagram (issue 30): "gone" once deleted or archived there. */
+export const instagramStatus = z.enum(["on_instagram", "gone"]);
+export type InstagramStatus = z.infer<typeof instagramStatus>;
+
 /** SPEC §3 Post, plus where it comes from and why it is not backed up. */
 export const post = z.object({
   id: z.string(),
@@ -96,6 +100,14 @@ export const post = z.object({
   is_backed_up: z.boolean(),
   /** Why the post is not backed up (plan limit, media withheld …); null otherwise. */
   not_backed_up_reason: z.string().nullable(),
+  /** The latest views Instagram returned (null when it did not: hidden, or not counted). */
+  view_count: z.number().int().nullable().optional(),
+  /** "gone": deleted or archived on Instagram (its backup stays in Drive). */
+  instagram_status: instagramStatus.optional(),
+  /** When Keepsake saw that the post is no longer on Instagram. */
+  gone_detected_at: z.string().nullable().optional(),
+  /** Until when Instagram's "Recently Deleted" can still restore it (30 days from when it was last seen). */
+  restore_until: z.string().nullable().optional(),
 });
 export type Post = z.infer<typeof post>;
 
@@ -217,6 +229,8 @@ export const postsQuery = z.object({
   media_type: optionalQuery(postMediaType),
   search: optionalQuery(z.string().trim().max(200)),
   account_id: optionalQuery(accountId),
+  /** "gone": only the posts no longer on Instagram. */
+  instagram_status: optionalQuery(z.enum(["gone"])),
 });
 export type PostsQuery = z.input<typeof postsQuery>;
 export type PostsQueryParsed = z.infer<typeof postsQuery>;
@@ -236,6 +250,8 @@ export const SEARCH_COUNT_MIN = 180;
 export const backupsQuery = z.object({
   status_filter: optionalQuery(z.enum(["all", ...backupStatus.options])),
   account_id: optionalQuery(accountId),
+  /** "gone": only the backups of posts no longer on Instagram. */
+  instagram_status: optionalQuery(z.enum(["gone"])),
   limit: optionalQuery(z.coerce.number().int().min(1).max(BACKUPS_MAX_PAGE_SIZE)).transform(
     (v) => v ?? BACKUPS_PAGE_SIZE,
   ),

@@ -75,6 +75,7 @@ function accountWithOwnerQuery(db: Db, accountId: string) {
       "a.status_reason",
       "a.connected_at",
       "a.paused_by_plan",
+      "a.media_count",
       "u.subscription_tier",
       "u.is_active",
       "st.history_complete_at",

@@ -33,7 +33,7 @@ import type { BackupItem } from "./naming.ts";
 import { type BackupOutcome, outcomeRecorder } from "./outcome.ts";
 import { planPost } from "./plan.ts";
 import { findInDrive, mayAlreadyBeInDrive, recordedSession } from "./recovery.ts";
-import { type PlacedFile, type WithheldItem, writeSidecar } from "./sidecar.ts";
+import { type PlacedFile, sidecarBody, type WithheldItem, writeSidecar } from "./sidecar.ts";
 import { createUploader, type OpenSession, SessionGoneError } from "./upload.ts";
 
 export type { BackupOutcome } from "./outcome.ts";
@@ -48,6 +48,8 @@ export interface BackupEngineDeps {
   clock: Clock;
   settings: EngineSettings;
   sessions: SessionSeal;
+  /** What the archive area adds to a post's sidecar (its metrics and whether it is on Instagram). */
+  sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
   log?: EngineLog;
 }
 
@@ -256,6 +258,9 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         username: a.account.username,
         files: placed,
         withheld,
+        ...(deps.sidecarFields
+          ? { extra: await deps.sidecarFields(ref.current.account_id, ref.current.instagram_id) }
+          : {}),
       });
     }
     let resume: OpenSession | null = null;
@@ -286,7 +291,45 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     }
   }
 
-  return { run };
+  /**
+   * Writes a backed-up post's sidecar again, in place (same Drive file id), with what the
+   * archive knows now. Nothing happens before the post's sidecar is in Drive (the backup writes
+   * it then) or without a working Drive connection.
+   */
+  async function refreshSidecar(
+    accountId: string,
+    instagramId: string,
+  ): Promise<"rewritten" | "not_backed_up" | "no_drive"> {
+    const post = await repos.posts.findAccountPost(accountId, instagramId);
+    const account = post ? await directory.accountWithOwner(post.account_id) : undefined;
+    if (!post || !account) return "not_backed_up";
+    const backup = await repos.backups.findBackupByPost(post.user_id, post.id);
+    if (!backup || (backup.status !== "completed" && backup.status !== "unavailable"))
+      return "not_backed_up";
+    const google = await directory.findGoogleConnection(post.user_id);
+    if (!google || google.status === "needs_reconnection") return "no_drive";
+    const recorded = new Map(
+      (await repos.backups.backupFiles(backup.id)).map((f) => [f.item_key, f]),
+    );
+    const files: PlacedFile[] = [];
+    const withheld: WithheldItem[] = [];
+    let sidecarId: string | null = null;
+    for (const { item } of planPost(post, account.username).items) {
+      const id = recorded.get(item.key)?.drive_file_id ?? null;
+      if (item.kind === "meta") sidecarId = id;
+      else if (id) files.push({ kind: item.kind, name: item.name, fileId: id });
+      else withheld.push({ kind: item.kind, name: item.name });
+    }
+    if (!sidecarId) return "not_backed_up";
+    const fileId = sidecarId;
+    const extra = deps.sidecarFields ? await deps.sidecarFields(accountId, instagramId) : {};
+    const body = sidecarBody(post, account.username, files, withheld, extra);
+    const call = driveCallerFor(connections, s, post.user_id);
+    await call((t) => drive.replaceFileMedia(t, fileId, body, "application/json"));
+    return "rewritten";
+  }
+
+  return { run, refreshSidecar };
 }
 
 export type BackupEngine = ReturnType<typeof createBackupEngine>;

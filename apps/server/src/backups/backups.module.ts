@@ -56,6 +56,8 @@ export function createBackupsModule(deps: {
   settings: EngineSettings;
   /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
   encryptionKey: Buffer;
+  /** What the archive area adds to a post's sidecar (issue 30). */
+  sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
   log?: { warn(obj: object, msg: string): void };
   fetchFor?: (provider: "instagram" | "google") => FetchLike;
 }): BackupsModule {
@@ -82,6 +84,7 @@ export function createBackupsModule(deps: {
       seal: (uri) => encryptSecret(deps.encryptionKey, uri),
       open: (sealed) => decryptSecret(deps.encryptionKey, sealed),
     },
+    ...(deps.sidecarFields ? { sidecarFields: deps.sidecarFields } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
   return { backupEngine, repos };

@@ -30,22 +30,31 @@ export async function writeSidecar(a: {
   username: string;
   files: PlacedFile[];
   withheld: WithheldItem[];
+  /** What other areas add (the archive: metrics, instagram_status). */
+  extra?: Record<string, unknown>;
 }): Promise<ItemResult> {
-  const cover = a.files.find((f) => f.kind === "cover");
-  const body = Buffer.from(
-    JSON.stringify(
-      sidecar(
-        a.post,
-        a.username,
-        a.files.filter((f) => f.kind === "media").map((f) => ({ name: f.name, id: f.fileId })),
-        cover ? { name: cover.name, id: cover.fileId } : null,
-        a.withheld.map((w) => w.name),
-      ),
-      null,
-      2,
-    ),
-  );
+  const body = sidecarBody(a.post, a.username, a.files, a.withheld, a.extra);
   const file = await a.call((t) => a.drive.multipart(t, a.meta, body, "application/json"));
   await keepIfIntact(a.call, a.drive, file, createHash("md5").update(body).digest("hex"));
   return a.ledger.record(a.item, file, false);
+}
+
+/** The sidecar's bytes: the post, its files, and what other areas add. */
+export function sidecarBody(
+  post: PostRow,
+  username: string,
+  files: PlacedFile[],
+  withheld: WithheldItem[],
+  extra: Record<string, unknown> = {},
+): Buffer {
+  const cover = files.find((f) => f.kind === "cover");
+  const content = sidecar(
+    post,
+    username,
+    files.filter((f) => f.kind === "media").map((f) => ({ name: f.name, id: f.fileId })),
+    cover ? { name: cover.name, id: cover.fileId } : null,
+    withheld.map((w) => w.name),
+  );
+  const { backed_up_by, ...rest } = content;
+  return Buffer.from(JSON.stringify({ ...rest, ...extra, backed_up_by }, null, 2));
 }

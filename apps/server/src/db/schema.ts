@@ -2,6 +2,7 @@ import type { SubscriptionTier } from "@keepsake/contracts";
 import type { Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AdminTables } from "./admin-tables.ts";
 import type { ApiTables } from "./api-tables.ts";
+import type { ArchiveTables } from "./archive-tables.ts";
 import type { BillingTables } from "./billing-tables.ts";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 import type { ImportTables } from "./import-tables.ts";
@@ -91,7 +92,13 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-export interface Database extends SyncTables, AdminTables, BillingTables, ApiTables, ImportTables {
+export interface Database
+  extends SyncTables,
+    AdminTables,
+    BillingTables,
+    ApiTables,
+    ImportTables,
+    ArchiveTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
 import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
+import { registerArchiveRoutes } from "../archive/archive.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerBackupsRoutes } from "../backups/backups.routes.ts";
 import { registerBillingRoutes } from "../billing/billing.routes.ts";
@@ -54,6 +55,7 @@ const registrars: RouteRegistrar[] = [
   registerSyncRoutes,
   registerLibraryRoutes,
   registerBackupsRoutes,
+  registerArchiveRoutes,
   registerAdminRoutes,
   registerContactRoutes,
   registerStatusRoutes,

@@ -5,6 +5,7 @@ import {
   type DashboardStats,
   syncMessages as m,
   type NewPostsCheck,
+  type Post,
   type PostsQueryParsed,
   type PostsResponse,
   SEARCH_COUNT_MIN,
@@ -21,10 +22,27 @@ import type { EngineSettings } from "../sync/engine-settings.ts";
 import { minutesUntilNextSync } from "../sync/schedule.ts";
 import { iso, toBackup, toPost } from "../sync/sync.shapes.ts";
 import type { LibraryRepositories } from "./library.repositories.ts";
-import type { PostWithBackup } from "./listing.repository.ts";
+import type { PostKey, PostWithBackup } from "./listing.repository.ts";
 import { postFilter } from "./post-filter.ts";
 
+/** What the grid and the Backups list ask of the archive area (issue 30). */
+export interface LibraryArchive {
+  goneKeys(userId: string, accountId?: string): Promise<PostKey[]>;
+  postsState(keys: PostKey[]): Promise<
+    Map<
+      string,
+      {
+        view_count: number | null;
+        instagram_status: "on_instagram" | "gone";
+        gone_detected_at: string | null;
+        restore_until: string | null;
+      }
+    >
+  >;
+}
+
 export interface DashboardServiceDeps {
+  archive?: LibraryArchive;
   repos: Pick<LibraryRepositories, "posts" | "backups" | "runs" | "listing">;
   directory: Pick<SyncDirectory, "userAccounts" | "userTier" | "findGoogleConnection">;
   connections: Pick<ConnectionTokens, "refreshStaleProfiles" | "instagramAccessToken">;
@@ -50,15 +68,35 @@ export const NEW_POSTS_PROFILE_MAX_AGE_MS = 5 * 60_000;
 export function createDashboardService(deps: DashboardServiceDeps) {
   const { repos, directory, clock } = deps;
 
+  /** Only the posts no longer on Instagram, when the filter asks for them. */
+  const goneOnly = async (
+    userId: string,
+    q: { instagram_status?: "gone" | undefined; account_id?: string | undefined },
+  ) =>
+    q.instagram_status === "gone" && deps.archive
+      ? { only: await deps.archive.goneKeys(userId, q.account_id) }
+      : {};
+
+  /** Each post with what the archive knows of it (views, gone, restore date). */
+  async function withArchive<T extends Post>(posts: T[]): Promise<T[]> {
+    if (!deps.archive || posts.length === 0) return posts;
+    const state = await deps.archive.postsState(
+      posts.map((p) => ({ account_id: p.account_id, instagram_id: p.instagram_id })),
+    );
+    return posts.map((p) => ({ ...p, ...state.get(`${p.account_id}:${p.instagram_id}`) }));
+  }
+
   return {
     async posts(userId: string, q: PostsQueryParsed): Promise<PostsResponse> {
-      const filter = postFilter(userId, q);
+      const filter = { ...postFilter(userId, q), ...(await goneOnly(userId, q)) };
       // A search counts its matches only so far: enough for the page buttons around this page.
       const counted = searchCountLimit(q.offset, q.limit);
       const { rows, total } = await repos.listing.postsPage(filter, q.limit, q.offset, counted + 1);
       const exact = !filter.search || total <= counted;
       return {
-        posts: rows.map((r: PostWithBackup) => toPost(r, { status: r.backup_status })),
+        posts: await withArchive(
+          rows.map((r: PostWithBackup) => toPost(r, { status: r.backup_status })),
+        ),
         total: exact ? total : counted,
         total_exact: exact,
       };
@@ -66,9 +104,11 @@ export function createDashboardService(deps: DashboardServiceDeps) {
 
     async backups(userId: string, q: BackupsQueryParsed): Promise<BackupsResponse> {
       const status = q.status_filter && q.status_filter !== "all" ? q.status_filter : undefined;
-      const filter = { status, accountId: q.account_id };
+      const filter = { status, accountId: q.account_id, ...(await goneOnly(userId, q)) };
       const { rows, total } = await repos.listing.backupsPage(userId, filter, q.limit, q.offset);
-      return { backups: rows.map(toBackup), total };
+      const backups = rows.map(toBackup);
+      const posts = await withArchive(backups.map((b) => b.instagram_post));
+      return { backups: backups.map((b, i) => ({ ...b, instagram_post: posts[i]! })), total };
     },
 
     async stats(userId: string): Promise<DashboardStats> {

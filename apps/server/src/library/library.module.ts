@@ -8,7 +8,11 @@ import type { PostsRepository } from "../sync/posts.repository.ts";
 import type { SyncRunsRepository } from "../sync/sync-runs.repository.ts";
 import { cursorListingQueries } from "./cursor-listing.repository.ts";
 import { type CursorListingService, createCursorListingService } from "./cursor-listing.service.ts";
-import { createDashboardService, type DashboardService } from "./dashboard.service.ts";
+import {
+  createDashboardService,
+  type DashboardService,
+  type LibraryArchive,
+} from "./dashboard.service.ts";
 import type { LibraryRepositories } from "./library.repositories.ts";
 import { listingQueries } from "./listing.repository.ts";
 
@@ -31,6 +35,8 @@ export function createLibraryModule(deps: {
   connections: ConnectionTokens;
   directory: SyncDirectory;
   settings: EngineSettings;
+  /** The archive area: views, posts no longer on Instagram (issue 30). */
+  archive?: LibraryArchive;
 }): LibraryModule {
   const repos: LibraryRepositories = {
     posts: deps.posts,
@@ -40,6 +46,7 @@ export function createLibraryModule(deps: {
     cursors: cursorListingQueries(deps.db),
   };
   const dashboard = createDashboardService({
+    ...(deps.archive ? { archive: deps.archive } : {}),
     repos,
     directory: deps.directory,
     connections: deps.connections,

@@ -15,12 +15,27 @@ export interface PostFilter {
   accountId?: string | undefined;
   mediaType?: GraphMediaType | undefined;
   search?: string | undefined;
+  /** Only these posts (the archive's posts no longer on Instagram); counted, not from counters. */
+  only?: PostKey[] | undefined;
 }
 
 export interface BackupFilter {
   status?: BackupRowStatus | undefined;
   accountId?: string | undefined;
+  only?: PostKey[] | undefined;
 }
+
+/** A post by its account and Instagram id. */
+export interface PostKey {
+  account_id: string;
+  instagram_id: string;
+}
+
+/** `(account_id, instagram_id)` is one of `keys` (false for none). */
+const amongKeys = (keys: PostKey[]) =>
+  keys.length === 0
+    ? sql<boolean>`false`
+    : sql<boolean>`(account_id, instagram_id) IN (SELECT * FROM unnest(${keys.map((k) => k.account_id)}::uuid[], ${keys.map((k) => k.instagram_id)}::text[]))`;
 
 export type BackupWithPost = BackupRow & { post: PostRow };
 export type PostWithBackup = PostRow & {
@@ -62,6 +77,7 @@ export function listingQueries(db: Kysely<Database>) {
     // The caption's lower-cased copy (migration 0960), matched with LIKE: as ILIKE, cheaper.
     if (f.search)
       q = q.where(sql<boolean>`caption_folded like lower(${`%${likeEscape(f.search)}%`})`);
+    if (f.only) q = q.where(amongKeys(f.only));
     return q;
   }
 
@@ -84,7 +100,7 @@ export function listingQueries(db: Kysely<Database>) {
    * matches, stopping at `atMost` (the answer is then `atMost`).
    */
   function totalOf(f: PostFilter, atMost: number) {
-    if (f.search) {
+    if (f.search || f.only) {
       return db
         .selectFrom(newestMatches(f, atMost).as("m"))
         .select((eb) => eb.fn.countAll<number>().as("n"));
@@ -114,7 +130,25 @@ export function listingQueries(db: Kysely<Database>) {
     return q;
   }
 
+  /** The backups of the `only` posts that match (few: counted, not from the counters). */
+  function onlyBackups(userId: string, f: BackupFilter & { only: PostKey[] }) {
+    let q = db.selectFrom("backups").where("user_id", "=", userId);
+    if (f.accountId) q = q.where("account_id", "=", f.accountId);
+    if (f.status) q = q.where("status", "=", f.status);
+    return q.where(
+      "post_id",
+      "in",
+      db.selectFrom("posts").select("id").where("user_id", "=", userId).where(amongKeys(f.only)),
+    );
+  }
+
   async function countBackups(userId: string, f: BackupFilter): Promise<number> {
+    if (f.only) {
+      const row = await onlyBackups(userId, { ...f, only: f.only })
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    }
     const row = await backupsTotalOf(userId, f).executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -191,6 +225,7 @@ export function listingQueries(db: Kysely<Database>) {
       let page = db.selectFrom("backups").select("id").where("user_id", "=", userId);
       if (f.accountId) page = page.where("account_id", "=", f.accountId);
       if (f.status) page = page.where("status", "=", f.status);
+      if (f.only) page = onlyBackups(userId, { ...f, only: f.only }).select("id");
       const rows = await db
         .selectFrom(
           page
@@ -204,7 +239,14 @@ export function listingQueries(db: Kysely<Database>) {
         .innerJoin("posts as p", "p.id", "b.post_id")
         .selectAll("b")
         .select(sql<PostRow>`to_jsonb(p)`.as("post_json"))
-        .select(backupsTotalOf(userId, f).as("total"))
+        .select(
+          f.only
+            ? (eb) =>
+                onlyBackups(userId, { ...f, only: f.only ?? [] })
+                  .select(eb.fn.countAll<number>().as("n"))
+                  .as("total")
+            : backupsTotalOf(userId, f).as("total"),
+        )
         .orderBy("b.updated_at", "desc")
         .orderBy("b.id", "desc")
         .execute();

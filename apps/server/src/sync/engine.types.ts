@@ -1,7 +1,7 @@
 import type { AccountsRepository } from "../accounts/accounts.repository.ts";
 import type { ConnectionsRepository } from "../connections/connections.repository.ts";
-import type { PostChild } from "../db/sync-tables.ts";
-import type { GraphChild, GraphHost } from "../providers/instagram/media.client.ts";
+import type { BackupRow, PostChild, PostRow } from "../db/sync-tables.ts";
+import type { GraphChild, GraphHost, GraphMedia } from "../providers/instagram/media.client.ts";
 import type { PostLimit } from "./posts.repository.ts";
 
 /** What the sync and backup engines (and the sync services) need from the connections area. */
@@ -65,3 +65,29 @@ export const toPostChild = (c: GraphChild): PostChild => ({
   media_url: c.mediaUrl,
   thumbnail_url: c.thumbnailUrl,
 });
+
+/**
+ * What the sync tells the archive area (issue 30), wired by the composition root: each media
+ * page it read, and each whole walk of the list (the archive decides when one is due).
+ */
+export interface SyncArchive {
+  /**
+   * Each media page the sync read. `walk`: whether this sync walks the whole list, or (the
+   * first page of an account whose history is complete) let the archive decide; answers why
+   * it walks, or null.
+   */
+  recordPage(
+    account: { id: string; user_id: string; media_count: number | null },
+    media: GraphMedia[],
+    walk: boolean | { decide: true; usagePercent: number | null },
+  ): Promise<{ walk: string | null }>;
+  finishWalk(
+    account: { id: string; user_id: string; media_count: number | null },
+    walk: {
+      startedAt: Date;
+      seen: number;
+      oldestSeen: Date | null;
+      probe(instagramId: string): Promise<unknown>;
+    },
+  ): Promise<unknown>;
+}

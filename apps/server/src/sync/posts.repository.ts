@@ -172,6 +172,15 @@ export function createPostsRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
+    findAccountPost(accountId: string, instagramId: string) {
+      return db
+        .selectFrom("posts")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where("instagram_id", "=", instagramId)
+        .executeTakeFirst();
+    },
+
     findUserPostByInstagramId(userId: string, instagramId: string) {
       return db
         .selectFrom("posts")

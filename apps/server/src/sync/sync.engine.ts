@@ -10,6 +10,7 @@ import {
   type AttemptInfo,
   type ConnectionTokens,
   type EngineLog,
+  type SyncArchive,
   type SyncDirectory,
   toPostChild,
 } from "./engine.types.ts";
@@ -29,6 +30,8 @@ export interface SyncEngineDeps {
   settings: EngineSettings;
   /** Queues one backup per post id (idempotent per post). */
   enqueueBackups(postIds: string[]): Promise<void>;
+  /** The archive area: counters of every page read, and the walks that find deleted posts. */
+  archive?: SyncArchive;
   log?: EngineLog;
 }
 
@@ -147,6 +150,13 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       );
       storiesCall.catch(() => {});
       const historyComplete = account.history_complete_at !== null;
+      // A whole walk of the list (issue 30): the first sync's, and when the archive asks for one
+      // (weekly, after media_count dropped, or to confirm a post a walk missed), which it says
+      // with the first page.
+      let walking = !historyComplete;
+      const walkStartedAt = clock.now();
+      let walkSeen = 0;
+      let oldestSeen: Date | null = null;
       let next: string | null = null;
       let knownRun = 0;
       let seen = 0;
@@ -171,6 +181,21 @@ export function createSyncEngine(deps: SyncEngineDeps) {
           clock.now(),
         );
         for (const p of page.media) knownRun = known.has(p.id) ? knownRun + 1 : 0;
+        if (deps.archive) {
+          const recorded = await deps.archive.recordPage(
+            account,
+            page.media,
+            first && historyComplete
+              ? { decide: true, usagePercent: pacer.latestPercent(ig.instagramUserId) }
+              : walking,
+          );
+          if (first && historyComplete) walking = recorded.walk !== null;
+          for (const p of page.media) {
+            if (p.productType === "STORY") continue;
+            walkSeen++;
+            if (!oldestSeen || p.timestamp < oldestSeen) oldestSeen = p.timestamp;
+          }
+        }
         // A long first sync shows it is alive (the first page follows the start closely).
         if (!first) await repos.runs.updateSyncJob(jobId, { heartbeat_at: clock.now() });
         seen += page.media.length + stories.length;
@@ -178,8 +203,25 @@ export function createSyncEngine(deps: SyncEngineDeps) {
           reachedEnd = true;
           break;
         }
-        if (historyComplete && knownRun >= s.knownRunToStop) break;
+        if (historyComplete && !walking && knownRun >= s.knownRunToStop) break;
         next = page.next;
+      }
+
+      if (deps.archive && walking && reachedEnd) {
+        await deps.archive.finishWalk(account, {
+          startedAt: walkStartedAt,
+          seen: walkSeen,
+          oldestSeen,
+          probe: (mediaId) =>
+            graph(() =>
+              media.media({
+                host: ig.connectedVia,
+                token: ig.token,
+                mediaId,
+                accountKey: ig.instagramUserId,
+              }),
+            ),
+        });
       }
 
       const tier = account.subscription_tier;

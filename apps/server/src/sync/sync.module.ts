@@ -4,7 +4,12 @@ import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { FetchLike } from "../providers/http.ts";
 import { createMediaClient, type MediaClient } from "../providers/instagram/media.client.ts";
-import type { BackupsForSync, ConnectionTokens, SyncDirectory } from "./engine.types.ts";
+import type {
+  BackupsForSync,
+  ConnectionTokens,
+  SyncArchive,
+  SyncDirectory,
+} from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
 import { createGraphPacer, type GraphPacer } from "./graph-pacer.ts";
 import { syncAccountJob } from "./jobs/sync-account.job.ts";
@@ -51,6 +56,8 @@ export function createSyncModule(deps: {
   backups: BackupsForSync;
   /** Queues one backup per post id (the backups area's job; idempotent per post). */
   enqueueBackups(postIds: string[]): Promise<void>;
+  /** The archive area (issue 30): each media page read, and each whole walk of the list. */
+  archive?: SyncArchive;
   log?: { warn(obj: object, msg: string): void };
   /** The `fetch` each provider's calls go through (the status page counts them). */
   fetchFor?: (provider: "instagram" | "google") => FetchLike;
@@ -81,6 +88,7 @@ export function createSyncModule(deps: {
     clock: deps.clock,
     settings,
     enqueueBackups,
+    ...(deps.archive ? { archive: deps.archive } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
   const runs = createSyncRunsService({

@@ -63,6 +63,7 @@ function postsAnswer(params: Record<string, unknown>): [number, unknown] {
   let list = dash.allPosts;
   if (params.media_type) list = list.filter((p) => p.media_type === params.media_type);
   if (params.search) list = list.filter((p) => p.caption?.includes(String(params.search)));
+  if (params.instagram_status === "gone") list = list.filter((p) => p.instagram_status === "gone");
   const offset = Number(params.offset ?? 0);
   const limit = Number(params.limit ?? 36);
   // A search counts its matches only so far (as the server does past `searchCap`).

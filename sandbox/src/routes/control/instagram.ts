@@ -4,9 +4,10 @@ import type { Ctx } from "../../context.ts";
 import { SANDBOX_CREDENTIALS } from "../../credentials.ts";
 import { createPost, createStory, seedBenchAccount } from "../../demo/index.ts";
 import { Prng } from "../../prng.ts";
-import type { IgAccount, IgMedia } from "../../state.ts";
+import { type IgAccount, type IgMedia, unlisted } from "../../state.ts";
 import { issueToken } from "../../tokens.ts";
 import { usage } from "../drive/index.ts";
+import { counters } from "../graph/render.ts";
 import { CONTROL as c, handle } from "./handle.ts";
 
 export function findAccount(ctx: Ctx, key: string | undefined): IgAccount | undefined {
@@ -77,7 +78,7 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
     handle(
       z.object({
         count: z.number().int().min(1).max(20_000),
-        posts: z.number().int().min(1).max(200).default(12),
+        posts: z.number().int().min(1).max(10_000).default(12),
       }),
       (b) => {
         const start = Object.values(ctx.state.igAccounts).filter((a) =>
@@ -115,7 +116,7 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
       username: a.username,
       name: a.name,
       account_type: a.accountType,
-      media_count: a.media.filter((id) => !ctx.state.media[id]?.ghost).length,
+      media_count: a.media.filter((id) => !unlisted(ctx.state.media[id])).length,
       slots: a.media.length,
       stories: a.stories.length,
     })),
@@ -143,7 +144,7 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
     return {
       media: account.media
         .map((id) => ctx.state.media[id]!)
-        .filter((m) => !m.ghost)
+        .filter((m) => !unlisted(m))
         .map((m) => ({
           id: m.id,
           media_type: m.mediaType,
@@ -183,6 +184,69 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
       }
       ctx.changed();
       return createdList(created);
+    }),
+  );
+
+  // Engagement and deletions (issue 30): a post's counters, and deleting, archiving or
+  // restoring it as its owner would in the Instagram app.
+  const mediaOf = (id: string) => {
+    const m = ctx.state.media[id];
+    return m && !m.ghost && !m.parentId && m.productType !== "STORY" ? m : undefined;
+  };
+  const noMedia = (reply: FastifyReply) => reply.code(404).send({ error: "no such post" });
+  app.post(
+    `${c}/instagram/media/:id/counters`,
+    handle(
+      z.object({
+        like_count: z.number().int().min(0).optional(),
+        comments_count: z.number().int().min(0).optional(),
+        view_count: z.number().int().min(0).optional(),
+        saved_count: z.number().int().min(0).optional(),
+        shares_count: z.number().int().min(0).optional(),
+        reposts_count: z.number().int().min(0).optional(),
+        /** true: the owner hides the counts (like_count and the newer counters are absent). */
+        hidden: z.boolean().optional(),
+      }),
+      (b, reply, req) => {
+        const m = mediaOf((req.params as { id: string }).id);
+        if (!m) return noMedia(reply);
+        const now = counters(m) ?? { views: 0, saves: 0, shares: 0, reposts: 0 };
+        if (b.like_count !== undefined) m.likeCount = b.like_count;
+        if (b.hidden === true) delete m.likeCount;
+        else if (b.hidden === false && m.likeCount === undefined) m.likeCount = 0;
+        if (b.comments_count !== undefined) m.commentsCount = b.comments_count;
+        m.counters = {
+          views: b.view_count ?? now.views,
+          saves: b.saved_count ?? now.saves,
+          shares: b.shares_count ?? now.shares,
+          reposts: b.reposts_count ?? now.reposts,
+        };
+        ctx.changed();
+        return { id: m.id, like_count: m.likeCount ?? null, counters: counters(m) };
+      },
+    ),
+  );
+  app.post(
+    `${c}/instagram/media/:id/remove`,
+    handle(
+      z.object({ as: z.enum(["deleted", "archived"]).default("deleted") }),
+      (b, reply, req) => {
+        const m = mediaOf((req.params as { id: string }).id);
+        if (!m) return noMedia(reply);
+        m.removed = b.as;
+        ctx.changed();
+        return { id: m.id, removed: m.removed };
+      },
+    ),
+  );
+  app.post(
+    `${c}/instagram/media/:id/restore`,
+    handle(z.object({}), (_b, reply, req) => {
+      const m = mediaOf((req.params as { id: string }).id);
+      if (!m) return noMedia(reply);
+      delete m.removed;
+      ctx.changed();
+      return { id: m.id, removed: null };
     }),
   );
 }

@@ -1,7 +1,13 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
 import { sendGraphError } from "../../context.ts";
-import type { FbUser, IgAccount, IgMedia, TokenRecord } from "../../state.ts";
+import {
+  type FbUser,
+  type IgAccount,
+  type IgMedia,
+  type TokenRecord,
+  unlisted,
+} from "../../state.ts";
 import { GraphFieldError, type GraphHost } from "./render.ts";
 
 export interface Principal {
@@ -62,7 +68,7 @@ export function paginate(
   const slice = slots.slice(start, end);
   const data = slice
     .map((id) => ctx.state.media[id])
-    .filter((m): m is IgMedia => m !== undefined && !m.ghost)
+    .filter((m): m is IgMedia => !unlisted(m))
     .map(render);
   if (slice.length === 0) return { data };
   const cursors = { before: cursorOf(slice[0]!), after: cursorOf(slice[slice.length - 1]!) };

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { Ctx } from "../../context.ts";
 import { sendGraphError } from "../../context.ts";
-import type { IgAccount, IgMedia } from "../../state.ts";
+import { type IgAccount, type IgMedia, unlisted } from "../../state.ts";
 import { findAccount, type GraphCall, notFound, paginate, usageHeaders } from "./call.ts";
 import { fbPage, fbPageNode } from "./facebook.ts";
 import { checkFields, fieldTree, MEDIA_FIELDS, renderIgUser, renderMedia } from "./render.ts";
@@ -12,7 +12,9 @@ const endpointPrefix = (call: GraphCall) => (call.principal.host === "instagram"
 function ownedMedia(call: GraphCall, ctx: Ctx, id: string): [IgMedia, IgAccount] | undefined {
   const media = ctx.state.media[id];
   const owner =
-    media && !media.ghost ? call.principal.accounts.find((a) => a.id === media.ownerId) : undefined;
+    media && !unlisted(media)
+      ? call.principal.accounts.find((a) => a.id === media.ownerId)
+      : undefined;
   return media && owner ? [media, owner] : undefined;
 }
 

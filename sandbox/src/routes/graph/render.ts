@@ -1,6 +1,7 @@
 import type { Ctx } from "../../context.ts";
 import { FieldSyntaxError, type FieldTree, parseFields } from "../../fields.ts";
-import type { IgAccount, IgMedia } from "../../state.ts";
+import { Prng } from "../../prng.ts";
+import { type IgAccount, type IgMedia, unlisted } from "../../state.ts";
 import { graphDate } from "../../tokens.ts";
 import { cdnUrl } from "../cdn.ts";
 
@@ -19,6 +20,10 @@ export const MEDIA_FIELDS = new Set([
   "timestamp",
   "like_count",
   "comments_count",
+  "view_count",
+  "saved_count",
+  "shares_count",
+  "reposts_count",
   "username",
   "owner",
   "is_comment_enabled",
@@ -71,6 +76,30 @@ export function checkFields(tree: FieldTree, allowed: Set<string>, node: string)
         `(#100) Tried accessing nonexisting field (${key}) on node type (${node})`,
       );
   }
+}
+
+const COUNTER_OF = {
+  view_count: "views",
+  saved_count: "saves",
+  shares_count: "shares",
+  reposts_count: "reposts",
+} as const;
+
+/**
+ * The newer counters of a top-level post: set through the control API, else derived from its
+ * id. Absent on stories and when the owner hides counts (the posts whose likes are hidden).
+ */
+export function counters(media: IgMedia) {
+  if (media.productType === "STORY" || media.parentId || media.likeCount === undefined) return null;
+  if (media.counters) return media.counters;
+  const rng = new Prng(`counters:${media.id}`);
+  const likes = media.likeCount;
+  return {
+    views: likes * rng.int(4, 20) + rng.int(0, 50),
+    saves: Math.round((likes * rng.int(1, 12)) / 100),
+    shares: Math.round((likes * rng.int(0, 8)) / 100),
+    reposts: rng.int(0, 6),
+  };
 }
 
 function permalink(media: IgMedia, account: IgAccount): string {
@@ -138,6 +167,14 @@ export function renderMedia(
       case "comments_count":
         if (media.productType !== "STORY") out.comments_count = media.commentsCount;
         break;
+      case "view_count":
+      case "saved_count":
+      case "shares_count":
+      case "reposts_count": {
+        const c = counters(media);
+        if (c) out[key] = c[COUNTER_OF[key]];
+        break;
+      }
       case "username":
         out.username = account.username;
         break;
@@ -204,7 +241,7 @@ export function renderIgUser(
         out.follows_count = account.followsCount;
         break;
       case "media_count":
-        out.media_count = account.media.filter((id) => !ctx.state.media[id]?.ghost).length;
+        out.media_count = account.media.filter((id) => !unlisted(ctx.state.media[id])).length;
         break;
       case "biography":
         out.biography = account.biography;

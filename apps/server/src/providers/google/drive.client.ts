@@ -209,6 +209,23 @@ export function createDriveClient(
       return toFile(await json(res));
     },
 
+    /** Replaces a file's content in place (same id): `PATCH upload/drive/v3/files/{id}?uploadType=media`. */
+    async replaceFileMedia(
+      token: string,
+      fileId: string,
+      media: Uint8Array,
+      contentType: string,
+    ): Promise<DriveFile> {
+      const u = new URL(`${upload}/${encodeURIComponent(fileId)}`);
+      u.search = new URLSearchParams({ uploadType: "media", fields: UPLOAD_FIELDS }).toString();
+      const res = await send(u, {
+        method: "PATCH",
+        headers: auth(token, { "content-type": contentType }),
+        body: media,
+      });
+      return toFile(await json(res));
+    },
+
     /** Opens a resumable session; returns its URI (valid about a week). */
     async startResumable(
       token: string,

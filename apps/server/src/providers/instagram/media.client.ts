@@ -19,7 +19,7 @@ function cdnError(status: number): ProviderError {
 export type GraphHost = "instagram" | "facebook";
 
 export const MEDIA_FIELDS =
-  "id,caption,media_type,media_product_type,media_url,thumbnail_url,permalink,shortcode,timestamp,like_count,comments_count,children{id,media_type,media_url,thumbnail_url}";
+  "id,caption,media_type,media_product_type,media_url,thumbnail_url,permalink,shortcode,timestamp,like_count,comments_count,view_count,saved_count,shares_count,reposts_count,children{id,media_type,media_url,thumbnail_url}";
 const CHILD_FIELDS = "id,media_type,media_url,thumbnail_url";
 
 export interface GraphChild {
@@ -41,6 +41,11 @@ export interface GraphMedia {
   timestamp: Date;
   likeCount: number | null;
   commentsCount: number | null;
+  /** Counters newer API versions return on top-level media; null when absent (hidden). */
+  viewCount: number | null;
+  savedCount: number | null;
+  sharesCount: number | null;
+  repostsCount: number | null;
   children: GraphChild[];
 }
 
@@ -117,6 +122,10 @@ export function parseMedia(raw: Record<string, unknown>, fallbackProduct?: Graph
     timestamp,
     likeCount: int(raw.like_count),
     commentsCount: int(raw.comments_count),
+    viewCount: int(raw.view_count),
+    savedCount: int(raw.saved_count),
+    sharesCount: int(raw.shares_count),
+    repostsCount: int(raw.reposts_count),
     children: children
       .map((c) => (c && typeof c === "object" ? child(c as Record<string, unknown>) : null))
       .filter((c): c is GraphChild => c !== null),

@@ -23,14 +23,16 @@ import { useRetryAllFailed } from "./use-retry-all.ts";
 import "./backups.css";
 
 // SPEC §2's filters; backups unavailable from Instagram are listed under "all".
-type Filter = "all" | Exclude<BackupStatus, "unavailable">;
-const FILTERS: Filter[] = ["all", "pending", "processing", "completed", "failed"];
+// "gone": the backups of posts no longer on Instagram (issue 30).
+type Filter = "all" | Exclude<BackupStatus, "unavailable"> | "gone";
+const FILTERS: Filter[] = ["all", "pending", "processing", "completed", "failed", "gone"];
 const LABELS: Record<Filter, string> = {
   all: "All",
   pending: "Pending",
   processing: "Processing",
   completed: "Completed",
   failed: "Failed",
+  gone: "No longer on Instagram",
 };
 
 /** SPEC §2 /backups: the current sync, the backups (polled every 5 s), filters and retries. */
@@ -46,7 +48,8 @@ export function BackupsPage() {
   const [page, setPage] = usePaging(JSON.stringify([filter, account ?? null]));
 
   const backups = useBackups({
-    status_filter: filter === "all" ? undefined : filter,
+    status_filter: filter === "all" || filter === "gone" ? undefined : filter,
+    instagram_status: filter === "gone" ? "gone" : undefined,
     account_id: account,
     limit: BACKUPS_PAGE_SIZE,
     offset: (page - 1) * BACKUPS_PAGE_SIZE,
@@ -137,7 +140,9 @@ export function BackupsPage() {
           <p className="backups-empty-hint">
             {filter === "all"
               ? "Start your first sync to see backups here."
-              : `No backups with status "${filter}" found.`}
+              : filter === "gone"
+                ? "Every backed-up post is still on Instagram."
+                : `No backups with status "${filter}" found.`}
           </p>
         </div>
       ) : (

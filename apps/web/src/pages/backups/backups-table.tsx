@@ -3,6 +3,7 @@ import { useState } from "react";
 import { BusyButton } from "../../components/busy-button.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { formatBytes, formatDate } from "../../lib/format.ts";
+import { RestoreNote } from "../dashboard/archive/restore-note.tsx";
 
 const STATUS_BADGE: Record<Backup["status"], string> = {
   completed: "badge badge-success",
@@ -83,6 +84,17 @@ export function BackupsTable({
                             : "Photo"}{" "}
                     · {formatDate(post.timestamp)}
                   </p>
+                  {post.instagram_status === "gone" && (
+                    <>
+                      <span className="post-gone-badge" data-testid="gone-badge">
+                        No longer on Instagram
+                      </span>
+                      <RestoreNote
+                        goneDetectedAt={post.gone_detected_at}
+                        restoreUntil={post.restore_until}
+                      />
+                    </>
+                  )}
                 </div>
               </div>
             </td>

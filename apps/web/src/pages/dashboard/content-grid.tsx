@@ -1,5 +1,5 @@
 import type { Post, PostMediaType } from "@keepsake/contracts";
-import { type ReactNode, useCallback, useId, useState } from "react";
+import { lazy, type ReactNode, Suspense, useCallback, useId, useState } from "react";
 import { Link } from "react-router";
 import { usePosts, useRefreshInstagramPosts } from "../../api/sync.ts";
 import { BusyButton } from "../../components/busy-button.tsx";
@@ -12,13 +12,17 @@ import { usePaging } from "../../lib/use-paging.ts";
 import { PostTile } from "./post-tile.tsx";
 import { VideoModal } from "./video-modal.tsx";
 
-export type MediaFilter = "all" | Extract<PostMediaType, "image" | "video">;
+export type MediaFilter = "all" | Extract<PostMediaType, "image" | "video"> | "gone";
 
 const FILTERS: { value: MediaFilter; label: string }[] = [
   { value: "all", label: "All Posts" },
   { value: "image", label: "Photos Only" },
   { value: "video", label: "Videos Only" },
+  { value: "gone", label: "No longer on Instagram" },
 ];
+
+// The detail view brings the chart library: loaded when a post's details are opened.
+const PostDetails = lazy(() => import("./archive/post-details.tsx"));
 
 /** Typing settles for this long before the search is sent, so keystrokes do not each query. */
 export const SEARCH_DEBOUNCE_MS = 300;
@@ -41,6 +45,7 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
   const [searchInput, setSearchInput] = useState("");
   const [filter, setFilter] = useState<MediaFilter>("all");
   const [playing, setPlaying] = useState<{ post: Post; trigger: HTMLElement } | null>(null);
+  const [details, setDetails] = useState<{ post: Post; trigger: HTMLElement } | null>(null);
   const search = useDebouncedValue(searchInput.trim(), SEARCH_DEBOUNCE_MS);
   const searchId = useId();
   const filterId = useId();
@@ -51,7 +56,8 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
   const query = {
     limit: POSTS_PAGE_SIZE,
     offset: (page - 1) * POSTS_PAGE_SIZE,
-    media_type: filter === "all" ? undefined : filter,
+    media_type: filter === "all" || filter === "gone" ? undefined : filter,
+    instagram_status: filter === "gone" ? ("gone" as const) : undefined,
     search: search || undefined,
     account_id: accountId,
   };
@@ -69,6 +75,16 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
       return;
     }
     if (post.media_url) window.open(post.media_url, "_blank", "noopener,noreferrer");
+  }, []);
+
+  const openDetails = useCallback((post: Post, trigger: HTMLElement) => {
+    setDetails({ post, trigger });
+  }, []);
+  const closeDetails = useCallback(() => {
+    setDetails((current) => {
+      current?.trigger.focus();
+      return null;
+    });
   }, []);
 
   const closeModal = useCallback(() => {
@@ -119,13 +135,16 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
       <div className="grid-empty">
         <p className="grid-empty-title">No posts found</p>
         {isSearching && <p className="muted">Try a different search term</p>}
+        {filter === "gone" && !isSearching && (
+          <p className="muted">Every backed-up post is still on Instagram.</p>
+        )}
       </div>
     );
   } else {
     body = (
       <ul className="post-grid" aria-busy={posts.isFetching}>
         {data.posts.map((post) => (
-          <PostTile key={post.id} post={post} onOpen={openPost} />
+          <PostTile key={post.id} post={post} onOpen={openPost} onDetails={openDetails} />
         ))}
       </ul>
     );
@@ -182,6 +201,11 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
       {body}
       <Pagination page={page} totalPages={totalPages} onChange={setPage} label="Posts pages" />
       {playing && <VideoModal post={playing.post} onClose={closeModal} />}
+      {details && (
+        <Suspense fallback={null}>
+          <PostDetails post={details.post} onClose={closeDetails} />
+        </Suspense>
+      )}
     </section>
   );
 }

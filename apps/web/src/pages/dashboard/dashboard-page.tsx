@@ -9,6 +9,7 @@ import { overLimitText } from "../../lib/backup-summary.ts";
 import { isMultiAccountTier, tierName } from "../../lib/plans.ts";
 import { displayName } from "../../lib/user.ts";
 import { AccountsPanel } from "./accounts-panel.tsx";
+import { EngagementSection } from "./archive/engagement-section.tsx";
 import { ConnectionBanner } from "./connection-banner.tsx";
 import { ContentGrid } from "./content-grid.tsx";
 import { hasNewOrUnbacked, NewPostsBanner } from "./new-posts-banner.tsx";
@@ -170,6 +171,9 @@ export function DashboardPage() {
             driveMissing ? { onInstagram: newPosts.data?.new_posts_count ?? null } : undefined
           }
         />
+      )}
+      {instagramConnected && !driveMissing && (
+        <EngagementSection accountId={hasAccountsPanel ? accountId : undefined} />
       )}
     </div>
   );

@@ -81,19 +81,26 @@ function TileImage({ post }: { post: Post }) {
 interface PostTileProps {
   post: Post;
   onOpen: (post: Post, trigger: HTMLElement) => void;
+  /** Opens the post's detail view (counts, their history, whether it is on Instagram). */
+  onDetails?: (post: Post, trigger: HTMLElement) => void;
 }
 
 /** One grid tile: media-type label, backup badge, date and likes on hover or focus. */
-export const PostTile = memo(function PostTile({ post, onOpen }: PostTileProps) {
+export const PostTile = memo(function PostTile({ post, onOpen, onDetails }: PostTileProps) {
   const badge = postBadge(post);
   const type = mediaTypeLabel(post.media_type);
   const isStory = post.media_product_type === "story";
   const date = formatDate(post.timestamp);
-  const likes = post.like_count ?? 0;
+  const likes = post.like_count;
+  const gone = post.instagram_status === "gone";
   const caption = post.caption?.trim();
   const action = post.media_type === "video" ? "Play video" : "Open image";
   return (
-    <li className={`post-tile${isStory ? " post-tile-story" : ""}`} data-testid="post-tile">
+    <li
+      className={`post-tile${isStory ? " post-tile-story" : ""}${gone ? " post-tile-gone" : ""}`}
+      data-testid="post-tile"
+      data-instagram-id={post.instagram_id}
+    >
       <button
         type="button"
         className="post-tile-button"
@@ -109,6 +116,11 @@ export const PostTile = memo(function PostTile({ post, onOpen }: PostTileProps) 
         <span className={`post-tile-badge ${badge.className}`} data-badge={badge.kind}>
           {badge.label}
         </span>
+        {gone && (
+          <span className="post-tile-gone-badge" data-testid="gone-badge">
+            No longer on Instagram
+          </span>
+        )}
         {post.media_type === "video" && (
           <span className="post-tile-play" aria-hidden="true">
             ▶
@@ -116,9 +128,24 @@ export const PostTile = memo(function PostTile({ post, onOpen }: PostTileProps) 
         )}
         <span className="post-tile-overlay" aria-hidden="true">
           <span>{date}</span>
-          <span>♥ {formatCount(likes)}</span>
+          <span className="post-tile-counts">
+            <span>♥ {likes === null ? "hidden" : formatCount(likes)}</span>
+            {post.comments_count !== null && <span>💬 {formatCount(post.comments_count)}</span>}
+            {post.view_count != null && <span>▶ {formatCount(post.view_count)}</span>}
+          </span>
         </span>
       </button>
+      {onDetails && !isStory && (
+        <button
+          type="button"
+          className="post-tile-details"
+          onClick={(e) => onDetails(post, e.currentTarget)}
+          aria-label={`Details of the post from ${date}`}
+          title="Counts and their history"
+        >
+          ⓘ
+        </button>
+      )}
     </li>
   );
 });

@@ -1,0 +1,6 @@
+/**
+ * The tables the archive area owns: each post's engagement readings, whether each post is still
+ * on Instagram (seen and missed by walks, marked gone), and each account's walks.
+ * Only this area's modules touch them; other areas ask its services (scripts/check-areas.ts).
+ */
+export const ownedTables = ["post_metrics", "post_presence", "archive_walks"] as const;

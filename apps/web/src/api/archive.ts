@@ -1,0 +1,55 @@
+import {
+  type ArchiveStats,
+  archiveStats,
+  type PostHistory,
+  postHistory,
+} from "@keepsake/contracts";
+import { useQuery } from "@tanstack/react-query";
+import { api } from "./client.ts";
+
+/** The archive (issue 30): a post's engagement history, the accounts' charts, the stats CSV. */
+export const archiveKeys = {
+  history: (accountId: string, instagramId: string) =>
+    ["archive", "history", accountId, instagramId] as const,
+  stats: (accountId: string | undefined) => ["archive", "stats", accountId ?? null] as const,
+};
+
+export function usePostHistory(accountId: string, instagramId: string) {
+  return useQuery({
+    queryKey: archiveKeys.history(accountId, instagramId),
+    queryFn: async (): Promise<PostHistory> => {
+      const { data } = await api.get(
+        `/archive/posts/${encodeURIComponent(accountId)}/${encodeURIComponent(instagramId)}/history`,
+      );
+      return postHistory.parse(data);
+    },
+  });
+}
+
+export function useArchiveStats(accountId: string | undefined) {
+  return useQuery({
+    queryKey: archiveKeys.stats(accountId),
+    queryFn: async (): Promise<ArchiveStats> => {
+      const { data } = await api.get("/archive/stats", {
+        params: accountId ? { account_id: accountId } : {},
+      });
+      return archiveStats.parse(data);
+    },
+  });
+}
+
+/** Fetches the stats CSV with the session's token and saves it as a file. */
+export async function downloadStatsCsv(accountId: string | undefined) {
+  const { data } = await api.get<Blob>("/archive/stats.csv", {
+    params: accountId ? { account_id: accountId } : {},
+    responseType: "blob",
+  });
+  const url = URL.createObjectURL(data);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = "keepsake-stats.csv";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,51 @@
+import { archiveMessages } from "@keepsake/contracts";
+import { lazy, Suspense, useState } from "react";
+import { toast } from "react-toastify";
+import { downloadStatsCsv } from "../../../api/archive.ts";
+import { BusyButton } from "../../../components/busy-button.tsx";
+
+// The chart library is loaded only when the charts are opened (the app shell has a size budget).
+const AccountCharts = lazy(() => import("./account-charts.tsx"));
+
+/** The dashboard's "Engagement" card: charts on demand and the stats CSV. */
+export function EngagementSection({ accountId }: { accountId: string | undefined }) {
+  const [open, setOpen] = useState(false);
+  const [downloading, setDownloading] = useState(false);
+  async function download() {
+    setDownloading(true);
+    try {
+      await downloadStatsCsv(accountId);
+    } catch {
+      toast.error("Failed to download the stats");
+    } finally {
+      setDownloading(false);
+    }
+  }
+  return (
+    <section className="card content-section" aria-labelledby="engagement-heading">
+      <div className="content-head">
+        <h2 id="engagement-heading" className="section-title">
+          Engagement
+        </h2>
+        <div className="engagement-actions">
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            aria-expanded={open}
+            onClick={() => setOpen((o) => !o)}
+          >
+            {open ? "Hide charts" : "Show charts"}
+          </button>
+          <BusyButton busy={downloading} busyLabel="Preparing..." onClick={download}>
+            {archiveMessages.downloadStats}
+          </BusyButton>
+        </div>
+      </div>
+      {open && (
+        <Suspense fallback={<p className="muted">Loading charts...</p>}>
+          <AccountCharts accountId={accountId} />
+        </Suspense>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,64 @@
+import { z } from "zod";
+
+/** The archive (issue 30): each post's engagement over time and the account's history. */
+
+const optionalQuery = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === "" || v === null ? undefined : v), schema.optional());
+
+/** Why a reading was taken: at backup, about 1, 7 and 30 days after posting, at a weekly walk. */
+export const metricsReason = z.enum(["backup", "day_1", "day_7", "day_30", "walk"]);
+
+/** One reading of a post's counters; null: Instagram did not return it (hidden counts). */
+export const metricsReading = z.object({
+  at: z.string(),
+  reason: metricsReason,
+  likes: z.number().int().nullable(),
+  comments: z.number().int().nullable(),
+  views: z.number().int().nullable(),
+  saves: z.number().int().nullable(),
+  shares: z.number().int().nullable(),
+  reposts: z.number().int().nullable(),
+});
+export type MetricsReading = z.infer<typeof metricsReading>;
+
+export const postHistoryParams = z.object({ account_id: z.string(), instagram_id: z.string() });
+
+/** A post's readings, oldest first, and whether it is still on Instagram. */
+export const postHistory = z.object({
+  metrics: z.array(metricsReading),
+  gone_detected_at: z.string().nullable(),
+  restore_until: z.string().nullable(),
+});
+export type PostHistory = z.infer<typeof postHistory>;
+
+export const archiveStatsQuery = z.object({
+  account_id: optionalQuery(z.uuid({ error: "account_id must be an account id" })),
+});
+export type ArchiveStatsQuery = z.input<typeof archiveStatsQuery>;
+
+/** Per month (UTC, `YYYY-MM`): posts published, and their latest counters summed. */
+export const monthStats = z.object({
+  month: z.string(),
+  posts: z.number().int(),
+  likes: z.number().int(),
+  comments: z.number().int(),
+  views: z.number().int(),
+});
+export type MonthStats = z.infer<typeof monthStats>;
+
+export const archiveStats = z.object({
+  months: z.array(monthStats),
+  posts: z.number().int(),
+  gone: z.number().int(),
+});
+export type ArchiveStats = z.infer<typeof archiveStats>;
+
+/** The copy of the archive's screens. */
+export const archiveMessages = {
+  noLongerOnInstagram: "No longer on Instagram",
+  restoreUntil: (date: string) =>
+    `Instagram keeps deleted posts for 30 days: you can still restore it there until ${date}`,
+  restoreWindowOver:
+    "Instagram keeps deleted posts for 30 days; that time is over. Your copy stays in your Drive.",
+  downloadStats: "Download stats (CSV)",
+} as const;
