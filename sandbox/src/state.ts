@@ -58,6 +58,23 @@ export interface IgMedia {
   ghost?: boolean;
   pinned?: boolean;
   parentId?: string;
+  /** Top-level comment ids, newest first; made on first use from `commentsCount` (demo/comments.ts). */
+  commentIds?: string[];
+}
+
+/** A comment (or a reply: `parentId`) on a media object. */
+export interface IgComment {
+  id: string;
+  mediaId: string;
+  parentId?: string;
+  username: string;
+  fromId: string;
+  text: string;
+  timestamp: number;
+  likeCount: number;
+  hidden: boolean;
+  /** Reply ids, oldest first. */
+  replies: string[];
 }
 
 export interface FbPage {
@@ -171,6 +188,8 @@ export interface SandboxState {
   seq: number;
   igAccounts: Record<string, IgAccount>;
   media: Record<string, IgMedia>;
+  /** Comments and replies by id (absent in state saved before comments existed). */
+  comments?: Record<string, IgComment>;
   fbUsers: Record<string, FbUser>;
   googleUsers: Record<string, GoogleUser>;
   tokens: Record<string, TokenRecord>;

@@ -7,3 +7,4 @@ export {
   videoAsset,
 } from "./content.ts";
 export { DAY_MS, DEMO_FB, DEMO_GOOGLE, DEMO_IG, seedBenchAccount, seedState } from "./seed.ts";
+export { addComment, commentById, mediaComments, removeComment } from "./comments.ts";

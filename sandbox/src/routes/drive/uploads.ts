@@ -7,9 +7,11 @@ import { parseMultipart, readAll, storeBlob } from "./blobs.ts";
 import {
   checkQuota,
   DriveError,
+  FOLDER_MIME,
   invalidParam,
   newFileFromMetadata,
   renderFile,
+  visible,
 } from "./resource.ts";
 import { resumableChunk } from "./resumable.ts";
 
@@ -84,6 +86,23 @@ export function registerUploads(app: FastifyInstance, ctx: Ctx, wrap: Wrap): voi
             .send();
         }
         throw invalidParam("uploadType");
+      }),
+    );
+    // Replacing a file's content in place (same id): `PATCH …/files/{id}?uploadType=media`.
+    scope.patch(
+      `${uploadPath}/:id`,
+      wrap("drive.upload.update", async (req, reply, auth) => {
+        const q = query(req);
+        if (q.uploadType !== "media") throw invalidParam("uploadType");
+        const id = (req.params as { id: string }).id;
+        const file = ctx.state.driveFiles[id];
+        if (!visible(ctx, auth, file) || file.mimeType === FOLDER_MIME)
+          throw new DriveError(404, "notFound", `File not found: ${id}.`);
+        const media = await readAll(req, 6 * 1024 * 1024);
+        checkQuota(ctx, auth.user, Math.max(0, media.length - (file.size ?? 0)));
+        file.modifiedTime = ctx.now();
+        await storeBlob(ctx, file, media);
+        return reply.send(renderFile(ctx.baseUrl(req), file, auth.user, q.fields));
       }),
     );
     const putChunk = resumableChunk(ctx);
