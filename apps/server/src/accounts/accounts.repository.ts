@@ -14,6 +14,7 @@ export function createAccountsRepository(db: Db) {
         .select([
           "a.id",
           "s.last_sync_at",
+          "s.stories_refused_at",
           // From the counters that triggers keep (migration 0700), not by counting posts.
           (eb) =>
             eb
@@ -44,6 +45,7 @@ export function createAccountsRepository(db: Db) {
           synced_stories_count: Number(r.stories ?? 0),
           backed_up_posts_count: Number(r.backed_up ?? 0),
           last_sync: r.last_sync_at ? new Date(r.last_sync_at) : null,
+          stories_need_facebook_login: r.stories_refused_at !== null,
         });
       }
       return out;

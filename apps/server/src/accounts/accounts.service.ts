@@ -16,6 +16,7 @@ export interface AccountStats {
   synced_stories_count: number;
   backed_up_posts_count: number;
   last_sync: Date | null;
+  stories_need_facebook_login?: boolean;
 }
 
 /**
@@ -64,6 +65,8 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         status: health.status,
         status_reason: health.reason,
         paused_by_plan: a.paused_by_plan,
+        stories_need_facebook_login:
+          a.connected_via === "instagram" && (s?.stories_need_facebook_login ?? false),
       };
     });
   }

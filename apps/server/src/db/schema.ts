@@ -3,6 +3,7 @@ import type { Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AdminTables } from "./admin-tables.ts";
 import type { ApiTables } from "./api-tables.ts";
 import type { BillingTables } from "./billing-tables.ts";
+import type { CommentsTables } from "./comments-tables.ts";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
@@ -90,7 +91,12 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-export interface Database extends SyncTables, AdminTables, BillingTables, ApiTables {
+export interface Database
+  extends SyncTables,
+    AdminTables,
+    BillingTables,
+    ApiTables,
+    CommentsTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

@@ -221,6 +221,8 @@ export interface SyncPass {
   historyComplete: boolean;
   /** The latest Graph usage reading for the account (graph-pacer), when there is one. */
   graphUsagePercent: number | null;
+  /** Graph refused the stories call (Instagram Login): recorded until one is served again. */
+  storiesRefused?: boolean;
 }
 
 /**
@@ -229,7 +231,15 @@ export interface SyncPass {
  */
 function withSyncPass(db: Kysely<Database>, synced: SyncPass | undefined): QueryCreator<Database> {
   if (!synced) return db;
-  const { accountId, now, historyComplete, graphUsagePercent } = synced;
+  const { accountId, now, historyComplete, graphUsagePercent, storiesRefused } = synced;
+  const stories =
+    storiesRefused === undefined
+      ? {}
+      : {
+          stories_refused_at: storiesRefused
+            ? sql<Date>`coalesce(account_sync_state.stories_refused_at, ${now})`
+            : null,
+        };
   const usage =
     graphUsagePercent === null
       ? {}
@@ -242,11 +252,13 @@ function withSyncPass(db: Kysely<Database>, synced: SyncPass | undefined): Query
         last_sync_at: now,
         history_complete_at: historyComplete ? now : null,
         ...usage,
+        ...(storiesRefused ? { stories_refused_at: now } : {}),
       })
       .onConflict((oc) =>
         oc.column("account_id").doUpdateSet({
           last_sync_at: now,
           ...usage,
+          ...stories,
           ...(historyComplete
             ? {
                 history_complete_at: sql<Date>`coalesce(account_sync_state.history_complete_at, ${now})`,

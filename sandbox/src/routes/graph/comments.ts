@@ -29,7 +29,12 @@ const COMMENT_FIELDS = new Set([
 
 const prefix = (call: GraphCall) => (call.principal.host === "instagram" ? "ig" : "fb");
 
-function renderComment(ctx: Ctx, c: IgComment, tree: FieldTree): Record<string, unknown> {
+function renderComment(
+  ctx: Ctx,
+  c: IgComment,
+  tree: FieldTree,
+  repliesUrl?: (id: string) => string,
+): Record<string, unknown> {
   checkFields(tree, COMMENT_FIELDS, "IGComment");
   const out: Record<string, unknown> = {};
   for (const [key, sub] of tree) {
@@ -52,6 +57,8 @@ function renderComment(ctx: Ctx, c: IgComment, tree: FieldTree): Record<string, 
           .filter((r): r is IgComment => r !== undefined)
           .map((r) => renderComment(ctx, r, inner)),
       };
+      if (c.replies.length > 50 && repliesUrl)
+        (out.replies as Record<string, unknown>).paging = { next: repliesUrl(c.id) };
     }
   }
   return out;
@@ -80,7 +87,17 @@ function page(ctx: Ctx, call: GraphCall, ids: string[], tree: FieldTree) {
   const data = slice
     .map((id) => commentById(ctx.state, id))
     .filter((c): c is IgComment => c !== undefined)
-    .map((c) => renderComment(ctx, c, tree));
+    .map((c) =>
+      renderComment(ctx, c, tree, (id) => {
+        const u = new URL(
+          `${ctx.baseUrl(call.req)}/graph.${call.principal.host}.com/${call.version ? `${call.version}/` : ""}${id}/replies`,
+        );
+        if (call.tokenFromQuery && p.access_token) u.searchParams.set("access_token", p.access_token);
+        u.searchParams.set("limit", "50");
+        u.searchParams.set("after", Buffer.from("CMT:50").toString("base64url"));
+        return u.toString();
+      }),
+    );
   const body: Record<string, unknown> = { data };
   if (slice.length === 0) return body;
   const after = Buffer.from(`CMT:${start + slice.length}`).toString("base64url");

@@ -209,6 +209,23 @@ export function createDriveClient(
       return toFile(await json(res));
     },
 
+    /** Replaces a file's content in place: same id, same name and folder (small files). */
+    async replaceFileMedia(
+      token: string,
+      id: string,
+      media: Uint8Array,
+      contentType: string,
+    ): Promise<DriveFile> {
+      const u = new URL(`${upload}/${encodeURIComponent(id)}`);
+      u.search = new URLSearchParams({ uploadType: "media", fields: UPLOAD_FIELDS }).toString();
+      const res = await send(u, {
+        method: "PATCH",
+        headers: auth(token, { "content-type": contentType }),
+        body: media,
+      });
+      return toFile(await json(res));
+    },
+
     /** Opens a resumable session; returns its URI (valid about a week). */
     async startResumable(
       token: string,
