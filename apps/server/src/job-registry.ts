@@ -1,3 +1,4 @@
+import { refreshCommentsJob } from "./comments/refresh-comments.job.ts";
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
 import { statusSampleJob } from "./status/status-sample.job.ts";
 import { backupPostJob } from "./sync/jobs/backup-post.job.ts";
@@ -14,4 +15,5 @@ export const jobRegistry = [
   syncAccountJob,
   backupPostJob,
   statusSampleJob,
+  refreshCommentsJob,
 ] as const;

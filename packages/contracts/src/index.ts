@@ -2,6 +2,7 @@ export * from "./admin.ts";
 export * from "./api-keys.ts";
 export * from "./auth.ts";
 export * from "./billing.ts";
+export * from "./comments.ts";
 export * from "./connections.ts";
 export * from "./site.ts";
 export * from "./status.ts";

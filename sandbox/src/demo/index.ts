@@ -1,3 +1,4 @@
+export { addComment, commentById, mediaComments, removeComment } from "./comments.ts";
 export {
   createPost,
   createStory,
@@ -7,4 +8,3 @@ export {
   videoAsset,
 } from "./content.ts";
 export { DAY_MS, DEMO_FB, DEMO_GOOGLE, DEMO_IG, seedBenchAccount, seedState } from "./seed.ts";
-export { addComment, commentById, mediaComments, removeComment } from "./comments.ts";

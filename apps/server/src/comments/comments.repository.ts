@@ -138,7 +138,12 @@ export function createCommentsRepository(db: Db) {
 
     finishRead(
       postId: string,
-      f: { last_read_at: Date; next_read_at: Date; drive_file_id: string | null; drive_md5: string | null },
+      f: {
+        last_read_at: Date;
+        next_read_at: Date;
+        drive_file_id: string | null;
+        drive_md5: string | null;
+      },
     ) {
       return db.updateTable("comment_reads").set(f).where("post_id", "=", postId).execute();
     },

@@ -3,8 +3,8 @@ import type { Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AdminTables } from "./admin-tables.ts";
 import type { ApiTables } from "./api-tables.ts";
 import type { BillingTables } from "./billing-tables.ts";
-import type { CommentsTables } from "./comments-tables.ts";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
+import type { CommentsTables } from "./comments-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
 export type { GeneratedTimestamp, Timestamp } from "./columns.ts";

@@ -10,6 +10,7 @@ import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
 import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerBillingRoutes } from "../billing/billing.routes.ts";
 import { automaticBackupTiers } from "../billing/tier-rules.ts";
+import { registerCommentsRoutes } from "../comments/comments.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
@@ -55,6 +56,7 @@ const registrars: RouteRegistrar[] = [
   registerBillingRoutes,
   registerApiKeyRoutes,
   registerV1Routes,
+  registerCommentsRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

@@ -6,7 +6,6 @@ import { syncFailureWords } from "../providers/failure-words.ts";
 import type { GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
 import { isInstagramTokenInvalid, isRetryable } from "../providers/provider-error.ts";
 import { DeferError } from "../providers/retry.ts";
-import { isStoriesRefusal } from "./stories-access.ts";
 import {
   type AttemptInfo,
   type ConnectionTokens,
@@ -17,6 +16,7 @@ import {
 import type { EngineSettings } from "./engine-settings.ts";
 import type { GraphPacer } from "./graph-pacer.ts";
 import type { PostLimit, PostUpsert } from "./posts.repository.ts";
+import { isStoriesRefusal } from "./stories-access.ts";
 import type { SyncRepositories } from "./sync.repositories.ts";
 import type { SyncPass } from "./sync-runs.repository.ts";
 

@@ -10,7 +10,7 @@ import { type BackupEngine, createBackupEngine } from "./backup/backup.engine.ts
 import { createDashboardService, type DashboardService } from "./dashboard.service.ts";
 import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
-import { createGraphPacer } from "./graph-pacer.ts";
+import { createGraphPacer, type GraphPacer } from "./graph-pacer.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
 import { syncAccountJob } from "./jobs/sync-account.job.ts";
 import { secondsUntilSlotThisInterval } from "./schedule.ts";
@@ -29,6 +29,8 @@ export interface SyncModule {
   syncEngine: SyncEngine;
   backupEngine: BackupEngine;
   engine: EngineSettings;
+  /** Paces Graph calls per account: other areas' reads (comments) share the budget. */
+  graphPacer: GraphPacer;
 }
 
 /** Wires the provider clients, engines and API service of the backup pipeline. */
@@ -147,5 +149,6 @@ export function createSyncModule(deps: {
     syncEngine,
     backupEngine,
     engine: settings,
+    graphPacer: pacer,
   };
 }

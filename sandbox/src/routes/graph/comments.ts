@@ -92,7 +92,8 @@ function page(ctx: Ctx, call: GraphCall, ids: string[], tree: FieldTree) {
         const u = new URL(
           `${ctx.baseUrl(call.req)}/graph.${call.principal.host}.com/${call.version ? `${call.version}/` : ""}${id}/replies`,
         );
-        if (call.tokenFromQuery && p.access_token) u.searchParams.set("access_token", p.access_token);
+        if (call.tokenFromQuery && p.access_token)
+          u.searchParams.set("access_token", p.access_token);
         u.searchParams.set("limit", "50");
         u.searchParams.set("after", Buffer.from("CMT:50").toString("base64url"));
         return u.toString();
@@ -162,7 +163,12 @@ export async function commentsEdge(ctx: Ctx, call: GraphCall): Promise<FastifyRe
   const tree = fieldTree(call.params.fields);
   const body = page(ctx, call, ids, tree);
   if (!body)
-    return sendGraphError(reply, 400, 100, "(#100) The after parameter is invalid: cursor not recognised");
+    return sendGraphError(
+      reply,
+      400,
+      100,
+      "(#100) The after parameter is invalid: cursor not recognised",
+    );
   return reply.send(body);
 }
 

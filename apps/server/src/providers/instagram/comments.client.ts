@@ -1,7 +1,12 @@
 import type { FetchLike } from "../http.ts";
 import { failure, jsonObject, send } from "../http.ts";
 import { graphError, ProviderError } from "../provider-error.ts";
-import { type GraphHost, type GraphUsage, parseGraphTime, parseUsageHeaders } from "./media.client.ts";
+import {
+  type GraphHost,
+  type GraphUsage,
+  parseGraphTime,
+  parseUsageHeaders,
+} from "./media.client.ts";
 
 /** The permission that lets a token read comment text, per Graph host (PROVIDERS.md). */
 export const COMMENTS_PERMISSION: Record<GraphHost, string> = {
