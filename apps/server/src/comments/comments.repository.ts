@@ -131,7 +131,7 @@ export function createCommentsRepository(db: Db) {
           .set({ removed_at: now })
           .where("post_id", "=", postId)
           .where("removed_at", "is", null)
-          .where("last_seen_at", "<", now)
+          .where(sql<boolean>`comment_id <> ALL(${comments.map((c) => c.id)}::text[])`)
           .execute();
       });
     },

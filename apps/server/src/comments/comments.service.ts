@@ -257,7 +257,9 @@ export function createCommentsService(deps: CommentsServiceDeps) {
      * Without the comments permission nothing more is read until it is granted; a dead token
      * or a turned-off setting stops it too. Throttling or a provider failure throws (retry).
      */
-    async refreshAccount(accountId: string): Promise<{ read: number; stopped?: string }> {
+    async refreshAccount(
+      accountId: string,
+    ): Promise<{ read: number; more?: boolean; stopped?: string }> {
       if (!(await repo.isEnabled(accountId))) return { read: 0, stopped: "disabled" };
       const account = await directory.account(accountId);
       if (!account) return { read: 0, stopped: "no account" };
@@ -318,7 +320,10 @@ export function createCommentsService(deps: CommentsServiceDeps) {
         });
         read++;
       }
-      if (due.length === batch) await deps.enqueue(accountId);
+      if (due.length === batch) {
+        await deps.enqueue(accountId);
+        return { read, more: true };
+      }
       return { read };
     },
   };

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 
 /**
@@ -39,9 +40,7 @@ export function createPostLookupsRepository(db: Db) {
         .innerJoin("backup_files as f", "f.backup_id", "b.id")
         .select(["p.instagram_id", "p.permalink", "f.name", "f.drive_file_id"])
         .where("p.id", "=", postId)
-        .whereRef("f.item_key", "=", (eb) =>
-          eb.fn("concat", [eb.ref("p.instagram_id"), eb.val("_meta")]),
-        )
+        .where(sql<boolean>`f.item_key = p.instagram_id || '_meta'`)
         .where("f.drive_file_id", "is not", null)
         .executeTakeFirst();
     },
