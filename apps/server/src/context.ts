@@ -20,13 +20,13 @@ import {
   createBackupsModule,
 } from "./backups/backups.module.ts";
 import type { BackupsRepositories } from "./backups/backups.repositories.ts";
+import { createPostLookupsRepository } from "./backups/post-lookups.repository.ts";
 import { createBillingRepository } from "./billing/billing.repository.ts";
 import { type BillingService, createBillingService } from "./billing/billing.service.ts";
 import {
   type BillingWebhookService,
   createBillingWebhookService,
 } from "./billing/billing-webhook.service.ts";
-import { createPostLookupsRepository } from "./backups/post-lookups.repository.ts";
 import { createCommentsRepository } from "./comments/comments.repository.ts";
 import { type CommentsService, createCommentsService } from "./comments/comments.service.ts";
 import { commentsSingletonKey, refreshCommentsJob } from "./comments/refresh-comments.job.ts";

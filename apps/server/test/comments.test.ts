@@ -153,7 +153,7 @@ describe("comments, for those who opt in", () => {
     const still = await t.call("GET", `/api/comments/posts/${post.id}`, { token: u.token });
     expect(still.body.enabled).toBe(false);
     expect(still.body.comments.length).toBe(after.body.comments.length);
-  });
+  }, 120_000);
 
   it("another user's post answers 404", async () => {
     const other = await t.signUp();
@@ -212,5 +212,5 @@ describe("stories through Instagram Login", () => {
     expect(transient.result.outcome).toBe("retry");
     expect(await flag(u.token)).toBe(false);
     await h.control("/faults", { method: "DELETE" });
-  });
+  }, 120_000);
 });
