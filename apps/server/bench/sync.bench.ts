@@ -21,6 +21,8 @@
  * BENCH_HISTORY (default "1000,5000,20000" posts, every one backed up), one account's claim
  * (the statement every backup sync ends with) timed over 200 calls, with no post limit (pro,
  * agency) and with premium's.
+ * Then the comment reads of opted-in accounts (bench/comment-reads.ts): Graph calls per post read
+ * and per account per day at 1,000 and 10,000 posts.
  * BENCH_LATENCY_MS (default 100). TEST_DATABASE_URL: a PostgreSQL server instead of the embedded
  * database (several workers share one database only sensibly on a real server).
  */
@@ -34,6 +36,7 @@ import { syncAccountJob } from "../src/sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../test/support/sandbox.ts";
+import { commentReadCost } from "./comment-reads.ts";
 import { cpuLine, cpuSnapshot } from "./cpu.ts";
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 2000);
@@ -404,6 +407,8 @@ async function main() {
     if (HISTORIES.length > 0) log("an unchanged account's claim as its history grows");
     const history: string[] = [];
     for (const posts of HISTORIES) history.push(await claimByHistory(t, posts));
+    await h.control("/latency", { body: { ms: 0 } });
+    const comments = await commentReadCost(t, h);
     console.log(
       [
         `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${t.database.schema ? "PostgreSQL server" : "embedded database"}`,
@@ -412,6 +417,7 @@ async function main() {
         ...paced,
         "An unchanged account's claim (every post backed up; 200 calls, ms per call):",
         ...(history.length > 0 ? history : ["  (not measured: BENCH_HISTORY=0)"]),
+        ...comments,
       ].join("\n"),
     );
   } finally {

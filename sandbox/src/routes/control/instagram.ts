@@ -86,6 +86,8 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
       z.object({
         count: z.number().int().min(1).max(20_000),
         posts: z.number().int().min(1).max(200).default(12),
+        /** The tokens' permissions (default: instagram_business_basic). */
+        scopes: z.array(z.string().min(1)).max(10).optional(),
       }),
       (b) => {
         const start = Object.values(ctx.state.igAccounts).filter((a) =>
@@ -100,7 +102,7 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
             "long",
             a.id,
             SANDBOX_CREDENTIALS.instagram.clientId,
-            ["instagram_business_basic"],
+            b.scopes ?? ["instagram_business_basic"],
             60 * 86_400,
           );
           accounts.push({
