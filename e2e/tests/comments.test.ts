@@ -48,7 +48,8 @@ describe("comments, for those who opt in", () => {
     // Settings → Also keep comments → Instagram asks for the comments permission → back.
     await openSettings(page, ks);
     const toggle = page.getByRole("checkbox", { name: "Also keep comments of @maya.creates" });
-    await toggle.check();
+    // The box follows the server: the click asks for the setting, then Instagram for consent.
+    await toggle.click();
     await allowInstagram(page, "maya.creates");
     await page.waitForURL(`${ks.url}/dashboard`);
     await openSettings(page, ks);
