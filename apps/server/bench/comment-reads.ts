@@ -44,8 +44,7 @@ export async function commentReadCost(t: SandboxedApp, h: ReturnType<typeof back
   }
   const perRead = requests / media.length;
   // A steady account: each post read weekly; one new post a day adds its milestone reads.
-  const perDay = (posts: number) =>
-    (posts * DAY_MS) / COMMENT_WEEKLY_MS + readsInFirstDays(30);
+  const perDay = (posts: number) => (posts * DAY_MS) / COMMENT_WEEKLY_MS + readsInFirstDays(30);
   const line = (posts: number) =>
     `  ${posts.toLocaleString("en-US")} posts: ${Math.round(perDay(posts)).toLocaleString("en-US")} reads ≈ ${Math.round(perDay(posts) * perRead).toLocaleString("en-US")} Graph calls per account per day`;
   return [
