@@ -14,6 +14,16 @@ export function createCommentsRepository(db: Db) {
         .execute();
     },
 
+    /** Every account that keeps comments (a few per user at most). */
+    async enabledAccounts(): Promise<Set<string>> {
+      const rows = await db
+        .selectFrom("comment_settings")
+        .select("account_id")
+        .where("enabled", "=", true)
+        .execute();
+      return new Set(rows.map((r) => r.account_id));
+    },
+
     async isEnabled(accountId: string): Promise<boolean> {
       const row = await db
         .selectFrom("comment_settings")
