@@ -131,6 +131,12 @@ export class Ctx {
   /** The CDN answers without Content-Length (chunked), as a server that streams may. */
   cdnUnsized = false;
   igTokenShape: "wrapped" | "flat" = "wrapped";
+  /**
+   * `GET /{ig-user-id}/stories` on graph.instagram.com (Instagram Login tokens): served, or
+   * refused as Meta would refuse an operation the token's API does not support (#100, subcode 33)
+   * or a permission it lacks (#10). Facebook Login tokens are always served.
+   */
+  igLoginStories: "served" | "unsupported" | "permission" = "served";
   webhookRetryBaseMs = 1000;
   webhookMaxAttempts = 6;
   readonly blobDir: string;
@@ -197,6 +203,7 @@ export class Ctx {
     this.cdnTtlSeconds = 3 * 86_400;
     this.cdnUnsized = false;
     this.igTokenShape = "wrapped";
+    this.igLoginStories = "served";
     this.webhookRetryBaseMs = 1000;
     this.webhookMaxAttempts = 6;
     this.clock.offsetMs = 0;

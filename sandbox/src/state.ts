@@ -62,6 +62,23 @@ export interface IgMedia {
   counters?: { views: number; saves: number; shares: number; reposts: number };
   /** Deleted or archived by its owner: gone from every list and unreadable by id (100/33). */
   removed?: "deleted" | "archived";
+  /** Top-level comment ids, newest first; made on first use from `commentsCount` (demo/comments.ts). */
+  commentIds?: string[];
+}
+
+/** A comment (or a reply: `parentId`) on a media object. */
+export interface IgComment {
+  id: string;
+  mediaId: string;
+  parentId?: string;
+  username: string;
+  fromId: string;
+  text: string;
+  timestamp: number;
+  likeCount: number;
+  hidden: boolean;
+  /** Reply ids, oldest first. */
+  replies: string[];
 }
 
 /** Whether a media object is left out of every answer (a ghost slot, or deleted/archived). */
@@ -183,6 +200,8 @@ export interface SandboxState {
   seq: number;
   igAccounts: Record<string, IgAccount>;
   media: Record<string, IgMedia>;
+  /** Comments and replies by id (absent in state saved before comments existed). */
+  comments?: Record<string, IgComment>;
   fbUsers: Record<string, FbUser>;
   googleUsers: Record<string, GoogleUser>;
   tokens: Record<string, TokenRecord>;

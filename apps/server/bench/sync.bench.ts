@@ -24,6 +24,8 @@
  * Then the archive's walks (issue 30): for each size in BENCH_WALK_POSTS (default "1000,10000"
  * posts), one account's whole walk of its media list (as the weekly walk and a media_count drop
  * run it): Graph calls, database statements and seconds, and what that costs per account per day.
+ * Then the comment reads of opted-in accounts (bench/comment-reads.ts): Graph calls per post read
+ * and per account per day at 1,000 and 10,000 posts.
  * BENCH_LATENCY_MS (default 100). TEST_DATABASE_URL: a PostgreSQL server instead of the embedded
  * database (several workers share one database only sensibly on a real server).
  */
@@ -37,6 +39,7 @@ import { syncAccountJob } from "../src/sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../test/support/sandbox.ts";
+import { commentReadCost } from "./comment-reads.ts";
 import { cpuLine, cpuSnapshot } from "./cpu.ts";
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 2000);
@@ -460,6 +463,8 @@ async function main() {
     if (WALK_POSTS.length > 0) log("the archive's walks of the media list");
     const walks: string[] = [];
     for (const posts of WALK_POSTS) walks.push(...(await walkCost(t, h, posts)));
+    await h.control("/latency", { body: { ms: 0 } });
+    const comments = await commentReadCost(t, h);
     console.log(
       [
         `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${t.database.schema ? "PostgreSQL server" : "embedded database"}`,
@@ -470,6 +475,7 @@ async function main() {
         ...(history.length > 0 ? history : ["  (not measured: BENCH_HISTORY=0)"]),
         `The archive's walks of an account's media list (+${LATENCY_MS} ms per call, paced by the Graph budget):`,
         ...(walks.length > 0 ? walks : ["  (not measured: BENCH_WALK_POSTS=0)"]),
+        ...comments,
       ].join("\n"),
     );
   } finally {

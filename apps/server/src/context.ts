@@ -31,6 +31,9 @@ import {
   type BillingWebhookService,
   createBillingWebhookService,
 } from "./billing/billing-webhook.service.ts";
+import { createCommentsRepository } from "./comments/comments.repository.ts";
+import { type CommentsService, createCommentsService } from "./comments/comments.service.ts";
+import { commentsSingletonKey, refreshCommentsJob } from "./comments/refresh-comments.job.ts";
 import type { Config } from "./config.ts";
 import { type Connections, createConnections } from "./connections/connections.module.ts";
 import { createConnectionsRepository } from "./connections/connections.repository.ts";
@@ -50,9 +53,11 @@ import type { CursorListingService } from "./library/cursor-listing.service.ts";
 import type { DashboardService } from "./library/dashboard.service.ts";
 import { createLibraryModule } from "./library/library.module.ts";
 import type { LibraryRepositories } from "./library/library.repositories.ts";
+import { createPostLookupsRepository } from "./library/post-lookups.repository.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createDriveClient } from "./providers/google/drive.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
+import { createCommentsClient } from "./providers/instagram/comments.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
 import { createStripeClient } from "./providers/stripe/stripe.client.ts";
 import { createCallRecorder } from "./status/call-stats.ts";
@@ -126,6 +131,13 @@ export interface AppContext extends ContextDeps {
   requireApiKey: ReturnType<typeof apiKeyGuard>;
   /** Settings → Import: Instagram's data export into Drive (issue 31). */
   importer: ImportService;
+  /** Comments, for the accounts whose owner opts in. */
+  comments: CommentsService;
+  /** What other areas do when a sync or a post's backup ends (the sync jobs call them). */
+  syncHooks: {
+    afterBackup(postId: string): Promise<void>;
+    afterSync(accountId: string): Promise<void>;
+  };
 }
 
 /** Wires repositories and services once; routes and jobs receive what they use from here. */
@@ -326,6 +338,45 @@ export function createContext(deps: ContextDeps): AppContext {
       return res.ok;
     },
   });
+  const postLookups = createPostLookupsRepository(deps.db);
+  const comments = createCommentsService({
+    repo: createCommentsRepository(deps.db),
+    directory: {
+      userAccounts: (userId) => connections.profiles.listInstagramAccounts(userId),
+      account: (accountId) => accountsRepo.accountWithOwner(accountId),
+      post: postLookups.post,
+      backedUpPosts: postLookups.backedUpPosts,
+      sidecarOf: postLookups.sidecarOf,
+      instagramAccessToken: connections.tokens.instagramAccessToken,
+      googleAccessToken: connections.tokens.googleAccessToken,
+      startGrant: (userId, via, scopes) => connections.oauth.startGrant(userId, via, scopes),
+    },
+    client: createCommentsClient(
+      {
+        instagramGraphUrl: providers.instagram.graphUrl,
+        facebookGraphUrl: providers.facebook.graphUrl,
+        graphVersion: providers.graphVersion,
+      },
+      {
+        fetch: calls.fetchFor("instagram"),
+        onUsage: (key, usage) => sync.pacer.record(key, usage),
+      },
+    ),
+    drive: createDriveClient(
+      { apisUrl: providers.google.apisUrl },
+      { fetch: calls.fetchFor("google") },
+    ),
+    graph: (key, fn) => sync.pacer.call(key, fn),
+    clock: deps.clock,
+    async enqueue(accountId) {
+      await queue.send(
+        refreshCommentsJob,
+        { accountId },
+        { singletonKey: commentsSingletonKey(accountId), startAfter: 2 },
+      );
+    },
+    ...(deps.log ? { log: deps.log } : {}),
+  });
   const apiKeysRepo = createApiKeysRepository(deps.db);
   const apiKeys = createApiKeysService({
     repo: apiKeysRepo,
@@ -381,6 +432,18 @@ export function createContext(deps: ContextDeps): AppContext {
     admin,
     billing,
     billingWebhooks,
+    comments,
+    syncHooks: {
+      // Never fails the sync or the backup that calls it.
+      afterBackup: (postId) =>
+        comments
+          .afterBackup(postId)
+          .catch((err) => deps.log?.warn({ postId, err: String(err) }, "comments not queued")),
+      afterSync: (accountId) =>
+        comments
+          .afterSync(accountId)
+          .catch((err) => deps.log?.warn({ accountId, err: String(err) }, "comments not queued")),
+    },
     sync: { runs: sync.runs, dashboard: library.dashboard },
     backups: createBackupsService({
       backups: backupsRepo,

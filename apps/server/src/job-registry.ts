@@ -1,5 +1,6 @@
 import { refreshSidecarJob } from "./archive/jobs/refresh-sidecar.job.ts";
 import { backupPostJob } from "./backups/jobs/backup-post.job.ts";
+import { refreshCommentsJob } from "./comments/refresh-comments.job.ts";
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
 import { statusSampleJob } from "./status/status-sample.job.ts";
 import { syncAccountJob } from "./sync/jobs/sync-account.job.ts";
@@ -16,4 +17,5 @@ export const jobRegistry = [
   backupPostJob,
   statusSampleJob,
   refreshSidecarJob,
+  refreshCommentsJob,
 ] as const;

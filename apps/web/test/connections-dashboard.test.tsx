@@ -279,6 +279,43 @@ describe("accounts panel (pro and agency)", () => {
     expect(calls).toContain("GET /oauth/facebook/auth-url");
   });
 
+  it("stories refused through Instagram Login: the card says so and adds them with Facebook Login", async () => {
+    const refused = account({ username: "no.stories", stories_need_facebook_login: true });
+    api.defaults.adapter = serve((_m, path) =>
+      path === "/accounts/instagram-accounts"
+        ? [
+            200,
+            accountsResponse(
+              [
+                refused,
+                account({ id: "22222222-2222-4222-8222-222222222222", username: "has.stories" }),
+              ],
+              "pro",
+              3,
+            ),
+          ]
+        : [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?s=1" }],
+    );
+    const user = userEvent.setup();
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    const card = await screen.findByRole("article", { name: "@no.stories" });
+    expect(within(card).getByTestId("stories-need-facebook").textContent).toContain(
+      "Its posts are backed up",
+    );
+    expect(
+      within(screen.getByRole("article", { name: "@has.stories" })).queryByTestId(
+        "stories-need-facebook",
+      ),
+    ).toBeNull();
+    await user.click(within(card).getByRole("button", { name: "Add stories with Facebook Login" }));
+    await waitFor(() =>
+      expect(hardRedirect).toHaveBeenCalledWith(
+        "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?s=1",
+      ),
+    );
+    expect(calls).toContain("GET /oauth/facebook/switch-url");
+  }, 15_000);
+
   it("at the limit an account that needs reconnecting can still be reconnected", async () => {
     const dead = account({ status: "needs_reconnection", status_reason: "Token expired." });
     api.defaults.adapter = serve(() => [

@@ -180,14 +180,15 @@ describe("content grid", () => {
     expect(text[3]).toContain("in progress");
   });
 
-  it("opens an image's media URL in a new tab", async () => {
-    const open = vi.spyOn(window, "open").mockReturnValue(null);
+  it("opens an image's detail view, which links to its media URL in a new tab", async () => {
     dash.allPosts = [makePost({ media_type: "image", media_url: "http://cdn.test/full.jpg" })];
     renderDashboard();
     const tile = await screen.findByRole("button", { name: /^Open image/ });
     await userEvent.click(tile);
-    expect(open).toHaveBeenCalledWith("http://cdn.test/full.jpg", "_blank", "noopener,noreferrer");
-    open.mockRestore();
+    const dialog = screen.getByRole("dialog");
+    const link = dialog.querySelector("a[target=_blank]");
+    expect(link?.getAttribute("href")).toBe("http://cdn.test/full.jpg");
+    expect(dialog.querySelector("img")?.getAttribute("src")).toBe("http://cdn.test/full.jpg");
   });
 
   it("plays a video in a modal with a focus trap; Escape closes and focus returns", async () => {

@@ -94,6 +94,7 @@ export function makeAccount(overrides: Partial<InstagramAccount> = {}): Instagra
     status: "healthy",
     status_reason: null,
     paused_by_plan: false,
+    stories_need_facebook_login: false,
     ...overrides,
   };
 }

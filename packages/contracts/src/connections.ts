@@ -191,6 +191,11 @@ export const instagramAccount = z.object({
   status_reason: z.string().nullable(),
   /** A downgrade left more accounts than the plan allows: this one is not synced until kept. */
   paused_by_plan: z.boolean().default(false),
+  /**
+   * Instagram refused this account's stories through Instagram Login (issue 30): its posts are
+   * backed up; its stories need the account connected through Facebook Login.
+   */
+  stories_need_facebook_login: z.boolean().default(false),
 });
 export type InstagramAccount = z.infer<typeof instagramAccount>;
 

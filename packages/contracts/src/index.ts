@@ -3,6 +3,7 @@ export * from "./api-keys.ts";
 export * from "./archive.ts";
 export * from "./auth.ts";
 export * from "./billing.ts";
+export * from "./comments.ts";
 export * from "./connections.ts";
 export * from "./site.ts";
 export * from "./status.ts";

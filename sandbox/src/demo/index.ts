@@ -1,3 +1,4 @@
+export { addComment, commentById, mediaComments, removeComment } from "./comments.ts";
 export {
   createPost,
   createStory,

@@ -16,6 +16,7 @@ export interface AccountStats {
   synced_stories_count: number;
   backed_up_posts_count: number;
   last_sync: Date | null;
+  stories_need_facebook_login?: boolean;
 }
 
 /**
@@ -26,7 +27,12 @@ export interface AccountStats {
 export interface AccountStatsLoader {
   synced(
     accountIds: string[],
-  ): Promise<Map<string, { synced: number; stories: number; lastSync: Date | null }>>;
+  ): Promise<
+    Map<
+      string,
+      { synced: number; stories: number; lastSync: Date | null; storiesRefused?: boolean }
+    >
+  >;
   backedUp(accountIds: string[]): Promise<Map<string, number>>;
 }
 
@@ -59,6 +65,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         synced_stories_count: s?.stories ?? 0,
         backed_up_posts_count: backedUp.get(id) ?? 0,
         last_sync: s?.lastSync ?? null,
+        stories_need_facebook_login: s?.storiesRefused ?? false,
       });
     }
     return out;
@@ -89,6 +96,8 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         status: health.status,
         status_reason: health.reason,
         paused_by_plan: a.paused_by_plan,
+        stories_need_facebook_login:
+          a.connected_via === "instagram" && (s?.stories_need_facebook_login ?? false),
       };
     });
   }

@@ -76,6 +76,11 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ConnectionsR
   r.get("/api/oauth/facebook/auth-url", authUrl, async (req) =>
     oauth.startFacebook(principalOf(req).user.id),
   );
+  // An account connected through Instagram Login whose stories Instagram refuses: the same
+  // account through Facebook Login (it adds no account, so the plan's limit does not stop it).
+  r.get("/api/oauth/facebook/switch-url", authUrl, async (req) =>
+    oauth.startGrant(principalOf(req).user.id, "facebook", []),
+  );
   r.get("/api/oauth/google/auth-url", authUrl, async (req) =>
     oauth.startGoogle(principalOf(req).user.id),
   );

@@ -127,6 +127,22 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       return { auth_url: facebook.dialogUrl({ redirectUri: redirectUri("facebook"), state }) };
     },
 
+    /**
+     * Re-consent for an account already connected, asking `extraScopes` too (an opt-in such as
+     * comments): the consent of the way it was connected. It adds no account, so the plan's
+     * account limit does not stop it; the callback refreshes the account's token in place.
+     */
+    async startGrant(userId: string, via: "instagram" | "facebook", extraScopes: string[]) {
+      ensureConfigured(via);
+      const redirect = redirectUri(via);
+      if (via === "instagram") {
+        const state = await states.issue(userId, "instagram", "business");
+        return { auth_url: instagram.authorizeUrl({ redirectUri: redirect, state, extraScopes }) };
+      }
+      const state = await states.issue(userId, "facebook");
+      return { auth_url: facebook.dialogUrl({ redirectUri: redirect, state, extraScopes }) };
+    },
+
     async startGoogle(userId: string) {
       ensureConfigured("google");
       const state = await states.issue(userId, "google");

@@ -5,6 +5,7 @@ import type { ApiTables } from "./api-tables.ts";
 import type { ArchiveTables } from "./archive-tables.ts";
 import type { BillingTables } from "./billing-tables.ts";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
+import type { CommentsTables } from "./comments-tables.ts";
 import type { ImportTables } from "./import-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
@@ -98,7 +99,8 @@ export interface Database
     BillingTables,
     ApiTables,
     ImportTables,
-    ArchiveTables {
+    ArchiveTables,
+    CommentsTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

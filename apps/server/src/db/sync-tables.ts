@@ -108,6 +108,8 @@ export interface AccountSyncStateTable {
   last_sync_at: Timestamp | null;
   graph_usage_percent: number | null;
   graph_usage_at: Timestamp | null;
+  /** graph.instagram.com refused the stories call (migration 1061): stories need Facebook Login. */
+  stories_refused_at: Timestamp | null;
 }
 
 /** Counters kept by triggers (migration 0700): posts per account, type and story-ness. */

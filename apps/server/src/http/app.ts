@@ -12,6 +12,7 @@ import { registerAuthRoutes } from "../auth/auth.routes.ts";
 import { registerBackupsRoutes } from "../backups/backups.routes.ts";
 import { registerBillingRoutes } from "../billing/billing.routes.ts";
 import { automaticBackupTiers } from "../billing/tier-rules.ts";
+import { registerCommentsRoutes } from "../comments/comments.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
@@ -63,6 +64,7 @@ const registrars: RouteRegistrar[] = [
   registerApiKeyRoutes,
   registerV1Routes,
   registerImportRoutes,
+  registerCommentsRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

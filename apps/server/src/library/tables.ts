@@ -4,4 +4,10 @@
  * that it only selects from them).
  */
 export const ownedTables = [] as const;
-export const readsTables = ["posts", "backups", "post_counts", "backup_counts"] as const;
+export const readsTables = [
+  "posts",
+  "backups",
+  "backup_files",
+  "post_counts",
+  "backup_counts",
+] as const;

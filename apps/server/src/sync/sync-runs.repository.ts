@@ -10,7 +10,10 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
      * panel: from the counters that triggers keep (migration 0700), not by counting posts.
      */
     async accountSyncStats(accountIds: string[]) {
-      const out = new Map<string, { synced: number; stories: number; lastSync: Date | null }>();
+      const out = new Map<
+        string,
+        { synced: number; stories: number; lastSync: Date | null; storiesRefused: boolean }
+      >();
       if (accountIds.length === 0) return out;
       const [counts, states] = await Promise.all([
         db
@@ -25,19 +28,20 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
           .execute(),
         db
           .selectFrom("account_sync_state")
-          .select(["account_id", "last_sync_at"])
+          .select(["account_id", "last_sync_at", "stories_refused_at"])
           .where("account_id", "in", accountIds)
           .execute(),
       ]);
-      const lastSync = new Map(states.map((s) => [s.account_id, s.last_sync_at]));
+      const state = new Map(states.map((s) => [s.account_id, s]));
       const synced = new Map(counts.map((c) => [c.account_id, c]));
       for (const id of accountIds) {
         const c = synced.get(id);
-        const at = lastSync.get(id);
+        const at = state.get(id)?.last_sync_at;
         out.set(id, {
           synced: Number(c?.synced ?? 0),
           stories: Number(c?.stories ?? 0),
           lastSync: at ? new Date(at) : null,
+          storiesRefused: (state.get(id)?.stories_refused_at ?? null) !== null,
         });
       }
       return out;
@@ -259,6 +263,8 @@ export interface SyncPass {
   historyComplete: boolean;
   /** The latest Graph usage reading for the account (graph-pacer), when there is one. */
   graphUsagePercent: number | null;
+  /** Graph refused the stories call (Instagram Login): recorded until one is served again. */
+  storiesRefused?: boolean;
 }
 
 /**
@@ -267,7 +273,15 @@ export interface SyncPass {
  */
 function withSyncPass(db: Kysely<Database>, synced: SyncPass | undefined): QueryCreator<Database> {
   if (!synced) return db;
-  const { accountId, now, historyComplete, graphUsagePercent } = synced;
+  const { accountId, now, historyComplete, graphUsagePercent, storiesRefused } = synced;
+  const stories =
+    storiesRefused === undefined
+      ? {}
+      : {
+          stories_refused_at: storiesRefused
+            ? sql<Date>`coalesce(account_sync_state.stories_refused_at, ${now})`
+            : null,
+        };
   const usage =
     graphUsagePercent === null
       ? {}
@@ -280,11 +294,13 @@ function withSyncPass(db: Kysely<Database>, synced: SyncPass | undefined): Query
         last_sync_at: now,
         history_complete_at: historyComplete ? now : null,
         ...usage,
+        ...(storiesRefused ? { stories_refused_at: now } : {}),
       })
       .onConflict((oc) =>
         oc.column("account_id").doUpdateSet({
           last_sync_at: now,
           ...usage,
+          ...stories,
           ...(historyComplete
             ? {
                 history_complete_at: sql<Date>`coalesce(account_sync_state.history_complete_at, ${now})`,

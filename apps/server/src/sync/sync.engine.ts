@@ -17,6 +17,7 @@ import {
 import type { EngineSettings } from "./engine-settings.ts";
 import type { GraphPacer } from "./graph-pacer.ts";
 import type { PostLimit, PostUpsert } from "./posts.repository.ts";
+import { isStoriesRefusal } from "./stories-access.ts";
 import type { SyncRepositories } from "./sync.repositories.ts";
 import type { SyncPass } from "./sync-runs.repository.ts";
 
@@ -145,8 +146,21 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       const graph = <T>(fn: () => Promise<T>) => pacer.call(ig.instagramUserId, fn);
       // The stories are read while the media pages are: an unchanged account then costs one
       // round trip of Graph latency, not two. (A failure surfaces where they are awaited.)
+      // Through Instagram Login the stories edge may be refused (PROVIDERS.md): the posts are
+      // backed up all the same and the account is marked "stories need Facebook Login".
+      let storiesRefused: boolean | undefined;
       const storiesCall = graph(() =>
         media.stories({ host: ig.connectedVia, token: ig.token, igUserId: ig.instagramUserId }),
+      ).then(
+        (list) => {
+          storiesRefused = ig.connectedVia === "instagram" ? false : undefined;
+          return list;
+        },
+        (err: unknown) => {
+          if (ig.connectedVia !== "instagram" || !isStoriesRefusal(err)) throw err;
+          storiesRefused = true;
+          return [];
+        },
       );
       storiesCall.catch(() => {});
       const historyComplete = account.history_complete_at !== null;
@@ -236,6 +250,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         now: clock.now(),
         historyComplete: reachedEnd,
         graphUsagePercent: pacer.latestPercent(ig.instagramUserId),
+        ...(storiesRefused === undefined ? {} : { storiesRefused }),
       };
 
       // A refresh saves posts and queues no backup: the run ends with what it listed. A backup

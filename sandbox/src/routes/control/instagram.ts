@@ -2,9 +2,17 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import type { Ctx } from "../../context.ts";
 import { SANDBOX_CREDENTIALS } from "../../credentials.ts";
-import { createPost, createStory, seedBenchAccount } from "../../demo/index.ts";
+import {
+  addComment,
+  commentById,
+  createPost,
+  createStory,
+  mediaComments,
+  removeComment,
+  seedBenchAccount,
+} from "../../demo/index.ts";
 import { Prng } from "../../prng.ts";
-import { type IgAccount, type IgMedia, unlisted } from "../../state.ts";
+import { type IgAccount, type IgComment, type IgMedia, unlisted } from "../../state.ts";
 import { issueToken } from "../../tokens.ts";
 import { usage } from "../drive/index.ts";
 import { counters } from "../graph/render.ts";
@@ -79,6 +87,8 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
       z.object({
         count: z.number().int().min(1).max(20_000),
         posts: z.number().int().min(1).max(10_000).default(12),
+        /** The tokens' permissions (default: instagram_business_basic). */
+        scopes: z.array(z.string().min(1)).max(10).optional(),
       }),
       (b) => {
         const start = Object.values(ctx.state.igAccounts).filter((a) =>
@@ -93,7 +103,7 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
             "long",
             a.id,
             SANDBOX_CREDENTIALS.instagram.clientId,
-            ["instagram_business_basic"],
+            b.scopes ?? ["instagram_business_basic"],
             60 * 86_400,
           );
           accounts.push({
@@ -249,4 +259,69 @@ export function registerInstagramControl(app: FastifyInstance, ctx: Ctx): void {
       return { id: m.id, removed: null };
     }),
   );
+
+  app.post(
+    `${c}/instagram/stories-login`,
+    handle(z.object({ mode: z.enum(["served", "unsupported", "permission"]) }), (b) => {
+      ctx.igLoginStories = b.mode;
+      return { instagram_login_stories: b.mode };
+    }),
+  );
+
+  const commentView = (cm: IgComment) => ({
+    id: cm.id,
+    text: cm.text,
+    username: cm.username,
+    timestamp: new Date(cm.timestamp).toISOString(),
+    replies: cm.replies,
+  });
+  const topMedia = (id: string) => {
+    const m = ctx.state.media[id];
+    return m && !m.ghost && !m.parentId && m.productType !== "STORY" ? m : undefined;
+  };
+  app.get(`${c}/instagram/media/:id/comments`, async (req, reply) => {
+    const media = topMedia((req.params as { id: string }).id);
+    if (!media) return reply.code(404).send({ error: "no such media" });
+    const ids = mediaComments(ctx.state, media);
+    ctx.changed();
+    return {
+      comments_count: media.commentsCount,
+      comments: ids.map((id) => commentView(commentById(ctx.state, id)!)),
+    };
+  });
+  app.post(
+    `${c}/instagram/comments`,
+    handle(
+      z.object({
+        media_id: z.string().min(1),
+        text: z.string().min(1).max(2200),
+        username: z.string().min(1).max(30).optional(),
+        parent_id: z.string().optional(),
+      }),
+      (b, reply) => {
+        const media = topMedia(b.media_id);
+        if (!media) return reply.code(404).send({ error: "no such media" });
+        try {
+          const made = addComment(ctx.state, media, {
+            text: b.text,
+            now: ctx.now(),
+            ...(b.username ? { username: b.username } : {}),
+            ...(b.parent_id ? { parentId: b.parent_id } : {}),
+          });
+          ctx.changed();
+          return commentView(made);
+        } catch (e) {
+          return reply.code(404).send({ error: String((e as Error).message) });
+        }
+      },
+    ),
+  );
+  app.delete(`${c}/instagram/comments/:id`, async (req, reply) => {
+    const cm = commentById(ctx.state, (req.params as { id: string }).id);
+    const media = cm ? ctx.state.media[cm.mediaId] : undefined;
+    if (!cm || !media) return reply.code(404).send({ error: "no such comment" });
+    const removed = removeComment(ctx.state, media, cm.id);
+    ctx.changed();
+    return { removed };
+  });
 }

@@ -7,6 +7,7 @@ import { parseMultipart, readAll, storeBlob } from "./blobs.ts";
 import {
   checkQuota,
   DriveError,
+  FOLDER_MIME,
   invalidParam,
   newFileFromMetadata,
   renderFile,
@@ -95,7 +96,7 @@ export function registerUploads(app: FastifyInstance, ctx: Ctx, wrap: Wrap): voi
         if (q.uploadType !== "media") throw invalidParam("uploadType");
         const id = (req.params as { id: string }).id;
         const file = ctx.state.driveFiles[id];
-        if (!file || !visible(ctx, auth, file))
+        if (!file || !visible(ctx, auth, file) || file.mimeType === FOLDER_MIME)
           throw new DriveError(404, "notFound", `File not found: ${id}.`);
         const media = await readAll(req, 6 * 1024 * 1024);
         checkQuota(ctx, auth.user, Math.max(0, media.length - (file.size ?? 0)));

@@ -4,6 +4,7 @@ import { sendGraphError } from "../../context.ts";
 import { checkToken } from "../../tokens.ts";
 import { bearer, params } from "../../util.ts";
 import { type GraphCall, resolvePrincipal, tokenError } from "./call.ts";
+import { commentsEdge } from "./comments.ts";
 import { fbAccounts, fbDeauthorize, fbMe, fbMeUnknownEdge } from "./facebook.ts";
 import { graphNode, mediaChildren, unknownEdge, userMedia } from "./nodes.ts";
 import type { GraphHost } from "./render.ts";
@@ -132,6 +133,8 @@ export function registerGraph(
   authed(":id/media", userMedia);
   authed(":id/stories", userMedia);
   authed(":id/children", mediaChildren);
+  authed(":id/comments", commentsEdge);
+  authed(":id/replies", commentsEdge);
   authed(":id/:edge", unknownEdge);
   authed(":id/:edge/*", async (_ctx, call) => {
     const rest = ((call.req as GraphRequest).params["*"] ?? "").split("/");

@@ -94,6 +94,17 @@ export async function userMedia(ctx: Ctx, call: GraphCall): Promise<FastifyReply
   const base = ctx.baseUrl(call.req);
   const render = (m: IgMedia) => renderMedia(ctx, base, m, tree, false);
   if (edge === "media") return reply.send(paginate(call, ctx, account.media, render));
+  // Whether graph.instagram.com serves stories to Instagram Login tokens is undocumented: the
+  // control API's switch answers either way (PROVIDERS.md).
+  if (call.principal.host === "instagram" && ctx.igLoginStories === "unsupported")
+    return notFound(reply, id);
+  if (call.principal.host === "instagram" && ctx.igLoginStories === "permission")
+    return sendGraphError(
+      reply,
+      400,
+      10,
+      "(#10) Application does not have permission for this action",
+    );
   const since = ctx.now() - 86_400_000;
   const live = account.stories
     .map((sid) => ctx.state.media[sid]!)

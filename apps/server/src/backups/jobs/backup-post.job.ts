@@ -30,7 +30,12 @@ export const backupPostJob = defineJob({
   pollingIntervalSeconds: 0.5,
   async handler(
     { postId },
-    ctx: { backupEngine: Pick<BackupEngine, "run">; queue: JobSender },
+    ctx: {
+      backupEngine: Pick<BackupEngine, "run">;
+      queue: JobSender;
+      /** What other areas do once a post is in Drive (the comments area reads its comments). */
+      syncHooks?: { afterBackup(postId: string): Promise<void> };
+    },
     job,
   ) {
     const result = await ctx.backupEngine.run(postId, {
@@ -39,6 +44,7 @@ export const backupPostJob = defineJob({
       ...(job.signal ? { signal: job.signal } : {}),
     });
     if (result.outcome === "retry") throw new Error(result.message);
+    if (result.outcome === "completed") await ctx.syncHooks?.afterBackup(postId);
     if (result.outcome === "deferred") {
       await ctx.queue.send(
         backupPostJob,

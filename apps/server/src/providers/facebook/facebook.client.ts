@@ -40,14 +40,18 @@ export function createFacebookClient(
       return Boolean(settings.appId && settings.appSecret);
     },
 
-    dialogUrl(p: { redirectUri: string; state: string }): string {
+    /** `extraScopes`: permissions asked beside the basic ones (re-consent, e.g. comments). */
+    dialogUrl(p: { redirectUri: string; state: string; extraScopes?: string[] }): string {
       const u = new URL(`${settings.wwwUrl}/${settings.graphVersion}/dialog/oauth`);
       u.search = form({
         client_id: credentials().appId,
         redirect_uri: p.redirectUri,
         state: p.state,
         response_type: "code",
-        scope: "instagram_basic,pages_show_list,pages_read_engagement",
+        scope: [
+          "instagram_basic,pages_show_list,pages_read_engagement",
+          ...(p.extraScopes ?? []),
+        ].join(","),
       });
       return u.toString();
     },

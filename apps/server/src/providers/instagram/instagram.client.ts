@@ -61,13 +61,14 @@ export function createInstagramClient(
       return Boolean(settings.clientId && settings.clientSecret);
     },
 
-    authorizeUrl(p: { redirectUri: string; state: string }): string {
+    /** `extraScopes`: permissions asked beside the basic one (re-consent, e.g. comments). */
+    authorizeUrl(p: { redirectUri: string; state: string; extraScopes?: string[] }): string {
       const u = new URL(`${settings.wwwUrl}/oauth/authorize`);
       u.search = form({
         client_id: credentials().clientId,
         redirect_uri: p.redirectUri,
         response_type: "code",
-        scope: "instagram_business_basic",
+        scope: ["instagram_business_basic", ...(p.extraScopes ?? [])].join(","),
         state: p.state,
       });
       return u.toString();

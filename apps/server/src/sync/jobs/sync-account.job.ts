@@ -28,13 +28,23 @@ export const syncAccountJob = defineJob({
   },
   // A sync waits on Graph most of its time: many run at once (bench:sync measures it).
   concurrency: 16,
-  async handler(payload, ctx: { syncEngine: Pick<SyncEngine, "run">; queue: JobSender }, job) {
+  async handler(
+    payload,
+    ctx: {
+      syncEngine: Pick<SyncEngine, "run">;
+      queue: JobSender;
+      /** What other areas do once a sync ended (the comments area reads what is due). */
+      syncHooks?: { afterSync(accountId: string): Promise<void> };
+    },
+    job,
+  ) {
     const syncJobId = payload.syncJobId ?? job.id;
     const result = await ctx.syncEngine.run(
       { accountId: payload.accountId, kind: payload.kind, mode: payload.mode, syncJobId },
       { retryCount: job.retryCount, retryLimit: SYNC_RETRY_LIMIT },
     );
     if (result.outcome === "retry") throw result.error;
+    if (result.outcome === "done") await ctx.syncHooks?.afterSync(payload.accountId);
     if (result.outcome === "deferred") {
       await ctx.queue.send(
         syncAccountJob,

@@ -13,6 +13,7 @@ import {
   ReconnectButton,
 } from "./account-controls.tsx";
 import { AddAccount } from "./add-account.tsx";
+import { StoriesNeedFacebookNote } from "./stories-note.tsx";
 import "./connections.css";
 
 export { limitNotice } from "./add-account.tsx";
@@ -141,6 +142,7 @@ export function AccountsPanel({
                 </p>
               )
             )}
+            <StoriesNeedFacebookNote account={a} />
             <div className="account-actions">
               {a.status === "needs_reconnection" && <ReconnectButton account={a} />}
               <button

@@ -70,11 +70,8 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
   const totalPages = pageCount(total, POSTS_PAGE_SIZE, exact);
 
   const openPost = useCallback((post: Post, trigger: HTMLElement) => {
-    if (post.media_type === "video") {
-      setPlaying({ post, trigger });
-      return;
-    }
-    if (post.media_url) window.open(post.media_url, "_blank", "noopener,noreferrer");
+    // Every post opens its detail view (issue 30: its comments); an image links to full size.
+    setPlaying({ post, trigger });
   }, []);
 
   const openDetails = useCallback((post: Post, trigger: HTMLElement) => {

@@ -20,7 +20,9 @@ import {
   ReconnectButton,
 } from "../dashboard/account-controls.tsx";
 import { AddAccount } from "../dashboard/add-account.tsx";
+import { StoriesNeedFacebookNote } from "../dashboard/stories-note.tsx";
 import { DriveNoticeModal } from "./drive-notice-modal.tsx";
+import { KeepComments } from "./keep-comments.tsx";
 
 /**
  * SPEC §2 /settings → Connected Accounts: the Instagram card (every connected account with its
@@ -230,6 +232,8 @@ function ConnectedAccountRow({
           <Link to="/dashboard">dashboard</Link>, or disconnect another account.
         </p>
       )}
+      <StoriesNeedFacebookNote account={a} />
+      <KeepComments accountId={a.id} username={a.username} />
       <div className="connection-card-actions">
         {state === "reconnect" && <ReconnectButton account={a} />}
         <Link

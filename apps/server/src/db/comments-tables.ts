@@ -1,0 +1,39 @@
+import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
+
+/** Tables of the comments area (migration 1060). */
+export interface CommentSettingsTable {
+  account_id: string;
+  enabled: boolean;
+  permission_missing_at: Timestamp | null;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface PostCommentsTable {
+  post_id: string;
+  comment_id: string;
+  parent_id: string | null;
+  username: string | null;
+  text: string;
+  like_count: number | null;
+  hidden: boolean;
+  commented_at: Timestamp;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  removed_at: Timestamp | null;
+}
+
+export interface CommentReadsTable {
+  post_id: string;
+  account_id: string;
+  posted_at: Timestamp;
+  next_read_at: Timestamp;
+  last_read_at: Timestamp | null;
+  drive_file_id: string | null;
+  drive_md5: string | null;
+}
+
+export interface CommentsTables {
+  comment_settings: CommentSettingsTable;
+  post_comments: PostCommentsTable;
+  comment_reads: CommentReadsTable;
+}
