@@ -31,6 +31,9 @@ import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
 import type { Clock } from "./lib/clock.ts";
 import type { ServiceLog } from "./lib/log.ts";
 import type { Secrets } from "./lib/secrets.ts";
+import { createMailRepository } from "./mail/mail.repository.ts";
+import { createMailService, type MailService } from "./mail/mail.service.ts";
+import { createSmtpSender } from "./mail/smtp.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
@@ -71,6 +74,8 @@ export interface ContextDeps {
 /** What routes and job handlers receive: configuration, database, services. */
 export interface AppContext extends ContextDeps, SyncModule {
   auth: AuthService;
+  /** The mail area: outbox, templates, categories and unsubscribe (mail/mail.service.ts). */
+  mail: MailService;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
   /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
@@ -156,8 +161,9 @@ export function createContext(deps: ContextDeps): AppContext {
     },
     ...(deps.log ? { log: deps.log } : {}),
   });
+  const authRepo = createAuthRepository(deps.db);
   const auth = createAuthService({
-    repo: createAuthRepository(deps.db),
+    repo: authRepo,
     clock: deps.clock,
     jwtSecret: deps.secrets.jwtSecret,
     config: deps.config,
@@ -169,6 +175,30 @@ export function createContext(deps: ContextDeps): AppContext {
     jobs: deps.jobs ?? jobRegistry,
     superviseIntervalSeconds: deps.config.QUEUE_SUPERVISE_SECONDS,
     onError: (err) => deps.log?.error({ err: String(err) }, "job queue error"),
+  });
+  const mail = createMailService({
+    repo: createMailRepository(deps.db),
+    clock: deps.clock,
+    queue,
+    smtp: createSmtpSender({
+      url: deps.config.SMTP_URL,
+      timeoutMs: deps.config.MAIL_SMTP_TIMEOUT_SECONDS * 1000,
+    }),
+    from: deps.config.MAIL_FROM,
+    appUrl: deps.config.appUrl,
+    secret: deps.secrets.jwtSecret,
+    users: {
+      async address(userId) {
+        const user = await authRepo.findUserById(userId);
+        return user ? { email: user.email, verified: user.email_verified_at !== null } : null;
+      },
+    },
+    settings: {
+      smtpTimeoutMs: deps.config.MAIL_SMTP_TIMEOUT_SECONDS * 1000,
+      retryBaseMs: deps.config.MAIL_RETRY_BASE_SECONDS * 1000,
+      maxAttempts: deps.config.MAIL_MAX_ATTEMPTS,
+    },
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const sync = createSyncModule({
     db: deps.db,
@@ -250,6 +280,7 @@ export function createContext(deps: ContextDeps): AppContext {
     contact,
     status,
     auth,
+    mail,
     guards: authGuards(auth),
     queue,
     connections,

@@ -1,4 +1,5 @@
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
+import { deliverMailJob, mailSweepJob } from "./mail/mail.jobs.ts";
 import { statusSampleJob } from "./status/status-sample.job.ts";
 import { backupPostJob } from "./sync/jobs/backup-post.job.ts";
 import { syncAccountJob } from "./sync/jobs/sync-account.job.ts";
@@ -14,4 +15,6 @@ export const jobRegistry = [
   syncAccountJob,
   backupPostJob,
   statusSampleJob,
+  deliverMailJob,
+  mailSweepJob,
 ] as const;

@@ -3,6 +3,7 @@ export * from "./api-keys.ts";
 export * from "./auth.ts";
 export * from "./billing.ts";
 export * from "./connections.ts";
+export * from "./mail.ts";
 export * from "./site.ts";
 export * from "./status.ts";
 export * from "./sync.ts";

@@ -15,6 +15,7 @@ import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
 import { pendingMigrations } from "../db/migrate.ts";
 import { AppError } from "../lib/errors.ts";
+import { registerMailRoutes } from "../mail/mail.routes.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerUserRoutes } from "../users/users.routes.ts";
@@ -55,6 +56,7 @@ const registrars: RouteRegistrar[] = [
   registerBillingRoutes,
   registerApiKeyRoutes,
   registerV1Routes,
+  registerMailRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
