@@ -149,6 +149,8 @@ export const envSchema = z.object({
   MAIL_SMTP_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(600).default(20),
   /** Delay before the first retry of a message after a temporary SMTP failure (doubles, max 1 h). */
   MAIL_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
+  /** Password-reset and verification mails per e-mail address per hour (×4 per client address). */
+  ACCOUNT_MAIL_MAX_PER_HOUR: z.coerce.number().int().min(1).default(3),
   /** Attempts of one message before it is recorded as failed. */
   MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
 });

@@ -10,6 +10,10 @@ import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
 import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.service.ts";
+import {
+  type AccountMailService,
+  createAccountMailService,
+} from "./auth/account-mail.service.ts";
 import { authGuards } from "./auth/auth.guards.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";
@@ -76,6 +80,8 @@ export interface AppContext extends ContextDeps, SyncModule {
   auth: AuthService;
   /** The mail area: outbox, templates, categories and unsubscribe (mail/mail.service.ts). */
   mail: MailService;
+  /** Forgot password, address verification, e-mail and password changes (auth area). */
+  accountMail: AccountMailService;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
   /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
@@ -200,6 +206,17 @@ export function createContext(deps: ContextDeps): AppContext {
     },
     ...(deps.log ? { log: deps.log } : {}),
   });
+  const accountMail = createAccountMailService({
+    repo: authRepo,
+    clock: deps.clock,
+    mail,
+    appUrl: deps.config.appUrl,
+    supportEmail: deps.config.SUPPORT_EMAIL,
+    limits: {
+      perAddress: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR,
+      perClient: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR * 4,
+    },
+  });
   const sync = createSyncModule({
     db: deps.db,
     clock: deps.clock,
@@ -281,6 +298,7 @@ export function createContext(deps: ContextDeps): AppContext {
     status,
     auth,
     mail,
+    accountMail,
     guards: authGuards(auth),
     queue,
     connections,
