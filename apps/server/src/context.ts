@@ -10,10 +10,7 @@ import { createAdminRepository } from "./admin/admin.repository.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
 import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.service.ts";
-import {
-  type AccountMailService,
-  createAccountMailService,
-} from "./auth/account-mail.service.ts";
+import { type AccountMailService, createAccountMailService } from "./auth/account-mail.service.ts";
 import { authGuards } from "./auth/auth.guards.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";

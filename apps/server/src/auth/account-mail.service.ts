@@ -156,6 +156,8 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
       const oldEmail = user.email;
       const changed = await repo.changeEmail(user.id, used.email, now);
       if (!changed) throw new AppError("conflict", m.emailTaken);
+      // Links to the old address (or to other new ones) are void now.
+      await repo.voidAccountTokens(user.id, "verify_email", now);
       await deps.mail.sendToUser(
         user.id,
         {
@@ -169,7 +171,11 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
     },
 
     /** Settings → Profile: a new address, confirmed by a link sent there (password required). */
-    async requestEmailChange(user: UserRow, input: { email: string; password: string }, ip: string) {
+    async requestEmailChange(
+      user: UserRow,
+      input: { email: string; password: string },
+      ip: string,
+    ) {
       if (!(await verify(user.password_hash, input.password)))
         throw new AppError("forbidden", m.wrongCurrentPassword);
       const email = input.email.trim().toLowerCase();

@@ -4,12 +4,12 @@ import {
   forgotPasswordRequest,
   loginRequest,
   messageResponse,
-  resetPasswordRequest,
-  verifyEmailRequest,
   profileUpdateRequest,
   registerRequest,
+  resetPasswordRequest,
   tokenResponse,
   user,
+  verifyEmailRequest,
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
