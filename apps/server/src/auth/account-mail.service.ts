@@ -123,7 +123,7 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
     /** Sets a new password with a reset link (once, within the hour) and ends every session. */
     async resetPassword(token: string, password: string) {
       const now = clock.now();
-      const used = await repo.useAccountToken(digest(token), "password_reset", now);
+      const used = await repo.spendAccountToken(digest(token), "password_reset", now);
       if (!used) throw new AppError("invalid", m.resetInvalid);
       const user = await repo.findUserById(used.user_id);
       if (!user || !user.is_active) throw new AppError("invalid", m.resetInvalid);
@@ -145,7 +145,7 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
      */
     async verifyEmail(token: string) {
       const now = clock.now();
-      const used = await repo.useAccountToken(digest(token), "verify_email", now);
+      const used = await repo.spendAccountToken(digest(token), "verify_email", now);
       if (!used) throw new AppError("invalid", m.verifyInvalid);
       const user = await repo.findUserById(used.user_id);
       if (!user) throw new AppError("invalid", m.verifyInvalid);

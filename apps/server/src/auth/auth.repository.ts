@@ -193,7 +193,7 @@ export function createAuthRepository(db: Db) {
      * Uses a token once: marks it used and answers it, when it is of `purpose`, unused and not
      * expired at `now`. Of two parallel uses, one gets it.
      */
-    useAccountToken(tokenHash: string, purpose: "password_reset" | "verify_email", now: Date) {
+    spendAccountToken(tokenHash: string, purpose: "password_reset" | "verify_email", now: Date) {
       return db
         .updateTable("account_tokens")
         .set({ used_at: now })
