@@ -267,6 +267,9 @@ export function createContext(deps: ContextDeps): AppContext {
     queue,
     workerId: `${hostname()}:${process.pid}`,
     subscribeMaxPerHour: deps.config.STATUS_SUBSCRIBE_MAX_PER_HOUR,
+    mail,
+    appUrl: deps.config.appUrl,
+    ...(deps.log ? { log: deps.log } : {}),
     async probeApi() {
       const res = await fetch(`${deps.config.appUrl}/api/health`, {
         signal: AbortSignal.timeout(5000),

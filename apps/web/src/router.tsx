@@ -39,6 +39,10 @@ const UnsubscribePage = lazyPage(
   () => import("./pages/account/account-pages.tsx"),
   "UnsubscribePage",
 );
+const StatusConfirmPage = lazyPage(
+  () => import("./pages/account/account-pages.tsx"),
+  "StatusConfirmPage",
+);
 const LoginPage = lazyPage(() => import("./pages/login/login-page.tsx"), "LoginPage");
 const PressPage = lazyPage(() => import("./pages/press/press-page.tsx"), "PressPage");
 const PricingPage = lazyPage(() => import("./pages/pricing/pricing-page.tsx"), "PricingPage");
@@ -66,6 +70,7 @@ export const routes: RouteObject[] = [
       { path: "reset-password", element: <ResetPasswordPage /> },
       { path: "verify-email", element: <VerifyEmailPage /> },
       { path: "unsubscribe", element: <UnsubscribePage /> },
+      { path: "status/confirm", element: <StatusConfirmPage /> },
       { path: "privacy", element: <PrivacyPage /> },
       { path: "terms", element: <TermsPage /> },
       { path: "help", element: <HelpPage /> },

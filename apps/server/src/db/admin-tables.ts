@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 /** Table types of the admin inbox and the status page (migration 0400). */
@@ -22,6 +22,9 @@ export interface StatusSubscribersTable {
   created_at: GeneratedTimestamp;
   /** The client address that subscribed it (null before migration 0995). */
   ip: string | null;
+  /** When the address opened its confirmation link (double opt-in, migration 1002). */
+  confirmed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  confirm_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ProviderCallStatsTable {

@@ -5,12 +5,13 @@ import {
   resetPasswordRequest,
 } from "@keepsake/contracts";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { z } from "zod";
 import { requestPasswordReset, resetPassword, verifyEmail } from "../../api/auth.ts";
 import { errorDetail } from "../../api/client.ts";
 import { fetchUnsubscribe, unsubscribe } from "../../api/mail.ts";
+import { confirmStatusSubscription } from "../../api/status.ts";
 import { AuthCard } from "../../components/auth-card.tsx";
 import { EmailField, PasswordField } from "../../components/form-field.tsx";
 import { useZodForm } from "../../lib/zod-form.ts";
@@ -141,32 +142,29 @@ export function ResetPasswordPage() {
   );
 }
 
-/** /verify-email?token=…: confirms the address (or completes an e-mail change). */
-export function VerifyEmailPage() {
+/** A page that uses the link's token once, on arrival, and shows the answer. */
+function TokenLanding(props: {
+  title: string;
+  heading: string;
+  lead: string;
+  footer: ReactNode;
+  use: (token: string) => Promise<string>;
+  fallback: string;
+}) {
   const [params] = useSearchParams();
   const token = params.get("token") ?? "";
-  const queryClient = useQueryClient();
   const [state, setState] = useState<{ ok: boolean; message: string } | null>(null);
   const started = useRef(false);
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    verifyEmail(token)
-      .then((message) => {
-        setState({ ok: true, message });
-        void queryClient.invalidateQueries({ queryKey: ["auth", "me"] });
-      })
-      .catch((error) =>
-        setState({ ok: false, message: errorDetail(error, "This verification link is invalid.") }),
-      );
-  }, [token, queryClient]);
+    props
+      .use(token)
+      .then((message) => setState({ ok: true, message }))
+      .catch((error) => setState({ ok: false, message: errorDetail(error, props.fallback) }));
+  }, [token, props]);
   return (
-    <AuthCard
-      title="Verify e-mail"
-      heading="Verify your e-mail address"
-      lead="Confirming your address lets us reach you when a backup needs you."
-      footer={<Link to="/dashboard">Go to your dashboard</Link>}
-    >
+    <AuthCard title={props.title} heading={props.heading} lead={props.lead} footer={props.footer}>
       {state ? (
         <div className={state.ok ? "form-success" : "form-error"} role="status">
           {state.message}
@@ -175,6 +173,40 @@ export function VerifyEmailPage() {
         <p aria-busy="true">Checking your link...</p>
       )}
     </AuthCard>
+  );
+}
+
+/** /verify-email?token=…: confirms the address (or completes an e-mail change). */
+export function VerifyEmailPage() {
+  const queryClient = useQueryClient();
+  const [use] = useState(() => async (token: string) => {
+    const message = await verifyEmail(token);
+    void queryClient.invalidateQueries({ queryKey: ["auth", "me"] });
+    return message;
+  });
+  return (
+    <TokenLanding
+      title="Verify e-mail"
+      heading="Verify your e-mail address"
+      lead="Confirming your address lets us reach you when a backup needs you."
+      footer={<Link to="/dashboard">Go to your dashboard</Link>}
+      use={use}
+      fallback="This verification link is invalid."
+    />
+  );
+}
+
+/** /status/confirm?token=…: the status subscription's double opt-in. */
+export function StatusConfirmPage() {
+  return (
+    <TokenLanding
+      title="Status updates"
+      heading="Status updates"
+      lead="We'll e-mail you when an incident opens and when it's resolved."
+      footer={<Link to="/status">View the status page</Link>}
+      use={confirmStatusSubscription}
+      fallback="This confirmation link is invalid."
+    />
   );
 }
 
