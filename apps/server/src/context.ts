@@ -259,6 +259,8 @@ export function createContext(deps: ContextDeps): AppContext {
     repo: createContactRepository(deps.db),
     clock: deps.clock,
     maxPerHour: deps.config.CONTACT_MAX_PER_HOUR,
+    mail,
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const status = createStatusService({
     repo: createStatusRepository(deps.db),

@@ -17,6 +17,14 @@ export interface ContactMessagesTable {
   handled_by: string | null;
 }
 
+export interface ContactRepliesTable {
+  id: Generated<string>;
+  message_id: string;
+  body: string;
+  admin_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface StatusSubscribersTable {
   email: string;
   created_at: GeneratedTimestamp;
@@ -64,6 +72,7 @@ export interface StatusIncidentsTable {
 
 export interface AdminTables {
   contact_messages: ContactMessagesTable;
+  contact_replies: ContactRepliesTable;
   status_subscribers: StatusSubscribersTable;
   provider_call_stats: ProviderCallStatsTable;
   worker_heartbeats: WorkerHeartbeatsTable;
