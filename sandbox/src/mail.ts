@@ -22,11 +22,12 @@ export interface SandboxMail {
 
 /**
  * What the next SMTP conversations do instead of accepting a message: `refuse` greets with 421
- * and closes the connection, `timeout` never answers the end of DATA, a number (421, 451, 550…)
- * answers that reply code to the message.
+ * and closes the connection, `timeout` never answers the end of DATA (and keeps nothing), `stall`
+ * keeps the message but never answers (a client that crashes then cannot know it was taken), a
+ * number (421, 451, 550…) answers that reply code to the message.
  */
 export interface MailFault {
-  error: "refuse" | "timeout" | number;
+  error: "refuse" | "timeout" | "stall" | number;
   remaining: number;
 }
 
@@ -64,7 +65,8 @@ export class MailSink {
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", () => {
           const fault = this.peek();
-          if (fault && fault.error !== "refuse") {
+          const stall = fault?.error === "stall";
+          if (fault && fault.error !== "refuse" && !stall) {
             this.take(fault);
             if (fault.error === "timeout") return; // never answers: the client times out
             const err = new Error(
@@ -75,6 +77,7 @@ export class MailSink {
             err.responseCode = fault.error;
             return callback(err);
           }
+          if (fault && stall) this.take(fault);
           const raw = Buffer.concat(chunks);
           simpleParser(raw)
             .then((parsed) => {
@@ -98,7 +101,7 @@ export class MailSink {
                 headers,
                 date: new Date().toISOString(),
               });
-              callback();
+              if (!stall) callback();
             })
             .catch((err: Error) => callback(err));
         });
@@ -168,7 +171,7 @@ export function registerMail(app: FastifyInstance, ctx: Ctx, sink: MailSink): vo
     handle(
       z.object({
         error: z.union([
-          z.enum(["refuse", "timeout"]),
+          z.enum(["refuse", "timeout", "stall"]),
           z.number().int().min(400).max(599),
           z
             .string()

@@ -233,7 +233,9 @@ export function createMailService(deps: MailServiceDeps) {
           },
           async () => {
             const at = clock.now();
-            const held = await repo.enterData(id, attempt, at, new Date(at.getTime() + leaseMs()));
+            // The DATA exchange is one reply away: its lease is one time limit (and a margin).
+            const lease = new Date(at.getTime() + settings.smtpTimeoutMs + 5_000);
+            const held = await repo.enterData(id, attempt, at, lease);
             if (!held) throw new SmtpError("lost the claim before sending", true);
           },
         );
