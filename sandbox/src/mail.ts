@@ -66,7 +66,7 @@ export class MailSink {
         stream.on("end", () => {
           const fault = this.peek();
           const stall = fault?.error === "stall";
-          if (fault && fault.error !== "refuse" && !stall) {
+          if (fault && fault.error !== "refuse" && fault.error !== "stall") {
             this.take(fault);
             if (fault.error === "timeout") return; // never answers: the client times out
             const err = new Error(
