@@ -5,9 +5,8 @@ import {
   unsubscribeQuery,
   unsubscribeResult,
 } from "@keepsake/contracts";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import type { AuthGuards } from "../auth/auth.guards.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import type { MailService } from "./mail.service.ts";
 
@@ -16,7 +15,8 @@ const tags = ["mail"];
 /** What these routes use of the application. */
 export interface MailRouteDeps {
   mail: MailService;
-  guards: AuthGuards;
+  /** The admin guard (auth area), passed in: mail does not import auth. */
+  guards: { requireAdmin: onRequestAsyncHookHandler };
 }
 
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
