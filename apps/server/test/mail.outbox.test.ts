@@ -8,7 +8,7 @@ import { until } from "./support/wait.ts";
 let t: SandboxedApp;
 beforeAll(async () => {
   t = await createSandboxedApp(
-    { MAIL_RETRY_BASE_SECONDS: "0.2", MAIL_SMTP_TIMEOUT_SECONDS: "1", MAIL_MAX_ATTEMPTS: "4" },
+    { MAIL_RETRY_BASE_SECONDS: "0.2", MAIL_SMTP_TIMEOUT_SECONDS: "3", MAIL_MAX_ATTEMPTS: "4" },
     { jobs: [deliverMailJob, mailSweepJob] },
   );
   await t.ctx.queue.work(t.ctx);
