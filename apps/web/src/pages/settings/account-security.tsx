@@ -9,7 +9,7 @@ import { useState } from "react";
 import { toast } from "react-toastify";
 import { changeEmail, changePassword } from "../../api/auth.ts";
 import { errorDetail } from "../../api/client.ts";
-import { EmailField, PasswordField } from "../../components/form-field.tsx";
+import { PasswordField, TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { useZodForm } from "../../lib/zod-form.ts";
 
@@ -52,7 +52,14 @@ export function ChangeEmail() {
         </div>
       )}
       <form onSubmit={onSubmit} noValidate className="profile-form">
-        <EmailField {...field("email")} id="new-email" placeholder="new@example.com" />
+        <TextField
+          label="New e-mail address"
+          type="email"
+          autoComplete="email"
+          placeholder="new@example.com"
+          {...field("email")}
+          id="new-email"
+        />
         <PasswordField
           label="Current password"
           autoComplete="current-password"
