@@ -280,6 +280,7 @@ try {
     [process.execPath, "sandbox/src/main.ts"],
     {
       SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_SMTP_PORT: "0",
       SANDBOX_DATA_DIR: join(work, "sandbox"),
       SANDBOX_DEMO_TIMER: "0",
       SANDBOX_LARGE_VIDEO_BYTES: String(3 * 1024 * 1024),

@@ -79,6 +79,7 @@ export async function startKeepsake(env: Record<string, string> = {}): Promise<R
   const dataDir = mkdtempSync(join(tmpdir(), "keepsake-e2e-"));
   const port = await freePort();
   const sandboxPort = await freePort();
+  const smtpPort = await freePort();
   const url = `http://localhost:${port}`;
   // Beside the data directory, not in it: the data directory belongs to Keepsake.
   const logFile = `${dataDir}.log`;
@@ -96,6 +97,7 @@ export async function startKeepsake(env: Record<string, string> = {}): Promise<R
         HOST: "localhost",
         APP_URL: url,
         SANDBOX_PORT: String(sandboxPort),
+        SANDBOX_SMTP_PORT: String(smtpPort),
         DATA_DIR: dataDir,
         LOG_LEVEL: "warn",
         NODE_ENV: "production",

@@ -17,6 +17,8 @@ export interface SandboxOptions {
   /** Demo timer period; default 120 s. */
   demoTimerSeconds?: number;
   largeVideoBytes?: number;
+  /** The SMTP server's port on `host` (0 = a free one, the default). */
+  smtpPort?: number;
   /** Log requests (pino) — off by default. */
   logger?: boolean;
 }

@@ -4,6 +4,7 @@ import formbody from "@fastify/formbody";
 import Fastify from "fastify";
 import { Ctx, type SandboxOptions } from "./context.ts";
 import { seedState } from "./demo/index.ts";
+import { MailSink, registerMail } from "./mail.ts";
 import { addPosts } from "./routes/control/index.ts";
 import { canonicalGraphUrl } from "./routes/graph/index.ts";
 import { registerAll } from "./routes/register.ts";
@@ -12,6 +13,7 @@ import { Store } from "./state.ts";
 export type { SandboxOptions } from "./context.ts";
 export { SANDBOX_CREDENTIALS, SANDBOX_PRICE_AMOUNTS, SANDBOX_PRICES } from "./credentials.ts";
 export { DEMO_FB, DEMO_GOOGLE, DEMO_IG } from "./demo/index.ts";
+export type { SandboxMail } from "./mail.ts";
 
 export interface SandboxUrls {
   instagramWww: string;
@@ -26,6 +28,10 @@ export interface SandboxUrls {
   stripeApi: string;
   driveBrowser: string;
   control: string;
+  /** The inbox page of the sandbox's SMTP server. */
+  mail: string;
+  /** Where Keepsake sends mail in sandbox mode (`SMTP_URL`). */
+  smtp: string;
 }
 
 export interface Sandbox {
@@ -48,8 +54,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     rewriteUrl: (req) => canonicalGraphUrl(req.url ?? "/"),
   });
   await app.register(formbody);
-  registerAll(app, ctx);
   const host = options.host ?? "127.0.0.1";
+  // The SMTP server on loopback: every message Keepsake sends in sandbox mode lands here.
+  const mail = new MailSink();
+  const smtpPort = await mail.listen(options.smtpPort ?? 0, host);
+  registerAll(app, ctx);
+  registerMail(app, ctx, mail);
   await app.listen({ port: options.port ?? 8090, host });
   const port = (app.server.address() as AddressInfo).port;
   const url =
@@ -84,6 +94,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stripeApi: url,
       driveBrowser: `${url}/drive`,
       control: `${url}/_control`,
+      mail: `${url}/mail`,
+      smtp: `smtp://${host.includes(":") ? `[${host}]` : host}:${smtpPort}`,
     },
     async reset() {
       await ctx.reset();
@@ -91,6 +103,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     async close() {
       if (timer) clearInterval(timer);
       await app.close();
+      await mail.close();
       ctx.stop();
       store.saveNow();
       if (!options.dataDir) rmSync(ctx.blobDir, { recursive: true, force: true });

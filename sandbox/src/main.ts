@@ -7,6 +7,7 @@ const sandbox = await startSandbox({
   port,
   host: process.env.SANDBOX_HOST ?? "127.0.0.1",
   dataDir,
+  smtpPort: Number(process.env.SANDBOX_SMTP_PORT ?? 8025),
   publicUrl: process.env.SANDBOX_PUBLIC_URL,
   stripeWebhookUrl: process.env.SANDBOX_STRIPE_WEBHOOK_URL,
   demoTimer: process.env.SANDBOX_DEMO_TIMER !== "0",
@@ -16,7 +17,7 @@ const sandbox = await startSandbox({
 });
 console.log(`Keepsake provider sandbox on ${sandbox.url} (data: ${dataDir})`);
 console.log(
-  `  consent screens: ${sandbox.url}/  ·  drive browser: ${sandbox.url}/drive  ·  control: ${sandbox.url}/_control`,
+  `  consent screens: ${sandbox.url}/  ·  drive browser: ${sandbox.url}/drive  ·  mail: ${sandbox.urls.mail} (SMTP ${sandbox.urls.smtp})  ·  control: ${sandbox.url}/_control`,
 );
 const stop = async () => {
   await sandbox.close();

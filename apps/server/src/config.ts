@@ -124,7 +124,43 @@ export const envSchema = z.object({
   STRIPE_API_URL: url.default("https://api.stripe.com"),
   /** Where the in-process sandbox listens in sandbox mode. */
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  /** Where the in-process sandbox's SMTP server listens in sandbox mode. */
+  SANDBOX_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(8025),
+  /**
+   * Mail (issue 29): the SMTP server, e.g. smtp://user:pass@smtp.example.com:587 or smtps://…:465.
+   * Unset in sandbox mode: the sandbox's SMTP server. Unset in live mode: nothing is sent and each
+   * message is recorded as failed ("mail is not configured").
+   */
+  SMTP_URL: optionalString.pipe(
+    z
+      .url({ error: "must be a URL such as smtp://user:password@smtp.example.com:587" })
+      .regex(/^smtps?:\/\/[^/]/, "must start with smtp:// or smtps:// and name a host")
+      .optional(),
+  ),
+  /** The sender of every message: an address, or a name and an address ("Keepsake <no-reply@…>"). */
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .refine(validMailFrom, {
+      error: 'must be an e-mail address or "Name <address>", e.g. Keepsake <no-reply@keepsake.app>',
+    })
+    .default("Keepsake <no-reply@keepsake.app>"),
+  /** One SMTP conversation's time limit (connect, greeting, each reply). */
+  MAIL_SMTP_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(600).default(20),
+  /** Delay before the first retry of a message after a temporary SMTP failure (doubles, max 1 h). */
+  MAIL_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
+  /** Password-reset and verification mails per e-mail address per hour (×4 per client address). */
+  ACCOUNT_MAIL_MAX_PER_HOUR: z.coerce.number().int().min(1).default(3),
+  /** Attempts of one message before it is recorded as failed. */
+  MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
 });
+
+/** `address` or `Name <address>`, the address a valid e-mail address. */
+function validMailFrom(value: string): boolean {
+  const m = /^(?:"?([^"<>]*)"?\s*)?<([^<>\s]+)>$/.exec(value);
+  const address = m ? m[2] : value;
+  return z.email().safeParse(address).success;
+}
 
 export type Env = z.infer<typeof envSchema>;
 

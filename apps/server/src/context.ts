@@ -12,6 +12,7 @@ import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.s
 import { createArchiveRepository } from "./archive/archive.repository.ts";
 import { type ArchiveService, createArchiveService } from "./archive/archive.service.ts";
 import { refreshSidecarJob, sidecarSingletonKey } from "./archive/jobs/refresh-sidecar.job.ts";
+import { type AccountMailService, createAccountMailService } from "./auth/account-mail.service.ts";
 import { createAdminRepository } from "./auth/admin-users.repository.ts";
 import { authGuards } from "./auth/auth.guards.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
@@ -54,6 +55,9 @@ import type { DashboardService } from "./library/dashboard.service.ts";
 import { createLibraryModule } from "./library/library.module.ts";
 import type { LibraryRepositories } from "./library/library.repositories.ts";
 import { createPostLookupsRepository } from "./library/post-lookups.repository.ts";
+import { createMailRepository } from "./mail/mail.repository.ts";
+import { createMailService, type MailService } from "./mail/mail.service.ts";
+import { createSmtpSender } from "./mail/smtp.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createDriveClient } from "./providers/google/drive.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
@@ -109,6 +113,10 @@ export interface AppContext extends ContextDeps {
   backupEngine: BackupEngine;
   engine: EngineSettings;
   auth: AuthService;
+  /** The mail area: outbox, templates, categories and unsubscribe (mail/mail.service.ts). */
+  mail: MailService;
+  /** Forgot password, address verification, e-mail and password changes (auth area). */
+  accountMail: AccountMailService;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
   /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
@@ -209,8 +217,9 @@ export function createContext(deps: ContextDeps): AppContext {
     },
     ...(deps.log ? { log: deps.log } : {}),
   });
+  const authRepo = createAuthRepository(deps.db);
   const auth = createAuthService({
-    repo: createAuthRepository(deps.db),
+    repo: authRepo,
     clock: deps.clock,
     jwtSecret: deps.secrets.jwtSecret,
     config: deps.config,
@@ -260,6 +269,41 @@ export function createContext(deps: ContextDeps): AppContext {
   const log = deps.log ? { log: deps.log } : {};
   const backupsRepo = backupsRepository(deps.db);
   // Sync reads Instagram; it is handed what it asks of backups (claims, retries, the queue).
+  const mail = createMailService({
+    repo: createMailRepository(deps.db),
+    clock: deps.clock,
+    queue,
+    smtp: createSmtpSender({
+      url: deps.config.SMTP_URL,
+      timeoutMs: deps.config.MAIL_SMTP_TIMEOUT_SECONDS * 1000,
+    }),
+    from: deps.config.MAIL_FROM,
+    appUrl: deps.config.appUrl,
+    secret: deps.secrets.jwtSecret,
+    users: {
+      async address(userId) {
+        const user = await authRepo.findUserById(userId);
+        return user ? { email: user.email, verified: user.email_verified_at !== null } : null;
+      },
+    },
+    settings: {
+      smtpTimeoutMs: deps.config.MAIL_SMTP_TIMEOUT_SECONDS * 1000,
+      retryBaseMs: deps.config.MAIL_RETRY_BASE_SECONDS * 1000,
+      maxAttempts: deps.config.MAIL_MAX_ATTEMPTS,
+    },
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const accountMail = createAccountMailService({
+    repo: authRepo,
+    clock: deps.clock,
+    mail,
+    appUrl: deps.config.appUrl,
+    supportEmail: deps.config.SUPPORT_EMAIL,
+    limits: {
+      perAddress: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR,
+      perClient: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR * 4,
+    },
+  });
   const sync = createSyncModule({
     archive,
     db: deps.db,
@@ -323,6 +367,8 @@ export function createContext(deps: ContextDeps): AppContext {
     repo: createContactRepository(deps.db),
     clock: deps.clock,
     maxPerHour: deps.config.CONTACT_MAX_PER_HOUR,
+    mail,
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const status = createStatusService({
     repo: createStatusRepository(deps.db),
@@ -331,6 +377,9 @@ export function createContext(deps: ContextDeps): AppContext {
     queue,
     workerId: `${hostname()}:${process.pid}`,
     subscribeMaxPerHour: deps.config.STATUS_SUBSCRIBE_MAX_PER_HOUR,
+    mail,
+    appUrl: deps.config.appUrl,
+    ...(deps.log ? { log: deps.log } : {}),
     async probeApi() {
       const res = await fetch(`${deps.config.appUrl}/api/health`, {
         signal: AbortSignal.timeout(5000),
@@ -423,6 +472,8 @@ export function createContext(deps: ContextDeps): AppContext {
     contact,
     status,
     auth,
+    mail,
+    accountMail,
     guards: authGuards(auth),
     queue,
     connections,

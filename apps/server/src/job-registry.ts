@@ -2,6 +2,7 @@ import { refreshSidecarJob } from "./archive/jobs/refresh-sidecar.job.ts";
 import { backupPostJob } from "./backups/jobs/backup-post.job.ts";
 import { refreshCommentsJob } from "./comments/refresh-comments.job.ts";
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
+import { deliverMailJob, mailSweepJob } from "./mail/mail.jobs.ts";
 import { statusSampleJob } from "./status/status-sample.job.ts";
 import { syncAccountJob } from "./sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "./sync/jobs/sync-scheduler.job.ts";
@@ -18,4 +19,6 @@ export const jobRegistry = [
   statusSampleJob,
   refreshSidecarJob,
   refreshCommentsJob,
+  deliverMailJob,
+  mailSweepJob,
 ] as const;

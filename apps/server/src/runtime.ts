@@ -98,6 +98,7 @@ export async function startKeepsake(options: {
     // Sandbox mode: the provider emulators stand in for Meta and Google. The api role runs
     // them in-process; a worker on its own expects them where the api role put them.
     let sandboxOrigin: string | null = null;
+    let sandboxSmtp = `smtp://127.0.0.1:${config.SANDBOX_SMTP_PORT}`;
     if (config.sandboxMode && role !== "migrate") {
       // A development dependency: a production install (npm ci --omit=dev) has no sandbox.
       // A worker needs only the sandbox's credentials; the emulators load where they run.
@@ -112,15 +113,19 @@ export async function startKeepsake(options: {
         const sandbox = await import("@keepsake/sandbox").catch(missing);
         const running = await sandbox.startSandbox({
           port: config.SANDBOX_PORT,
+          smtpPort: config.SANDBOX_SMTP_PORT,
           dataDir: join(config.DATA_DIR, "sandbox"),
           // The sandbox's Stripe signs its webhook events and delivers them here.
           stripeWebhookUrl: `${config.appUrl}/api/webhooks/stripe`,
         });
         closers.push(() => running.close());
         sandboxOrigin = running.url;
+        sandboxSmtp = running.urls.smtp;
       }
       config = {
         ...config,
+        // Mail goes to the sandbox's SMTP server unless SMTP_URL names another.
+        SMTP_URL: config.SMTP_URL ?? sandboxSmtp,
         providers: sandboxProviders(
           sandboxOrigin,
           credentials.SANDBOX_CREDENTIALS,

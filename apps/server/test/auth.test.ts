@@ -34,10 +34,13 @@ describe("POST /api/auth/register", () => {
       [
         "created_at",
         "email",
+        // Issue 29: the address's verification and a pending e-mail change.
+        "email_verified",
         "full_name",
         "id",
         "is_active",
         "is_admin",
+        "pending_email",
         "social_accounts",
         "subscription_tier",
         "token_expires_at",

@@ -201,7 +201,10 @@ describe("POST /api/status/subscribe", () => {
     for (const email of ["Watcher@Example.com", "watcher@example.com "]) {
       const ok = await t.call("POST", "/api/status/subscribe", { body: { email } });
       expect(ok.status).toBe(200);
-      expect(ok.body).toEqual({ message: "watcher@example.com is subscribed to status updates." });
+      expect(ok.body).toEqual({
+        message:
+          "Almost there: we've sent a confirmation link to watcher@example.com. Open it to start receiving status updates.",
+      });
     }
     const rows = await t.ctx.db.selectFrom("status_subscribers").selectAll().execute();
     expect(rows.map((r) => r.email)).toEqual(["watcher@example.com"]);

@@ -23,6 +23,26 @@ const DashboardPage = lazyPage(
 const DocsPage = lazyPage(() => import("./pages/docs/docs-page.tsx"), "DocsPage");
 const HelpPage = lazyPage(() => import("./pages/help/help-page.tsx"), "HelpPage");
 const LandingPage = lazyPage(() => import("./pages/landing/landing-page.tsx"), "LandingPage");
+const ForgotPasswordPage = lazyPage(
+  () => import("./pages/account/account-pages.tsx"),
+  "ForgotPasswordPage",
+);
+const ResetPasswordPage = lazyPage(
+  () => import("./pages/account/account-pages.tsx"),
+  "ResetPasswordPage",
+);
+const VerifyEmailPage = lazyPage(
+  () => import("./pages/account/account-pages.tsx"),
+  "VerifyEmailPage",
+);
+const UnsubscribePage = lazyPage(
+  () => import("./pages/account/account-pages.tsx"),
+  "UnsubscribePage",
+);
+const StatusConfirmPage = lazyPage(
+  () => import("./pages/account/account-pages.tsx"),
+  "StatusConfirmPage",
+);
 const LoginPage = lazyPage(() => import("./pages/login/login-page.tsx"), "LoginPage");
 const PressPage = lazyPage(() => import("./pages/press/press-page.tsx"), "PressPage");
 const PricingPage = lazyPage(() => import("./pages/pricing/pricing-page.tsx"), "PricingPage");
@@ -46,6 +66,11 @@ export const routes: RouteObject[] = [
       { path: "pricing", element: <PricingPage /> },
       { path: "login", element: <LoginPage /> },
       { path: "register", element: <RegisterPage /> },
+      { path: "forgot-password", element: <ForgotPasswordPage /> },
+      { path: "reset-password", element: <ResetPasswordPage /> },
+      { path: "verify-email", element: <VerifyEmailPage /> },
+      { path: "unsubscribe", element: <UnsubscribePage /> },
+      { path: "status/confirm", element: <StatusConfirmPage /> },
       { path: "privacy", element: <PrivacyPage /> },
       { path: "terms", element: <TermsPage /> },
       { path: "help", element: <HelpPage /> },

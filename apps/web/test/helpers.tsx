@@ -18,6 +18,8 @@ export function makeUser(overrides: Partial<User> = {}): User {
     token_expires_at: null,
     created_at: "2026-01-01T00:00:00.000Z",
     social_accounts: [],
+    email_verified: true,
+    pending_email: null,
     ...overrides,
   };
 }

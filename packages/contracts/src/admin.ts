@@ -93,8 +93,27 @@ export const contactMessage = z.object({
   message: z.string(),
   created_at: z.string(),
   handled_at: z.string().nullable(),
+  /** Replies sent by mail from the Inbox (issue 29), oldest first. */
+  replies: z.array(
+    z.object({
+      id: z.string(),
+      body: z.string(),
+      created_at: z.string(),
+      /** The reply's mail: queued, sending, sent or failed. */
+      mail_status: z.string(),
+    }),
+  ),
 });
 export type ContactMessage = z.infer<typeof contactMessage>;
+
+export const contactReplyRequest = z.object({
+  body: z
+    .string({ error: "Reply is required" })
+    .trim()
+    .min(1, "Reply is required")
+    .max(10_000, "Reply must be at most 10000 characters"),
+});
+export type ContactReplyRequest = z.infer<typeof contactReplyRequest>;
 
 export const contactMessagesQuery = z.object({
   limit: adminUsersQuery.shape.limit,

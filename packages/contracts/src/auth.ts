@@ -97,8 +97,54 @@ export const user = z.object({
   token_expires_at: z.string().nullable(),
   created_at: z.string(),
   social_accounts: z.array(socialAccountSummary),
+  /** Whether the user confirmed their address (issue 29); a banner asks until they do. */
+  email_verified: z.boolean(),
+  /** An e-mail change waiting for its confirmation link, if any. */
+  pending_email: z.string().nullable(),
 });
 export type User = z.infer<typeof user>;
 
 export const errorResponse = z.object({ detail: z.string() });
 export type ErrorResponse = z.infer<typeof errorResponse>;
+
+/** Account e-mails (issue 29). */
+export const accountMessages = {
+  resetSent:
+    "If an account exists for that address, we've sent a link to reset its password. It works for one hour.",
+  resetInvalid: "This reset link is invalid or has expired. Ask for a new one.",
+  resetDone: "Your password has been reset. Sign in with your new password.",
+  verifySent: "We've sent you a new verification link.",
+  verifyInvalid: "This verification link is invalid or has expired.",
+  verified: "Your e-mail address is verified.",
+  emailChanged: "Your e-mail address has been changed.",
+  emailTaken: "Email already registered",
+  emailSame: "That is already your e-mail address",
+  wrongCurrentPassword: "Current password is incorrect",
+  passwordChanged: "Password changed. Your other sessions have been signed out.",
+} as const;
+
+export const forgotPasswordRequest = z.object({ email });
+export type ForgotPasswordRequest = z.infer<typeof forgotPasswordRequest>;
+
+export const resetPasswordRequest = z.object({
+  token: z.string().min(1).max(200),
+  password: registerPassword,
+});
+export type ResetPasswordRequest = z.infer<typeof resetPasswordRequest>;
+
+export const verifyEmailRequest = z.object({ token: z.string().min(1).max(200) });
+export type VerifyEmailRequest = z.infer<typeof verifyEmailRequest>;
+
+export const changeEmailRequest = z.object({
+  email,
+  password: z.string({ error: messages.passwordRequired }).min(1, messages.passwordRequired),
+});
+export type ChangeEmailRequest = z.infer<typeof changeEmailRequest>;
+
+export const changePasswordRequest = z.object({
+  current_password: z
+    .string({ error: "Current password is required" })
+    .min(1, "Current password is required"),
+  new_password: registerPassword,
+});
+export type ChangePasswordRequest = z.infer<typeof changePasswordRequest>;

@@ -134,6 +134,129 @@ export function createAuthRepository(db: Db) {
       await db.deleteFrom("login_failures").where("id", "=", id).execute();
     },
 
+    /**
+     * Records a request for an account mail (reset, verification) unless this e-mail or this
+     * client address already made `limits` of that kind since `since` (counted and decided under
+     * both locks). Recorded whether or not an account has the address: the limit reveals nothing.
+     */
+    recordMailRequest(
+      key: { kind: string; email: string; ip: string },
+      limits: { email: number; ip: number },
+      since: Date,
+      now: Date,
+    ): Promise<{ limitedSince: Date } | null> {
+      const { kind, email, ip } = key;
+      return underLimitLocks(db, [`${kind}:email:${email}`, `${kind}:ip:${ip}`], async (trx) => {
+        const f = await trx
+          .selectFrom("account_mail_requests")
+          .select([
+            sql<number>`count(*) FILTER (WHERE email = ${email})`.as("by_email"),
+            sql<number>`count(*) FILTER (WHERE ip = ${ip})`.as("by_ip"),
+            sql<Date | null>`min(created_at) FILTER (WHERE email = ${email})`.as("oldest_email"),
+            sql<Date | null>`min(created_at) FILTER (WHERE ip = ${ip})`.as("oldest_ip"),
+          ])
+          .where("kind", "=", kind)
+          .where("created_at", ">", since)
+          .where((eb) => eb.or([eb("email", "=", email), eb("ip", "=", ip)]))
+          .executeTakeFirstOrThrow();
+        const oldest =
+          Number(f.by_email) >= limits.email
+            ? f.oldest_email
+            : Number(f.by_ip) >= limits.ip
+              ? f.oldest_ip
+              : null;
+        if (oldest) return { limitedSince: new Date(oldest) };
+        await trx
+          .insertInto("account_mail_requests")
+          .values({ kind, email, ip, created_at: now })
+          .execute();
+        return null;
+      });
+    },
+
+    insertAccountToken(t: {
+      user_id: string;
+      purpose: "password_reset" | "verify_email";
+      token_hash: string;
+      email: string;
+      created_at: Date;
+      expires_at: Date;
+    }) {
+      return db
+        .insertInto("account_tokens")
+        .values({ ...t, used_at: null })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+    },
+
+    /**
+     * Uses a token once: marks it used and answers it, when it is of `purpose`, unused and not
+     * expired at `now`. Of two parallel uses, one gets it.
+     */
+    spendAccountToken(tokenHash: string, purpose: "password_reset" | "verify_email", now: Date) {
+      return db
+        .updateTable("account_tokens")
+        .set({ used_at: now })
+        .where("token_hash", "=", tokenHash)
+        .where("purpose", "=", purpose)
+        .where("used_at", "is", null)
+        .where("expires_at", ">", now)
+        .returning(["id", "user_id", "email"])
+        .executeTakeFirst();
+    },
+
+    /** Ends a user's other unused tokens of `purpose` (a used reset link voids the others). */
+    async voidAccountTokens(userId: string, purpose: "password_reset" | "verify_email", now: Date) {
+      await db
+        .updateTable("account_tokens")
+        .set({ used_at: now })
+        .where("user_id", "=", userId)
+        .where("purpose", "=", purpose)
+        .where("used_at", "is", null)
+        .execute();
+    },
+
+    /** The address of the user's latest unused e-mail change (a verify token for another address). */
+    async pendingEmail(userId: string, currentEmail: string, now: Date): Promise<string | null> {
+      const row = await db
+        .selectFrom("account_tokens")
+        .select("email")
+        .where("user_id", "=", userId)
+        .where("purpose", "=", "verify_email")
+        .where("used_at", "is", null)
+        .where("expires_at", ">", now)
+        .where(sql<string>`lower(email)`, "<>", currentEmail.toLowerCase())
+        .orderBy("created_at", "desc")
+        .executeTakeFirst();
+      return row?.email ?? null;
+    },
+
+    /** Ends every live session of the user except `keep`. */
+    revokeOtherSessions(userId: string, keep: string, now: Date) {
+      return db
+        .updateTable("sessions")
+        .set({ revoked_at: now })
+        .where("user_id", "=", userId)
+        .where("id", "<>", keep)
+        .where("revoked_at", "is", null)
+        .execute();
+    },
+
+    /** Moves the user to a new address (verified by the link); undefined when it is taken. */
+    async changeEmail(userId: string, email: string, now: Date): Promise<UserRow | undefined> {
+      try {
+        return await db
+          .updateTable("users")
+          .set({ email, email_verified_at: now, updated_at: now })
+          .where("id", "=", userId)
+          .returningAll()
+          .executeTakeFirst();
+      } catch (err) {
+        if ((err as { code?: string }).code === "23505") return undefined;
+        throw err;
+      }
+    },
+
     async clearLoginFailures(email: string, before: Date) {
       await db
         .deleteFrom("login_failures")

@@ -1,14 +1,21 @@
 import {
+  changeEmailRequest,
+  changePasswordRequest,
+  forgotPasswordRequest,
   loginRequest,
+  messageResponse,
   profileUpdateRequest,
   registerRequest,
+  resetPasswordRequest,
   tokenResponse,
   user,
+  verifyEmailRequest,
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { PUBLIC } from "../http/openapi.ts";
+import type { AccountMailService } from "./account-mail.service.ts";
 import type { AuthGuards } from "./auth.guards.ts";
 import { principalOf } from "./auth.guards.ts";
 import type { AuthService } from "./auth.service.ts";
@@ -18,6 +25,7 @@ const tags = ["auth"];
 /** What these routes use of the application. */
 export interface AuthRouteDeps {
   auth: AuthService;
+  accountMail: AccountMailService;
   guards: AuthGuards;
 }
 
@@ -31,6 +39,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AuthRouteDeps) {
     { schema: { tags, security: PUBLIC, body: registerRequest, response: { 201: user } } },
     async (req, reply) => {
       const created = await auth.register(req.body);
+      // The account works at once; a banner asks the user to open the link.
+      await ctx.accountMail.sendVerification(created);
       return reply.code(201).send(await auth.profile(created));
     },
   );
@@ -74,5 +84,49 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AuthRouteDeps) {
       access_token: await auth.refresh(principalOf(req)),
       token_type: "bearer" as const,
     }),
+  );
+
+  const { accountMail } = ctx;
+  const ok = { 200: messageResponse };
+
+  r.post(
+    "/api/auth/forgot-password",
+    { schema: { tags, security: PUBLIC, body: forgotPasswordRequest, response: ok } },
+    async (req) => accountMail.requestPasswordReset(req.body.email, req.ip),
+  );
+
+  r.post(
+    "/api/auth/reset-password",
+    { schema: { tags, security: PUBLIC, body: resetPasswordRequest, response: ok } },
+    async (req) => accountMail.resetPassword(req.body.token, req.body.password),
+  );
+
+  r.post(
+    "/api/auth/verify-email",
+    { schema: { tags, security: PUBLIC, body: verifyEmailRequest, response: ok } },
+    async (req) => accountMail.verifyEmail(req.body.token),
+  );
+
+  r.post(
+    "/api/auth/verify-email/resend",
+    { onRequest, schema: { tags, response: ok } },
+    async (req) => accountMail.resendVerification(principalOf(req).user, req.ip),
+  );
+
+  r.post(
+    "/api/auth/me/email",
+    { onRequest, schema: { tags, body: changeEmailRequest, response: ok } },
+    async (req) => accountMail.requestEmailChange(principalOf(req).user, req.body, req.ip),
+  );
+
+  r.post(
+    "/api/auth/me/password",
+    { onRequest, schema: { tags, body: changePasswordRequest, response: ok } },
+    async (req) =>
+      accountMail.changePassword(
+        principalOf(req),
+        req.body.current_password,
+        req.body.new_password,
+      ),
   );
 }

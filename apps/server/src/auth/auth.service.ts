@@ -38,6 +38,9 @@ const ISSUER = "keepsake";
 // argon2id (the library's default algorithm) with OWASP's suggested memory and passes.
 const HASH_OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
+/** A new password's argon2id hash (the same parameters as registration). */
+export const hashPassword = (password: string) => hash(password, HASH_OPTIONS);
+
 /** jose loads with the first token an API process signs or checks; a worker never loads it. */
 const jose = () => import("jose");
 
@@ -222,6 +225,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         token_expires_at: social.tokenExpiresAt?.toISOString() ?? null,
         created_at: new Date(user.created_at).toISOString(),
         social_accounts: social.accounts,
+        email_verified: user.email_verified_at !== null,
+        pending_email: await repo.pendingEmail(user.id, user.email, clock.now()),
       };
     },
   };

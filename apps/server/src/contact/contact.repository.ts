@@ -58,6 +58,30 @@ export function createContactRepository(db: Db) {
       return { rows, total: Number(counts.total), unhandled: Number(counts.unhandled) };
     },
 
+    find(id: string) {
+      return db
+        .selectFrom("contact_messages")
+        .select(["id", "name", "email", "subject", "message", "created_at", "handled_at"])
+        .where("id", "=", id)
+        .executeTakeFirst();
+    },
+
+    insertReply(r: { message_id: string; body: string; admin_id: string; created_at: Date }) {
+      return db.insertInto("contact_replies").values(r).returning("id").executeTakeFirstOrThrow();
+    },
+
+    /** The replies of these messages, oldest first. */
+    replies(messageIds: readonly string[]) {
+      if (messageIds.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom("contact_replies")
+        .select(["id", "message_id", "body", "created_at"])
+        .where("message_id", "in", messageIds)
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+    },
+
     markHandled(id: string, adminId: string, at: Date) {
       return db
         .updateTable("contact_messages")

@@ -3,6 +3,7 @@ import {
   contactMessage,
   contactMessagesQuery,
   contactMessagesResponse,
+  contactReplyRequest,
   contactRequest,
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
@@ -70,6 +71,20 @@ export function registerContactRoutes(app: FastifyInstance, ctx: ContactRouteDep
       },
     },
     async (req) => contact.list(req.query.limit, req.query.offset),
+  );
+
+  r.post(
+    "/api/admin/messages/:id/reply",
+    {
+      onRequest,
+      schema: { tags, params, body: contactReplyRequest, response: { 201: contactMessage } },
+    },
+    async (req, reply) => {
+      const parsed = uuid.safeParse(req.params.id);
+      if (!parsed.success) throw new AppError("not_found", "Message not found");
+      const message = await contact.reply(parsed.data, principalOf(req).user.id, req.body.body);
+      return reply.code(201).send(message);
+    },
   );
 
   r.put(

@@ -1,13 +1,16 @@
 import type { ContactMessage, ContactMessagesResponse, ContactRequest } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import type { ServiceLog } from "../lib/log.ts";
+import type { MailService } from "../mail/mail.service.ts";
 import type { ContactRepository } from "./contact.repository.ts";
 
 const HOUR_MS = 3_600_000;
 
 type Row = Awaited<ReturnType<ContactRepository["list"]>>["rows"][number];
+type Reply = ContactMessage["replies"][number];
 
-const toMessage = (r: Row): ContactMessage => ({
+const toMessage = (r: Row, replies: Reply[] = []): ContactMessage => ({
   id: r.id,
   name: r.name,
   email: r.email,
@@ -15,6 +18,7 @@ const toMessage = (r: Row): ContactMessage => ({
   message: r.message,
   created_at: new Date(r.created_at).toISOString(),
   handled_at: r.handled_at ? new Date(r.handled_at).toISOString() : null,
+  replies,
 });
 
 /** The /contact form's messages: stored for the admin Inbox, at most N per client address an hour. */
@@ -22,8 +26,29 @@ export function createContactService(deps: {
   repo: ContactRepository;
   clock: Clock;
   maxPerHour: number;
+  mail?: Pick<MailService, "sendToAddress" | "byKey">;
+  log?: ServiceLog;
 }) {
   const { repo, clock } = deps;
+
+  /** The replies of these messages with their mail's status. */
+  async function repliesOf(ids: string[]): Promise<Map<string, Reply[]>> {
+    const rows = await repo.replies(ids);
+    const out = new Map<string, Reply[]>();
+    for (const r of rows) {
+      const mail = await deps.mail?.byKey(`contact-reply:${r.id}`);
+      const list = out.get(r.message_id) ?? [];
+      list.push({
+        id: r.id,
+        body: r.body,
+        created_at: new Date(r.created_at).toISOString(),
+        mail_status: mail?.status ?? "queued",
+      });
+      out.set(r.message_id, list);
+    }
+    return out;
+  }
+
   return {
     async submit(input: ContactRequest, ip: string): Promise<{ id: string }> {
       const now = clock.now();
@@ -31,7 +56,17 @@ export function createContactService(deps: {
         { ...input, ip, created_at: now },
         { max: deps.maxPerHour, since: new Date(now.getTime() - HOUR_MS) },
       );
-      if ("id" in saved) return { id: saved.id };
+      if ("id" in saved) {
+        // The sender hears back at once that the message arrived (once per message).
+        await deps.mail
+          ?.sendToAddress(input.email, {
+            key: `contact-ack:${saved.id}`,
+            template: "contact-ack",
+            data: { name: input.name, subject: input.subject, message: input.message },
+          })
+          .catch((err) => deps.log?.error({ err: String(err) }, "contact acknowledgement failed"));
+        return { id: saved.id };
+      }
       const wait = saved.limitedSince.getTime() + HOUR_MS - now.getTime();
       const seconds = Math.max(1, Math.ceil(wait / 1000));
       throw new AppError(
@@ -43,13 +78,40 @@ export function createContactService(deps: {
 
     async list(limit: number, offset: number): Promise<ContactMessagesResponse> {
       const { rows, total, unhandled } = await repo.list(limit, offset);
-      return { messages: rows.map(toMessage), total, unhandled };
+      const replies = await repliesOf(rows.map((r) => r.id));
+      return { messages: rows.map((r) => toMessage(r, replies.get(r.id))), total, unhandled };
     },
 
     async markHandled(id: string, adminId: string): Promise<ContactMessage> {
       const row = await repo.markHandled(id, adminId, clock.now());
       if (!row) throw new AppError("not_found", "Message not found");
-      return toMessage(row);
+      return toMessage(row, (await repliesOf([row.id])).get(row.id));
+    },
+
+    /** An admin's reply from the Inbox: kept with the message, sent by mail, marks it handled. */
+    async reply(id: string, adminId: string, body: string): Promise<ContactMessage> {
+      const message = await repo.find(id);
+      if (!message) throw new AppError("not_found", "Message not found");
+      if (!deps.mail) throw new AppError("unavailable", "Mail is not available");
+      const now = clock.now();
+      const reply = await repo.insertReply({
+        message_id: id,
+        body,
+        admin_id: adminId,
+        created_at: now,
+      });
+      await deps.mail.sendToAddress(message.email, {
+        key: `contact-reply:${reply.id}`,
+        template: "contact-reply",
+        data: {
+          name: message.name,
+          subject: message.subject,
+          reply: body,
+          original: message.message,
+        },
+      });
+      const row = (await repo.markHandled(id, adminId, now)) ?? message;
+      return toMessage(row, (await repliesOf([id])).get(id));
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 /** Table types of the admin inbox and the status page (migration 0400). */
@@ -17,11 +17,22 @@ export interface ContactMessagesTable {
   handled_by: string | null;
 }
 
+export interface ContactRepliesTable {
+  id: Generated<string>;
+  message_id: string;
+  body: string;
+  admin_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface StatusSubscribersTable {
   email: string;
   created_at: GeneratedTimestamp;
   /** The client address that subscribed it (null before migration 0995). */
   ip: string | null;
+  /** When the address opened its confirmation link (double opt-in, migration 1002). */
+  confirmed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  confirm_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ProviderCallStatsTable {
@@ -61,6 +72,7 @@ export interface StatusIncidentsTable {
 
 export interface AdminTables {
   contact_messages: ContactMessagesTable;
+  contact_replies: ContactRepliesTable;
   status_subscribers: StatusSubscribersTable;
   provider_call_stats: ProviderCallStatsTable;
   worker_heartbeats: WorkerHeartbeatsTable;

@@ -1,5 +1,5 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
-import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AdminTables } from "./admin-tables.ts";
 import type { ApiTables } from "./api-tables.ts";
 import type { ArchiveTables } from "./archive-tables.ts";
@@ -7,6 +7,7 @@ import type { BillingTables } from "./billing-tables.ts";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 import type { CommentsTables } from "./comments-tables.ts";
 import type { ImportTables } from "./import-tables.ts";
+import type { MailTables } from "./mail-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
 export type { GeneratedTimestamp, Timestamp } from "./columns.ts";
@@ -19,6 +20,12 @@ export interface UsersTable {
   is_admin: Generated<boolean>;
   is_active: Generated<boolean>;
   subscription_tier: Generated<SubscriptionTier>;
+  /** When the user proved the address (null: not yet; migration 1001). */
+  email_verified_at: ColumnType<
+    Date | null,
+    Date | string | null | undefined,
+    Date | string | null
+  >;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
@@ -100,7 +107,8 @@ export interface Database
     ApiTables,
     ImportTables,
     ArchiveTables,
-    CommentsTables {
+    CommentsTables,
+    MailTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

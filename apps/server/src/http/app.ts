@@ -20,6 +20,7 @@ import { pendingMigrations } from "../db/migrate.ts";
 import { registerImportRoutes } from "../import/import.routes.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerLibraryRoutes } from "../library/library.routes.ts";
+import { registerMailRoutes } from "../mail/mail.routes.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerUserRoutes } from "../users/users.routes.ts";
@@ -65,6 +66,7 @@ const registrars: RouteRegistrar[] = [
   registerV1Routes,
   registerImportRoutes,
   registerCommentsRoutes,
+  registerMailRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

@@ -102,11 +102,13 @@ export function createStatusRepository(db: Db) {
       worst_status: "degraded" | "down";
       started_at: Date;
     }) {
-      await db
+      const inserted = await db
         .insertInto("status_incidents")
         .values(row)
         .onConflict((oc) => oc.column("component").where("resolved_at", "is", null).doNothing())
-        .execute();
+        .returning("id")
+        .executeTakeFirst();
+      return inserted?.id ?? null;
     },
 
     async updateIncident(
@@ -133,21 +135,32 @@ export function createStatusRepository(db: Db) {
     },
 
     /**
-     * Subscribes `email` unless `ip` already subscribed `max` new addresses since `since`
-     * (counted and decided under the address's lock, so a parallel burst adds at most `max`).
-     * An address already on the list is left as it is and not counted.
+     * Subscribes `email` (unconfirmed, with the confirmation token's hash) unless `ip` already
+     * subscribed `max` new addresses since `since` (counted and decided under the address's
+     * lock, so a parallel burst adds at most `max`). An address already on the list is not
+     * counted: confirmed, it is left as it is (`send: false`); unconfirmed, it gets a new token
+     * when its last link is older than `resendAfter` (a lost confirmation mail), else nothing.
      */
     subscribe(
-      s: { email: string; ip: string; now: Date },
-      limit: { max: number; since: Date },
-    ): Promise<{ limitedSince: Date } | null> {
+      s: { email: string; ip: string; now: Date; tokenHash: string },
+      limit: { max: number; since: Date; resendAfter: Date },
+    ): Promise<{ limitedSince: Date } | { send: boolean }> {
       return underLimitLocks(db, [`status-subscribe:ip:${s.ip}`], async (trx) => {
         const known = await trx
           .selectFrom("status_subscribers")
-          .select("email")
+          .select(["email", "confirmed_at", "created_at"])
           .where("email", "=", s.email)
           .executeTakeFirst();
-        if (known) return null;
+        if (known) {
+          if (known.confirmed_at || new Date(known.created_at) > limit.resendAfter)
+            return { send: false };
+          await trx
+            .updateTable("status_subscribers")
+            .set({ created_at: s.now, confirm_token_hash: s.tokenHash })
+            .where("email", "=", s.email)
+            .execute();
+          return { send: true };
+        }
         const recent = await trx
           .selectFrom("status_subscribers")
           .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("created_at").as("oldest")])
@@ -159,11 +172,33 @@ export function createStatusRepository(db: Db) {
         }
         await trx
           .insertInto("status_subscribers")
-          .values({ email: s.email, ip: s.ip, created_at: s.now })
+          .values({ email: s.email, ip: s.ip, created_at: s.now, confirm_token_hash: s.tokenHash })
           .onConflict((oc) => oc.column("email").doNothing())
           .execute();
-        return null;
+        return { send: true };
       });
+    },
+
+    /** Confirms the address whose latest link has this token; its e-mail, or undefined. */
+    async confirm(tokenHash: string, now: Date) {
+      const row = await db
+        .updateTable("status_subscribers")
+        .set({ confirmed_at: now, confirm_token_hash: null })
+        .where("confirm_token_hash", "=", tokenHash)
+        .returning("email")
+        .executeTakeFirst();
+      return row?.email;
+    },
+
+    /** Every confirmed subscriber's address. */
+    async confirmedSubscribers(): Promise<string[]> {
+      const rows = await db
+        .selectFrom("status_subscribers")
+        .select("email")
+        .where("confirmed_at", "is not", null)
+        .orderBy("email")
+        .execute();
+      return rows.map((r) => r.email);
     },
   };
 }

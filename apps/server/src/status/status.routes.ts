@@ -5,6 +5,7 @@ import {
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { PUBLIC } from "../http/openapi.ts";
 import type { StatusService } from "./status.service.ts";
 
@@ -39,5 +40,18 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: StatusRouteDeps)
       },
     },
     async (req) => ctx.status.subscribe(req.body.email, req.ip),
+  );
+
+  r.post(
+    "/api/status/subscribe/confirm",
+    {
+      schema: {
+        tags,
+        security: PUBLIC,
+        body: z.object({ token: z.string().min(1).max(200) }),
+        response: { 200: statusSubscribeResponse },
+      },
+    },
+    async (req) => ctx.status.confirmSubscription(req.body.token),
   );
 }

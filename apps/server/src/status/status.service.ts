@@ -1,7 +1,10 @@
+import { createHash, randomBytes } from "node:crypto";
 import type { StatusComponent, StatusResponse } from "@keepsake/contracts";
 import { overallStatus } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import type { ServiceLog } from "../lib/log.ts";
+import type { MailService } from "../mail/mail.service.ts";
 import type { CallRecorder } from "./call-stats.ts";
 import type { StatusRepository } from "./status.repository.ts";
 import {
@@ -25,7 +28,14 @@ export interface StatusServiceDeps {
   workerId: string;
   /** New addresses one client address may subscribe per hour. */
   subscribeMaxPerHour: number;
+  /** Status updates by e-mail (double opt-in, incident mails); absent: none are sent. */
+  mail?: Pick<MailService, "sendToAddress" | "resubscribeAddress">;
+  /** Keepsake's public origin, for the links in those mails. */
+  appUrl?: string;
+  log?: ServiceLog;
 }
+
+const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /**
  * The status page from live health data. `current` judges every component now; a worker runs
@@ -70,6 +80,42 @@ export function createStatusService(deps: StatusServiceDeps) {
     };
   }
 
+  /**
+   * Tells every confirmed subscriber that an incident opened or was resolved, once per
+   * incident, state and address (the outbox's key). A failure is logged: the status page
+   * must keep sampling.
+   */
+  async function notify(
+    incident: { id: string; title: string; description: string; started_at: Date | string },
+    state: "opened" | "resolved",
+    now: Date,
+  ) {
+    if (!deps.mail) return;
+    try {
+      const subscribers = await repo.confirmedSubscribers();
+      const duration =
+        state === "resolved"
+          ? formatDuration(now.getTime() - new Date(incident.started_at).getTime())
+          : null;
+      for (const email of subscribers) {
+        await deps.mail.sendToAddress(email, {
+          key: `status-incident:${incident.id}:${state}:${email}`,
+          template: "status-incident",
+          data: {
+            incidentId: incident.id,
+            title: incident.title,
+            description: incident.description,
+            state,
+            duration,
+            statusUrl: `${deps.appUrl ?? ""}/status`,
+          },
+        });
+      }
+    } catch (err) {
+      deps.log?.error({ err: String(err), incident: incident.id }, "status incident mail failed");
+    }
+  }
+
   /** Keeps each component's streak and its incident in step with the new status. */
   async function track(id: ComponentId, a: Assessment, now: Date) {
     const name = COMPONENTS.find((c) => c.id === id)!.name;
@@ -80,7 +126,10 @@ export function createStatusService(deps: StatusServiceDeps) {
     await repo.saveComponent({ component: id, status: a.status, since, checked_at: now });
     const open = await repo.openIncident(id);
     if (ok) {
-      if (open) await repo.updateIncident(open.id, { resolved_at: now });
+      if (open) {
+        await repo.updateIncident(open.id, { resolved_at: now });
+        await notify(open, "resolved", now);
+      }
       return;
     }
     const status = a.status as "degraded" | "down";
@@ -90,13 +139,15 @@ export function createStatusService(deps: StatusServiceDeps) {
       if (worst !== open.worst_status)
         await repo.updateIncident(open.id, { worst_status: worst, title });
     } else if (now.getTime() - since.getTime() > STATUS_RULES.incidentAfterMs) {
-      await repo.insertIncident({
+      const incident = {
         component: id,
         title,
         description: `${a.detail}.`,
         worst_status: status,
         started_at: since,
-      });
+      };
+      const incidentId = await repo.insertIncident(incident);
+      if (incidentId) await notify({ id: incidentId, ...incident }, "opened", now);
     }
   }
 
@@ -165,14 +216,24 @@ export function createStatusService(deps: StatusServiceDeps) {
       return live;
     },
 
+    /**
+     * Double opt-in: records the address unconfirmed and mails it a confirmation link; nothing
+     * else is sent to it until the link is opened. The same answer whether or not the address
+     * was already on the list.
+     */
     async subscribe(email: string, ip: string) {
       const now = clock.now();
-      const limited = await repo.subscribe(
-        { email, ip, now },
-        { max: deps.subscribeMaxPerHour, since: new Date(now.getTime() - 3_600_000) },
+      const token = randomBytes(24).toString("base64url");
+      const result = await repo.subscribe(
+        { email, ip, now, tokenHash: digest(token) },
+        {
+          max: deps.subscribeMaxPerHour,
+          since: new Date(now.getTime() - 3_600_000),
+          resendAfter: new Date(now.getTime() - 10 * 60_000),
+        },
       );
-      if (limited) {
-        const wait = limited.limitedSince.getTime() + 3_600_000 - now.getTime();
+      if ("limitedSince" in result) {
+        const wait = result.limitedSince.getTime() + 3_600_000 - now.getTime();
         const seconds = Math.max(1, Math.ceil(wait / 1000));
         throw new AppError(
           "too_many",
@@ -180,8 +241,26 @@ export function createStatusService(deps: StatusServiceDeps) {
           { retryAfterSeconds: seconds },
         );
       }
-      // The same answer whether or not the address was already on the list.
-      return { message: `${email} is subscribed to status updates.` };
+      if (result.send && deps.mail) {
+        await deps.mail.sendToAddress(email, {
+          key: `status-confirm:${email}:${digest(token).slice(0, 16)}`,
+          template: "status-confirm",
+          data: { url: `${deps.appUrl ?? ""}/status/confirm?token=${token}` },
+        });
+      }
+      return {
+        message: `Almost there: we've sent a confirmation link to ${email}. Open it to start receiving status updates.`,
+      };
+    },
+
+    /** The confirmation link: the address receives incident mails from now on. */
+    async confirmSubscription(token: string) {
+      const email = await repo.confirm(digest(token), clock.now());
+      if (!email)
+        throw new AppError("invalid", "This confirmation link is invalid or was already used.");
+      // Confirming again after an unsubscribe turns the updates back on.
+      await deps.mail?.resubscribeAddress(email, "status");
+      return { message: `${email} will now receive Keepsake status updates.` };
     },
   };
 }

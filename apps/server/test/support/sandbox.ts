@@ -29,14 +29,20 @@ export async function createSandboxedApp(
     engineSettings?: ContextDeps["engineSettings"];
     log?: ContextDeps["log"];
     database?: TestDatabase;
+    jobs?: ContextDeps["jobs"];
   } = {},
 ): Promise<SandboxedApp> {
   const { sandbox: sandboxOptions, ...appOptions } = options;
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
-  const t = await createTestApp(typeof env === "function" ? env(sandbox.url) : env, {
-    providers: sandboxProviders(sandbox.url, SANDBOX_CREDENTIALS),
-    ...appOptions,
-  });
+  const given = typeof env === "function" ? env(sandbox.url) : env;
+  // Mail goes to the sandbox's SMTP server, as in sandbox mode.
+  const t = await createTestApp(
+    { SMTP_URL: sandbox.urls.smtp, ...given },
+    {
+      providers: sandboxProviders(sandbox.url, SANDBOX_CREDENTIALS),
+      ...appOptions,
+    },
+  );
   const app: SandboxedApp = {
     ...t,
     sandbox,

@@ -54,6 +54,8 @@ export function startWorker(
       WORKER_DATABASE_URL: t.database.url,
       ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
       WORKER_SANDBOX_URL: t.sandbox.url,
+      SMTP_URL: t.sandbox.urls.smtp,
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -3,6 +3,7 @@ import {
   type DeletionResponse,
   deletionResponse,
   type LoginRequest,
+  messageResponse,
   type ProfileUpdateRequest,
   type RegisterRequest,
   type TokenResponse,
@@ -77,3 +78,19 @@ export async function deleteMyAccount(body: DeleteAccountRequest): Promise<Delet
   const { data } = await api.delete<unknown>("/auth/me", { data: body });
   return deletionResponse.parse(data);
 }
+
+/** Account e-mails (issue 29): each answers `{ message }`. */
+async function postMessage(path: string, body?: unknown): Promise<string> {
+  const { data } = await api.post<unknown>(path, body);
+  return messageResponse.parse(data).message;
+}
+export const requestPasswordReset = (email: string) =>
+  postMessage("/auth/forgot-password", { email });
+export const resetPassword = (token: string, password: string) =>
+  postMessage("/auth/reset-password", { token, password });
+export const verifyEmail = (token: string) => postMessage("/auth/verify-email", { token });
+export const resendVerification = () => postMessage("/auth/verify-email/resend");
+export const changeEmail = (email: string, password: string) =>
+  postMessage("/auth/me/email", { email, password });
+export const changePassword = (current_password: string, new_password: string) =>
+  postMessage("/auth/me/password", { current_password, new_password });

@@ -58,3 +58,21 @@ export function useMarkHandledMutation() {
     },
   });
 }
+
+/** Admin → Inbox: a reply, sent by mail and kept with the message. */
+export function useReplyMutation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, body }: { id: string; body: string }) => {
+      const { data } = await api.post<unknown>(`/admin/messages/${id}/reply`, { body });
+      return contactMessage.parse(data);
+    },
+    onSuccess: async () => {
+      toast.success("Reply sent");
+      await queryClient.invalidateQueries({ queryKey: inboxKeys.all });
+    },
+    onError: (error) => {
+      toast.error(errorDetail(error, "Failed to send the reply"));
+    },
+  });
+}

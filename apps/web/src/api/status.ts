@@ -29,3 +29,9 @@ export function useStatusSubscribeMutation() {
     },
   });
 }
+
+/** The status subscription's confirmation link (double opt-in). */
+export async function confirmStatusSubscription(token: string): Promise<string> {
+  const { data } = await api.post<unknown>("/status/subscribe/confirm", { token });
+  return statusSubscribeResponse.parse(data).message;
+}

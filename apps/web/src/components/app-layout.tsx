@@ -3,6 +3,7 @@ import { Outlet } from "react-router";
 import { ScrollToTop } from "./scroll-to-top.tsx";
 import { SiteFooter } from "./site-footer.tsx";
 import { SiteHeader } from "./site-header.tsx";
+import { VerifyBanner } from "./verify-banner.tsx";
 
 /** The common layout of every screen: navigation, the page, the footer. */
 export function AppLayout() {
@@ -13,6 +14,7 @@ export function AppLayout() {
         Skip to content
       </a>
       <SiteHeader />
+      <VerifyBanner />
       <main id="main" className="app-main">
         {/* A screen's chunk is loading: keep the page's height so the footer does not jump. */}
         <Suspense fallback={<div className="route-loading" aria-busy="true" />}>

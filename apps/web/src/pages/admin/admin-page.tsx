@@ -1,12 +1,14 @@
 import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
 import { InboxPanel } from "./inbox-panel.tsx";
+import { MailPanel } from "./mail-panel.tsx";
 import { UsersPanel } from "./users-panel.tsx";
 import "./admin.css";
 
 const TABS = [
   { id: "users", label: "Users" },
   { id: "inbox", label: "Inbox" },
+  { id: "mail", label: "Mail" },
 ] as const;
 
 /**
@@ -15,7 +17,8 @@ const TABS = [
  */
 export function AdminPage() {
   const [params, setParams] = useSearchParams();
-  const active = params.get("tab") === "inbox" ? "inbox" : "users";
+  const tab = params.get("tab");
+  const active = tab === "inbox" || tab === "mail" ? tab : "users";
   return (
     <div className="container page">
       <PageHeader title="Admin Dashboard" subtitle="Manage all users and their permissions" />
@@ -36,7 +39,7 @@ export function AdminPage() {
         ))}
       </div>
       <div id={`admin-panel-${active}`} role="tabpanel" aria-labelledby={`admin-tab-${active}`}>
-        {active === "users" ? <UsersPanel /> : <InboxPanel />}
+        {active === "users" ? <UsersPanel /> : active === "inbox" ? <InboxPanel /> : <MailPanel />}
       </div>
     </div>
   );

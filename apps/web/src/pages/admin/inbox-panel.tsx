@@ -1,11 +1,51 @@
 import { useState } from "react";
-import { useInboxQuery, useMarkHandledMutation } from "../../api/contact.ts";
+import { useInboxQuery, useMarkHandledMutation, useReplyMutation } from "../../api/contact.ts";
 import { Pagination } from "../../components/pagination.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { pageCount } from "../../lib/pagination.ts";
 
 const INBOX_PAGE_SIZE = 25;
+
+const MAIL_STATUS: Record<string, string> = {
+  queued: "Sending",
+  sending: "Sending",
+  sent: "Sent",
+  failed: "Not delivered",
+};
+
+/** The reply box of an open message: sent by mail from Keepsake and kept with the message. */
+function ReplyForm({ id, email }: { id: string; email: string }) {
+  const [body, setBody] = useState("");
+  const reply = useReplyMutation();
+  return (
+    <form
+      className="inbox-reply"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (body.trim()) reply.mutate({ id, body }, { onSuccess: () => setBody("") });
+      }}
+    >
+      <label htmlFor={`reply-${id}`}>Reply to {email}</label>
+      <textarea
+        id={`reply-${id}`}
+        className="input"
+        rows={4}
+        maxLength={10_000}
+        value={body}
+        onChange={(e) => setBody(e.target.value)}
+        placeholder="Write your reply. It is sent by e-mail and kept with this message."
+      />
+      <button
+        type="submit"
+        className="btn btn-primary btn-sm"
+        disabled={reply.isPending || !body.trim()}
+      >
+        {reply.isPending ? "Sending..." : "Send reply"}
+      </button>
+    </form>
+  );
+}
 
 /** Messages sent through /contact, newest first: open one, reply by e-mail, mark it handled. */
 export function InboxPanel() {
@@ -51,13 +91,21 @@ export function InboxPanel() {
                 {open && (
                   <div id={`message-${m.id}`} className="inbox-body">
                     <p className="inbox-text">{m.message}</p>
+                    {m.replies.length > 0 && (
+                      <ul className="inbox-replies" aria-label="Replies">
+                        {m.replies.map((r) => (
+                          <li key={r.id}>
+                            <p className="inbox-text">{r.body}</p>
+                            <span className="muted">
+                              {formatDateTime(r.created_at)} ·{" "}
+                              {MAIL_STATUS[r.mail_status] ?? r.mail_status}
+                            </span>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                    <ReplyForm id={m.id} email={m.email} />
                     <div className="admin-actions">
-                      <a
-                        className="btn btn-secondary btn-sm"
-                        href={`mailto:${m.email}?subject=${encodeURIComponent(`Re: ${m.subject}`)}`}
-                      >
-                        Reply by email
-                      </a>
                       {m.handled_at ? (
                         <span className="muted">Handled {formatDateTime(m.handled_at)}</span>
                       ) : (

@@ -68,6 +68,9 @@ export function LoginPage() {
           placeholder="Your password"
           {...field("password")}
         />
+        <p className="auth-forgot">
+          <Link to="/forgot-password">Forgot your password?</Link>
+        </p>
         <button type="submit" className="btn btn-primary btn-block" disabled={isSubmitting}>
           {isSubmitting ? "Signing in..." : "Sign In"}
         </button>

@@ -4,6 +4,7 @@ import { useUpdateProfileMutation } from "../../api/auth.ts";
 import { TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { useZodForm } from "../../lib/zod-form.ts";
+import { ChangeEmail, ChangePassword } from "./account-security.tsx";
 import { DeleteAccount } from "./delete-account.tsx";
 import "./profile-tab.css";
 
@@ -51,7 +52,9 @@ export function ProfileTab() {
             className="input-readonly"
           />
           <p className="field-hint">
-            Your e-mail address is your sign-in and cannot be changed here.
+            Your e-mail address is your sign-in
+            {user.email_verified ? "." : " — not verified yet: open the link we sent you."} Change
+            it below.
           </p>
           <TextField label="Full name" autoComplete="name" {...field("full_name")} />
           <div className="profile-actions">
@@ -68,6 +71,8 @@ export function ProfileTab() {
           More settings are coming soon: notification preferences, backup folder naming and more.
         </p>
       </section>
+      <ChangeEmail />
+      <ChangePassword />
       <DeleteAccount />
     </>
   );

@@ -59,7 +59,10 @@ function Subscribe() {
   return (
     <section className="card status-subscribe" aria-labelledby="subscribe-title">
       <h2 id="subscribe-title">Subscribe to Status Updates</h2>
-      <p>Leave your e-mail address to join the list for incident updates.</p>
+      <p>
+        Leave your e-mail address and confirm it: we will e-mail you when an incident opens and when
+        it is resolved.
+      </p>
       <form className="subscribe-row" onSubmit={onSubmit}>
         <label htmlFor="status-email" className="visually-hidden">
           Email address

@@ -1,0 +1,209 @@
+import { createHash, randomBytes } from "node:crypto";
+import { accountMessages as m } from "@keepsake/contracts";
+import { verify } from "@node-rs/argon2";
+import type { UserRow } from "../db/schema.ts";
+import type { Clock } from "../lib/clock.ts";
+import { AppError } from "../lib/errors.ts";
+import type { MailService } from "../mail/mail.service.ts";
+import type { AuthRepository } from "./auth.repository.ts";
+import { hashPassword, type Principal } from "./auth.service.ts";
+
+export interface AccountMailServiceDeps {
+  repo: AuthRepository;
+  clock: Clock;
+  mail: Pick<MailService, "sendToUser">;
+  appUrl: string;
+  supportEmail: string;
+  limits: {
+    /** Account mails (reset, verification) per e-mail address per hour. */
+    perAddress: number;
+    /** Account mails per client address per hour. */
+    perClient: number;
+  };
+}
+
+export const RESET_TTL_MS = 3_600_000;
+export const VERIFY_TTL_MS = 24 * 3_600_000;
+
+const digest = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/**
+ * The auth area's e-mails: forgot password (no enumeration, single-use hashed tokens valid one
+ * hour, limited per address and per client), address verification at registration and on an
+ * e-mail change, and changing the password. Sends through the mail area's outbox.
+ */
+export function createAccountMailService(deps: AccountMailServiceDeps) {
+  const { repo, clock } = deps;
+
+  async function limited(kind: string, email: string, ip: string) {
+    const now = clock.now();
+    const hit = await repo.recordMailRequest(
+      { kind, email, ip },
+      { email: deps.limits.perAddress, ip: deps.limits.perClient },
+      new Date(now.getTime() - 3_600_000),
+      now,
+    );
+    if (hit) {
+      const seconds = Math.max(
+        1,
+        Math.ceil((hit.limitedSince.getTime() + 3_600_000 - now.getTime()) / 1000),
+      );
+      throw new AppError(
+        "too_many",
+        `Too many requests. Please try again in ${Math.ceil(seconds / 60)} minute(s).`,
+        { retryAfterSeconds: seconds },
+      );
+    }
+  }
+
+  async function issue(user: UserRow, purpose: "password_reset" | "verify_email", email: string) {
+    const token = randomBytes(32).toString("base64url");
+    const now = clock.now();
+    const ttl = purpose === "password_reset" ? RESET_TTL_MS : VERIFY_TTL_MS;
+    const row = await repo.insertAccountToken({
+      user_id: user.id,
+      purpose,
+      token_hash: digest(token),
+      email,
+      created_at: now,
+      expires_at: new Date(now.getTime() + ttl),
+    });
+    return { token, id: row.id };
+  }
+
+  async function sendVerification(user: UserRow, email: string) {
+    const { token, id } = await issue(user, "verify_email", email);
+    const change = email.toLowerCase() !== user.email.toLowerCase();
+    await deps.mail.sendToUser(
+      user.id,
+      {
+        key: `verify-email:${id}`,
+        template: "verify-email",
+        data: {
+          name: user.full_name,
+          url: `${deps.appUrl}/verify-email?token=${token}`,
+          change,
+        },
+      },
+      { address: email },
+    );
+  }
+
+  return {
+    /** After registration: the account works at once; this asks the user to confirm the address. */
+    sendVerification: (user: UserRow) => sendVerification(user, user.email),
+
+    /** The banner's "Resend": a new link (the earlier ones keep working until they expire). */
+    async resendVerification(user: UserRow, ip: string) {
+      if (user.email_verified_at) return { message: m.verified };
+      await limited("verify", user.email.toLowerCase(), ip);
+      await sendVerification(user, user.email);
+      return { message: m.verifySent };
+    },
+
+    /**
+     * Forgot password: the same answer whether or not an account has the address. The limit
+     * counts requests for the address and from the client either way.
+     */
+    async requestPasswordReset(email: string, ip: string) {
+      const address = email.trim().toLowerCase();
+      await limited("reset", address, ip);
+      const user = await repo.findUserByEmail(address);
+      if (user?.is_active) {
+        const { token, id } = await issue(user, "password_reset", user.email);
+        await deps.mail.sendToUser(user.id, {
+          key: `password-reset:${id}`,
+          template: "password-reset",
+          data: { name: user.full_name, url: `${deps.appUrl}/reset-password?token=${token}` },
+        });
+      }
+      return { message: m.resetSent };
+    },
+
+    /** Sets a new password with a reset link (once, within the hour) and ends every session. */
+    async resetPassword(token: string, password: string) {
+      const now = clock.now();
+      const used = await repo.spendAccountToken(digest(token), "password_reset", now);
+      if (!used) throw new AppError("invalid", m.resetInvalid);
+      const user = await repo.findUserById(used.user_id);
+      if (!user || !user.is_active) throw new AppError("invalid", m.resetInvalid);
+      await repo.updateUser(user.id, {
+        password_hash: await hashPassword(password),
+        // The link reached the user's inbox: the address is theirs.
+        ...(user.email_verified_at === null && used.email.toLowerCase() === user.email.toLowerCase()
+          ? { email_verified_at: now }
+          : {}),
+      });
+      await repo.voidAccountTokens(user.id, "password_reset", now);
+      await repo.revokeUserSessions(user.id, now);
+      return { message: m.resetDone };
+    },
+
+    /**
+     * A verification link: confirms the current address, or completes an e-mail change (the
+     * old address is told).
+     */
+    async verifyEmail(token: string) {
+      const now = clock.now();
+      const used = await repo.spendAccountToken(digest(token), "verify_email", now);
+      if (!used) throw new AppError("invalid", m.verifyInvalid);
+      const user = await repo.findUserById(used.user_id);
+      if (!user) throw new AppError("invalid", m.verifyInvalid);
+      if (used.email.toLowerCase() === user.email.toLowerCase()) {
+        if (!user.email_verified_at) await repo.updateUser(user.id, { email_verified_at: now });
+        return { message: m.verified };
+      }
+      const oldEmail = user.email;
+      const changed = await repo.changeEmail(user.id, used.email, now);
+      if (!changed) throw new AppError("conflict", m.emailTaken);
+      // Links to the old address (or to other new ones) are void now.
+      await repo.voidAccountTokens(user.id, "verify_email", now);
+      await deps.mail.sendToUser(
+        user.id,
+        {
+          key: `email-changed:${used.id}`,
+          template: "email-changed",
+          data: { name: user.full_name, newEmail: used.email, supportEmail: deps.supportEmail },
+        },
+        { address: oldEmail },
+      );
+      return { message: m.emailChanged };
+    },
+
+    /** Settings → Profile: a new address, confirmed by a link sent there (password required). */
+    async requestEmailChange(
+      user: UserRow,
+      input: { email: string; password: string },
+      ip: string,
+    ) {
+      if (!(await verify(user.password_hash, input.password)))
+        throw new AppError("forbidden", m.wrongCurrentPassword);
+      const email = input.email.trim().toLowerCase();
+      if (email === user.email.toLowerCase()) throw new AppError("invalid", m.emailSame);
+      const taken = await repo.findUserByEmail(email);
+      if (taken) throw new AppError("conflict", m.emailTaken);
+      await limited("verify", email, ip);
+      await sendVerification(user, email);
+      return {
+        message: `We've sent a confirmation link to ${email}. Your address changes once you open it.`,
+      };
+    },
+
+    /** Settings → Profile: a new password (the current one required); other sessions end. */
+    async changePassword(principal: Principal, current: string, next: string) {
+      const { user } = principal;
+      if (!(await verify(user.password_hash, current)))
+        throw new AppError("forbidden", m.wrongCurrentPassword);
+      await repo.updateUser(user.id, { password_hash: await hashPassword(next) });
+      await repo.revokeOtherSessions(user.id, principal.sessionId, clock.now());
+      await deps.mail.sendToUser(user.id, {
+        key: `password-changed:${user.id}:${clock.now().toISOString()}`,
+        template: "password-changed",
+        data: { name: user.full_name, url: `${deps.appUrl}/forgot-password` },
+      });
+      return { message: m.passwordChanged };
+    },
+  };
+}
+
+export type AccountMailService = ReturnType<typeof createAccountMailService>;

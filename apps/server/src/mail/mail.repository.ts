@@ -1,0 +1,258 @@
+import { sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import type { MailStatus } from "../db/mail-tables.ts";
+
+export interface NewOutboxMessage {
+  idempotency_key: string;
+  category: string;
+  template: string;
+  recipient: string;
+  user_id: string | null;
+  to_address: string;
+  subject: string;
+  data: unknown;
+  message_id: string;
+  now: Date;
+}
+
+/** The only SQL of mail_outbox and mail_preferences. */
+export function createMailRepository(db: Db) {
+  return {
+    /**
+     * Records a message once per idempotency key. Answers the row's id and whether this call
+     * created it (false: the event was already recorded, nothing new to send).
+     */
+    async insertMessage(m: NewOutboxMessage): Promise<{ id: string; created: boolean }> {
+      const inserted = await db
+        .insertInto("mail_outbox")
+        .values({
+          idempotency_key: m.idempotency_key,
+          category: m.category,
+          template: m.template,
+          recipient: m.recipient,
+          user_id: m.user_id,
+          to_address: m.to_address,
+          subject: m.subject,
+          data: JSON.stringify(m.data),
+          message_id: m.message_id,
+          next_attempt_at: m.now,
+          created_at: m.now,
+          updated_at: m.now,
+        })
+        .onConflict((oc) => oc.column("idempotency_key").doNothing())
+        .returning("id")
+        .executeTakeFirst();
+      if (inserted) return { id: inserted.id, created: true };
+      const existing = await db
+        .selectFrom("mail_outbox")
+        .select("id")
+        .where("idempotency_key", "=", m.idempotency_key)
+        .executeTakeFirstOrThrow();
+      return { id: existing.id, created: false };
+    },
+
+    get(id: string) {
+      return db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+
+    findByKey(key: string) {
+      return db
+        .selectFrom("mail_outbox")
+        .selectAll()
+        .where("idempotency_key", "=", key)
+        .executeTakeFirst();
+    },
+
+    /**
+     * Takes the message for one attempt: a queued one, or one whose last attempt died before the
+     * SMTP DATA command (phase 'connecting', lease over). Atomic: of two workers, one wins.
+     */
+    claim(id: string, now: Date, leaseUntil: Date) {
+      return db
+        .updateTable("mail_outbox")
+        .set({
+          status: "sending",
+          phase: "connecting",
+          attempts: sql`attempts + 1`,
+          lease_until: leaseUntil,
+          updated_at: now,
+        })
+        .where("id", "=", id)
+        .where((eb) =>
+          eb.or([
+            eb("status", "=", "queued"),
+            eb.and([
+              eb("status", "=", "sending"),
+              eb("phase", "=", "connecting"),
+              eb("lease_until", "<", now),
+            ]),
+          ]),
+        )
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /**
+     * The attempt is about to hand the message over (SMTP DATA). False when the claim was lost
+     * (its lease ran out and another attempt took it): then this attempt must not send.
+     */
+    async enterData(id: string, attempt: number, now: Date, leaseUntil: Date): Promise<boolean> {
+      const r = await db
+        .updateTable("mail_outbox")
+        .set({ phase: "data", lease_until: leaseUntil, updated_at: now })
+        .where("id", "=", id)
+        .where("status", "=", "sending")
+        .where("attempts", "=", attempt)
+        .where("lease_until", ">=", now)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    /**
+     * Settles an attempt of `attempt` number: sent (the template data, which may hold
+     * single-use links, is dropped), queued again for `nextAttemptAt`, or failed.
+     */
+    async settle(
+      id: string,
+      attempt: number,
+      outcome:
+        | { status: "sent"; response: string; now: Date }
+        | { status: "queued"; error: string; nextAttemptAt: Date; now: Date }
+        | { status: "failed"; error: string; now: Date },
+    ): Promise<boolean> {
+      const base = { phase: null, lease_until: null, updated_at: outcome.now };
+      const set =
+        outcome.status === "sent"
+          ? {
+              ...base,
+              status: "sent" as const,
+              smtp_response: outcome.response.slice(0, 500),
+              sent_at: outcome.now,
+              data: null,
+            }
+          : outcome.status === "queued"
+            ? {
+                ...base,
+                status: "queued" as const,
+                last_error: outcome.error,
+                next_attempt_at: outcome.nextAttemptAt,
+              }
+            : { ...base, status: "failed" as const, last_error: outcome.error };
+      const r = await db
+        .updateTable("mail_outbox")
+        .set(set)
+        .where("id", "=", id)
+        .where("status", "=", "sending")
+        .where("attempts", "=", attempt)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    /**
+     * A message whose attempt died during the SMTP DATA exchange (phase 'data', lease over):
+     * the server may have it, so it is never sent again; it is marked failed with `reason`.
+     */
+    async failInterrupted(id: string, now: Date, reason: string) {
+      const r = await db
+        .updateTable("mail_outbox")
+        .set({
+          status: "failed",
+          phase: null,
+          lease_until: null,
+          last_error: reason,
+          updated_at: now,
+        })
+        .where("id", "=", id)
+        .where("status", "=", "sending")
+        .where("phase", "=", "data")
+        .where("lease_until", "<", now)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    /** Messages a sweep should look at: queued and due before `dueBefore`, or with a lapsed lease. */
+    async stranded(dueBefore: Date, now: Date, limit: number) {
+      return db
+        .selectFrom("mail_outbox")
+        .select(["id", "status", "phase"])
+        .where((eb) =>
+          eb.or([
+            eb.and([eb("status", "=", "queued"), eb("next_attempt_at", "<", dueBefore)]),
+            eb.and([eb("status", "=", "sending"), eb("lease_until", "<", now)]),
+          ]),
+        )
+        .orderBy("next_attempt_at")
+        .limit(limit)
+        .execute();
+    },
+
+    /** The admin's outbox view: newest first, optionally one status. */
+    list(options: { status?: MailStatus | undefined; limit: number; offset: number }) {
+      let q = db
+        .selectFrom("mail_outbox")
+        .select([
+          "id",
+          "category",
+          "template",
+          "to_address",
+          "subject",
+          "status",
+          "attempts",
+          "last_error",
+          "smtp_response",
+          "created_at",
+          "sent_at",
+          "next_attempt_at",
+        ]);
+      if (options.status) q = q.where("status", "=", options.status);
+      return q
+        .orderBy("created_at", "desc")
+        .orderBy("id")
+        .limit(options.limit)
+        .offset(options.offset)
+        .execute();
+    },
+
+    async counts(): Promise<Record<MailStatus, number>> {
+      const rows = await db
+        .selectFrom("mail_outbox")
+        .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+        .groupBy("status")
+        .execute();
+      const out: Record<MailStatus, number> = { queued: 0, sending: 0, sent: 0, failed: 0 };
+      for (const r of rows) out[r.status] = Number(r.n);
+      return out;
+    },
+
+    async preference(recipient: string, category: string): Promise<boolean | undefined> {
+      const row = await db
+        .selectFrom("mail_preferences")
+        .select("enabled")
+        .where("recipient", "=", recipient)
+        .where("category", "=", category)
+        .executeTakeFirst();
+      return row?.enabled;
+    },
+
+    async preferences(recipient: string): Promise<Map<string, boolean>> {
+      const rows = await db
+        .selectFrom("mail_preferences")
+        .select(["category", "enabled"])
+        .where("recipient", "=", recipient)
+        .execute();
+      return new Map(rows.map((r) => [r.category, r.enabled]));
+    },
+
+    async setPreference(recipient: string, category: string, enabled: boolean, now: Date) {
+      await db
+        .insertInto("mail_preferences")
+        .values({ recipient, category, enabled, updated_at: now })
+        .onConflict((oc) =>
+          oc.columns(["recipient", "category"]).doUpdateSet({ enabled, updated_at: now }),
+        )
+        .execute();
+    },
+  };
+}
+
+export type MailRepository = ReturnType<typeof createMailRepository>;

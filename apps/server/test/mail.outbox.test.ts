@@ -1,0 +1,190 @@
+import type { SandboxMail } from "@keepsake/sandbox";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { deliverMailJob, mailSweepJob } from "../src/mail/mail.jobs.ts";
+import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+import { until } from "./support/wait.ts";
+
+// The outbox against the sandbox's SMTP server over loopback: nothing of ours is replaced.
+let t: SandboxedApp;
+beforeAll(async () => {
+  t = await createSandboxedApp(
+    { MAIL_RETRY_BASE_SECONDS: "0.2", MAIL_SMTP_TIMEOUT_SECONDS: "3", MAIL_MAX_ATTEMPTS: "4" },
+    { jobs: [deliverMailJob, mailSweepJob] },
+  );
+  await t.ctx.queue.work(t.ctx);
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(async () => {
+  await fetch(`${t.sandbox.url}/_control/mail`, { method: "DELETE" });
+  await fetch(`${t.sandbox.url}/_control/mail/faults`, { method: "DELETE" });
+});
+
+let n = 0;
+const unique = (name: string) => `${name}.${++n}.${Date.now()}@example.com`;
+
+async function inbox(to: string): Promise<SandboxMail[]> {
+  const res = await fetch(`${t.sandbox.url}/_control/mail?to=${encodeURIComponent(to)}`);
+  return (await res.json()) as SandboxMail[];
+}
+
+async function fault(error: string | number, count = 1) {
+  const res = await fetch(`${t.sandbox.url}/_control/mail/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ error, count }),
+  });
+  expect(res.status).toBe(200);
+}
+
+const row = (id: string) =>
+  t.ctx.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+const runJob = (id: string) => deliverMailJob.handler({ id }, t.ctx, { id: "test", retryCount: 0 });
+
+function ack(to: string, key = `contact-ack:${to}`) {
+  return t.ctx.mail.sendToAddress(to, {
+    key,
+    template: "contact-ack",
+    data: { name: "Ada", subject: "Backups", message: "How often do backups run?" },
+  });
+}
+
+describe("the outbox", () => {
+  it("sends a message once, with a text and an HTML part, a footer and a Message-ID from its key", async () => {
+    const to = unique("once");
+    const queued = await ack(to);
+    expect(queued.id).not.toBeNull();
+    // Recording the same event again creates nothing new.
+    const again = await ack(to);
+    expect(again).toEqual({ id: queued.id, created: false });
+    // Besides the queue's worker, run the job by hand, twice, and twice more in parallel.
+    const id = queued.id as string;
+    await runJob(id);
+    await runJob(id);
+    await Promise.allSettled([runJob(id), runJob(id)]);
+    const mails = await inbox(to);
+    expect(mails).toHaveLength(1);
+    const [mail] = mails;
+    expect(mail!.subject).toBe("We got your message: Backups");
+    expect(mail!.from).toBe("no-reply@keepsake.app");
+    expect(mail!.text).toContain("How often do backups run?");
+    expect(mail!.text).toContain("because you wrote to Keepsake through our contact form");
+    expect(mail!.html).toContain("How often do backups run?");
+    expect(mail!.html).toContain("#6d28d9");
+    // Essential mail has no unsubscribe.
+    expect(mail!.headers["list-unsubscribe"]).toBeUndefined();
+    const r = await row(id);
+    expect(r).toMatchObject({ status: "sent", attempts: 1, data: null });
+    expect(mail!.headers["message-id"]).toBe(r.message_id);
+  });
+
+  it("a second worker never sends a message twice", async () => {
+    const to = unique("workers");
+    const { id } = (await ack(to)) as { id: string };
+    // The queue's worker and two hand-run jobs race for it.
+    await Promise.allSettled([runJob(id), runJob(id)]);
+    await until(
+      () => row(id),
+      (r) => r.status === "sent",
+    );
+    await new Promise((r) => setTimeout(r, 1500)); // a late duplicate would have landed by now
+    expect(await inbox(to)).toHaveLength(1);
+  });
+
+  it.each([
+    ["a 4xx reply", 451],
+    ["a refused connection", "refuse"],
+    ["a server that never answers", "timeout"],
+  ])("retries after %s and records why", async (_name, error) => {
+    const to = unique("retry");
+    await fault(error, 2);
+    const { id } = (await ack(to)) as { id: string };
+    const sent = await until(
+      () => row(id),
+      (r) => r.status === "sent",
+      30_000,
+    );
+    expect(sent.attempts).toBe(3);
+    expect(sent.last_error).toBeTruthy();
+    expect(await inbox(to)).toHaveLength(1);
+  });
+
+  it("gives up at once on a 5xx reply and after the last attempt on 4xx ones", async () => {
+    const refused = unique("refused");
+    await fault(550, 1);
+    const a = (await ack(refused)) as { id: string };
+    const failed = await until(
+      () => row(a.id),
+      (r) => r.status === "failed",
+    );
+    expect(failed.attempts).toBe(1);
+    expect(failed.last_error).toMatch(/550/);
+
+    const busy = unique("busy");
+    await fault(451, 10);
+    const b = (await ack(busy)) as { id: string };
+    const gaveUp = await until(
+      () => row(b.id),
+      (r) => r.status === "failed",
+      30_000,
+    );
+    expect(gaveUp.attempts).toBe(4);
+    expect(gaveUp.last_error).toMatch(/gave up after 4 attempts/);
+    expect(await inbox(busy)).toHaveLength(0);
+  });
+});
+
+describe("unsubscribe", () => {
+  const incident = (key: string) => ({
+    key,
+    template: "status-incident" as const,
+    data: {
+      incidentId: key,
+      title: "Google Drive degraded",
+      description: "Drive answers slowly.",
+      state: "opened" as const,
+      duration: null,
+      statusUrl: "http://localhost/status",
+    },
+  });
+
+  it("works with one click and no session, and stops that category", async () => {
+    const to = unique("unsub");
+    const { id } = (await t.ctx.mail.sendToAddress(to, incident(`i1:${to}`))) as { id: string };
+    await until(
+      () => row(id),
+      (r) => r.status === "sent",
+    );
+    const [mail] = await inbox(to);
+    expect(mail!.headers["list-unsubscribe-post"]).toBe("List-Unsubscribe=One-Click");
+    const link = /^<(.+)>$/.exec(mail!.headers["list-unsubscribe"]!)![1]!;
+    expect(mail!.text).toContain("Unsubscribe");
+    expect(mail!.text).toContain("because you subscribed to Keepsake status updates");
+    const url = new URL(link);
+    // RFC 8058: a POST with the form body, no cookie, no token of ours.
+    const res = await t.app.inject({
+      method: "POST",
+      url: `${url.pathname}${url.search}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "List-Unsubscribe=One-Click",
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe("You're unsubscribed from status updates.");
+    const info = await t.call("GET", `${url.pathname}${url.search}`);
+    expect(info.body).toMatchObject({ category: "status", subscribed: false });
+    expect(await t.ctx.mail.sendToAddress(to, incident(`i2:${to}`))).toEqual({
+      id: null,
+      skipped: "unsubscribed",
+    });
+    // Other addresses still get it.
+    const other = unique("other");
+    expect((await t.ctx.mail.sendToAddress(other, incident(`i2:${other}`))).id).not.toBeNull();
+  });
+
+  it("refuses a forged or altered token", async () => {
+    const bad = await t.call("POST", "/api/mail/unsubscribe?token=abc.def");
+    expect(bad.status).toBe(404);
+    expect(bad.body.detail).toBe("This unsubscribe link is not valid.");
+  });
+});

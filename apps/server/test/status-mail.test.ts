@@ -1,0 +1,117 @@
+import type { SandboxMail } from "@keepsake/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliverMailJob } from "../src/mail/mail.jobs.ts";
+import { createStatusRepository } from "../src/status/status.repository.ts";
+import { createStatusService } from "../src/status/status.service.ts";
+import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+import { until } from "./support/wait.ts";
+
+// Status updates by e-mail: double opt-in, then incident mails with one-click unsubscribe.
+let t: SandboxedApp;
+beforeAll(async () => {
+  t = await createSandboxedApp({ APP_URL: "http://keepsake.test" }, { jobs: [deliverMailJob] });
+  await t.ctx.queue.work(t.ctx);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const MIN = 60_000;
+async function inbox(to: string): Promise<SandboxMail[]> {
+  const res = await fetch(`${t.sandbox.url}/_control/mail?to=${encodeURIComponent(to)}`);
+  return (await res.json()) as SandboxMail[];
+}
+const settled = () =>
+  until(
+    () =>
+      t.ctx.db
+        .selectFrom("mail_outbox")
+        .select("status")
+        .where("status", "in", ["queued", "sending"])
+        .execute(),
+    (rows) => rows.length === 0,
+  );
+
+describe("status subscriptions", () => {
+  it("double opt-in: only a confirmation until the link is opened, then incident mails with unsubscribe", async () => {
+    let apiUp = true;
+    const status = createStatusService({
+      repo: createStatusRepository(t.ctx.db),
+      clock: t.clock,
+      calls: { flush: async () => {} },
+      queue: { oldestReadyAge: async () => null },
+      probeApi: async () => apiUp,
+      workerId: "status-mail-test",
+      subscribeMaxPerHour: 5,
+      mail: t.ctx.mail,
+      appUrl: "http://keepsake.test",
+    });
+    const confirmed = "confirmed.watcher@example.com";
+    const pending = "pending.watcher@example.com";
+    for (const email of [confirmed, pending]) {
+      const res = await t.call("POST", "/api/status/subscribe", { body: { email } });
+      expect(res.status).toBe(200);
+      expect(res.body.message).toMatch(/sent a confirmation link/);
+    }
+    const [confirmation] = await until(
+      () => inbox(confirmed),
+      (l) => l.length === 1,
+    );
+    expect(confirmation!.subject).toBe("Confirm your Keepsake status subscription");
+    expect(confirmation!.headers["list-unsubscribe"]).toBeUndefined();
+    const token = /status\/confirm\?token=([\w-]+)/.exec(confirmation!.text)![1]!;
+    const ok = await t.call("POST", "/api/status/subscribe/confirm", { body: { token } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.message).toBe(`${confirmed} will now receive Keepsake status updates.`);
+    const reused = await t.call("POST", "/api/status/subscribe/confirm", { body: { token } });
+    expect(reused.status).toBe(422);
+
+    // The API fails its health check for more than five minutes: an incident opens.
+    apiUp = false;
+    await status.sample();
+    t.clock.advance(6 * MIN);
+    await status.sample();
+    await settled();
+    const opened = await until(
+      () => inbox(confirmed),
+      (l) => l.length === 2,
+    );
+    expect(opened[0]!.subject).toBe("Incident: Web app and API outage");
+    expect(opened[0]!.headers["list-unsubscribe-post"]).toBe("List-Unsubscribe=One-Click");
+    // Nothing but the confirmation went to the unconfirmed address.
+    expect((await inbox(pending)).map((m) => m.subject)).toEqual([
+      "Confirm your Keepsake status subscription",
+    ]);
+    // Sampling again does not mail the same incident again.
+    await status.sample();
+    await settled();
+    expect(await inbox(confirmed)).toHaveLength(2);
+
+    apiUp = true;
+    t.clock.advance(MIN);
+    await status.sample();
+    await settled();
+    const resolved = await until(
+      () => inbox(confirmed),
+      (l) => l.length === 3,
+    );
+    expect(resolved[0]!.subject).toBe("Resolved: Web app and API outage");
+    expect(resolved[0]!.text).toMatch(/lasted 7 minutes/);
+
+    // One click, no session: no more incident mails.
+    const link = new URL(/^<(.+)>$/.exec(resolved[0]!.headers["list-unsubscribe"]!)![1]!);
+    const res = await t.app.inject({
+      method: "POST",
+      url: `${link.pathname}${link.search}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "List-Unsubscribe=One-Click",
+    });
+    expect(res.statusCode).toBe(200);
+    apiUp = false;
+    await status.sample();
+    t.clock.advance(6 * MIN);
+    await status.sample();
+    await settled();
+    expect(await inbox(confirmed)).toHaveLength(3);
+  });
+});

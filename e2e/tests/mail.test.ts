@@ -1,0 +1,107 @@
+import type { Browser, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { newPage } from "../support/browser.ts";
+import { registerNewUser } from "../support/flows.ts";
+import type { RunningKeepsake } from "../support/keepsake.ts";
+import { keepsakeSuite } from "../support/suite.ts";
+
+let ks: RunningKeepsake;
+let browser: Browser;
+keepsakeSuite((s) => ({ ks, browser } = s));
+
+interface Mail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+}
+
+/** Waits for a mail to `to` whose subject matches in the sandbox's inbox (its SMTP server). */
+async function mailFor(to: string, subject: RegExp, timeoutMs = 30_000): Promise<Mail> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${ks.sandboxUrl}/_control/mail?to=${encodeURIComponent(to)}`);
+    const found = ((await res.json()) as Mail[]).find((m) => subject.test(m.subject));
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`no mail "${subject}" for ${to}`);
+}
+
+const linkIn = (mail: Mail, path: string) => {
+  const m = new RegExp(`(https?://[^\\s"<>]+${path}\\?token=[\\w-]+)`).exec(mail.text);
+  if (!m) throw new Error(`no ${path} link in ${mail.text}`);
+  return m[1]!;
+};
+
+async function signedIn(page: Page) {
+  await page.goto(`${ks.url}/dashboard`);
+  return page.url().endsWith("/dashboard");
+}
+
+describe("mail in the browser", () => {
+  it("forgot password: the mail in the sandbox inbox, its link, a new password, the old session refused", async () => {
+    const { page: oldSession, email } = await registerNewUser(browser, ks, "forgetful");
+    const page = await newPage(browser);
+    await page.goto(`${ks.url}/login`);
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await page.waitForURL(`${ks.url}/forgot-password`);
+    // The URL changes at once; the page's chunk may still be loading.
+    await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
+    await page.locator('input[name="email"]').fill(email);
+    await page.getByRole("button", { name: "Send reset link" }).click();
+    await page.getByText("If an account exists for that address").waitFor();
+
+    const mail = await mailFor(email, /Reset your Keepsake password/);
+    expect(mail.html).toContain("Choose a new password");
+    await page.goto(linkIn(mail, "/reset-password"));
+    await page.getByRole("heading", { name: "Choose a new password" }).waitFor();
+    await page.locator('input[name="password"]').fill("N3wSecret!pass");
+    await page.locator('input[name="confirm_password"]').fill("N3wSecret!pass");
+    await page.getByRole("button", { name: "Set new password" }).click();
+    await page.getByText("Your password has been reset.").waitFor();
+
+    // The session that was open before is refused: its next screen is the sign-in page.
+    await oldSession.goto(`${ks.url}/dashboard`);
+    await oldSession.waitForURL(`${ks.url}/login`);
+    // The new password signs in.
+    await page.goto(`${ks.url}/login`);
+    await page.getByRole("heading", { name: "Welcome back" }).waitFor();
+    await page.locator('input[name="email"]').fill(email);
+    await page.locator('input[name="password"]').fill("N3wSecret!pass");
+    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.waitForURL(`${ks.url}/dashboard`);
+    expect(await signedIn(page)).toBe(true);
+  });
+
+  it("the verify-address banner: resend, open the link, the banner is gone", async () => {
+    const { page, email } = await registerNewUser(browser, ks, "unverified");
+    const banner = page.getByRole("region", { name: "Verify your e-mail address" });
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain(email);
+    await banner.getByRole("button", { name: "Resend link" }).click();
+    await banner.getByText("We've sent you a new verification link.").waitFor();
+    const mail = await mailFor(email, /Verify your e-mail address/);
+    await page.goto(linkIn(mail, "/verify-email"));
+    await page.getByText("Your e-mail address is verified.").waitFor();
+    await page.goto(`${ks.url}/dashboard`);
+    await page.getByRole("heading", { level: 1 }).first().waitFor();
+    expect(await banner.count()).toBe(0);
+  });
+
+  it("status updates: subscribe, only a confirmation mail, confirm in the browser", async () => {
+    const page = await newPage(browser);
+    const email = "watcher.e2e@example.com";
+    await page.goto(`${ks.url}/status`);
+    await page.locator("#status-email").fill(email);
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await page
+      .getByRole("status")
+      .getByText(`we've sent a confirmation link to ${email}`)
+      .waitFor();
+    const mail = await mailFor(email, /Confirm your Keepsake status subscription/);
+    await page.goto(linkIn(mail, "/status/confirm"));
+    await page.getByText(`${email} will now receive Keepsake status updates.`).waitFor();
+  });
+});
