@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { API_RATE_LIMIT_PER_MINUTE } from "@keepsake/contracts";
+import { API_RATE_LIMIT_PER_MINUTE, AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import type pg from "pg";
 import {
   type AccountsRepository,
@@ -45,6 +45,12 @@ import type { LibraryRepositories } from "./library/library.repositories.ts";
 import { createMailRepository } from "./mail/mail.repository.ts";
 import { createMailService, type MailService } from "./mail/mail.service.ts";
 import { createSmtpSender } from "./mail/smtp.ts";
+import { type Alerts, createAlerts } from "./notifications/alerts.ts";
+import { createNotificationsRepository } from "./notifications/notifications.repository.ts";
+import {
+  createNotificationsService,
+  type NotificationsService,
+} from "./notifications/notifications.service.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
@@ -98,6 +104,10 @@ export interface AppContext extends ContextDeps {
   auth: AuthService;
   /** The mail area: outbox, templates, categories and unsubscribe (mail/mail.service.ts). */
   mail: MailService;
+  /** The notification centre (the bell, Settings → Notifications). */
+  notifications: NotificationsService;
+  /** Alert detection: hooks of the other areas and the periodic checks (notifications/alerts.ts). */
+  alerts: Alerts;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
   /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
@@ -147,6 +157,8 @@ export function createContext(deps: ContextDeps): AppContext {
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
     onConnected: (userId, accountIds) => sync.runs.startAfterConnect(userId, accountIds),
+    // A connection a provider ended: the user is told at once, once per grant.
+    onNeedsReconnection: (lost) => alerts.connectionLost(lost),
     // A disconnected account's running syncs end; a freed slot resumes a paused account.
     onDisconnected: async (userId, limit) => {
       await sync.runs.endRunsOfDisconnectedAccounts(userId);
@@ -181,6 +193,8 @@ export function createContext(deps: ContextDeps): AppContext {
     onPlanChanged: async (userId, tier) => {
       await sync.runs.startAfterPlanChange(userId, tier);
     },
+    // Failed payments, plan changes and the accounts a downgrade paused are alerts.
+    onEvent: (event) => alerts.billingEvent(event),
     ...(deps.log ? { log: deps.log } : {}),
   });
   const authRepo = createAuthRepository(deps.db);
@@ -219,6 +233,42 @@ export function createContext(deps: ContextDeps): AppContext {
       smtpTimeoutMs: deps.config.MAIL_SMTP_TIMEOUT_SECONDS * 1000,
       retryBaseMs: deps.config.MAIL_RETRY_BASE_SECONDS * 1000,
       maxAttempts: deps.config.MAIL_MAX_ATTEMPTS,
+    },
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const notificationsRepo = createNotificationsRepository(deps.db);
+  const notifications = createNotificationsService({
+    repo: notificationsRepo,
+    clock: deps.clock,
+    mail,
+    appUrl: deps.config.appUrl,
+    async emailVerified(userId) {
+      return (await authRepo.findUserById(userId))?.email_verified_at != null;
+    },
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const backupsReads = backupsRepository(deps.db);
+  const alerts = createAlerts({
+    notifications,
+    repo: notificationsRepo,
+    clock: deps.clock,
+    sources: {
+      accountOwner: async (accountId) => {
+        const a = await accountsRepo.accountWithOwner(accountId);
+        return a ? { user_id: a.user_id, username: a.username } : undefined;
+      },
+      expiringTokens: connectionsRepo.expiringTokens,
+      staleAccounts: (before) => accountsRepo.staleAutoSyncAccounts(AUTO_SYNC_TIERS, before),
+      expiredStories: backupsReads.expiredStoriesNotBackedUp,
+      pausedAccounts: async (userId) =>
+        (await accountsRepo.userAccounts(userId))
+          .filter((a) => a.paused_by_plan)
+          .map((a) => a.username),
+      digestUsers: accountsRepo.usersWithAccounts,
+      userSummary: backupsReads.userSummary,
+      connectionActions: async (userId) =>
+        (await connections.health.connectionStatus(userId)).actions,
+      mayReceiveDigest: (userId) => mail.mayReceive(userId, "digest_weekly"),
     },
     ...(deps.log ? { log: deps.log } : {}),
   });
@@ -268,6 +318,8 @@ export function createContext(deps: ContextDeps): AppContext {
     settings,
     encryptionKey: deps.secrets.encryptionKey,
     fetchFor: calls.fetchFor,
+    // Backups that fail for good: the day's summary per account, Drive full.
+    onBackupFailed: (failed) => alerts.backupFailed(failed),
     ...log,
   });
   const library = createLibraryModule({
@@ -337,6 +389,8 @@ export function createContext(deps: ContextDeps): AppContext {
     status,
     auth,
     mail,
+    notifications,
+    alerts,
     guards: authGuards(auth),
     queue,
     connections,

@@ -1,6 +1,7 @@
 import { backupPostJob } from "./backups/jobs/backup-post.job.ts";
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
 import { deliverMailJob, mailSweepJob } from "./mail/mail.jobs.ts";
+import { alertsCheckJob, weeklyDigestJob } from "./notifications/alerts.jobs.ts";
 import { statusSampleJob } from "./status/status-sample.job.ts";
 import { syncAccountJob } from "./sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "./sync/jobs/sync-scheduler.job.ts";
@@ -17,4 +18,6 @@ export const jobRegistry = [
   statusSampleJob,
   deliverMailJob,
   mailSweepJob,
+  alertsCheckJob,
+  weeklyDigestJob,
 ] as const;

@@ -4,6 +4,7 @@ export * from "./auth.ts";
 export * from "./billing.ts";
 export * from "./connections.ts";
 export * from "./mail.ts";
+export * from "./notifications.ts";
 export * from "./site.ts";
 export * from "./status.ts";
 export * from "./sync.ts";

@@ -29,7 +29,7 @@ import {
 } from "./ledger.ts";
 import { createMediaSource, MediaWithheldError, type PostRef } from "./media-source.ts";
 import type { BackupItem } from "./naming.ts";
-import { type BackupOutcome, outcomeRecorder } from "./outcome.ts";
+import { type BackupOutcome, type FailedBackupEvent, outcomeRecorder } from "./outcome.ts";
 import { planPost } from "./plan.ts";
 import { findInDrive, mayAlreadyBeInDrive, recordedSession } from "./recovery.ts";
 import { type PlacedFile, type WithheldItem, writeSidecar } from "./sidecar.ts";
@@ -48,6 +48,8 @@ export interface BackupEngineDeps {
   settings: EngineSettings;
   sessions: SessionSeal;
   log?: EngineLog;
+  /** Told of every backup that ends failed (alerts); must not throw. */
+  onFailed?: (failed: FailedBackupEvent) => Promise<void>;
 }
 
 /** The account a post belongs to, as a backup needs it. */

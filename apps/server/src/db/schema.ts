@@ -5,6 +5,7 @@ import type { ApiTables } from "./api-tables.ts";
 import type { BillingTables } from "./billing-tables.ts";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 import type { MailTables } from "./mail-tables.ts";
+import type { NotificationTables } from "./notification-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
 export type { GeneratedTimestamp, Timestamp } from "./columns.ts";
@@ -97,7 +98,13 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-export interface Database extends SyncTables, AdminTables, BillingTables, ApiTables, MailTables {
+export interface Database
+  extends SyncTables,
+    AdminTables,
+    BillingTables,
+    ApiTables,
+    MailTables,
+    NotificationTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

@@ -17,6 +17,7 @@ import { pendingMigrations } from "../db/migrate.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerLibraryRoutes } from "../library/library.routes.ts";
 import { registerMailRoutes } from "../mail/mail.routes.ts";
+import { registerNotificationRoutes } from "../notifications/notifications.routes.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerUserRoutes } from "../users/users.routes.ts";
@@ -59,6 +60,7 @@ const registrars: RouteRegistrar[] = [
   registerApiKeyRoutes,
   registerV1Routes,
   registerMailRoutes,
+  registerNotificationRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
