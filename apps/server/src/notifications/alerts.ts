@@ -214,14 +214,14 @@ export function createAlerts(deps: AlertsDeps) {
     for (const { account_id, user_id } of await repo.accountsWithFailures(now)) {
       const owner = await sources.accountOwner(account_id);
       if (!owner) {
-        await repo.clearFailures(account_id, now);
+        await repo.clearNamedFailures(await repo.failuresOf(account_id, now));
         continue;
       }
       const key = `alert:backup-failures:${account_id}:${day(now)}`;
       const existing = await notifications.byKey(key);
       if (existing) {
         // Today's summary went out: what it covered is done; what failed since waits for tomorrow.
-        await repo.clearFailures(account_id, new Date(existing.created_at));
+        await repo.clearFailuresBefore(account_id, new Date(existing.created_at));
         continue;
       }
       const failures = await repo.failuresOf(account_id, now);
@@ -240,7 +240,7 @@ export function createAlerts(deps: AlertsDeps) {
         items: [...byMessage].map(([m, c]) => (c > 1 ? `${c} × ${m}` : m)),
         action: { label: "Retry failed backups", path: FIX.backups },
       });
-      await repo.clearFailures(account_id, now);
+      await repo.clearNamedFailures(failures);
       if (r.created) sent++;
     }
     return sent;

@@ -124,13 +124,24 @@ export function createNotificationsRepository(db: Db) {
         .execute();
     },
 
-    /** Forgets failures a summary named (a later failure of the same post stays). */
-    async clearFailures(accountId: string, upTo: Date) {
+    /** Forgets failures recorded before `before` (a summary sent then covered them). */
+    async clearFailuresBefore(accountId: string, before: Date) {
       await db
         .deleteFrom("notification_backup_failures")
         .where("account_id", "=", accountId)
-        .where("failed_at", "<=", upTo)
+        .where("failed_at", "<", before)
         .execute();
+    },
+
+    /** Forgets the failures a summary named (a post that failed again since stays). */
+    async clearNamedFailures(named: { post_id: string; failed_at: Date }[]) {
+      for (const f of named) {
+        await db
+          .deleteFrom("notification_backup_failures")
+          .where("post_id", "=", f.post_id)
+          .where("failed_at", "<=", f.failed_at)
+          .execute();
+      }
     },
 
     /** Marks subjects as reported; answers the ones this call marked (not marked before). */
