@@ -3,6 +3,7 @@ import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
 import { ApiKeysTab } from "./api-keys-tab.tsx";
 import { ConnectedAccountsTab } from "./connected-accounts-tab.tsx";
+import { NotificationsTab } from "./notifications-tab.tsx";
 import { ProfileTab } from "./profile-tab.tsx";
 import { SubscriptionTab } from "./subscription-tab.tsx";
 import "./settings.css";
@@ -11,6 +12,7 @@ export const SETTINGS_TABS = [
   { id: "connections", label: "Connected Accounts" },
   { id: "subscription", label: "Subscription" },
   { id: "profile", label: "Profile Information" },
+  { id: "notifications", label: "Notifications" },
   { id: "api-keys", label: "API keys" },
 ] as const;
 type TabId = (typeof SETTINGS_TABS)[number]["id"];
@@ -65,6 +67,7 @@ export function SettingsPage() {
         {active === "connections" && <ConnectedAccountsTab />}
         {active === "subscription" && <SubscriptionTab />}
         {active === "profile" && <ProfileTab />}
+        {active === "notifications" && <NotificationsTab />}
         {active === "api-keys" && <ApiKeysTab />}
       </div>
     </div>
