@@ -1,10 +1,11 @@
-import { DEMO_GOOGLE, DEMO_IG, type SandboxMail } from "@keepsake/sandbox";
+import { DEMO_GOOGLE, DEMO_IG, SANDBOX_PRICES, type SandboxMail } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backupPostJob } from "../src/backups/jobs/backup-post.job.ts";
 import { deliverMailJob, mailSweepJob } from "../src/mail/mail.jobs.ts";
 import { alertsCheckJob } from "../src/notifications/alerts.jobs.ts";
 import { syncAccountJob } from "../src/sync/jobs/sync-account.job.ts";
 import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
+import { billingHelpers, stripeEnv } from "./support/billing.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 import { until } from "./support/wait.ts";
 
@@ -19,7 +20,7 @@ const HOUR = 3600_000;
 
 beforeAll(async () => {
   t = await createSandboxedApp(
-    {},
+    stripeEnv,
     // The sync's queues exist (a sync queues backups); workers run them as in production.
     {
       jobs: [deliverMailJob, mailSweepJob, syncAccountJob, backupPostJob],
@@ -299,6 +300,35 @@ describe("stale syncs and lost stories", () => {
 });
 
 describe("billing alerts", () => {
+  it("through Stripe's webhooks: plan changed and payment failed, once each, redeliveries add nothing", async () => {
+    const b = billingHelpers(t);
+    const u = await t.signUp();
+    await verify(u.user.id);
+    await b.newEvents();
+    const paid = await b.checkout(u.token, SANDBOX_PRICES.pro.monthly);
+    expect(paid.location).toContain("/billing/return");
+    const bought = await b.newEvents();
+    await b.deliverAll(bought);
+    await b.deliverAll(bought);
+    const customer = (await b.stripe.customers.list({ email: u.user.email })).data[0]!;
+    const sub = (await b.subscriptionOf(customer.id))!;
+    await fetch(`${t.sandbox.url}/_control/stripe/payment_failed`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ subscription: sub.id }),
+    });
+    const failed = await b.newEvents();
+    await b.deliverAll(failed);
+    await b.deliverAll(failed);
+    const titles = (await notificationsOf(u.user.id, "alert_billing")).map((n) => n.title).sort();
+    expect(titles).toEqual(["Your Keepsake payment failed", "Your plan is now Pro"]);
+    const mails = await delivered(u);
+    expect(subjects(mails)).toEqual(["Your Keepsake payment failed", "Your plan is now Pro"]);
+    expect(mails.find((m) => m.subject.includes("failed"))!.text).toContain(
+      "Your plan keeps running until",
+    );
+  });
+
   it("payment failed and plan changed: once per Stripe event", async () => {
     const event = {
       userId: maya.user.id,
