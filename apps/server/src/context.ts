@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { API_RATE_LIMIT_PER_MINUTE } from "@keepsake/contracts";
+import { API_RATE_LIMIT_PER_MINUTE, AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import type pg from "pg";
 import {
   type AccountsRepository,
@@ -58,6 +58,12 @@ import { createPostLookupsRepository } from "./library/post-lookups.repository.t
 import { createMailRepository } from "./mail/mail.repository.ts";
 import { createMailService, type MailService } from "./mail/mail.service.ts";
 import { createSmtpSender } from "./mail/smtp.ts";
+import { type Alerts, createAlerts } from "./notifications/alerts.ts";
+import { createNotificationsRepository } from "./notifications/notifications.repository.ts";
+import {
+  createNotificationsService,
+  type NotificationsService,
+} from "./notifications/notifications.service.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createDriveClient } from "./providers/google/drive.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
@@ -117,6 +123,10 @@ export interface AppContext extends ContextDeps {
   mail: MailService;
   /** Forgot password, address verification, e-mail and password changes (auth area). */
   accountMail: AccountMailService;
+  /** The notification centre (the bell, Settings → Notifications). */
+  notifications: NotificationsService;
+  /** Alert detection: hooks of the other areas and the periodic checks (notifications/alerts.ts). */
+  alerts: Alerts;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
   /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
@@ -177,6 +187,8 @@ export function createContext(deps: ContextDeps): AppContext {
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
     onConnected: (userId, accountIds) => sync.runs.startAfterConnect(userId, accountIds),
+    // A connection a provider ended: the user is told at once, once per grant.
+    onNeedsReconnection: (lost) => alerts.connectionLost(lost),
     // A disconnected account's running syncs end; a freed slot resumes a paused account.
     onDisconnected: async (userId, limit) => {
       await sync.runs.endRunsOfDisconnectedAccounts(userId);
@@ -215,6 +227,8 @@ export function createContext(deps: ContextDeps): AppContext {
     onPlanChanged: async (userId, tier) => {
       await sync.runs.startAfterPlanChange(userId, tier);
     },
+    // Failed payments, plan changes and the accounts a downgrade paused are alerts.
+    onEvent: (event) => alerts.billingEvent(event),
     ...(deps.log ? { log: deps.log } : {}),
   });
   const authRepo = createAuthRepository(deps.db);
@@ -304,6 +318,42 @@ export function createContext(deps: ContextDeps): AppContext {
       perClient: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR * 4,
     },
   });
+  const notificationsRepo = createNotificationsRepository(deps.db);
+  const notifications = createNotificationsService({
+    repo: notificationsRepo,
+    clock: deps.clock,
+    mail,
+    appUrl: deps.config.appUrl,
+    async emailVerified(userId) {
+      return (await authRepo.findUserById(userId))?.email_verified_at != null;
+    },
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const backupsReads = backupsRepository(deps.db);
+  const alerts = createAlerts({
+    notifications,
+    repo: notificationsRepo,
+    clock: deps.clock,
+    sources: {
+      accountOwner: async (accountId) => {
+        const a = await accountsRepo.accountWithOwner(accountId);
+        return a ? { user_id: a.user_id, username: a.username } : undefined;
+      },
+      expiringTokens: connectionsRepo.expiringTokens,
+      staleAccounts: (before) => accountsRepo.staleAutoSyncAccounts(AUTO_SYNC_TIERS, before),
+      expiredStories: backupsReads.expiredStoriesNotBackedUp,
+      pausedAccounts: async (userId) =>
+        (await connectionsRepo.userAccounts(userId))
+          .filter((a) => a.paused_by_plan)
+          .map((a) => a.username),
+      digestUsers: accountsRepo.usersWithAccounts,
+      userSummary: backupsReads.userSummary,
+      connectionActions: async (userId) =>
+        (await connections.health.connectionStatus(userId)).actions,
+      mayReceiveDigest: (userId) => mail.mayReceive(userId, "digest_weekly"),
+    },
+    ...(deps.log ? { log: deps.log } : {}),
+  });
   const sync = createSyncModule({
     archive,
     db: deps.db,
@@ -333,6 +383,8 @@ export function createContext(deps: ContextDeps): AppContext {
     encryptionKey: deps.secrets.encryptionKey,
     sidecarFields: archive.sidecarFields,
     fetchFor: calls.fetchFor,
+    // Backups that fail for good: the day's summary per account, Drive full.
+    onBackupFailed: (failed) => alerts.backupFailed(failed),
     ...log,
   });
   const library = createLibraryModule({
@@ -474,6 +526,8 @@ export function createContext(deps: ContextDeps): AppContext {
     auth,
     mail,
     accountMail,
+    notifications,
+    alerts,
     guards: authGuards(auth),
     queue,
     connections,

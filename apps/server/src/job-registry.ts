@@ -3,6 +3,7 @@ import { backupPostJob } from "./backups/jobs/backup-post.job.ts";
 import { refreshCommentsJob } from "./comments/refresh-comments.job.ts";
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
 import { deliverMailJob, mailSweepJob } from "./mail/mail.jobs.ts";
+import { alertsCheckJob, weeklyDigestJob } from "./notifications/alerts.jobs.ts";
 import { statusSampleJob } from "./status/status-sample.job.ts";
 import { syncAccountJob } from "./sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "./sync/jobs/sync-scheduler.job.ts";
@@ -21,4 +22,6 @@ export const jobRegistry = [
   refreshCommentsJob,
   deliverMailJob,
   mailSweepJob,
+  alertsCheckJob,
+  weeklyDigestJob,
 ] as const;

@@ -6,6 +6,7 @@ export * from "./billing.ts";
 export * from "./comments.ts";
 export * from "./connections.ts";
 export * from "./mail.ts";
+export * from "./notifications.ts";
 export * from "./site.ts";
 export * from "./status.ts";
 export * from "./sync.ts";

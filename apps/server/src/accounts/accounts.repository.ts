@@ -54,6 +54,38 @@ export function createAccountsRepository(db: Db) {
         .execute();
       return rows.map((r) => Number(r.lag));
     },
+
+    /**
+     * Active accounts of users on a plan with automatic backups whose last successful sync
+     * (or connection, when it never synced) is older than `before` (the stale-sync alert).
+     */
+    staleAutoSyncAccounts(tiers: readonly string[], before: Date) {
+      return db
+        .selectFrom("instagram_accounts as a")
+        .innerJoin("users as u", "u.id", "a.user_id")
+        .leftJoin("account_sync_state as st", "st.account_id", "a.id")
+        .select(["a.id", "a.user_id", "a.username", "st.last_sync_at", "a.connected_at"])
+        .where("a.status", "=", "active")
+        .where("a.paused_by_plan", "=", false)
+        .where("u.is_active", "=", true)
+        .where("u.subscription_tier", "in", tiers as ("premium" | "pro" | "agency")[])
+        .where(sql<boolean>`coalesce(st.last_sync_at, a.connected_at) < ${before}`)
+        .orderBy("a.id")
+        .limit(5000)
+        .execute();
+    },
+
+    /** Users with at least one connected Instagram account (the weekly digest's candidates). */
+    async usersWithAccounts(): Promise<string[]> {
+      const rows = await db
+        .selectFrom("instagram_accounts as a")
+        .innerJoin("users as u", "u.id", "a.user_id")
+        .select("a.user_id")
+        .distinct()
+        .where("u.is_active", "=", true)
+        .execute();
+      return rows.map((r) => r.user_id);
+    },
   };
 }
 

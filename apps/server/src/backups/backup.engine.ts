@@ -30,7 +30,7 @@ import {
 } from "./ledger.ts";
 import { createMediaSource, MediaWithheldError, type PostRef } from "./media-source.ts";
 import type { BackupItem } from "./naming.ts";
-import { type BackupOutcome, outcomeRecorder } from "./outcome.ts";
+import { type BackupOutcome, type FailedBackupEvent, outcomeRecorder } from "./outcome.ts";
 import { planPost } from "./plan.ts";
 import { findInDrive, mayAlreadyBeInDrive, recordedSession } from "./recovery.ts";
 import { type PlacedFile, sidecarBody, type WithheldItem, writeSidecar } from "./sidecar.ts";
@@ -51,6 +51,8 @@ export interface BackupEngineDeps {
   /** What the archive area adds to a post's sidecar (its metrics and whether it is on Instagram). */
   sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
   log?: EngineLog;
+  /** Told of every backup that ends failed (alerts); must not throw. */
+  onFailed?: (failed: FailedBackupEvent) => Promise<void>;
 }
 
 /** The account a post belongs to, as a backup needs it. */

@@ -16,6 +16,7 @@ import type { BackupsRepositories } from "./backups.repositories.ts";
 import { type BackupsRepository, createBackupsRepository } from "./backups.repository.ts";
 import { createDriveFoldersRepository } from "./drive-folders.repository.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
+import type { FailedBackupEvent } from "./outcome.ts";
 
 /** The backups area: writing posts into Drive, wired once. */
 export interface BackupsModule {
@@ -60,6 +61,8 @@ export function createBackupsModule(deps: {
   sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
   log?: { warn(obj: object, msg: string): void };
   fetchFor?: (provider: "instagram" | "google") => FetchLike;
+  /** Told of every backup that ends failed (the notifications area's alerts). */
+  onBackupFailed?: (failed: FailedBackupEvent) => Promise<void>;
 }): BackupsModule {
   const drive = createDriveClient(
     { apisUrl: `${deps.config.providers.google.apisUrl}` },
@@ -86,6 +89,7 @@ export function createBackupsModule(deps: {
     },
     ...(deps.sidecarFields ? { sidecarFields: deps.sidecarFields } : {}),
     ...(deps.log ? { log: deps.log } : {}),
+    ...(deps.onBackupFailed ? { onFailed: deps.onBackupFailed } : {}),
   });
   return { backupEngine, repos };
 }

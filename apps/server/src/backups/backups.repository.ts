@@ -301,6 +301,48 @@ export function createBackupsRepository(db: Kysely<Database>) {
         )
         .execute();
     },
+
+    // --- what the notifications area reads (alerts and the weekly digest) -------------------
+    /** Stories whose 24 hours ended in (from, to] without a completed backup: lost for good. */
+    expiredStoriesNotBackedUp(from: Date, to: Date) {
+      return db
+        .selectFrom("posts as p")
+        .innerJoin("backups as b", "b.post_id", "p.id")
+        .select(["p.id as post_id", "p.account_id", "p.user_id", "p.posted_at", "b.error_message"])
+        .where("p.media_product_type", "=", "STORY")
+        .where("b.status", "!=", "completed")
+        .where(sql<boolean>`p.posted_at + interval '24 hours' > ${from}`)
+        .where(sql<boolean>`p.posted_at + interval '24 hours' <= ${to}`)
+        .orderBy("p.posted_at")
+        .limit(1000)
+        .execute();
+    },
+
+    /** A user's backups completed since `since`, failed ones waiting, and the bytes in Drive. */
+    async userSummary(userId: string, since: Date) {
+      const recent = await db
+        .selectFrom("backups")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("user_id", "=", userId)
+        .where("status", "=", "completed")
+        .where("completed_at", ">=", since)
+        .executeTakeFirst();
+      const totals = await db
+        .selectFrom("backup_counts")
+        .select([
+          sql<string>`coalesce(sum(n) FILTER (WHERE status = 'completed'), 0)`.as("completed"),
+          sql<string>`coalesce(sum(n) FILTER (WHERE status = 'failed'), 0)`.as("failed"),
+          sql<string>`coalesce(sum(bytes) FILTER (WHERE status = 'completed'), 0)`.as("bytes"),
+        ])
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      return {
+        backed_up_since: Number(recent?.n ?? 0),
+        completed_total: Number(totals?.completed ?? 0),
+        failed_total: Number(totals?.failed ?? 0),
+        bytes_total: Number(totals?.bytes ?? 0),
+      };
+    },
   };
 }
 

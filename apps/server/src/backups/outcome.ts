@@ -23,6 +23,14 @@ export type BackupOutcome =
   | { outcome: "deferred"; delayMs: number }
   | { outcome: "skipped" };
 
+/** A backup that ended failed; `reason` is the metric's word (drive_full, retries_exhausted…). */
+export interface FailedBackupEvent {
+  accountId: string;
+  postId: string;
+  reason: string;
+  message: string;
+}
+
 type Finish = Parameters<BackupsRepository["finishBackup"]>[2];
 
 /**
@@ -38,6 +46,8 @@ export function outcomeRecorder(deps: {
   log?: EngineLog | undefined;
   backup: BackupRow;
   lease: string;
+  /** Told of every backup that failed (the notifications area's alerts); must not throw. */
+  onFailed?: ((failed: FailedBackupEvent) => Promise<void>) | undefined;
 }) {
   const { backups, directory, clock, backup, lease } = deps;
 
@@ -56,6 +66,12 @@ export function outcomeRecorder(deps: {
   ): Promise<BackupOutcome> => {
     await finish("failed", { error_message: message, retry_on_sync: retryOnSync });
     backupsFinished.inc({ outcome: "failed", reason });
+    await deps.onFailed?.({
+      accountId: backup.account_id,
+      postId: backup.post_id,
+      reason,
+      message,
+    });
     return { outcome: "failed", message };
   };
 

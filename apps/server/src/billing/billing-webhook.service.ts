@@ -27,6 +27,18 @@ export interface BillingWebhookDeps {
   applyPostLimit?(userId: string, tier: SubscriptionTier): Promise<void>;
   /** After the tier changed: starts what the new plan unlocks (syncs, backups). */
   onPlanChanged?(userId: string, tier: SubscriptionTier, before: SubscriptionTier): Promise<void>;
+  /**
+   * After an event that concerns a user was handled (alerts: a failed payment, a plan change):
+   * once per Stripe event id. Must not throw.
+   */
+  onEvent?(event: {
+    userId: string;
+    eventId: string;
+    type: string;
+    before: SubscriptionTier;
+    after: SubscriptionTier;
+    periodEnd: Date | null;
+  }): Promise<void>;
   log?: ServiceLog;
 }
 
@@ -197,13 +209,25 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
         const effective = live ? normalizeTier(live.tier) : "free";
         await tx.setTier(userId, effective, now);
         await tx.recordEvent(event.id, event.type, now);
-        return { before: normalizeTier(before), after: effective };
+        return {
+          before: normalizeTier(before),
+          after: effective,
+          periodEnd: live?.current_period_end ? new Date(live.current_period_end) : null,
+        };
       });
       if (change) {
         await applyLimits(userId, change.after);
         if (change.after !== change.before) {
           await deps.onPlanChanged?.(userId, change.after, change.before);
         }
+        await deps.onEvent?.({
+          userId,
+          eventId: event.id,
+          type: event.type,
+          before: change.before,
+          after: change.after,
+          periodEnd: change.periodEnd,
+        });
       }
       return { received: true, duplicate: false };
     },

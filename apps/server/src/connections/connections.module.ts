@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import type { InstagramAccountRow } from "../db/schema.ts";
 import {
   type AccountProfilesService,
   createAccountProfilesService,
@@ -6,6 +8,7 @@ import {
   type ConnectionHealthService,
   createConnectionHealthService,
 } from "./connection-health.service.ts";
+import type { ConnectionsRepository } from "./connections.repository.ts";
 import { createOAuthService, type OAuthService, type OAuthServiceDeps } from "./oauth.service.ts";
 import { createTokenCustody, type TokenCustody } from "./token-custody.service.ts";
 
@@ -27,11 +30,82 @@ export interface ConnectionsDeps extends Omit<OAuthServiceDeps, "tokens"> {
   encryptionKey: Buffer;
   /** Called after Instagram accounts were disconnected: a freed slot resumes a paused account. */
   onDisconnected?: (userId: string, accountLimit: number) => Promise<unknown>;
+  /**
+   * Called each time a connection is marked as needing reconnection (a provider refused or
+   * ended its token), with what identifies that grant: the same grant marked again reports the
+   * same `grant`. Must not throw (the notifications area's alert).
+   */
+  onNeedsReconnection?: (lost: LostConnection) => Promise<void>;
+}
+
+/** A connection the provider ended, as `onNeedsReconnection` reports it. */
+export interface LostConnection {
+  provider: "instagram" | "google";
+  userId: string;
+  /** The Instagram account's id, or the user's id for Google. */
+  subjectId: string;
+  /** "@username" or the Google address. */
+  label: string;
+  reason: string;
+  /** Identifies the grant: the token's issue time (Instagram), a hash of the sealed refresh token (Google). */
+  grant: string;
+}
+
+/**
+ * The repository, reporting every write that leaves a connection needing reconnection (every
+ * path that marks one goes through these three writes).
+ */
+function watchReconnections(
+  repo: ConnectionsRepository,
+  report: (lost: LostConnection) => Promise<void>,
+): ConnectionsRepository {
+  const instagram = (a: InstagramAccountRow) =>
+    report({
+      provider: "instagram",
+      userId: a.user_id,
+      subjectId: a.id,
+      label: `@${a.username}`,
+      reason: a.status_reason ?? "Instagram ended Keepsake's access to the account.",
+      grant: new Date(a.token_issued_at).toISOString(),
+    });
+  return {
+    ...repo,
+    async updateInstagramAccount(id, update, now) {
+      const row = await repo.updateInstagramAccount(id, update, now);
+      if (row && update.status === "needs_reconnection") await instagram(row);
+      return row;
+    },
+    async markExpired(now, reason) {
+      const rows = await repo.markExpired(now, reason);
+      for (const row of rows) await instagram(row);
+      return rows;
+    },
+    async updateGoogleConnection(userId, update, now) {
+      const row = await repo.updateGoogleConnection(userId, update, now);
+      if (row && update.status === "needs_reconnection") {
+        await report({
+          provider: "google",
+          userId: row.user_id,
+          subjectId: row.user_id,
+          label: row.google_email,
+          reason: row.status_reason ?? "Google Drive access was revoked or has expired.",
+          grant: createHash("sha256")
+            .update(row.refresh_token_encrypted)
+            .digest("hex")
+            .slice(0, 16),
+        });
+      }
+      return row;
+    },
+  };
 }
 
 /** Wires the four parts of the connections area over one repository. */
 export function createConnections(deps: ConnectionsDeps): Connections {
-  const { repo, clock } = deps;
+  const { clock } = deps;
+  const repo = deps.onNeedsReconnection
+    ? watchReconnections(deps.repo, deps.onNeedsReconnection)
+    : deps.repo;
   const log = deps.log ? { log: deps.log } : {};
   const tokens = createTokenCustody({
     repo,

@@ -176,6 +176,25 @@ function repository(db: Kysely<Database>) {
         .execute();
     },
 
+    /** Active accounts whose token ends in (now, until] (the expiring-token alert). */
+    expiringTokens(now: Date, until: Date) {
+      return db
+        .selectFrom("instagram_accounts")
+        .select([
+          "id",
+          "user_id",
+          "username",
+          "connected_via",
+          "token_issued_at",
+          "token_expires_at",
+        ])
+        .where("status", "=", "active")
+        .where("token_expires_at", ">", now)
+        .where("token_expires_at", "<=", until)
+        .orderBy("token_expires_at")
+        .execute();
+    },
+
     /** Marks active accounts whose token has ended as needing reconnection. */
     async markExpired(now: Date, reason: string): Promise<InstagramAccountRow[]> {
       return db

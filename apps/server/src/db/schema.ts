@@ -8,6 +8,7 @@ import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 import type { CommentsTables } from "./comments-tables.ts";
 import type { ImportTables } from "./import-tables.ts";
 import type { MailTables } from "./mail-tables.ts";
+import type { NotificationTables } from "./notification-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
 export type { GeneratedTimestamp, Timestamp } from "./columns.ts";
@@ -108,7 +109,8 @@ export interface Database
     ImportTables,
     ArchiveTables,
     CommentsTables,
-    MailTables {
+    MailTables,
+    NotificationTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

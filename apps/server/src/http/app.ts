@@ -21,6 +21,7 @@ import { registerImportRoutes } from "../import/import.routes.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerLibraryRoutes } from "../library/library.routes.ts";
 import { registerMailRoutes } from "../mail/mail.routes.ts";
+import { registerNotificationRoutes } from "../notifications/notifications.routes.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerUserRoutes } from "../users/users.routes.ts";
@@ -67,6 +68,7 @@ const registrars: RouteRegistrar[] = [
   registerImportRoutes,
   registerCommentsRoutes,
   registerMailRoutes,
+  registerNotificationRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

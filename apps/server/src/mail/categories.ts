@@ -35,6 +35,49 @@ export const MAIL_CATEGORIES = {
     label: "Status updates",
     why: "You are receiving this e-mail because you subscribed to Keepsake status updates.",
   },
+  // --- Alerts and the weekly digest (notifications area, notifications/alerts.ts) ---------
+  alert_connection: {
+    essential: false,
+    defaultOn: true,
+    label: "Connection alerts",
+    why: "You are receiving this e-mail because a connection your Keepsake backups use needs you.",
+  },
+  alert_backup_failures: {
+    essential: false,
+    defaultOn: true,
+    label: "Failing backups",
+    why: "You are receiving this e-mail because backups of one of your accounts keep failing (at most one such e-mail per account per day).",
+  },
+  alert_drive_full: {
+    essential: false,
+    defaultOn: true,
+    label: "Google Drive full",
+    why: "You are receiving this e-mail because your Google Drive has no room for your backups.",
+  },
+  alert_sync_stale: {
+    essential: false,
+    defaultOn: true,
+    label: "Backups not running",
+    why: "You are receiving this e-mail because one of your accounts has not been backed up for a day.",
+  },
+  alert_stories: {
+    essential: false,
+    defaultOn: true,
+    label: "Stories that could not be saved",
+    why: "You are receiving this e-mail because stories expired before Keepsake could save them.",
+  },
+  alert_billing: {
+    essential: false,
+    defaultOn: true,
+    label: "Billing alerts",
+    why: "You are receiving this e-mail because of a change to your Keepsake subscription.",
+  },
+  digest_weekly: {
+    essential: false,
+    defaultOn: false,
+    label: "Weekly digest",
+    why: "You are receiving this e-mail because you turned on Keepsake's weekly digest.",
+  },
 } as const satisfies Record<string, MailCategoryInfo>;
 
 export interface MailCategoryInfo {

@@ -20,6 +20,12 @@ function Svg({ children, size = 24 }: { children: ReactNode; size?: number }) {
 }
 
 export const Icon = {
+  Bell: () => (
+    <Svg size={20}>
+      <path d="M18 8A6 6 0 0 0 6 8c0 7-3 9-3 9h18s-3-2-3-9" />
+      <path d="M13.73 21a2 2 0 0 1-3.46 0" />
+    </Svg>
+  ),
   Eye: () => (
     <Svg size={18}>
       <path d="M1 12s4-8 11-8 11 8 11 8-4 8-11 8-11-8-11-8z" />

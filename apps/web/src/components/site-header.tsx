@@ -4,6 +4,7 @@ import { useAuth } from "../lib/auth.tsx";
 import { avatarInitial, displayName } from "../lib/user.ts";
 import { Icon } from "./icons.tsx";
 import { Logo } from "./logo.tsx";
+import { NotificationBell } from "./notification-bell.tsx";
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? "nav-link nav-link-active" : "nav-link";
@@ -71,6 +72,7 @@ export function SiteHeader() {
             <>
               <NavLinks links={user.is_admin ? [...memberLinks, adminLink] : memberLinks} />
               <div className="nav-user">
+                <NotificationBell />
                 <span className="avatar" title={displayName(user)} data-testid="avatar-initial">
                   {avatarInitial(user)}
                 </span>

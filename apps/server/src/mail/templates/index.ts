@@ -7,6 +7,15 @@ import {
   passwordResetTemplate,
   verifyEmailTemplate,
 } from "./account.ts";
+import {
+  alertBackupFailuresTemplate,
+  alertBillingTemplate,
+  alertConnectionTemplate,
+  alertDriveFullTemplate,
+  alertStoriesTemplate,
+  alertSyncStaleTemplate,
+  weeklyDigestTemplate,
+} from "./alerts.ts";
 import { Layout } from "./layout.ts";
 import {
   contactAckTemplate,
@@ -29,6 +38,14 @@ export const MAIL_TEMPLATES = {
   "status-incident": incidentTemplate,
   "contact-ack": contactAckTemplate,
   "contact-reply": contactReplyTemplate,
+  // Alerts and the digest (notifications area).
+  "alert-connection": alertConnectionTemplate,
+  "alert-backup-failures": alertBackupFailuresTemplate,
+  "alert-drive-full": alertDriveFullTemplate,
+  "alert-sync-stale": alertSyncStaleTemplate,
+  "alert-stories": alertStoriesTemplate,
+  "alert-billing": alertBillingTemplate,
+  "digest-weekly": weeklyDigestTemplate,
 } as const;
 
 export type TemplateName = keyof typeof MAIL_TEMPLATES;

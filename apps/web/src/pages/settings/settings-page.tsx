@@ -5,6 +5,7 @@ import { Spinner } from "../../components/spinner.tsx";
 import { lazyPage } from "../../lib/lazy-page.ts";
 import { ApiKeysTab } from "./api-keys-tab.tsx";
 import { ConnectedAccountsTab } from "./connected-accounts-tab.tsx";
+import { NotificationsTab } from "./notifications-tab.tsx";
 import { ProfileTab } from "./profile-tab.tsx";
 import { SubscriptionTab } from "./subscription-tab.tsx";
 import "./settings.css";
@@ -16,6 +17,7 @@ export const SETTINGS_TABS = [
   { id: "connections", label: "Connected Accounts" },
   { id: "subscription", label: "Subscription" },
   { id: "profile", label: "Profile Information" },
+  { id: "notifications", label: "Notifications" },
   { id: "api-keys", label: "API keys" },
   { id: "import", label: "Import" },
 ] as const;
@@ -71,6 +73,7 @@ export function SettingsPage() {
         {active === "connections" && <ConnectedAccountsTab />}
         {active === "subscription" && <SubscriptionTab />}
         {active === "profile" && <ProfileTab />}
+        {active === "notifications" && <NotificationsTab />}
         {active === "api-keys" && <ApiKeysTab />}
         {active === "import" && (
           <Suspense fallback={<Spinner label="Loading..." />}>

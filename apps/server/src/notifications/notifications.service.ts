@@ -1,0 +1,196 @@
+import { createHash } from "node:crypto";
+import type { Clock } from "../lib/clock.ts";
+import { AppError } from "../lib/errors.ts";
+import type { ServiceLog } from "../lib/log.ts";
+import { isMailCategory, type MailCategory } from "../mail/categories.ts";
+import type { MailService, TemplateName } from "../mail/mail.service.ts";
+import type { NotificationsRepository } from "./notifications.repository.ts";
+
+/** The categories of alerts (each one a mail category the user may turn off). */
+export const ALERT_TEMPLATES = {
+  alert_connection: "alert-connection",
+  alert_backup_failures: "alert-backup-failures",
+  alert_drive_full: "alert-drive-full",
+  alert_sync_stale: "alert-sync-stale",
+  alert_stories: "alert-stories",
+  alert_billing: "alert-billing",
+} as const satisfies Partial<Record<MailCategory, TemplateName>>;
+export type AlertCategory = keyof typeof ALERT_TEMPLATES;
+
+/** The categories Settings → Notifications shows, in its order (the digest last). */
+export const NOTIFICATION_CATEGORIES = [
+  ...(Object.keys(ALERT_TEMPLATES) as AlertCategory[]),
+  "digest_weekly",
+] as const satisfies readonly MailCategory[];
+
+/** One event a user is told about: in the app (the bell) and by e-mail. */
+export interface Alert {
+  /** The event's identity: one notification and one e-mail per key, ever. */
+  key: string;
+  category: AlertCategory;
+  title: string;
+  /** Paragraphs: the first is what the bell shows. */
+  paragraphs: string[];
+  /** What happened, one line each (the e-mail lists them; the bell shows a count). */
+  items?: string[];
+  /** The fix: an in-app path ("/settings?tab=connections") or an absolute URL. */
+  action: { label: string; path: string } | null;
+}
+
+export interface NotificationsDeps {
+  repo: NotificationsRepository;
+  clock: Clock;
+  mail: Pick<MailService, "sendToUser" | "userPreferences" | "setUserPreference">;
+  /** Whether the user's address is verified (alerts are e-mailed only then). */
+  emailVerified(userId: string): Promise<boolean>;
+  /** APP_URL: the e-mail's links to the fix. */
+  appUrl: string;
+  log?: ServiceLog;
+}
+
+export const shortHash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 16);
+
+/**
+ * The notification centre: `notify` records an event once (by its key) in the app and sends
+ * its e-mail through the mail area, which sends only to a verified address whose owner has not
+ * turned the category off. The bell always gets the entry: the toggles are about e-mail.
+ */
+export function createNotificationsService(deps: NotificationsDeps) {
+  const { repo, clock, mail } = deps;
+  const urlOf = (path: string) => (/^https?:\/\//.test(path) ? path : `${deps.appUrl}${path}`);
+
+  return {
+    /**
+     * Tells the user about one event, once. The e-mail is recorded first (the outbox is
+     * idempotent by the same key), then the in-app entry: a crash between the two leaves the
+     * entry to the next detection, which finds the e-mail already recorded and sends nothing.
+     * An event already in the app is left alone (its e-mail was decided then).
+     */
+    async notify(userId: string, alert: Alert): Promise<{ created: boolean }> {
+      if (await repo.findByKey(alert.key)) return { created: false };
+      const summary = alert.paragraphs[0] ?? alert.title;
+      let sent: { id: string | null; skipped: string | null } = { id: null, skipped: null };
+      try {
+        const queued = await mail.sendToUser(userId, {
+          key: alert.key,
+          template: ALERT_TEMPLATES[alert.category],
+          data: {
+            title: alert.title,
+            preview: summary,
+            paragraphs: alert.paragraphs,
+            items: alert.items ?? [],
+            action: alert.action
+              ? { label: alert.action.label, url: urlOf(alert.action.path) }
+              : null,
+          },
+        });
+        sent =
+          queued.id === null
+            ? { id: null, skipped: queued.skipped }
+            : { id: queued.id, skipped: null };
+      } catch (err) {
+        // The bell still tells the user; the next detection of the event tries the e-mail again
+        // only if the entry was not recorded, so say what happened.
+        deps.log?.error({ err: String(err), key: alert.key }, "alert e-mail could not be recorded");
+        sent = { id: null, skipped: "the e-mail could not be recorded" };
+      }
+      const items = alert.items ?? [];
+      const row = await repo.insert(
+        {
+          user_id: userId,
+          event_key: alert.key,
+          category: alert.category,
+          title: alert.title,
+          body: items.length > 1 ? `${summary} (${items.length} items)` : summary,
+          action_label: alert.action?.label ?? null,
+          action_path: alert.action?.path ?? null,
+        },
+        clock.now(),
+      );
+      if (!row) return { created: false };
+      await repo.recordMail(row.id, sent);
+      return { created: true };
+    },
+
+    /** An e-mail only (the weekly digest): no bell entry. */
+    async mailOnly(
+      userId: string,
+      key: string,
+      template: "digest-weekly",
+      alert: Omit<Alert, "key" | "category">,
+    ) {
+      return mail.sendToUser(userId, {
+        key,
+        template,
+        data: {
+          title: alert.title,
+          preview: alert.paragraphs[0] ?? alert.title,
+          paragraphs: alert.paragraphs,
+          items: alert.items ?? [],
+          action: alert.action
+            ? { label: alert.action.label, url: urlOf(alert.action.path) }
+            : null,
+        },
+      });
+    },
+
+    byKey: (key: string) => repo.findByKey(key),
+
+    /** The bell: the newest notifications and how many are unread. */
+    async list(userId: string, limit = 30) {
+      const [rows, unread] = await Promise.all([
+        repo.list(userId, limit),
+        repo.unreadCount(userId),
+      ]);
+      return {
+        unread,
+        notifications: rows.map((r) => ({
+          id: r.id,
+          category: r.category,
+          title: r.title,
+          body: r.body,
+          action_label: r.action_label,
+          action_path: r.action_path,
+          created_at: new Date(r.created_at).toISOString(),
+          read: r.read_at !== null,
+        })),
+      };
+    },
+
+    unreadCount: (userId: string) => repo.unreadCount(userId),
+
+    async markRead(userId: string, id: string) {
+      if (!(await repo.markRead(userId, id, clock.now())))
+        throw new AppError("not_found", "Notification not found");
+      return { unread: await repo.unreadCount(userId) };
+    },
+
+    async markAllRead(userId: string) {
+      const marked = await repo.markAllRead(userId, clock.now());
+      return { marked, unread: 0 };
+    },
+
+    /** Settings → Notifications: each category's e-mail toggle. */
+    preferences,
+
+    async setPreference(userId: string, category: string, enabled: boolean) {
+      if (
+        !isMailCategory(category) ||
+        !(NOTIFICATION_CATEGORIES as readonly string[]).includes(category)
+      )
+        throw new AppError("not_found", `Unknown notification category ${category}`);
+      await mail.setUserPreference(userId, category, enabled);
+      return preferences(userId);
+    },
+  };
+
+  async function preferences(userId: string) {
+    const prefs = await mail.userPreferences(userId);
+    return {
+      categories: NOTIFICATION_CATEGORIES.map((c) => ({ category: c, enabled: prefs[c] ?? false })),
+      email_verified: await deps.emailVerified(userId),
+    };
+  }
+}
+
+export type NotificationsService = ReturnType<typeof createNotificationsService>;
