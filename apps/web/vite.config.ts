@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 
@@ -23,8 +24,25 @@ function scalarOwnZod(): Plugin {
   };
 }
 
-export default defineConfig({
+/**
+ * The browser build runs on Preact (preact/compat) instead of React: react-dom alone is ~65 KB
+ * gzipped, two thirds of the app shell's budget (issue 27). The dev server, the unit tests and the
+ * landing page's prerender (react-dom/server) keep React.
+ */
+const reactOnPreact = [
+  {
+    find: /^react$/,
+    replacement: fileURLToPath(new URL("./src/lib/react-on-preact.ts", import.meta.url)),
+  },
+  { find: /^react-dom$/, replacement: "preact/compat" },
+  { find: /^react-dom\/client$/, replacement: "preact/compat/client" },
+  { find: /^react\/jsx-runtime$/, replacement: "preact/compat/jsx-runtime" },
+  { find: /^react\/jsx-dev-runtime$/, replacement: "preact/compat/jsx-dev-runtime" },
+];
+
+export default defineConfig(({ command, isSsrBuild }) => ({
   plugins: [react(), scalarOwnZod()],
+  resolve: { alias: command === "build" && !isSsrBuild ? reactOnPreact : [] },
   build: {
     outDir: "dist",
     assetsDir: "assets",
@@ -37,14 +55,19 @@ export default defineConfig({
           groups: [
             {
               name: "react",
-              test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
+              test: /node_modules[\\/](preact|react|react-dom|scheduler|react-router)[\\/]/,
             },
-            // The app's own libraries; anything else (the API reference renderer of /docs and
+            // The libraries the shell runs; anything else (the API reference renderer of /docs and
             // its Vue runtime) stays in the chunks of the pages that import it.
             {
               name: "vendor",
               // Top-level packages only: a nested copy (a renderer's own zod 3) stays out.
-              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|axios|react-toastify|react-hook-form|@hookform|zod)[\\/]/,
+              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|axios|react-toastify|zod)[\\/]/,
+            },
+            // The form libraries, loaded with the first screen that has a form (not by the shell).
+            {
+              name: "forms",
+              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](react-hook-form|@hookform)[\\/]/,
             },
           ],
         },
@@ -57,4 +80,4 @@ export default defineConfig({
       "/api": { target: "http://127.0.0.1:8080", changeOrigin: false },
     },
   },
-});
+}));
