@@ -9,6 +9,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "vite";
 
+// A production build whoever runs it: under the end-to-end tests NODE_ENV is "test", which Vite
+// would bake into the bundle and keep the libraries' development branches (2.5 KB more).
+process.env.NODE_ENV = "production";
+
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DIST = join(WEB, "dist");
 const SSR_OUT = join(WEB, "node_modules/.prerender");
