@@ -32,7 +32,7 @@ function scalarOwnZod(): Plugin {
 const reactOnPreact = [
   {
     find: /^react$/,
-    replacement: fileURLToPath(new URL("./src/lib/react-on-preact.ts", import.meta.url)),
+    replacement: fileURLToPath(new URL("./src/lib/react-on-preact.js", import.meta.url)),
   },
   { find: /^react-dom$/, replacement: "preact/compat" },
   { find: /^react-dom\/client$/, replacement: "preact/compat/client" },

@@ -15,10 +15,7 @@ export function roleCommand(role: "api" | "worker" | "start"): string[] {
   if (!last.startsWith("node ")) {
     throw new Error(`package.json's "${role}" script does not end in a node command`);
   }
-  return last
-    .slice("node ".length)
-    .trim()
-    .split(/\s+/);
+  return last.slice("node ".length).trim().split(/\s+/);
 }
 
 /** What `npm run api|worker` do before they start: build the server when it is stale. */
