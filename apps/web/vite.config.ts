@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 
@@ -24,25 +23,8 @@ function scalarOwnZod(): Plugin {
   };
 }
 
-/**
- * The browser build runs on Preact (preact/compat) instead of React: react-dom alone is ~65 KB
- * gzipped, two thirds of the app shell's budget (issue 27). The dev server, the unit tests and the
- * landing page's prerender (react-dom/server) keep React.
- */
-const reactOnPreact = [
-  {
-    find: /^react$/,
-    replacement: fileURLToPath(new URL("./src/lib/react-on-preact.js", import.meta.url)),
-  },
-  { find: /^react-dom$/, replacement: "preact/compat" },
-  { find: /^react-dom\/client$/, replacement: "preact/compat/client" },
-  { find: /^react\/jsx-runtime$/, replacement: "preact/compat/jsx-runtime" },
-  { find: /^react\/jsx-dev-runtime$/, replacement: "preact/compat/jsx-dev-runtime" },
-];
-
-export default defineConfig(({ command, isSsrBuild }) => ({
+export default defineConfig({
   plugins: [react(), scalarOwnZod()],
-  resolve: { alias: command === "build" && !isSsrBuild ? reactOnPreact : [] },
   build: {
     outDir: "dist",
     assetsDir: "assets",
@@ -55,7 +37,7 @@ export default defineConfig(({ command, isSsrBuild }) => ({
           groups: [
             {
               name: "react",
-              test: /node_modules[\\/](preact|react|react-dom|scheduler|react-router)[\\/]/,
+              test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
             },
             // The libraries the shell runs; anything else (the API reference renderer of /docs and
             // its Vue runtime) stays in the chunks of the pages that import it.
@@ -80,4 +62,4 @@ export default defineConfig(({ command, isSsrBuild }) => ({
       "/api": { target: "http://127.0.0.1:8080", changeOrigin: false },
     },
   },
-}));
+});
