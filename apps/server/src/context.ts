@@ -13,6 +13,13 @@ import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.s
 import { authGuards } from "./auth/auth.guards.ts";
 import { createAuthRepository } from "./auth/auth.repository.ts";
 import { type AuthService, createAuthService } from "./auth/auth.service.ts";
+import type { BackupEngine } from "./backups/backup.engine.ts";
+import {
+  backupEnqueuer,
+  backupsRepository,
+  createBackupsModule,
+} from "./backups/backups.module.ts";
+import type { BackupsRepositories } from "./backups/backups.repositories.ts";
 import { createBillingRepository } from "./billing/billing.repository.ts";
 import { type BillingService, createBillingService } from "./billing/billing.service.ts";
 import {
@@ -31,6 +38,10 @@ import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
 import type { Clock } from "./lib/clock.ts";
 import type { ServiceLog } from "./lib/log.ts";
 import type { Secrets } from "./lib/secrets.ts";
+import type { CursorListingService } from "./library/cursor-listing.service.ts";
+import type { DashboardService } from "./library/dashboard.service.ts";
+import { createLibraryModule } from "./library/library.module.ts";
+import type { LibraryRepositories } from "./library/library.repositories.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
@@ -39,10 +50,12 @@ import { createCallRecorder } from "./status/call-stats.ts";
 import { createStatusRepository } from "./status/status.repository.ts";
 import { createStatusService, type StatusService } from "./status/status.service.ts";
 import {
-  type CursorListingService,
-  createCursorListingService,
-} from "./sync/cursor-listing.service.ts";
-import { createSyncModule, type EngineSettings, type SyncModule } from "./sync/sync.module.ts";
+  createSyncModule,
+  type EngineSettings,
+  engineSettings,
+  type SyncModule,
+} from "./sync/sync.module.ts";
+import type { SyncRunsService } from "./sync/sync-runs.service.ts";
 import { createUserDeletionRepository } from "./users/user-deletion.repository.ts";
 import {
   createUserDeletionService,
@@ -69,7 +82,16 @@ export interface ContextDeps {
 }
 
 /** What routes and job handlers receive: configuration, database, services. */
-export interface AppContext extends ContextDeps, SyncModule {
+export interface AppContext extends ContextDeps {
+  /** /api/sync: `runs` (sync area) starts syncs and retries, `dashboard` (library) reads. */
+  sync: { runs: SyncRunsService; dashboard: DashboardService };
+  /** Every repository of the sync, backups and library areas (tests read them). */
+  syncRepos: SyncModule["repos"] &
+    Pick<BackupsRepositories, "folders"> &
+    Pick<LibraryRepositories, "backups" | "listing" | "cursors">;
+  syncEngine: SyncModule["syncEngine"];
+  backupEngine: BackupEngine;
+  engine: EngineSettings;
   auth: AuthService;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
@@ -119,10 +141,10 @@ export function createContext(deps: ContextDeps): AppContext {
     google: createGoogleOAuthClient(providers.google, calls.fetchFor("google")),
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
-    onConnected: (userId, accountIds) => sync.sync.runs.startAfterConnect(userId, accountIds),
+    onConnected: (userId, accountIds) => sync.runs.startAfterConnect(userId, accountIds),
     // A disconnected account's running syncs end; a freed slot resumes a paused account.
     onDisconnected: async (userId, limit) => {
-      await sync.sync.runs.endRunsOfDisconnectedAccounts(userId);
+      await sync.runs.endRunsOfDisconnectedAccounts(userId);
       await accountsRepo.applyAccountLimit(userId, limit);
     },
   });
@@ -150,9 +172,9 @@ export function createContext(deps: ContextDeps): AppContext {
     applyAccountLimit: accountsRepo.applyAccountLimit,
     // A plan change applies its limits and starts what it unlocks at once (the sync module
     // comes below).
-    applyPostLimit: (userId, tier) => sync.sync.runs.applyPostLimit(userId, tier),
+    applyPostLimit: (userId, tier) => sync.runs.applyPostLimit(userId, tier),
     onPlanChanged: async (userId, tier) => {
-      await sync.sync.runs.startAfterPlanChange(userId, tier);
+      await sync.runs.startAfterPlanChange(userId, tier);
     },
     ...(deps.log ? { log: deps.log } : {}),
   });
@@ -170,30 +192,64 @@ export function createContext(deps: ContextDeps): AppContext {
     superviseIntervalSeconds: deps.config.QUEUE_SUPERVISE_SECONDS,
     onError: (err) => deps.log?.error({ err: String(err) }, "job queue error"),
   });
+  // What the engines and the sync services use of each part of the connections area.
+  const engineConnections = {
+    googleAccessToken: connections.tokens.googleAccessToken,
+    instagramAccessToken: connections.tokens.instagramAccessToken,
+    openInstagramToken: connections.tokens.openInstagramToken,
+    markInstagramNeedsReconnection: connections.health.markInstagramNeedsReconnection,
+    refreshStaleProfiles: connections.profiles.refreshStaleProfiles,
+  };
+  const directory = {
+    accountWithOwner: accountsRepo.accountWithOwner,
+    accountForSync: accountsRepo.accountForSync,
+    userAccounts: accountsRepo.userAccounts,
+    userTier: connectionsRepo.userTier,
+    findGoogleConnection: connectionsRepo.findGoogleConnection,
+  };
+  const settings = engineSettings(deps.engineSettings);
+  const log = deps.log ? { log: deps.log } : {};
+  const backupsRepo = backupsRepository(deps.db);
+  // Sync reads Instagram; it is handed what it asks of backups (claims, retries, the queue).
   const sync = createSyncModule({
     db: deps.db,
     clock: deps.clock,
     config: deps.config,
-    // What the engines and the sync services use of each part of the connections area.
-    connections: {
-      googleAccessToken: connections.tokens.googleAccessToken,
-      instagramAccessToken: connections.tokens.instagramAccessToken,
-      openInstagramToken: connections.tokens.openInstagramToken,
-      markInstagramNeedsReconnection: connections.health.markInstagramNeedsReconnection,
-      refreshStaleProfiles: connections.profiles.refreshStaleProfiles,
-    },
-    directory: {
-      accountWithOwner: accountsRepo.accountWithOwner,
-      accountForSync: accountsRepo.accountForSync,
-      userAccounts: accountsRepo.userAccounts,
-      userTier: connectionsRepo.userTier,
-      findGoogleConnection: connectionsRepo.findGoogleConnection,
-    },
+    connections: engineConnections,
+    directory,
     queue,
+    settings,
+    backups: backupsRepo,
+    enqueueBackups: backupEnqueuer(queue),
+    fetchFor: calls.fetchFor,
+    ...log,
+  });
+  const backups = createBackupsModule({
+    db: deps.db,
+    clock: deps.clock,
+    config: deps.config,
+    backups: backupsRepo,
+    posts: sync.repos.posts,
+    runs: sync.repos.runs,
+    media: sync.media,
+    pacer: sync.pacer,
+    connections: engineConnections,
+    directory,
+    settings,
     encryptionKey: deps.secrets.encryptionKey,
     fetchFor: calls.fetchFor,
-    ...(deps.engineSettings ? { settings: deps.engineSettings } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
+    ...log,
+  });
+  const library = createLibraryModule({
+    db: deps.db,
+    clock: deps.clock,
+    posts: sync.repos.posts,
+    runs: sync.repos.runs,
+    backups: backupsRepo,
+    media: sync.media,
+    connections: engineConnections,
+    directory,
+    settings,
   });
   const userDeletion = createUserDeletionService({
     repo: createUserDeletionRepository(deps.db),
@@ -245,7 +301,7 @@ export function createContext(deps: ContextDeps): AppContext {
   return {
     ...deps,
     apiKeys,
-    listing: createCursorListingService({ repo: sync.syncRepos.cursors }),
+    listing: library.listing,
     requireApiKey: apiKeyGuard(apiKeys, limiter),
     contact,
     status,
@@ -259,6 +315,16 @@ export function createContext(deps: ContextDeps): AppContext {
     admin,
     billing,
     billingWebhooks,
-    ...sync,
+    sync: { runs: sync.runs, dashboard: library.dashboard },
+    syncRepos: {
+      ...sync.repos,
+      backups: backupsRepo,
+      folders: backups.repos.folders,
+      listing: library.repos.listing,
+      cursors: library.repos.cursors,
+    },
+    syncEngine: sync.syncEngine,
+    backupEngine: backups.backupEngine,
+    engine: settings,
   };
 }

@@ -1,6 +1,6 @@
+import { backupPostJob } from "./backups/jobs/backup-post.job.ts";
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
 import { statusSampleJob } from "./status/status-sample.job.ts";
-import { backupPostJob } from "./sync/jobs/backup-post.job.ts";
 import { syncAccountJob } from "./sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "./sync/jobs/sync-scheduler.job.ts";
 

@@ -2,7 +2,7 @@ import { syncMessages as m } from "@keepsake/contracts";
 import { DEMO_IG } from "@keepsake/sandbox";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { coverUrl } from "../src/sync/naming.ts";
+import { coverUrl } from "../src/backups/naming.ts";
 import { backupHelpers, FAST_ENGINE, md5, requests } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 

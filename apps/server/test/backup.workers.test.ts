@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coverUrl } from "../src/sync/naming.ts";
+import { coverUrl } from "../src/backups/naming.ts";
 import { FAST_ENGINE } from "./support/backup.ts";
 import { until } from "./support/wait.ts";
 import { h, startWorker, t, workerProcessSuite } from "./support/worker-suite.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { searchCountLimit } from "../src/sync/dashboard.service.ts";
-import type { BackupFilter, PostFilter } from "../src/sync/listing.repository.ts";
+import { searchCountLimit } from "../src/library/dashboard.service.ts";
+import type { BackupFilter, PostFilter } from "../src/library/listing.repository.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 import { type ExplainedQuery, explainRepository, flatten } from "./support/explain.ts";
 

@@ -1,7 +1,7 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NEW_POSTS_PROFILE_MAX_AGE_MS } from "../src/sync/dashboard.service.ts";
+import { NEW_POSTS_PROFILE_MAX_AGE_MS } from "../src/library/dashboard.service.ts";
 import { backupHelpers, FAST_ENGINE } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 import { until } from "./support/wait.ts";

@@ -15,6 +15,7 @@ import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
 import { pendingMigrations } from "../db/migrate.ts";
 import { AppError } from "../lib/errors.ts";
+import { registerLibraryRoutes } from "../library/library.routes.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerUserRoutes } from "../users/users.routes.ts";
@@ -49,6 +50,7 @@ const registrars: RouteRegistrar[] = [
   registerConnectionRoutes,
   registerAccountRoutes,
   registerSyncRoutes,
+  registerLibraryRoutes,
   registerAdminRoutes,
   registerContactRoutes,
   registerStatusRoutes,

@@ -1,7 +1,8 @@
 import type { AccountsRepository } from "../accounts/accounts.repository.ts";
 import type { ConnectionsRepository } from "../connections/connections.repository.ts";
-import type { PostChild } from "../db/sync-tables.ts";
+import type { BackupRow, PostChild, PostRow } from "../db/sync-tables.ts";
 import type { GraphChild, GraphHost } from "../providers/instagram/media.client.ts";
+import type { PostLimit } from "./posts.repository.ts";
 
 /** What the sync and backup engines (and the sync services) need from the connections area. */
 export interface ConnectionTokens {
@@ -31,6 +32,24 @@ export type SyncDirectory = Pick<
   "accountWithOwner" | "accountForSync" | "userAccounts"
 > &
   Pick<ConnectionsRepository, "userTier" | "findGoogleConnection">;
+
+/**
+ * What the sync area asks of the backups area (its repository answers; wired in context.ts):
+ * claiming what a sync run backs up, and putting backups back for a retry.
+ */
+export interface BackupsForSync {
+  claimBackupsForSync(
+    accountId: string,
+    userId: string,
+    syncJobId: string,
+    now: Date,
+    postLimit: PostLimit,
+  ): Promise<{ post_id: string; id: string; posted_at: Date }[]>;
+  resetFailedBackups(userId: string, accountId: string | undefined, now: Date): Promise<string[]>;
+  ensureBackup(post: PostRow, now: Date): Promise<void>;
+  resetBackup(userId: string, postId: string, now: Date): Promise<BackupRow | undefined>;
+  findBackupByPost(userId: string, postId: string): Promise<BackupRow | undefined>;
+}
 
 /** A job's place among its attempts, to know when a failure is final. */
 export interface AttemptInfo {

@@ -2,16 +2,11 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
-import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
-import { createDriveClient } from "../providers/google/drive.client.ts";
 import type { FetchLike } from "../providers/http.ts";
-import { createMediaClient } from "../providers/instagram/media.client.ts";
-import { type BackupEngine, createBackupEngine } from "./backup/backup.engine.ts";
-import { createDashboardService, type DashboardService } from "./dashboard.service.ts";
-import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
+import { createMediaClient, type MediaClient } from "../providers/instagram/media.client.ts";
+import type { BackupsForSync, ConnectionTokens, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
-import { createGraphPacer } from "./graph-pacer.ts";
-import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
+import { createGraphPacer, type GraphPacer } from "./graph-pacer.ts";
 import { syncAccountJob } from "./jobs/sync-account.job.ts";
 import { secondsUntilSlotThisInterval } from "./schedule.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
@@ -20,18 +15,29 @@ import { createSyncRunsService, type SyncRunsService } from "./sync-runs.service
 
 export type { EngineSettings };
 
-/** What the backup engine adds to the application context. */
+/** The sync area: reading Instagram (runs, posts, the pacer), wired once. */
 export interface SyncModule {
-  /** /api/sync: `runs` starts syncs and retries, `dashboard` reads posts, backups, stats. */
-  sync: { runs: SyncRunsService; dashboard: DashboardService };
-  /** The sync area's repositories (posts, backups, runs, folders, listings). */
-  syncRepos: SyncRepositories;
+  /** /api/sync's runs: starts syncs and retries, reports what is running. */
+  runs: SyncRunsService;
+  /** The sync area's repositories (posts, runs) and what it asks of backups. */
+  repos: SyncRepositories;
   syncEngine: SyncEngine;
-  backupEngine: BackupEngine;
   engine: EngineSettings;
+  /** The Graph media client and its pacer, shared with the backups and library areas. */
+  media: MediaClient;
+  pacer: GraphPacer;
 }
 
-/** Wires the provider clients, engines and API service of the backup pipeline. */
+/** Engine settings over their defaults (tests shrink waits, the benchmark sets chunk sizes). */
+export function engineSettings(partial?: Partial<EngineSettings>): EngineSettings {
+  return {
+    ...DEFAULT_ENGINE_SETTINGS,
+    ...partial,
+    backoff: { ...DEFAULT_ENGINE_SETTINGS.backoff, ...partial?.backoff },
+  };
+}
+
+/** Wires the Instagram client, the sync engine and the runs service. */
 export function createSyncModule(deps: {
   db: Db;
   clock: Clock;
@@ -40,18 +46,16 @@ export function createSyncModule(deps: {
   /** What the sync area reads of the accounts and connections areas' tables. */
   directory: SyncDirectory;
   queue: JobSender;
-  settings?: Partial<EngineSettings>;
-  /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
-  encryptionKey: Buffer;
+  settings: EngineSettings;
+  /** What sync asks of the backups area (claims, retries). */
+  backups: BackupsForSync;
+  /** Queues one backup per post id (the backups area's job; idempotent per post). */
+  enqueueBackups(postIds: string[]): Promise<void>;
   log?: { warn(obj: object, msg: string): void };
   /** The `fetch` each provider's calls go through (the status page counts them). */
   fetchFor?: (provider: "instagram" | "google") => FetchLike;
 }): SyncModule {
-  const settings: EngineSettings = {
-    ...DEFAULT_ENGINE_SETTINGS,
-    ...deps.settings,
-    backoff: { ...DEFAULT_ENGINE_SETTINGS.backoff, ...deps.settings?.backoff },
-  };
+  const { settings } = deps;
   const providers = deps.config.providers;
   const pacer = createGraphPacer(settings, () => deps.clock.now().getTime());
   const media = createMediaClient(
@@ -65,39 +69,9 @@ export function createSyncModule(deps: {
       ...(deps.fetchFor ? { fetch: deps.fetchFor("instagram") } : {}),
     },
   );
-  const drive = createDriveClient(
-    { apisUrl: `${providers.google.apisUrl}` },
-    deps.fetchFor ? { fetch: deps.fetchFor("google") } : {},
-  );
-  const repos = createSyncRepositories(deps.db);
-  const { directory } = deps;
+  const repos = createSyncRepositories(deps.db, deps.backups);
+  const { directory, enqueueBackups } = deps;
 
-  const enqueueBackups = async (postIds: string[]) => {
-    for (let i = 0; i < postIds.length; i += 500) {
-      await deps.queue.insert(
-        backupPostJob,
-        postIds
-          .slice(i, i + 500)
-          .map((postId) => ({ data: { postId }, singletonKey: backupSingletonKey(postId) })),
-      );
-    }
-  };
-
-  const backupEngine = createBackupEngine({
-    repos,
-    directory,
-    connections: deps.connections,
-    media,
-    drive,
-    pacer,
-    clock: deps.clock,
-    settings,
-    sessions: {
-      seal: (uri) => encryptSecret(deps.encryptionKey, uri),
-      open: (sealed) => decryptSecret(deps.encryptionKey, sealed),
-    },
-    ...(deps.log ? { log: deps.log } : {}),
-  });
   const syncEngine = createSyncEngine({
     repos,
     directory,
@@ -133,19 +107,5 @@ export function createSyncModule(deps: {
       );
     },
   });
-  const dashboard = createDashboardService({
-    repos,
-    directory,
-    connections: deps.connections,
-    media,
-    clock: deps.clock,
-    settings,
-  });
-  return {
-    sync: { runs, dashboard },
-    syncRepos: repos,
-    syncEngine,
-    backupEngine,
-    engine: settings,
-  };
+  return { runs, repos, syncEngine, engine: settings, media, pacer };
 }

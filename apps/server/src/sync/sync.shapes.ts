@@ -6,7 +6,6 @@ import {
   syncMessages,
 } from "@keepsake/contracts";
 import type { BackupRow, GraphMediaType, PostRow, SyncJobRow } from "../db/sync-tables.ts";
-import type { PostFilter } from "./listing.repository.ts";
 
 /** The sync area's rows in the API's shapes (the /api/sync and /api/v1 answers share them). */
 
@@ -93,18 +92,3 @@ export function toBackup(b: BackupRow & { post: PostRow }): Backup {
     instagram_post: toPost(b.post, { status: b.status }),
   };
 }
-
-/** The posts filter of a query (the grid and /api/v1 read the same fields). */
-export const postFilter = (
-  userId: string,
-  q: {
-    account_id?: string | undefined;
-    media_type?: PostMediaType | undefined;
-    search?: string | undefined;
-  },
-): PostFilter => ({
-  userId,
-  accountId: q.account_id,
-  mediaType: q.media_type ? FROM_API_TYPE[q.media_type] : undefined,
-  search: q.search,
-});

@@ -1,8 +1,8 @@
 import type { DeletionResponse } from "@keepsake/contracts";
+import { backupPostJob } from "../backups/jobs/backup-post.job.ts";
 import type { UserRow } from "../db/schema.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
-import { backupPostJob } from "../sync/jobs/backup-post.job.ts";
 import { syncAccountJob } from "../sync/jobs/sync-account.job.ts";
 import type { UserDeletionRepository } from "./user-deletion.repository.ts";
 

@@ -22,8 +22,9 @@ import type { AccountsService } from "../accounts/accounts.service.ts";
 import type { ApiKeysService } from "../api-keys/api-keys.service.ts";
 import { V1_PREFIX } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
-import type { CursorListingService } from "../sync/cursor-listing.service.ts";
-import type { SyncModule } from "../sync/sync.module.ts";
+import type { CursorListingService } from "../library/cursor-listing.service.ts";
+import type { DashboardService } from "../library/dashboard.service.ts";
+import type { SyncRunsService } from "../sync/sync-runs.service.ts";
 import type { apiKeyGuard } from "./v1.auth.ts";
 import { callerOf } from "./v1.auth.ts";
 
@@ -46,7 +47,7 @@ export interface V1RouteDeps {
   apiKeys: ApiKeysService;
   listing: CursorListingService;
   requireApiKey: ReturnType<typeof apiKeyGuard>;
-  sync: SyncModule["sync"];
+  sync: { runs: SyncRunsService; dashboard: DashboardService };
 }
 
 export function registerV1Routes(app: FastifyInstance, ctx: V1RouteDeps) {

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from "kysely";
 import type pg from "pg";
 import type { Database } from "../../src/db/schema.ts";
-import { type ListingRepository, listingQueries } from "../../src/sync/listing.repository.ts";
+import { type ListingRepository, listingQueries } from "../../src/library/listing.repository.ts";
 
 /** One node of `EXPLAIN (FORMAT JSON)`. */
 export interface PlanNode {

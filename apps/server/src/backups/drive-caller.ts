@@ -1,9 +1,9 @@
 import { syncMessages as m } from "@keepsake/contracts";
-import { AppError } from "../../lib/errors.ts";
-import { ProviderError } from "../../providers/provider-error.ts";
-import { withBackoff } from "../../providers/retry.ts";
-import type { ConnectionTokens } from "../engine.types.ts";
-import type { EngineSettings } from "../engine-settings.ts";
+import { AppError } from "../lib/errors.ts";
+import { ProviderError } from "../providers/provider-error.ts";
+import { withBackoff } from "../providers/retry.ts";
+import type { ConnectionTokens } from "../sync/engine.types.ts";
+import type { EngineSettings } from "../sync/engine-settings.ts";
 
 /** Google refused the grant for good: every backup of the user stops until they reconnect. */
 export class GoogleRevokedError extends Error {}

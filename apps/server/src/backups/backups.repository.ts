@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BackupFileRow, PostRow } from "../db/sync-tables.ts";
-import type { PostLimit } from "./posts.repository.ts";
+import type { PostLimit } from "../sync/posts.repository.ts";
 
 /** The backups and backup_files tables: claims and leases, outcomes, the files in Drive, totals. */
 export function createBackupsRepository(db: Kysely<Database>) {

@@ -15,15 +15,16 @@ import { AppError } from "../lib/errors.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { withBackoff } from "../providers/retry.ts";
-import type { ConnectionTokens, SyncDirectory } from "./engine.types.ts";
-import type { EngineSettings } from "./engine-settings.ts";
+import type { ConnectionTokens, SyncDirectory } from "../sync/engine.types.ts";
+import type { EngineSettings } from "../sync/engine-settings.ts";
+import { minutesUntilNextSync } from "../sync/schedule.ts";
+import { iso, toBackup, toPost } from "../sync/sync.shapes.ts";
+import type { LibraryRepositories } from "./library.repositories.ts";
 import type { PostWithBackup } from "./listing.repository.ts";
-import { minutesUntilNextSync } from "./schedule.ts";
-import type { SyncRepositories } from "./sync.repositories.ts";
-import { iso, postFilter, toBackup, toPost } from "./sync.shapes.ts";
+import { postFilter } from "./post-filter.ts";
 
 export interface DashboardServiceDeps {
-  repos: Pick<SyncRepositories, "posts" | "backups" | "runs" | "listing">;
+  repos: Pick<LibraryRepositories, "posts" | "backups" | "runs" | "listing">;
   directory: Pick<SyncDirectory, "userAccounts" | "userTier" | "findGoogleConnection">;
   connections: Pick<ConnectionTokens, "refreshStaleProfiles" | "instagramAccessToken">;
   media: MediaClient;

@@ -1,5 +1,5 @@
-import type { BackupFileRow } from "../../db/sync-tables.ts";
-import type { DriveClient, DriveFile } from "../../providers/google/drive.client.ts";
+import type { BackupFileRow } from "../db/sync-tables.ts";
+import type { DriveClient, DriveFile } from "../providers/google/drive.client.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { Ledger } from "./ledger.ts";
 import { ITEM_KEY, POST_KEY } from "./plan.ts";

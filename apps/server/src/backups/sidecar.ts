@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import type { PostRow } from "../../db/sync-tables.ts";
-import type { DriveClient, DriveFileMetadata } from "../../providers/google/drive.client.ts";
-import { type BackupItem, sidecar } from "../naming.ts";
+import type { PostRow } from "../db/sync-tables.ts";
+import type { DriveClient, DriveFileMetadata } from "../providers/google/drive.client.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { ItemResult, Ledger } from "./ledger.ts";
+import { type BackupItem, sidecar } from "./naming.ts";
 import { keepIfIntact } from "./upload.ts";
 
 /** A file of the post already in Drive, for the sidecar's list. */

@@ -1,7 +1,7 @@
-import type { Clock } from "../../lib/clock.ts";
-import type { DriveClient, DriveFile } from "../../providers/google/drive.client.ts";
-import type { DriveFoldersRepository } from "../drive-folders.repository.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { DriveClient, DriveFile } from "../providers/google/drive.client.ts";
 import type { DriveCall } from "./drive-caller.ts";
+import type { DriveFoldersRepository } from "./drive-folders.repository.ts";
 import { FOLDER_KEY } from "./plan.ts";
 
 /** A Drive folder Keepsake writes into, as recorded. */

@@ -1,19 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { syncMessages as m } from "@keepsake/contracts";
-import type { BackupFileRow, BackupRow, PostRow } from "../../db/sync-tables.ts";
-import type { Clock } from "../../lib/clock.ts";
+import type { BackupFileRow, BackupRow, PostRow } from "../db/sync-tables.ts";
+import type { Clock } from "../lib/clock.ts";
 import type {
   DriveClient,
   DriveFile,
   DriveFileMetadata,
-} from "../../providers/google/drive.client.ts";
-import type { MediaClient } from "../../providers/instagram/media.client.ts";
-import { ProviderError } from "../../providers/provider-error.ts";
-import type { AttemptInfo, ConnectionTokens, EngineLog, SyncDirectory } from "../engine.types.ts";
-import type { EngineSettings } from "../engine-settings.ts";
-import type { GraphPacer } from "../graph-pacer.ts";
-import type { BackupItem } from "../naming.ts";
-import type { SyncRepositories } from "../sync.repositories.ts";
+} from "../providers/google/drive.client.ts";
+import type { MediaClient } from "../providers/instagram/media.client.ts";
+import { ProviderError } from "../providers/provider-error.ts";
+import type {
+  AttemptInfo,
+  ConnectionTokens,
+  EngineLog,
+  SyncDirectory,
+} from "../sync/engine.types.ts";
+import type { EngineSettings } from "../sync/engine-settings.ts";
+import type { GraphPacer } from "../sync/graph-pacer.ts";
+import type { BackupsRepositories } from "./backups.repositories.ts";
 import { type DriveCall, driveCallerFor } from "./drive-caller.ts";
 import { createFolders } from "./folders.ts";
 import {
@@ -24,6 +28,7 @@ import {
   type SessionSeal,
 } from "./ledger.ts";
 import { createMediaSource, MediaWithheldError, type PostRef } from "./media-source.ts";
+import type { BackupItem } from "./naming.ts";
 import { type BackupOutcome, outcomeRecorder } from "./outcome.ts";
 import { planPost } from "./plan.ts";
 import { findInDrive, mayAlreadyBeInDrive, recordedSession } from "./recovery.ts";
@@ -33,7 +38,7 @@ import { createUploader, type OpenSession, SessionGoneError } from "./upload.ts"
 export type { BackupOutcome } from "./outcome.ts";
 
 export interface BackupEngineDeps {
-  repos: Pick<SyncRepositories, "posts" | "backups" | "runs" | "folders">;
+  repos: Pick<BackupsRepositories, "posts" | "backups" | "runs" | "folders">;
   directory: Pick<SyncDirectory, "accountWithOwner" | "findGoogleConnection">;
   connections: ConnectionTokens;
   media: MediaClient;

@@ -1,13 +1,13 @@
-import type { PostChild, PostRow } from "../../db/sync-tables.ts";
-import type { Clock } from "../../lib/clock.ts";
-import { type MediaClient, MediaUrlExpiredError } from "../../providers/instagram/media.client.ts";
-import { ProviderError } from "../../providers/provider-error.ts";
-import { withBackoff } from "../../providers/retry.ts";
-import { type ConnectionTokens, toPostChild } from "../engine.types.ts";
-import type { EngineSettings } from "../engine-settings.ts";
-import type { GraphPacer } from "../graph-pacer.ts";
-import { type BackupItem, coverUrl } from "../naming.ts";
-import type { PostsRepository } from "../posts.repository.ts";
+import type { PostChild, PostRow } from "../db/sync-tables.ts";
+import type { Clock } from "../lib/clock.ts";
+import { type MediaClient, MediaUrlExpiredError } from "../providers/instagram/media.client.ts";
+import { ProviderError } from "../providers/provider-error.ts";
+import { withBackoff } from "../providers/retry.ts";
+import { type ConnectionTokens, toPostChild } from "../sync/engine.types.ts";
+import type { EngineSettings } from "../sync/engine-settings.ts";
+import type { GraphPacer } from "../sync/graph-pacer.ts";
+import type { PostsRepository } from "../sync/posts.repository.ts";
+import { type BackupItem, coverUrl } from "./naming.ts";
 
 /** Instagram does not give out this media (copyrighted audio and the like). */
 export class MediaWithheldError extends Error {}

@@ -6,13 +6,13 @@ import {
   type MediaInRoom,
   RESUMABLE_QUANTUM,
   type UploadProgress,
-} from "../../providers/google/drive.client.ts";
-import { isRetryable, ProviderError, retryAfterOf } from "../../providers/provider-error.ts";
-import { backoffDelay } from "../../providers/retry.ts";
-import type { EngineSettings } from "../engine-settings.ts";
-import type { BackupItem } from "../naming.ts";
+} from "../providers/google/drive.client.ts";
+import { isRetryable, ProviderError, retryAfterOf } from "../providers/provider-error.ts";
+import { backoffDelay } from "../providers/retry.ts";
+import type { EngineSettings } from "../sync/engine-settings.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { ItemResult, Ledger } from "./ledger.ts";
+import type { BackupItem } from "./naming.ts";
 import { createPipedUpload, type OpenSession, SessionGoneError } from "./piped-upload.ts";
 
 export { type OpenSession, SessionGoneError } from "./piped-upload.ts";

@@ -5,8 +5,9 @@ import type {
   V1PostsResponse,
 } from "@keepsake/contracts";
 import { AppError } from "../lib/errors.ts";
+import { toBackup, toPost } from "../sync/sync.shapes.ts";
 import type { CursorListingRepository, Keyset } from "./cursor-listing.repository.ts";
-import { postFilter, toBackup, toPost } from "./sync.shapes.ts";
+import { postFilter } from "./post-filter.ts";
 
 /** A timestamptz as Postgres writes it as text, e.g. `2026-01-02 03:04:05.123456+00`. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)?$/;

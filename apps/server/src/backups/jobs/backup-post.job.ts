@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineJob, type JobSender } from "../../jobs/job.ts";
-import type { BackupEngine } from "../backup/backup.engine.ts";
+import type { BackupEngine } from "../backup.engine.ts";
 
 /** Attempts of one backup before it is marked failed (the engine needs to know the last one). */
 export const BACKUP_RETRY_LIMIT = 6;
