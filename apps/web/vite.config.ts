@@ -39,12 +39,17 @@ export default defineConfig({
               name: "react",
               test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
             },
-            // The app's own libraries; anything else (the API reference renderer of /docs and
+            // The libraries the shell runs; anything else (the API reference renderer of /docs and
             // its Vue runtime) stays in the chunks of the pages that import it.
             {
               name: "vendor",
               // Top-level packages only: a nested copy (a renderer's own zod 3) stays out.
-              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|axios|react-toastify|react-hook-form|@hookform|zod)[\\/]/,
+              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|axios|react-toastify|zod)[\\/]/,
+            },
+            // The form libraries, loaded with the first screen that has a form (not by the shell).
+            {
+              name: "forms",
+              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](react-hook-form|@hookform)[\\/]/,
             },
           ],
         },

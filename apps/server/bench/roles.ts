@@ -6,18 +6,16 @@ import { fileURLToPath } from "node:url";
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /**
- * The node arguments of `npm run api|worker` (the command after the script's last `&& node`),
- * so a benchmark measures a role exactly as it runs in production.
+ * The node arguments of `npm start` / `npm run api|worker` (the script's last command, a node
+ * command), so a benchmark measures a role exactly as it runs in production.
  */
-export function roleCommand(role: "api" | "worker"): string[] {
+export function roleCommand(role: "api" | "worker" | "start"): string[] {
   const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts;
-  const script = String(scripts[role]);
-  const at = script.lastIndexOf("&& node ");
-  if (at < 0) throw new Error(`package.json's "${role}" script does not end in a node command`);
-  return script
-    .slice(at + "&& node ".length)
-    .trim()
-    .split(/\s+/);
+  const last = String(scripts[role]).split("&&").pop()?.trim() ?? "";
+  if (!last.startsWith("node ")) {
+    throw new Error(`package.json's "${role}" script does not end in a node command`);
+  }
+  return last.slice("node ".length).trim().split(/\s+/);
 }
 
 /** What `npm run api|worker` do before they start: build the server when it is stale. */

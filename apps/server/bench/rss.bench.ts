@@ -9,6 +9,7 @@
  * returns the heap it grew while starting some seconds after it sees the process idle), and
  * the peak RSS (VmHWM)
  * after BENCH_LOAD_SECONDS (default 5) of 100 requests/s to the API (for the roles that serve it).
+ * BENCH_ONLY measures only the runs whose name contains it (e.g. `BENCH_ONLY="npm start"`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -127,7 +128,7 @@ async function main() {
     // npm start on the embedded database: no DATABASE_URL.
     {
       name: "npm start (embedded)",
-      args: ["scripts/start.ts"],
+      args: roleCommand("start"),
       env: { DATABASE_URL: "" },
       serves: true,
     },
@@ -142,9 +143,11 @@ async function main() {
       serves,
     });
   }
+  // BENCH_ONLY: measure only the runs whose name contains it (e.g. "npm start").
+  const only = env.BENCH_ONLY;
   const results = [];
   try {
-    for (const run of runs) {
+    for (const run of runs.filter((r) => !only || r.name.includes(only))) {
       log(`measuring ${run.name}`);
       results.push(await measure(run));
     }

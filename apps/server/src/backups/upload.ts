@@ -3,6 +3,7 @@ import {
   type DriveClient,
   type DriveFile,
   type DriveFileMetadata,
+  type MediaInRoom,
   RESUMABLE_QUANTUM,
   type UploadProgress,
 } from "../providers/google/drive.client.ts";
@@ -68,6 +69,40 @@ function signal() {
   };
 }
 
+/** Room kept before a small file's bytes for the multipart head (its JSON metadata). */
+const HEAD_ROOM = 64 * 1024;
+/** Room kept after them for the multipart tail. */
+const TAIL_ROOM = 1024;
+
+/**
+ * The buffers small files are read into and sent from, reused: at most `count` exist, so the
+ * memory small uploads hold is bounded whatever their number, and none is left for the garbage
+ * collector (each used to make two copies of its body, which lived long enough to reach the old
+ * generation and inflated the worker's peak until a full collection: issue 27).
+ */
+function bufferPool(size: number, count: number) {
+  const free: Buffer[] = [];
+  const waiting: (() => void)[] = [];
+  let made = 0;
+  return {
+    async take(): Promise<Buffer> {
+      for (;;) {
+        const b = free.pop();
+        if (b) return b;
+        if (made < count) {
+          made++;
+          return Buffer.allocUnsafeSlow(size);
+        }
+        await new Promise<void>((r) => waiting.push(r));
+      }
+    },
+    give(b: Buffer) {
+      free.push(b);
+      waiting.shift()?.();
+    },
+  };
+}
+
 const cdnBroke = () =>
   new ProviderError("instagram", "network", "The download from the Instagram CDN broke off");
 
@@ -104,7 +139,7 @@ export function createUploader(deps: {
   drive: DriveClient;
   settings: Pick<
     EngineSettings,
-    "chunkBytes" | "multipartMaxBytes" | "backoff" | "sleep" | "random"
+    "chunkBytes" | "multipartMaxBytes" | "smallUploadBuffers" | "backoff" | "sleep" | "random"
   >;
 }) {
   const { drive, settings: s } = deps;
@@ -114,6 +149,10 @@ export function createUploader(deps: {
   );
 
   const pipe = createPipedUpload({ drive, settings: s, chunkBytes });
+  const buffers = bufferPool(
+    HEAD_ROOM + s.multipartMaxBytes + TAIL_ROOM,
+    Math.max(1, s.smallUploadBuffers),
+  );
 
   return async function upload(args: {
     call: DriveCall;
@@ -163,21 +202,35 @@ export function createUploader(deps: {
     let position = 0;
 
     try {
-      // Small files: read up to the multipart limit; if the body ends there, one request.
+      // Small files: read up to the multipart limit into a pooled buffer; if the body ends
+      // there, one request sent from that buffer.
       if (!resume && (total === null || total <= s.multipartMaxBytes)) {
-        while (pending.length <= s.multipartMaxBytes) {
-          const r = await read();
-          if (r.done) {
-            const body = Buffer.concat(pending.parts);
-            const digest = md5.update(body).digest("hex");
-            const file = await call((t) => drive.multipart(t, meta, body, contentType));
-            await keepIfIntact(call, drive, file, digest);
-            return await ledger.record(item, file, false);
+        const buffer = await buffers.take();
+        try {
+          const media: MediaInRoom = { buffer, start: HEAD_ROOM, length: 0 };
+          for (;;) {
+            const r = await read();
+            if (r.done) {
+              const body = buffer.subarray(HEAD_ROOM, HEAD_ROOM + media.length);
+              const digest = md5.update(body).digest("hex");
+              const file = await call((t) => drive.multipart(t, meta, media, contentType));
+              await keepIfIntact(call, drive, file, digest);
+              return await ledger.record(item, file, false);
+            }
+            position += r.value.length;
+            if (media.length + r.value.length > s.multipartMaxBytes) {
+              // Larger than announced: continue as a resumable upload with what was read so
+              // far (copied out, the buffer goes back to the pool).
+              pending.push(Buffer.from(buffer.subarray(HEAD_ROOM, HEAD_ROOM + media.length)));
+              pending.push(r.value);
+              break;
+            }
+            buffer.set(r.value, HEAD_ROOM + media.length);
+            media.length += r.value.length;
           }
-          pending.push(r.value);
-          position += r.value.length;
+        } finally {
+          buffers.give(buffer);
         }
-        // Larger than announced: continue as a resumable upload with what was read so far.
         for (const p of pending.parts) md5.update(p);
       }
 

@@ -139,6 +139,16 @@ export async function startEmbeddedPostgres(options: {
   }
 }
 
+/**
+ * PostgreSQL's memory settings for the embedded database, which lives in this process's WASM
+ * heap (a heap that grows and never shrinks): PostgreSQL's defaults (shared_buffers 128 MB,
+ * wal_buffers 4 MB) size a server, not the one session of a small set-up. Applied to initdb too,
+ * whose temporary instance otherwise grows its heap to ~570 MB on a first start (issue 27,
+ * measured with bench:rss). Pages not in shared_buffers are read from the OS's file cache.
+ */
+const SMALL_MEMORY = ["-c", "shared_buffers=16MB", "-c", "wal_buffers=512kB"];
+const START_PARAMS = [...PGlite.defaultStartParams, ...SMALL_MEMORY];
+
 async function own(
   dataDir: string | undefined,
   advert: string | null,
@@ -146,7 +156,10 @@ async function own(
 ): Promise<EmbeddedPostgres> {
   // pg_trgm: the caption search's index (migration 0701).
   const extensions = { pg_trgm };
-  const db = await PGlite.create(dataDir ? { dataDir, extensions } : { extensions });
+  const settings = { startParams: START_PARAMS, initDbStartParams: SMALL_MEMORY };
+  const db = await PGlite.create(
+    dataDir ? { dataDir, extensions, ...settings } : { extensions, ...settings },
+  );
   const server = await serveWire({
     db,
     host: "127.0.0.1",

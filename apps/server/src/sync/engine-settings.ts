@@ -10,6 +10,11 @@ export interface EngineSettings extends RetrySettings {
   chunkBytes: number;
   /** Files up to this size go in one multipart request. */
   multipartMaxBytes: number;
+  /**
+   * How many buffers of `multipartMaxBytes` a process reads small files into (reused; more
+   * small uploads at once wait for one). As many as the backup job's concurrency.
+   */
+  smallUploadBuffers: number;
   /** Media per Graph page. */
   pageSize: number;
   /** A sync stops after this many already-known posts in a row (pinned posts come first). */
@@ -28,6 +33,7 @@ export interface EngineSettings extends RetrySettings {
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   chunkBytes: 64 * 1024 * 1024,
   multipartMaxBytes: 5 * 1024 * 1024,
+  smallUploadBuffers: 3,
   pageSize: 50,
   knownRunToStop: 12,
   leaseMs: 45_000,

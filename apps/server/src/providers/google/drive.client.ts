@@ -72,6 +72,25 @@ export function receivedFromRange(range: string | null): number {
 
 const quote = (v: string) => `'${v.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 
+/** Media bytes at `buffer[start, start + length)`, with free room before and after them. */
+export interface MediaInRoom {
+  buffer: Buffer;
+  start: number;
+  length: number;
+}
+
+/** A multipart body: in the media's own buffer when its room fits the head and tail. */
+function multipartBody(head: Buffer, media: Uint8Array | MediaInRoom, tail: Buffer): Buffer {
+  if (media instanceof Uint8Array) return Buffer.concat([head, media, tail]);
+  const { buffer, start, length } = media;
+  const end = start + length;
+  if (head.length > start || end + tail.length > buffer.length)
+    return Buffer.concat([head, buffer.subarray(start, end), tail]);
+  head.copy(buffer, start - head.length);
+  tail.copy(buffer, end);
+  return buffer.subarray(start - head.length, end + tail.length);
+}
+
 /** Google Drive v3: folders, multipart and resumable uploads, list, get, delete. HTTP only. */
 export function createDriveClient(
   settings: { apisUrl: string },
@@ -187,10 +206,15 @@ export function createDriveClient(
     },
 
     /** One request with the metadata and the bytes (small files). */
+    /**
+     * One request with the metadata and the media. Media given as a `MediaInRoom` is sent from
+     * that buffer, the multipart head and tail written into its room around it: no copy of the
+     * body is made (the backup engine reuses such buffers, issue 27).
+     */
     async multipart(
       token: string,
       meta: DriveFileMetadata,
-      media: Uint8Array,
+      media: Uint8Array | MediaInRoom,
       contentType: string,
     ): Promise<DriveFile> {
       const boundary = `keepsake_${randomBytes(12).toString("hex")}`;
@@ -204,7 +228,7 @@ export function createDriveClient(
       const res = await send(u, {
         method: "POST",
         headers: auth(token, { "content-type": `multipart/related; boundary=${boundary}` }),
-        body: Buffer.concat([head, media, tail]),
+        body: multipartBody(head, media, tail),
       });
       return toFile(await json(res));
     },
