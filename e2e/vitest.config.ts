@@ -1,11 +1,14 @@
 import { defineConfig } from "vitest/config";
+import { E2E_WORKERS } from "./support/workers.ts";
 
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
     globalSetup: ["support/global-setup.ts"],
-    // One browser and one app process at a time: the machine has two cores.
-    fileParallelism: false,
+    // Two files at a time by default, each with its own Keepsake (support/global-setup.ts) and a
+    // page of the one Chromium: most of an end-to-end test is waiting for jobs and pages.
+    fileParallelism: E2E_WORKERS > 1,
+    maxWorkers: E2E_WORKERS,
     testTimeout: 90_000,
     hookTimeout: 120_000,
     // A page in a real browser on a busy two-core machine can take seconds to settle: poll for

@@ -85,6 +85,8 @@ const KNOWN_CROSSINGS = new Set<string>([
   "backups/backups.repository.ts: sync_jobs",
   "billing/billing.repository.ts: users",
   "connections/connections.repository.ts: users",
+  // The import area (merged from main) reads the account's username with its items.
+  "import/import.repository.ts: instagram_accounts",
   "users/user-deletion.repository.ts: contact_messages",
   "users/user-deletion.repository.ts: instagram_accounts",
   "users/user-deletion.repository.ts: login_failures",

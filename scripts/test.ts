@@ -1,6 +1,7 @@
-// `npm test`: typecheck, lint, import cycles, then every Vitest suite (the server's twice when TEST_DATABASE_URL
-// names a real PostgreSQL server), the production smoke test, then the end-to-end suite in
-// Chromium. Ends with the totals.
+// `npm test`: typecheck, lint, import cycles, then every Vitest suite (the server's on embedded
+// PGlite and, when TEST_DATABASE_URL names a real PostgreSQL server, the files whose outcome can
+// differ there, in the same run: apps/server/vitest.config.ts), the production smoke test, then
+// the end-to-end suite in Chromium. Ends with each stage's time and the totals.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ const vitest = join(ROOT, "node_modules/vitest/vitest.mjs");
 const reports = mkdtempSync(join(tmpdir(), "keepsake-test-"));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures: string[] = [];
+const stages: { label: string; seconds: number; ok: boolean }[] = [];
 
 function run(label: string, cmd: string, args: string[], env: Record<string, string> = {}) {
   console.log(`\n▶ ${label}`);
@@ -21,9 +23,10 @@ function run(label: string, cmd: string, args: string[], env: Record<string, str
     stdio: "inherit",
     env: { ...process.env, ...env },
   });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const seconds = (Date.now() - started) / 1000;
   if (result.status !== 0) failures.push(`${label} (exit ${result.status ?? result.signal})`);
-  console.log(`${result.status === 0 ? "✔" : "✘"} ${label} (${seconds}s)`);
+  stages.push({ label, seconds, ok: result.status === 0 });
+  console.log(`${result.status === 0 ? "✔" : "✘"} ${label} (${seconds.toFixed(1)}s)`);
   return result.status === 0;
 }
 
@@ -68,14 +71,12 @@ if (want("unit")) {
   suite("contracts", "packages/contracts");
   suite("web", "apps/web");
   suite("sandbox", "sandbox");
-  suite("server (embedded PGlite)", "apps/server", { TEST_DATABASE_URL: "" });
   if (process.env.TEST_DATABASE_URL) {
-    suite("server (PostgreSQL server)", "apps/server", {
-      TEST_DATABASE_URL: process.env.TEST_DATABASE_URL,
-    });
+    suite("server (embedded PGlite + PostgreSQL server)", "apps/server");
   } else {
+    suite("server (embedded PGlite)", "apps/server");
     console.log(
-      "\n(TEST_DATABASE_URL is not set: the server suites ran on embedded PGlite only, without the *.server.test.ts files)",
+      "\n(TEST_DATABASE_URL is not set: the server suite ran on embedded PGlite only, without its PostgreSQL server project)",
     );
   }
 }
@@ -87,11 +88,22 @@ if (want("production")) {
 }
 if (want("e2e")) {
   console.log("\n▶ build the web app for end-to-end tests");
+  const started = Date.now();
   ensureWebBuild({ force: !!process.env.CI });
+  stages.push({ label: "web build", seconds: (Date.now() - started) / 1000, ok: true });
   suite("end-to-end (Chromium)", "e2e");
 }
 
 rmSync(reports, { recursive: true, force: true });
+console.log("\nStage times:");
+const width = Math.max(...stages.map((x) => x.label.length), 5);
+for (const x of stages) {
+  console.log(
+    `  ${x.ok ? "✔" : "✘"} ${x.label.padEnd(width)}  ${x.seconds.toFixed(1).padStart(6)} s`,
+  );
+}
+const total = stages.reduce((sum, x) => sum + x.seconds, 0);
+console.log(`    ${"total".padEnd(width)}  ${total.toFixed(1).padStart(6)} s`);
 console.log("");
 for (const f of failures) console.log(`✘ ${f}`);
 console.log(`Tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

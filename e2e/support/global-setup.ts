@@ -3,11 +3,15 @@ import type { TestProject } from "vitest/node";
 import { ensureWebBuild } from "../../scripts/web-build.ts";
 import { CHROMIUM, CHROMIUM_ARGS } from "./browser.ts";
 import { type RunningKeepsake, type SharedKeepsake, startKeepsake } from "./keepsake.ts";
+import { E2E_WORKERS } from "./workers.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The one Keepsake every end-to-end file shares (run as `npm start` runs it). */
-    keepsake: SharedKeepsake;
+    /**
+     * The Keepsakes the end-to-end files share (each run as `npm start` runs it), one per Vitest
+     * worker: the file running in worker N (VITEST_POOL_ID) uses the Nth and has it to itself.
+     */
+    keepsakes: SharedKeepsake[];
     /** The one Chromium every end-to-end file connects to. */
     browserEndpoint: string;
   }
@@ -15,32 +19,38 @@ declare module "vitest" {
 
 /**
  * The end-to-end suite runs against the built SPA, exactly as `npm start` serves it. Booting an
- * app (embedded database, migrations, sandbox) and a browser costs seconds on two cores, so one
- * of each serves every file; a file that restarts or kills Keepsake starts its own.
+ * app (embedded database, migrations, sandbox) and a browser costs seconds on two cores, so the
+ * files share them: one Keepsake per Vitest worker (E2E_WORKERS, vitest.config.ts) and one
+ * Chromium for all; a file that restarts or kills Keepsake starts its own.
  */
 export default async function setup(project: TestProject) {
   ensureWebBuild();
-  let ks: RunningKeepsake | undefined;
+  const started: RunningKeepsake[] = [];
   let server: BrowserServer | undefined;
   try {
-    [ks, server] = await Promise.all([
-      startKeepsake(),
+    [server] = await Promise.all([
       chromium.launchServer({
         executablePath: CHROMIUM,
         headless: true,
         args: CHROMIUM_ARGS,
         host: "127.0.0.1",
       }),
+      ...Array.from({ length: E2E_WORKERS }, async () => {
+        started.push(await startKeepsake());
+      }),
     ]);
   } catch (err) {
-    await ks?.dispose();
+    await Promise.all(started.map((ks) => ks.dispose()));
     await server?.close();
     throw err;
   }
-  project.provide("keepsake", ks.shared());
+  project.provide(
+    "keepsakes",
+    started.map((ks) => ks.shared()),
+  );
   project.provide("browserEndpoint", server.wsEndpoint());
   return async () => {
     await server?.close();
-    await ks?.dispose();
+    await Promise.all(started.map((ks) => ks.dispose()));
   };
 }

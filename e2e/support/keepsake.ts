@@ -109,7 +109,7 @@ export async function startKeepsake(env: Record<string, string> = {}): Promise<R
     };
     child.stdout?.on("data", keep);
     child.stderr?.on("data", keep);
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 180_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`Keepsake exited early:\n${log}`);
       try {

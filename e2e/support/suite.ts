@@ -27,15 +27,17 @@ async function freshState(ks: RunningKeepsake) {
 }
 
 /**
- * The suite's one Keepsake (run as `npm start` runs it, started by the global set-up and shared
- * by every file, emptied before each) and a connection to its one Chromium, handed to `started`
+ * The Keepsake of this file's Vitest worker (run as `npm start` runs it, started by the global
+ * set-up and shared by the files that worker runs, one at a time, emptied before each) and a connection to its one Chromium, handed to `started`
  * before the file's first test. When a test fails, what Keepsake wrote during it is printed
  * beside the failure.
  */
 export function keepsakeSuite(started: (s: { ks: RunningKeepsake; browser: Browser }) => void) {
   let running: { ks: RunningKeepsake; browser: Browser } | undefined;
   beforeAll(async () => {
-    const ks = attachKeepsake(inject("keepsake"));
+    // The Keepsake of this file's worker: no other file uses it while this one runs.
+    const pool = inject("keepsakes");
+    const ks = attachKeepsake(pool[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % pool.length]!);
     await freshState(ks);
     const browser = await launchBrowser(inject("browserEndpoint"));
     running = { ks, browser };

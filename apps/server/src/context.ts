@@ -21,6 +21,7 @@ import {
 } from "./backups/backups.module.ts";
 import type { BackupsRepositories } from "./backups/backups.repositories.ts";
 import { type BackupsService, createBackupsService } from "./backups/backups.service.ts";
+import { createFolders } from "./backups/folders.ts";
 import { createBillingRepository } from "./billing/billing.repository.ts";
 import { type BillingService, createBillingService } from "./billing/billing.service.ts";
 import {
@@ -34,9 +35,12 @@ import { createOAuthStates } from "./connections/oauth-state.ts";
 import { createContactRepository } from "./contact/contact.repository.ts";
 import { type ContactService, createContactService } from "./contact/contact.service.ts";
 import type { Db } from "./db/database.ts";
+import { createImportRepository } from "./import/import.repository.ts";
+import { createImportService, type ImportService } from "./import/import.service.ts";
 import { jobRegistry } from "./job-registry.ts";
 import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
 import type { Clock } from "./lib/clock.ts";
+import { decryptSecret, encryptSecret } from "./lib/crypto.ts";
 import type { ServiceLog } from "./lib/log.ts";
 import type { Secrets } from "./lib/secrets.ts";
 import type { CursorListingService } from "./library/cursor-listing.service.ts";
@@ -44,6 +48,7 @@ import type { DashboardService } from "./library/dashboard.service.ts";
 import { createLibraryModule } from "./library/library.module.ts";
 import type { LibraryRepositories } from "./library/library.repositories.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
+import { createDriveClient } from "./providers/google/drive.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
 import { createStripeClient } from "./providers/stripe/stripe.client.ts";
@@ -114,6 +119,8 @@ export interface AppContext extends ContextDeps {
   listing: CursorListingService;
   /** onRequest hook of /api/v1: an API key, within its rate limit. */
   requireApiKey: ReturnType<typeof apiKeyGuard>;
+  /** Settings → Import: Instagram's data export into Drive (issue 31). */
+  importer: ImportService;
 }
 
 /** Wires repositories and services once; routes and jobs receive what they use from here. */
@@ -305,8 +312,33 @@ export function createContext(deps: ContextDeps): AppContext {
     clock: deps.clock,
     count: (keyId, windowStart) => apiKeysRepo.hitRateWindow(keyId, windowStart),
   });
+  // The import area writes into Drive with the backup engine's folders, uploader and settings.
+  const importDrive = createDriveClient(
+    { apisUrl: `${providers.google.apisUrl}` },
+    { fetch: calls.fetchFor("google") },
+  );
+  const importer = createImportService({
+    repo: createImportRepository(deps.db),
+    directory: {
+      accountWithOwner: accountsRepo.accountWithOwner,
+      userTier: connectionsRepo.userTier,
+      findGoogleConnection: connectionsRepo.findGoogleConnection,
+      postsForImportMatch: sync.repos.posts.postsForImportMatch,
+      newestPostTimes: sync.repos.posts.newestPostTimes,
+    },
+    connections: { googleAccessToken: connections.tokens.googleAccessToken },
+    drive: importDrive,
+    folders: createFolders({ repo: backups.repos.folders, drive: importDrive, clock: deps.clock }),
+    settings,
+    sessions: {
+      seal: (uri) => encryptSecret(deps.secrets.encryptionKey, uri),
+      open: (sealed) => decryptSecret(deps.secrets.encryptionKey, sealed),
+    },
+    clock: deps.clock,
+  });
   return {
     ...deps,
+    importer,
     apiKeys,
     listing: library.listing,
     requireApiKey: apiKeyGuard(apiKeys, limiter),

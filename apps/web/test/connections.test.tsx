@@ -12,12 +12,18 @@ const { account, accountsResponse, calls, renderSettings, serve, status, withCon
 withConnectionsApi();
 
 describe("settings tabs", () => {
-  it("has Connected Accounts, Subscription, Profile Information and API keys; Connected Accounts first", async () => {
+  it("has Connected Accounts, Subscription, Profile Information, API keys and Import; Connected Accounts first", async () => {
     api.defaults.adapter = serve(() => [200, status()]);
     const user = userEvent.setup();
     renderSettings();
     const tabs = screen.getAllByRole("tab").map((t) => t.textContent);
-    expect(tabs).toEqual(["Connected Accounts", "Subscription", "Profile Information", "API keys"]);
+    expect(tabs).toEqual([
+      "Connected Accounts",
+      "Subscription",
+      "Profile Information",
+      "API keys",
+      "Import",
+    ]);
     expect(
       screen.getByRole("tab", { name: "Connected Accounts" }).getAttribute("aria-selected"),
     ).toBe("true");

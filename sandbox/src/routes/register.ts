@@ -8,6 +8,7 @@ import { registerCdn } from "./cdn.ts";
 import { clearBlobs, registerControl } from "./control/index.ts";
 import { registerDrive } from "./drive/index.ts";
 import { registerDriveBrowser } from "./drive-browser.ts";
+import { registerExport } from "./export.ts";
 import { registerGoogle } from "./google/index.ts";
 import { registerMeta } from "./meta.ts";
 import { registerStripe } from "./stripe/index.ts";
@@ -20,6 +21,7 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
   const stripe = registerStripe(app, ctx);
   registerControl(app, ctx, stripe);
   registerDriveBrowser(app, ctx);
+  registerExport(app, ctx);
 
   ctx.resetHooks.push(() => {
     stripe.stop();
@@ -46,6 +48,7 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
         `/accounts.google.com/o/oauth2/v2/auth?client_id=${encodeURIComponent(SANDBOX_CREDENTIALS.google.clientId)}&redirect_uri=${encodeURIComponent(cb)}&response_type=code&scope=${encodeURIComponent("openid email https://www.googleapis.com/auth/drive.file")}&access_type=offline&prompt=consent&include_granted_scopes=true&state=demo`,
       ],
       ["Drive browser", "/drive"],
+      ["Instagram data exports (Download your information)", "/export"],
       ["Control API: demo accounts", "/_control/accounts"],
       ["Control API: drive files", "/_control/drive/files"],
     ];

@@ -4,6 +4,7 @@ import type { AdminTables } from "./admin-tables.ts";
 import type { ApiTables } from "./api-tables.ts";
 import type { BillingTables } from "./billing-tables.ts";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
+import type { ImportTables } from "./import-tables.ts";
 import type { SyncTables } from "./sync-tables.ts";
 
 export type { GeneratedTimestamp, Timestamp } from "./columns.ts";
@@ -90,7 +91,7 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-export interface Database extends SyncTables, AdminTables, BillingTables, ApiTables {
+export interface Database extends SyncTables, AdminTables, BillingTables, ApiTables, ImportTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

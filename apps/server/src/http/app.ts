@@ -15,6 +15,7 @@ import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
 import { pendingMigrations } from "../db/migrate.ts";
+import { registerImportRoutes } from "../import/import.routes.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerLibraryRoutes } from "../library/library.routes.ts";
 import { registerStatusRoutes } from "../status/status.routes.ts";
@@ -59,6 +60,7 @@ const registrars: RouteRegistrar[] = [
   registerBillingRoutes,
   registerApiKeyRoutes,
   registerV1Routes,
+  registerImportRoutes,
 ];
 
 export async function buildApp(ctx: AppContext, options: AppOptions = {}) {

@@ -181,6 +181,42 @@ export function createPostsRepository(db: Kysely<Database>) {
         .orderBy("updated_at", "desc")
         .executeTakeFirst();
     },
+
+    /**
+     * What an import matches its items against (issue 31): the account's posts with one of
+     * `ids` (as the post or a carousel child), or posted between `from` and `to`.
+     */
+    async postsForImportMatch(accountId: string, ids: string[], from: Date, to: Date) {
+      const rows = await db
+        .selectFrom("posts")
+        .select(["instagram_id", "posted_at", "caption", "children"])
+        .where("account_id", "=", accountId)
+        .where((eb) =>
+          eb.or([
+            ...(ids.length > 0 ? [eb("instagram_id", "in", ids)] : []),
+            eb.and([eb("posted_at", ">=", from), eb("posted_at", "<=", to)]),
+          ]),
+        )
+        .execute();
+      return rows.map((r) => ({
+        instagram_id: r.instagram_id,
+        posted_at: new Date(r.posted_at),
+        caption: r.caption,
+        child_ids: (r.children ?? []).map((c) => c.id),
+      }));
+    },
+
+    /** The times of the user's `limit` newest posts, newest first (the post limit's measure). */
+    async newestPostTimes(userId: string, limit: number): Promise<Date[]> {
+      const rows = await db
+        .selectFrom("posts")
+        .select("posted_at")
+        .where("user_id", "=", userId)
+        .orderBy("posted_at", "desc")
+        .limit(limit)
+        .execute();
+      return rows.map((r) => new Date(r.posted_at));
+    },
   };
 }
 

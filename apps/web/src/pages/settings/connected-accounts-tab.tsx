@@ -232,6 +232,13 @@ function ConnectedAccountRow({
       )}
       <div className="connection-card-actions">
         {state === "reconnect" && <ReconnectButton account={a} />}
+        <Link
+          to={`/settings?tab=import&account=${encodeURIComponent(a.id)}`}
+          className="btn btn-ghost btn-sm"
+          aria-label={`Import the data export of @${a.username}`}
+        >
+          Import export
+        </Link>
         <button
           className="btn btn-ghost btn-sm"
           onClick={onDisconnect}

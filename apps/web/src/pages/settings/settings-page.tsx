@@ -1,17 +1,23 @@
-import { type KeyboardEvent, useRef } from "react";
+import { type KeyboardEvent, Suspense, useRef } from "react";
 import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
+import { Spinner } from "../../components/spinner.tsx";
+import { lazyPage } from "../../lib/lazy-page.ts";
 import { ApiKeysTab } from "./api-keys-tab.tsx";
 import { ConnectedAccountsTab } from "./connected-accounts-tab.tsx";
 import { ProfileTab } from "./profile-tab.tsx";
 import { SubscriptionTab } from "./subscription-tab.tsx";
 import "./settings.css";
 
+// The import screen carries the ZIP reader: its own chunk, loaded only when the tab is opened.
+const ImportTab = lazyPage(() => import("./import-tab.tsx"), "ImportTab");
+
 export const SETTINGS_TABS = [
   { id: "connections", label: "Connected Accounts" },
   { id: "subscription", label: "Subscription" },
   { id: "profile", label: "Profile Information" },
   { id: "api-keys", label: "API keys" },
+  { id: "import", label: "Import" },
 ] as const;
 type TabId = (typeof SETTINGS_TABS)[number]["id"];
 
@@ -66,6 +72,11 @@ export function SettingsPage() {
         {active === "subscription" && <SubscriptionTab />}
         {active === "profile" && <ProfileTab />}
         {active === "api-keys" && <ApiKeysTab />}
+        {active === "import" && (
+          <Suspense fallback={<Spinner label="Loading..." />}>
+            <ImportTab />
+          </Suspense>
+        )}
       </div>
     </div>
   );

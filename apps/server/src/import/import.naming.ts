@@ -1,0 +1,109 @@
+import { createHash } from "node:crypto";
+import type { ExportItem } from "@keepsake/contracts/instagram-export";
+import { folderPath } from "../backups/naming.ts";
+import type { ImportFileRow, ImportItemRow } from "../db/import-tables.ts";
+
+/** `appProperties` key and value marking what an import put in Drive. */
+export const SOURCE_KEY = "keepsakeSource";
+export const SOURCE_VALUE = "instagram-export";
+
+const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 20);
+
+/**
+ * The id an item's files are named and keyed by: the media id its first file name carries (the
+ * same id an API backup uses), else `x` and a digest of that file's path in the export.
+ */
+export function nameId(it: ExportItem): string {
+  const first = it.media[0];
+  return first?.media_id ?? `x${digest(`${it.kind}:${first?.uri ?? it.taken_at}`)}`;
+}
+
+/** The item's key per account: one row whatever how often the export is imported. */
+export const exportItemKey = (it: ExportItem) => nameId(it);
+
+/** A file's key (`appProperties.keepsakeMediaId`): its media id, else the item's id and position. */
+export function exportFileKey(it: ExportItem, index: number): string {
+  const f = it.media[index];
+  if (f?.media_id) return f.media_id;
+  return it.media.length > 1 ? `${nameId(it)}_${index + 1}` : nameId(it);
+}
+
+const day = (iso: string | Date) => new Date(iso).toISOString().slice(0, 10);
+
+/** The `<kind>` of the file names, as the backup engine names API posts. */
+function kindWord(kind: ExportItem["kind"], media: { media_type: string }[]): string {
+  if (kind === "story") return "story";
+  if (kind === "reel") return "reel";
+  if (media.length > 1) return "carousel";
+  return media[0]?.media_type === "VIDEO" ? "video" : "photo";
+}
+
+const extensionOf = (uri: string, type: string) => {
+  const m = /\.([A-Za-z0-9]{2,5})$/.exec(uri);
+  return (m?.[1] ?? (type === "VIDEO" ? "mp4" : "jpg")).toLowerCase();
+};
+
+/** `<YYYY-MM-DD>_<kind>_<id>[_<n>].<ext>`, the backup engine's names. */
+export function importFileName(it: ExportItem, id: string, index: number): string {
+  const f = it.media[index];
+  const base = `${day(it.taken_at)}_${kindWord(it.kind, it.media)}_${id}`;
+  const n = it.media.length > 1 ? `_${index + 1}` : "";
+  return `${base}${n}.${extensionOf(f?.uri ?? "", f?.media_type ?? "IMAGE")}`;
+}
+
+export function importMetaName(
+  item: Pick<ImportItemRow, "kind" | "taken_at" | "item_key">,
+  files: Pick<ImportFileRow, "media_type">[],
+): string {
+  return `${day(item.taken_at)}_${kindWord(item.kind, files)}_${item.item_key}_meta.json`;
+}
+
+/** Keepsake / @user / YYYY, and stories in their own folder: Keepsake / @user / YYYY / Stories. */
+export function importFolderPath(username: string, kind: string, at: Date): string[] {
+  const path = folderPath(username, at);
+  return kind === "story" ? [...path, "Stories"] : path;
+}
+
+const MIME: Record<string, string> = {
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+  heic: "image/heic",
+  gif: "image/gif",
+  mp4: "video/mp4",
+  mov: "video/quicktime",
+  m4v: "video/x-m4v",
+  webm: "video/webm",
+};
+
+export function importMime(uri: string, type: "IMAGE" | "VIDEO"): string {
+  return MIME[extensionOf(uri, type)] ?? (type === "VIDEO" ? "video/mp4" : "image/jpeg");
+}
+
+/** The item's `…_meta.json`: what the export says of it, and its files, marked as imported. */
+export function importSidecar(
+  item: Pick<ImportItemRow, "kind" | "taken_at" | "caption" | "item_key">,
+  username: string,
+  files: Pick<ImportFileRow, "name" | "drive_file_id" | "uri" | "media_type" | "file_key">[],
+) {
+  const kind = item.kind === "archived_post" ? "archived post" : item.kind;
+  return {
+    instagram_id: /^\d+$/.test(item.item_key) ? item.item_key : null,
+    username,
+    kind,
+    media_product_type: item.kind === "story" ? "STORY" : item.kind === "reel" ? "REELS" : "FEED",
+    archived: item.kind === "archived_post" || item.kind === "story",
+    caption: item.caption,
+    timestamp: new Date(item.taken_at).toISOString(),
+    files: files.map((f) => ({
+      name: f.name,
+      id: f.drive_file_id,
+      media_type: f.media_type,
+      instagram_id: /^\d+$/.test(f.file_key) ? f.file_key : null,
+      export_path: f.uri,
+    })),
+    source: SOURCE_VALUE,
+    backed_up_by: "Keepsake",
+  };
+}

@@ -1,0 +1,224 @@
+import { sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import type {
+  ImportFileRow,
+  ImportItemKind,
+  ImportItemRow,
+  ImportItemStatus,
+} from "../db/import-tables.ts";
+
+/** One item of an export as the import records it, with its files. */
+export interface NewImportItem {
+  item_key: string;
+  kind: ImportItemKind;
+  taken_at: Date;
+  caption: string | null;
+  status: ImportItemStatus;
+  files: { file_key: string; uri: string; name: string; media_type: "IMAGE" | "VIDEO" }[];
+}
+
+/** The import_items and import_files tables (migration 1080); only this file touches them. */
+export function createImportRepository(db: Db) {
+  return {
+    /**
+     * Records the items of an export not recorded yet (an item already recorded keeps its
+     * state: a second import of the same export adds nothing) and answers every item of the
+     * export's keys with its files.
+     */
+    async recordItems(
+      userId: string,
+      accountId: string,
+      items: NewImportItem[],
+      now: Date,
+    ): Promise<{ item: ImportItemRow; files: ImportFileRow[] }[]> {
+      if (items.length === 0) return [];
+      return db.transaction().execute(async (tx) => {
+        for (let i = 0; i < items.length; i += 500) {
+          const batch = items.slice(i, i + 500);
+          const inserted = await tx
+            .insertInto("import_items")
+            .values(
+              batch.map((it) => ({
+                user_id: userId,
+                account_id: accountId,
+                item_key: it.item_key,
+                kind: it.kind,
+                taken_at: it.taken_at,
+                caption: it.caption,
+                status: it.status,
+                created_at: now,
+                updated_at: now,
+              })),
+            )
+            .onConflict((oc) => oc.columns(["account_id", "item_key"]).doNothing())
+            .returning(["id", "item_key"])
+            .execute();
+          const byKey = new Map(batch.map((it) => [it.item_key, it]));
+          const files = inserted.flatMap((row) =>
+            (byKey.get(row.item_key)?.files ?? []).map((f, position) => ({
+              item_id: row.id,
+              file_key: f.file_key,
+              position,
+              uri: f.uri,
+              name: f.name,
+              media_type: f.media_type,
+              updated_at: now,
+            })),
+          );
+          for (let k = 0; k < files.length; k += 1000) {
+            await tx
+              .insertInto("import_files")
+              .values(files.slice(k, k + 1000))
+              .onConflict((oc) => oc.columns(["item_id", "file_key"]).doNothing())
+              .execute();
+          }
+        }
+        const keys = items.map((it) => it.item_key);
+        const rows: ImportItemRow[] = [];
+        for (let i = 0; i < keys.length; i += 1000) {
+          rows.push(
+            ...(await tx
+              .selectFrom("import_items")
+              .selectAll()
+              .where("account_id", "=", accountId)
+              .where("item_key", "in", keys.slice(i, i + 1000))
+              .execute()),
+          );
+        }
+        const files: ImportFileRow[] = [];
+        const ids = rows.map((r) => r.id);
+        for (let i = 0; i < ids.length; i += 1000) {
+          files.push(
+            ...(await tx
+              .selectFrom("import_files")
+              .selectAll()
+              .where("item_id", "in", ids.slice(i, i + 1000))
+              .orderBy("position")
+              .execute()),
+          );
+        }
+        const byItem = new Map<string, ImportFileRow[]>();
+        for (const f of files) byItem.set(f.item_id, [...(byItem.get(f.item_id) ?? []), f]);
+        return rows.map((item) => ({ item, files: byItem.get(item.id) ?? [] }));
+      });
+    },
+
+    /** Sets the status of items not completed yet (known, over the limit, or pending again). */
+    async setStatuses(ids: string[], status: ImportItemStatus, now: Date) {
+      for (let i = 0; i < ids.length; i += 1000) {
+        await db
+          .updateTable("import_items")
+          .set({ status, updated_at: now })
+          .where("id", "in", ids.slice(i, i + 1000))
+          .where("status", "<>", "completed")
+          .where("status", "<>", status)
+          .execute();
+      }
+    },
+
+    /** Items of the account recorded by earlier imports (for matching by time and caption). */
+    importedTimes(accountId: string, from: Date, to: Date) {
+      return db
+        .selectFrom("import_items")
+        .select(["id", "item_key", "taken_at", "caption", "status"])
+        .where("account_id", "=", accountId)
+        .where("taken_at", ">=", from)
+        .where("taken_at", "<=", to)
+        .execute();
+    },
+
+    /** The times of the user's imported items that count against the post limit, newest first. */
+    async countedImportTimes(userId: string, limit: number): Promise<{ id: string; at: Date }[]> {
+      const rows = await db
+        .selectFrom("import_items")
+        .select(["id", "taken_at"])
+        .where("user_id", "=", userId)
+        .where("status", "in", ["pending", "completed", "over_limit"])
+        .orderBy("taken_at", "desc")
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ id: r.id, at: new Date(r.taken_at) }));
+    },
+
+    findItem(userId: string, itemId: string) {
+      return db
+        .selectFrom("import_items")
+        .innerJoin("instagram_accounts as a", "a.id", "import_items.account_id")
+        .selectAll("import_items")
+        .select(["a.username"])
+        .where("import_items.user_id", "=", userId)
+        .where("import_items.id", "=", itemId)
+        .executeTakeFirst();
+    },
+
+    itemFiles(itemId: string) {
+      return db
+        .selectFrom("import_files")
+        .selectAll()
+        .where("item_id", "=", itemId)
+        .orderBy("position")
+        .execute();
+    },
+
+    /** Saves what one file became (a session before its first byte, then its Drive id). */
+    async saveFile(itemId: string, fileKey: string, fields: Partial<ImportFileRow>, now: Date) {
+      await db
+        .updateTable("import_files")
+        .set({ ...fields, updated_at: now })
+        .where("item_id", "=", itemId)
+        .where("file_key", "=", fileKey)
+        .execute();
+    },
+
+    /** Claims the item's sidecar write: true for the one request that records it. */
+    async completeItem(itemId: string, sidecarFileId: string, now: Date): Promise<boolean> {
+      const r = await db
+        .updateTable("import_items")
+        .set({
+          status: "completed",
+          sidecar_file_id: sidecarFileId,
+          completed_at: now,
+          updated_at: now,
+        })
+        .where("id", "=", itemId)
+        .where("status", "<>", "completed")
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    /**
+     * Takes the file for one upload request until `until` (none while another request holds
+     * it); answers the file's row, or undefined when it is held.
+     */
+    claimFile(itemId: string, fileKey: string, now: Date, until: Date) {
+      return db
+        .updateTable("import_files")
+        .set({ lease_until: until, started_at: sql`coalesce(started_at, ${now})` })
+        .where("item_id", "=", itemId)
+        .where("file_key", "=", fileKey)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async renewFile(itemId: string, fileKey: string, until: Date) {
+      await db
+        .updateTable("import_files")
+        .set({ lease_until: until })
+        .where("item_id", "=", itemId)
+        .where("file_key", "=", fileKey)
+        .execute();
+    },
+
+    async releaseFile(itemId: string, fileKey: string) {
+      await db
+        .updateTable("import_files")
+        .set({ lease_until: null })
+        .where("item_id", "=", itemId)
+        .where("file_key", "=", fileKey)
+        .execute();
+    },
+  };
+}
+
+export type ImportRepository = ReturnType<typeof createImportRepository>;

@@ -1,0 +1,82 @@
+import { importFileResult, importPlan, importPlanRequest } from "@keepsake/contracts/import";
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AuthGuards } from "../auth/auth.guards.ts";
+import { principalOf } from "../auth/auth.guards.ts";
+import { AppError } from "../lib/errors.ts";
+import type { ImportService } from "./import.service.ts";
+
+const tags = ["import"];
+const uuid = z.uuid();
+const accountParams = z.object({ id: z.string() });
+const fileParams = z.object({ item: z.string(), key: z.string() });
+/** The JSON of a large export (years of stories) runs to megabytes. */
+const PLAN_BODY_LIMIT = 64 * 1024 * 1024;
+
+function idOf(value: string, what: string): string {
+  const parsed = uuid.safeParse(value);
+  if (!parsed.success) throw new AppError("not_found", what);
+  return parsed.data;
+}
+
+/** What these routes use of the application. */
+export interface ImportRouteDeps {
+  guards: AuthGuards;
+  importer: ImportService;
+}
+
+/** Issue 31, Settings → Import: the export's plan, then each media file streamed to Drive. */
+export function registerImportRoutes(app: FastifyInstance, ctx: ImportRouteDeps) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const onRequest = ctx.guards.requireUser;
+
+  r.post(
+    "/api/import/accounts/:id/plan",
+    {
+      onRequest,
+      bodyLimit: PLAN_BODY_LIMIT,
+      schema: {
+        tags,
+        params: accountParams,
+        body: importPlanRequest,
+        response: { 200: importPlan },
+      },
+    },
+    async (req) =>
+      ctx.importer.plan(
+        principalOf(req).user.id,
+        idOf(req.params.id, "Instagram account not found"),
+        req.body,
+      ),
+  );
+
+  // The media file is the raw request body, handed to the service as a stream: nothing of it
+  // is buffered whole or written to disk here.
+  app.register(async (scope) => {
+    // The body stays unread in `req.raw` until the service streams it.
+    scope.addContentTypeParser("application/octet-stream", (_req, _payload, done) =>
+      done(null, undefined),
+    );
+    scope.withTypeProvider<ZodTypeProvider>().put(
+      "/api/import/items/:item/files/:key",
+      {
+        onRequest,
+        schema: { tags, params: fileParams, response: { 200: importFileResult } },
+      },
+      async (req) => {
+        const length = req.headers["content-length"];
+        if (!req.headers["content-type"]?.startsWith("application/octet-stream")) {
+          throw new AppError("invalid", "Send the file as application/octet-stream.");
+        }
+        return ctx.importer.putFile(
+          principalOf(req).user.id,
+          idOf(req.params.item, "This item is not part of an import of yours"),
+          req.params.key,
+          req.raw,
+          length !== undefined && /^\d+$/.test(length) ? Number(length) : null,
+        );
+      },
+    );
+  });
+}

@@ -1,0 +1,388 @@
+import type { ImportPlan } from "@keepsake/contracts/import";
+import { ExportRefusedError } from "@keepsake/contracts/instagram-export";
+import { type ChangeEvent, useEffect, useRef, useState } from "react";
+import { useSearchParams } from "react-router";
+import { errorDetail } from "../../api/client.ts";
+import { useInstagramAccounts } from "../../api/connections.ts";
+import { planImport, putImportFile } from "../../api/import.ts";
+import { ProgressBar } from "../../components/progress-bar.tsx";
+import { Spinner } from "../../components/spinner.tsx";
+import { formatCount, formatDate } from "../../lib/format.ts";
+import { type OpenedExport, openExport } from "./export-reader.ts";
+import "./import-tab.css";
+
+type Phase =
+  | { step: "choose" }
+  | { step: "reading" }
+  | { step: "preview"; plan: ImportPlan }
+  | { step: "importing"; plan: ImportPlan }
+  | { step: "stopped"; plan: ImportPlan; error: string | null }
+  | { step: "done"; plan: ImportPlan };
+
+interface Progress {
+  /** Items of this import in Drive (of those to import). */
+  done: number;
+  total: number;
+  current: { id: string; name: string; percent: number } | null;
+  finished: { id: string; name: string }[];
+}
+
+const mimeOf = (name: string, type: "IMAGE" | "VIDEO") =>
+  /\.png$/i.test(name)
+    ? "image/png"
+    : /\.webp$/i.test(name)
+      ? "image/webp"
+      : /\.mov$/i.test(name)
+        ? "video/quicktime"
+        : type === "VIDEO"
+          ? "video/mp4"
+          : "image/jpeg";
+
+/**
+ * Settings → Import (issue 31): Instagram's "Download your information" export, per connected
+ * account. The ZIP is opened in this browser; its JSON goes to Keepsake for the preview, then
+ * each media file goes through Keepsake straight into Drive. Choosing the same export again
+ * continues where an import stopped.
+ */
+export function ImportTab() {
+  const accounts = useInstagramAccounts();
+  const [params] = useSearchParams();
+  // Connected Accounts links here with `?account=` (each account's "Import export").
+  const [accountId, setAccountId] = useState<string>(params.get("account") ?? "");
+  const [phase, setPhase] = useState<Phase>({ step: "choose" });
+  const [error, setError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const opened = useRef<OpenedExport | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  const input = useRef<HTMLInputElement | null>(null);
+
+  const list = accounts.data?.accounts ?? [];
+  const account = list.find((a) => a.id === accountId) ?? list[0];
+
+  useEffect(
+    () => () => {
+      abort.current?.abort();
+      void opened.current?.close();
+    },
+    [],
+  );
+
+  if (accounts.isPending) return <Spinner label="Loading..." />;
+  if (accounts.isError) {
+    return (
+      <p className="form-error" role="alert">
+        Could not load your Instagram accounts.
+      </p>
+    );
+  }
+  if (!account) {
+    return (
+      <div className="card import-card">
+        <h2 className="import-title">Import from Instagram's data export</h2>
+        <p>Connect an Instagram account first (Connected Accounts), then import its export here.</p>
+      </div>
+    );
+  }
+
+  const reset = async () => {
+    abort.current?.abort();
+    await opened.current?.close();
+    opened.current = null;
+    setProgress(null);
+    setError(null);
+    setPhase({ step: "choose" });
+    if (input.current) input.current.value = "";
+  };
+
+  const choose = async (e: ChangeEvent<HTMLInputElement>) => {
+    const parts = [...(e.target.files ?? [])];
+    if (parts.length === 0) return;
+    await opened.current?.close();
+    opened.current = null;
+    setError(null);
+    setProgress(null);
+    setPhase({ step: "reading" });
+    try {
+      const ex = await openExport(parts, account.username);
+      opened.current = ex;
+      const plan = await planImport(account.id, { paths: ex.paths, files: ex.files });
+      setPhase({ step: "preview", plan });
+    } catch (err) {
+      setError(
+        err instanceof ExportRefusedError || (err instanceof Error && !("isAxiosError" in err))
+          ? err.message
+          : errorDetail(err, "Keepsake could not read this export. Try again."),
+      );
+      setPhase({ step: "choose" });
+      if (input.current) input.current.value = "";
+    }
+  };
+
+  const start = async (plan: ImportPlan) => {
+    const ex = opened.current;
+    if (!ex) return;
+    const todo = plan.items.filter((i) => i.status === "pending");
+    const controller = new AbortController();
+    abort.current = controller;
+    const state: Progress = { done: 0, total: todo.length, current: null, finished: [] };
+    setProgress({ ...state });
+    setPhase({ step: "importing", plan });
+    try {
+      for (const item of todo) {
+        const files = item.files.filter((f) => !f.done);
+        const name = item.files[0]?.name ?? item.id;
+        state.current = { id: item.id, name, percent: 0 };
+        setProgress({ ...state });
+        let index = 0;
+        for (const f of files) {
+          const blob = await ex.blob(f.uri, mimeOf(f.uri, f.media_type));
+          const share = (sent: number) =>
+            Math.min(
+              100,
+              Math.round(((index + (blob.size ? sent / blob.size : 1)) / files.length) * 100),
+            );
+          await putImportFile(
+            item.id,
+            f.key,
+            blob,
+            (sent) => {
+              state.current = { id: item.id, name, percent: share(sent) };
+              setProgress({ ...state, finished: [...state.finished] });
+            },
+            controller.signal,
+          );
+          index += 1;
+        }
+        state.done += 1;
+        state.finished = [{ id: item.id, name }, ...state.finished].slice(0, 8);
+        state.current = null;
+        setProgress({ ...state, finished: [...state.finished] });
+      }
+      setPhase({ step: "done", plan });
+    } catch (err) {
+      if (controller.signal.aborted) {
+        setPhase({ step: "stopped", plan, error: null });
+      } else {
+        setPhase({
+          step: "stopped",
+          plan,
+          error: errorDetail(
+            err,
+            "The import stopped. Choose Continue to resume where it stopped.",
+          ),
+        });
+      }
+    }
+  };
+
+  const resume = async () => {
+    const ex = opened.current;
+    if (!ex) return;
+    setError(null);
+    try {
+      const plan = await planImport(account.id, { paths: ex.paths, files: ex.files });
+      await start(plan);
+    } catch (err) {
+      setError(errorDetail(err, "Keepsake could not read this export. Try again."));
+    }
+  };
+
+  return (
+    <div className="import-tab">
+      <div className="card import-card">
+        <h2 className="import-title">Import from Instagram's data export</h2>
+        <p className="text-muted">
+          Instagram's API gives Keepsake your live posts and the last 24 hours of stories. Your
+          archived stories, archived posts and the years before Keepsake are only in the export
+          Instagram makes for you. Import it here: it lands in your Drive next to your backups, in
+          the same folders and with the same names. Nothing is stored on our servers.
+        </p>
+        {list.length > 1 && (
+          <label className="form-field import-account">
+            <span>Instagram account</span>
+            <select
+              value={account.id}
+              disabled={phase.step === "importing" || phase.step === "reading"}
+              onChange={(e) => {
+                setAccountId(e.target.value);
+                void reset();
+              }}
+            >
+              {list.map((a) => (
+                <option key={a.id} value={a.id}>
+                  @{a.username}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <h3 className="import-subtitle">1. Ask Instagram for your export</h3>
+        <ol className="import-steps">
+          <li>
+            In the Instagram app or on instagram.com, open <strong>Accounts Center</strong> →{" "}
+            <strong>Your information and permissions</strong> →{" "}
+            <strong>Download your information</strong>.
+          </li>
+          <li>
+            Choose @{account.username}, <strong>Download to device</strong>, date range{" "}
+            <strong>All time</strong>, format <strong>JSON</strong> (not HTML) and media quality{" "}
+            <strong>High</strong>, with your media included.
+          </li>
+          <li>
+            Instagram e-mails you when it is ready (minutes to a few days). Download the ZIP; a
+            large account comes in several parts — keep them all.
+          </li>
+        </ol>
+        <h3 className="import-subtitle">2. Choose the ZIP</h3>
+        <p className="text-muted">
+          It is opened in this browser: nothing is sent until you start the import. Choose every
+          part of a split export at once.
+        </p>
+        <label className="btn btn-secondary import-choose">
+          Choose export ZIP for @{account.username}
+          <input
+            ref={input}
+            type="file"
+            accept=".zip,application/zip"
+            multiple
+            className="visually-hidden"
+            aria-label={`Export ZIP for @${account.username}`}
+            disabled={phase.step === "importing" || phase.step === "reading"}
+            onChange={choose}
+          />
+        </label>
+        {phase.step === "reading" && <Spinner label="Reading the export..." />}
+        {error && (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        )}
+      </div>
+
+      {phase.step !== "choose" && phase.step !== "reading" && (
+        <Preview
+          plan={phase.plan}
+          phase={phase}
+          progress={progress}
+          onStart={() => start(phase.plan)}
+          onStop={() => abort.current?.abort()}
+          onResume={resume}
+          onReset={reset}
+        />
+      )}
+    </div>
+  );
+}
+
+function Preview(props: {
+  plan: ImportPlan;
+  phase: Phase;
+  progress: Progress | null;
+  onStart: () => void;
+  onStop: () => void;
+  onResume: () => void;
+  onReset: () => void;
+}) {
+  const { plan, phase, progress } = props;
+  const toImport = plan.summary.reduce((n, s) => n + s.to_import, 0);
+  const overall = progress?.total ? Math.round((progress.done / progress.total) * 100) : 0;
+  return (
+    <section className="card import-card" aria-label="Import preview">
+      <h2 className="import-title">Export of @{plan.username}</h2>
+      {plan.first_at && plan.last_at && (
+        <p className="text-muted" data-testid="import-range">
+          From {formatDate(plan.first_at)} to {formatDate(plan.last_at)}
+        </p>
+      )}
+      <table className="import-summary">
+        <thead>
+          <tr>
+            <th scope="col">In the export</th>
+            <th scope="col">Total</th>
+            <th scope="col">Keepsake already has</th>
+            <th scope="col">To import</th>
+          </tr>
+        </thead>
+        <tbody>
+          {plan.summary.map((s) => (
+            <tr key={s.kind} data-testid={`import-kind-${s.kind}`}>
+              <th scope="row">{s.label}</th>
+              <td>{formatCount(s.total)}</td>
+              <td>{formatCount(s.already)}</td>
+              <td>
+                {formatCount(s.to_import)}
+                {s.over_limit > 0 && (
+                  <span className="text-muted">
+                    {" "}
+                    ({formatCount(s.over_limit)} beyond your plan)
+                  </span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="import-limit">{plan.limit_note}</p>
+
+      {phase.step === "preview" &&
+        (toImport > 0 ? (
+          <button type="button" className="btn btn-primary" onClick={props.onStart}>
+            Start import ({formatCount(toImport)} {toImport === 1 ? "item" : "items"})
+          </button>
+        ) : (
+          <p role="status">Nothing to import: Keepsake already has everything in this export.</p>
+        ))}
+
+      {progress && phase.step !== "preview" && (
+        <div className="import-progress">
+          <p role="status" data-testid="import-status">
+            {phase.step === "done"
+              ? `Import complete: ${formatCount(progress.done)} of ${formatCount(progress.total)} items are in your Google Drive.`
+              : `${formatCount(progress.done)} of ${formatCount(progress.total)} items imported`}
+          </p>
+          <ProgressBar percent={overall} label="Import progress" />
+          {progress.current && phase.step === "importing" && (
+            <div className="import-current">
+              <span>{progress.current.name}</span>
+              <ProgressBar percent={progress.current.percent} label="Current item" />
+            </div>
+          )}
+          {progress.finished.length > 0 && (
+            <ul className="import-finished" aria-label="Imported">
+              {progress.finished.map((f) => (
+                <li key={f.id}>✓ {f.name}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+
+      {phase.step === "importing" && (
+        <button type="button" className="btn btn-secondary" onClick={props.onStop}>
+          Stop
+        </button>
+      )}
+      {phase.step === "stopped" && (
+        <div className="import-stopped">
+          {phase.error && (
+            <p className="form-error" role="alert">
+              {phase.error}
+            </p>
+          )}
+          <p>
+            What is in Drive stays there. Continue now, or choose the same export later: the import
+            goes on where it stopped.
+          </p>
+          <button type="button" className="btn btn-primary" onClick={props.onResume}>
+            Continue import
+          </button>
+        </div>
+      )}
+      {phase.step === "done" && (
+        <button type="button" className="btn btn-secondary" onClick={props.onReset}>
+          Import another export
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+/** Issue 31: Settings → Import (Instagram's data export into Drive). */
+export const importItemKinds = ["story", "archived_post", "post", "reel"] as const;
+export const importItemKind = z.enum(["post", "reel", "story", "archived_post"]);
+export const importItemStatus = z.enum(["pending", "completed", "known", "over_limit"]);
+
+/** Labels of the preview, in its order. */
+export const importKindLabels: Record<(typeof importItemKinds)[number], string> = {
+  story: "Archived stories",
+  archived_post: "Archived posts",
+  post: "Posts",
+  reel: "Reels",
+};
+
+/**
+ * What the browser sends of the export it opened: every entry's path (of every part) and the
+ * text of the JSON files `exportJsonPaths` names. The server parses them itself.
+ */
+export const importPlanRequest = z.object({
+  paths: z.array(z.string().max(1000)).max(500_000),
+  files: z.array(z.object({ path: z.string().max(1000), text: z.string() })).max(200),
+});
+export type ImportPlanRequest = z.infer<typeof importPlanRequest>;
+
+export const importFile = z.object({
+  key: z.string(),
+  uri: z.string(),
+  name: z.string(),
+  media_type: z.enum(["IMAGE", "VIDEO"]),
+  done: z.boolean(),
+});
+
+export const importItem = z.object({
+  id: z.uuid(),
+  kind: importItemKind,
+  taken_at: z.string(),
+  caption: z.string().nullable(),
+  status: importItemStatus,
+  files: z.array(importFile),
+});
+export type ImportItem = z.infer<typeof importItem>;
+
+export const importKindSummary = z.object({
+  kind: importItemKind,
+  label: z.string(),
+  total: z.number().int(),
+  /** Keepsake already has it: backed up from the API, or imported before. */
+  already: z.number().int(),
+  to_import: z.number().int(),
+  over_limit: z.number().int(),
+});
+
+export const importPlan = z.object({
+  account_id: z.uuid(),
+  username: z.string(),
+  layout: z.enum(["old", "new"]),
+  first_at: z.string().nullable(),
+  last_at: z.string().nullable(),
+  summary: z.array(importKindSummary),
+  /** What the plan's post limit means for this import (shown before it starts). */
+  limit_note: z.string(),
+  items: z.array(importItem),
+});
+export type ImportPlan = z.infer<typeof importPlan>;
+
+export const importFileResult = z.object({
+  item_id: z.uuid(),
+  key: z.string(),
+  drive_file_id: z.string(),
+  /** The item's every file and its sidecar are in Drive. */
+  item_completed: z.boolean(),
+});
+export type ImportFileResult = z.infer<typeof importFileResult>;
