@@ -89,7 +89,8 @@ export async function startKeepsake(env: Record<string, string> = {}): Promise<R
   async function launch() {
     log = "";
     writeFileSync(logFile, "");
-    child = spawn(process.execPath, ["scripts/start.ts"], {
+    // As `npm start` runs it (package.json: the same node flags).
+    child = spawn(process.execPath, ["--liftoff-only", "scripts/start.ts"], {
       cwd: ROOT,
       env: {
         ...process.env,
