@@ -75,10 +75,10 @@ describe("comments, for those who opt in", () => {
     expect(kept.name).toBe(meta.name.replace("_meta.json", "_comments.json"));
     expect(kept.folder).toBe(meta.folder);
 
-    // The post's detail view (the newest photo comes first) shows the comment and its reply.
+    // The post's detail view (its ⓘ; the newest photo comes first) shows the comment and its reply.
     await page.goto(`${ks.url}/dashboard`);
     await page
-      .getByRole("button", { name: /^Open image/ })
+      .getByRole("button", { name: /^Details of the post from/ })
       .first()
       .click();
     const dialog = page.getByRole("dialog");

@@ -70,8 +70,13 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
   const totalPages = pageCount(total, POSTS_PAGE_SIZE, exact);
 
   const openPost = useCallback((post: Post, trigger: HTMLElement) => {
-    // Every post opens its detail view (issue 30: its comments); an image links to full size.
-    setPlaying({ post, trigger });
+    // SPEC §2: a video plays in the modal, an image opens its media URL in a new tab; every
+    // post's detail view (counts, history, comments) is its ⓘ button.
+    if (post.media_type === "video") {
+      setPlaying({ post, trigger });
+      return;
+    }
+    if (post.media_url) window.open(post.media_url, "_blank", "noopener,noreferrer");
   }, []);
 
   const openDetails = useCallback((post: Post, trigger: HTMLElement) => {

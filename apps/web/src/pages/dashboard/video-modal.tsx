@@ -2,7 +2,6 @@ import type { Post } from "@keepsake/contracts";
 import { type KeyboardEvent, useEffect, useId, useRef } from "react";
 import { createPortal } from "react-dom";
 import { formatCount, formatDate } from "../../lib/format.ts";
-import { PostComments } from "./post-comments.tsx";
 
 const FOCUSABLE =
   'a[href], button:not([disabled]), video[controls], input, select, textarea, [tabindex]:not([tabindex="-1"])';
@@ -65,11 +64,7 @@ export function VideoModal({ post, onClose }: VideoModalProps) {
       >
         <div className="video-modal-header">
           <h2 id={titleId} className="video-modal-title">
-            {post.media_product_type === "story"
-              ? "Story"
-              : post.media_type === "video"
-                ? "Video"
-                : "Photo"}
+            {post.media_product_type === "story" ? "Story" : "Video"}
           </h2>
           <button
             ref={closeButton}
@@ -81,32 +76,21 @@ export function VideoModal({ post, onClose }: VideoModalProps) {
             ✕
           </button>
         </div>
-        {post.media_type !== "video" ? (
-          <a href={post.media_url ?? undefined} target="_blank" rel="noopener noreferrer">
-            <img
-              className="video-modal-player"
-              src={post.media_url ?? post.thumbnail_url ?? undefined}
-              alt={post.caption?.slice(0, 120) ?? "Instagram post"}
-            />
-          </a>
-        ) : (
-          // biome-ignore lint/a11y/useMediaCaption: Instagram videos carry no caption track
-          <video
-            className="video-modal-player"
-            src={post.media_url ?? undefined}
-            poster={post.thumbnail_url ?? undefined}
-            controls
-            tabIndex={0}
-            autoPlay
-            playsInline
-          />
-        )}
+        {/* biome-ignore lint/a11y/useMediaCaption: Instagram videos carry no caption track */}
+        <video
+          className="video-modal-player"
+          src={post.media_url ?? undefined}
+          poster={post.thumbnail_url ?? undefined}
+          controls
+          tabIndex={0}
+          autoPlay
+          playsInline
+        />
         <div className="video-modal-meta">
           <span>{formatDate(post.timestamp)}</span>
           <span>♥ {formatCount(post.like_count ?? 0)} likes</span>
         </div>
         {post.caption && <p className="video-modal-caption">{post.caption}</p>}
-        <PostComments postId={post.id} />
       </div>
     </div>,
     document.body,

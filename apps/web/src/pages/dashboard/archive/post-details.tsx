@@ -13,6 +13,7 @@ import {
 } from "recharts";
 import { usePostHistory } from "../../../api/archive.ts";
 import { formatCount, formatDate } from "../../../lib/format.ts";
+import { PostComments } from "../post-comments.tsx";
 import { RestoreNote } from "./restore-note.tsx";
 
 const READING: Record<string, string> = {
@@ -24,8 +25,8 @@ const READING: Record<string, string> = {
 };
 
 /**
- * A post's detail view (issue 30): its counts, a small chart of their history, and whether it
- * is still on Instagram. Loaded on demand with the chart library (never from shared code).
+ * A post's detail view (issue 30): its counts, a small chart of their history, whether it is
+ * still on Instagram, and the comments kept for it. Loaded on demand with the chart library (never from shared code).
  */
 export default function PostDetails({ post, onClose }: { post: Post; onClose: () => void }) {
   const history = usePostHistory(post.account_id, post.instagram_id);
@@ -118,6 +119,7 @@ export default function PostDetails({ post, onClose }: { post: Post; onClose: ()
             </figcaption>
           </figure>
         )}
+        <PostComments postId={post.id} />
         {post.permalink && post.instagram_status !== "gone" && (
           <a
             href={post.permalink}
