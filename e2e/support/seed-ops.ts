@@ -77,6 +77,30 @@ export const seedOps = {
       ]);
     }
   },
+
+  /**
+   * Google Drive failing for longer than the status page waits before it opens an incident:
+   * this minute's Drive calls mostly failed, and the component was judged degraded `minutes` ago.
+   * `minutes: 0` ends it (no failed calls; the next read finds Drive operational).
+   */
+  async driveTrouble(db: Db, a: { minutes: number }): Promise<void> {
+    const status = rowFactories(db).status;
+    await status.deleteAllCallStats();
+    if (a.minutes === 0) return;
+    const now = Date.now();
+    await status.setCallStats({
+      provider: "google",
+      minute: new Date(now - (now % 60_000)),
+      calls: 20,
+      errors: 12,
+    });
+    await status.setComponent({
+      component: "google",
+      status: "degraded",
+      since: new Date(now - a.minutes * 60_000),
+      checked_at: new Date(now),
+    });
+  },
 } satisfies Record<string, (db: Db, args: never) => Promise<void>>;
 
 export type SeedOps = typeof seedOps;

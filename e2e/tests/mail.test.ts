@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { newPage } from "../support/browser.ts";
-import { registerNewUser } from "../support/flows.ts";
+import { registerNewUser, seed } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
 
@@ -27,6 +27,12 @@ async function mailFor(to: string, subject: RegExp, timeoutMs = 30_000): Promise
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`no mail "${subject}" for ${to}`);
+}
+
+/** Every mail to `to` whose subject matches, as the sandbox's inbox holds them now. */
+async function mailsTo(to: string, subject: RegExp): Promise<Mail[]> {
+  const res = await fetch(`${ks.sandboxUrl}/_control/mail?to=${encodeURIComponent(to)}`);
+  return ((await res.json()) as Mail[]).filter((m) => subject.test(m.subject));
 }
 
 const linkIn = (mail: Mail, path: string) => {
@@ -90,7 +96,7 @@ describe("mail in the browser", () => {
     expect(await banner.count()).toBe(0);
   });
 
-  it("status updates: subscribe, only a confirmation mail, confirm in the browser", async () => {
+  it("status updates: subscribe, only a confirmation mail, confirm in the browser, then a mail when an incident opens and when it resolves", async () => {
     const page = await newPage(browser);
     const email = "watcher.e2e@example.com";
     await page.goto(`${ks.url}/status`);
@@ -103,5 +109,19 @@ describe("mail in the browser", () => {
     const mail = await mailFor(email, /Confirm your Keepsake status subscription/);
     await page.goto(linkIn(mail, "/status/confirm"));
     await page.getByText(`${email} will now receive Keepsake status updates.`).waitFor();
+
+    // Drive has been failing for 6 minutes (over the 5 the status page waits): the next read
+    // of /status opens an incident and the confirmed subscriber is told, once; when Drive
+    // answers again, the next read resolves it and tells them that too.
+    seed(ks, "driveTrouble", { minutes: 6 });
+    await page.goto(`${ks.url}/status`);
+    const opened = await mailFor(email, /^Incident: Google Drive degraded/);
+    expect(opened.headers["list-unsubscribe"]).toBeTruthy();
+    seed(ks, "driveTrouble", { minutes: 0 });
+    await page.goto(`${ks.url}/status`);
+    await mailFor(email, /^Resolved: Google Drive degraded/);
+    await page.reload();
+    const incidents = await mailsTo(email, /^Incident: /);
+    expect(incidents).toHaveLength(1);
   });
 });

@@ -50,7 +50,7 @@ describe("the small faults of issue 15", () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await openSettingsFromMenu(page);
     const tabs = page.getByRole("tab");
-    await expect.poll(() => tabs.count()).toBe(5);
+    await expect.poll(() => tabs.count()).toBe(6);
     for (const tab of await tabs.all()) {
       const box = await tab.boundingBox();
       expect(box).not.toBeNull();

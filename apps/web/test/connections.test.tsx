@@ -12,7 +12,7 @@ const { account, accountsResponse, calls, renderSettings, serve, status, withCon
 withConnectionsApi();
 
 describe("settings tabs", () => {
-  it("has Connected Accounts, Subscription, Profile Information, API keys and Import; Connected Accounts first", async () => {
+  it("has Connected Accounts, Subscription, Profile Information, Notifications, API keys and Import; Connected Accounts first", async () => {
     api.defaults.adapter = serve(() => [200, status()]);
     const user = userEvent.setup();
     renderSettings();
@@ -21,6 +21,7 @@ describe("settings tabs", () => {
       "Connected Accounts",
       "Subscription",
       "Profile Information",
+      "Notifications",
       "API keys",
       "Import",
     ]);

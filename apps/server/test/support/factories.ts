@@ -209,6 +209,15 @@ export function rowFactories(db: Db) {
       async deleteAllCallStats() {
         await db.deleteFrom("provider_call_stats").execute();
       },
+      /** A component's last judged status and since when (as the status page's reads keep it). */
+      async setComponent(values: New<"status_components">) {
+        const { status, since, checked_at } = values;
+        await db
+          .insertInto("status_components")
+          .values(values)
+          .onConflict((oc) => oc.column("component").doUpdateSet({ status, since, checked_at }))
+          .execute();
+      },
     },
   };
 }

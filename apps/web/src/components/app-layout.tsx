@@ -1,9 +1,13 @@
-import { Suspense } from "react";
+import { lazy, Suspense } from "react";
 import { Outlet } from "react-router";
 import { ScrollToTop } from "./scroll-to-top.tsx";
 import { SiteFooter } from "./site-footer.tsx";
 import { SiteHeader } from "./site-header.tsx";
-import { VerifyBanner } from "./verify-banner.tsx";
+
+// Only signed-in users with an unverified address see it: loaded after the page.
+const VerifyBanner = lazy(() =>
+  import("./verify-banner.tsx").then((m) => ({ default: m.VerifyBanner })),
+);
 
 /** The common layout of every screen: navigation, the page, the footer. */
 export function AppLayout() {
@@ -14,7 +18,9 @@ export function AppLayout() {
         Skip to content
       </a>
       <SiteHeader />
-      <VerifyBanner />
+      <Suspense fallback={null}>
+        <VerifyBanner />
+      </Suspense>
       <main id="main" className="app-main">
         {/* A screen's chunk is loading: keep the page's height so the footer does not jump. */}
         <Suspense fallback={<div className="route-loading" aria-busy="true" />}>

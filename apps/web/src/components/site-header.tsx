@@ -1,10 +1,14 @@
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { NavLink, useLocation, useNavigate } from "react-router";
 import { useAuth } from "../lib/auth.tsx";
 import { avatarInitial, displayName } from "../lib/user.ts";
 import { Icon } from "./icons.tsx";
 import { Logo } from "./logo.tsx";
-import { NotificationBell } from "./notification-bell.tsx";
+
+// The bell (and its API schemas) loads after the header: the app shell stays small.
+const NotificationBell = lazy(() =>
+  import("./notification-bell.tsx").then((m) => ({ default: m.NotificationBell })),
+);
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? "nav-link nav-link-active" : "nav-link";
@@ -72,7 +76,9 @@ export function SiteHeader() {
             <>
               <NavLinks links={user.is_admin ? [...memberLinks, adminLink] : memberLinks} />
               <div className="nav-user">
-                <NotificationBell />
+                <Suspense fallback={null}>
+                  <NotificationBell />
+                </Suspense>
                 <span className="avatar" title={displayName(user)} data-testid="avatar-initial">
                   {avatarInitial(user)}
                 </span>

@@ -3,14 +3,15 @@ import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { lazyPage } from "../../lib/lazy-page.ts";
-import { ApiKeysTab } from "./api-keys-tab.tsx";
 import { ConnectedAccountsTab } from "./connected-accounts-tab.tsx";
-import { NotificationsTab } from "./notifications-tab.tsx";
-import { ProfileTab } from "./profile-tab.tsx";
-import { SubscriptionTab } from "./subscription-tab.tsx";
 import "./settings.css";
 
-// The import screen carries the ZIP reader: its own chunk, loaded only when the tab is opened.
+// Connected Accounts is the tab /settings opens on; every other tab is its own chunk, loaded
+// when it is opened (the import screen's carries the ZIP reader).
+const SubscriptionTab = lazyPage(() => import("./subscription-tab.tsx"), "SubscriptionTab");
+const ProfileTab = lazyPage(() => import("./profile-tab.tsx"), "ProfileTab");
+const NotificationsTab = lazyPage(() => import("./notifications-tab.tsx"), "NotificationsTab");
+const ApiKeysTab = lazyPage(() => import("./api-keys-tab.tsx"), "ApiKeysTab");
 const ImportTab = lazyPage(() => import("./import-tab.tsx"), "ImportTab");
 
 export const SETTINGS_TABS = [
@@ -71,15 +72,13 @@ export function SettingsPage() {
         className="settings-panel"
       >
         {active === "connections" && <ConnectedAccountsTab />}
-        {active === "subscription" && <SubscriptionTab />}
-        {active === "profile" && <ProfileTab />}
-        {active === "notifications" && <NotificationsTab />}
-        {active === "api-keys" && <ApiKeysTab />}
-        {active === "import" && (
-          <Suspense fallback={<Spinner label="Loading..." />}>
-            <ImportTab />
-          </Suspense>
-        )}
+        <Suspense fallback={<Spinner label="Loading..." />}>
+          {active === "subscription" && <SubscriptionTab />}
+          {active === "profile" && <ProfileTab />}
+          {active === "notifications" && <NotificationsTab />}
+          {active === "api-keys" && <ApiKeysTab />}
+          {active === "import" && <ImportTab />}
+        </Suspense>
       </div>
     </div>
   );
