@@ -405,6 +405,7 @@ export function createContext(deps: ContextDeps): AppContext {
     revokeFacebook: (userId) => connections.tokens.revokeFacebookGrants(userId),
     forgetBillingCustomer: (userId) => billing.forgetCustomer(userId),
     queue,
+    forgetMail: (userId, email) => mail.forgetUser(userId, email),
     ...(deps.log ? { log: deps.log } : {}),
   });
   const admin = createAdminService({

@@ -295,6 +295,13 @@ describe("deleting a user", () => {
     const missing = await t.call("DELETE", "/api/auth/me", { token: u.token, body: {} });
     expect(missing.status).toBe(422);
     expect((await t.call("GET", "/api/auth/me", { token: u.token })).status).toBe(200);
+    // A mail choice of theirs (kept by the mail area under their id) goes with them too.
+    const off = await t.call("PUT", "/api/notifications/preferences", {
+      token: u.token,
+      body: { category: "alert_billing", enabled: false },
+    });
+    expect(off.status).toBe(200);
+    expect((await rowsMentioning([u.user.id])).found).toHaveProperty("mail_preferences", 1);
 
     const ok = await t.call("DELETE", "/api/auth/me", {
       token: u.token,

@@ -243,6 +243,12 @@ export function createMailRepository(db: Db) {
       return new Map(rows.map((r) => [r.category, r.enabled]));
     },
 
+    /** Forgets every choice these recipients made (a deleted user). */
+    async deletePreferences(recipients: string[]) {
+      if (recipients.length === 0) return;
+      await db.deleteFrom("mail_preferences").where("recipient", "in", recipients).execute();
+    },
+
     async setPreference(recipient: string, category: string, enabled: boolean, now: Date) {
       await db
         .insertInto("mail_preferences")

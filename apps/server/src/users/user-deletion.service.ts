@@ -15,6 +15,8 @@ export interface UserDeletionDeps {
   /** Cancels live Stripe subscriptions and deletes the Stripe customer; throws when it cannot. */
   forgetBillingCustomer(userId: string): Promise<unknown>;
   queue: { purge(name: string, field: string, values: readonly string[]): Promise<number> };
+  /** Forgets the user's mail choices (the mail area keys them by id and by address). */
+  forgetMail?(userId: string, email: string): Promise<void>;
   log?: ServiceLog;
 }
 
@@ -48,6 +50,7 @@ export function createUserDeletionService(deps: UserDeletionDeps) {
       await deps.queue.purge(backupPostJob.name, "postId", postIds);
       const deleted = await deps.repo.deleteUser(user.id, user.email);
       if (!deleted) throw new AppError("not_found", "User not found");
+      await deps.forgetMail?.(user.id, user.email);
       return {
         message: `Account ${user.email} deleted. Files already in Google Drive stay there.`,
         google_revoked: googleRevoked,
