@@ -30,8 +30,11 @@ describe("settings tabs", () => {
     ).toBe("true");
     expect(await screen.findByRole("heading", { name: "Instagram" })).toBeTruthy();
     await user.click(screen.getByRole("tab", { name: "Subscription" }));
-    expect(screen.getByRole("tab", { name: "Subscription" }).getAttribute("aria-selected")).toBe(
-      "true",
+    // The tab's screen is its own chunk: the switch completes once it has loaded.
+    await waitFor(() =>
+      expect(screen.getByRole("tab", { name: "Subscription" }).getAttribute("aria-selected")).toBe(
+        "true",
+      ),
     );
     expect(screen.queryByRole("heading", { name: "Instagram" })).toBeNull();
   });
