@@ -23,7 +23,7 @@ export function EngagementSection({ accountId }: { accountId: string | undefined
   }
   return (
     <section className="card content-section" aria-labelledby="engagement-heading">
-      <div className="content-head">
+      <div className="content-head engagement-head">
         <h2 id="engagement-heading" className="section-title">
           Engagement
         </h2>
