@@ -143,7 +143,7 @@ export function seed<K extends keyof SeedOps>(
   withDatabase(
     ks,
     `const { seedOps } = await import("./e2e/support/seed-ops.ts");
-     await seedOps[args[0]](db, JSON.parse(args[1]));`,
+     await seedOps[args[0]](db, JSON.parse(args[1]), { url });`,
     op,
     JSON.stringify(args),
   );
@@ -153,7 +153,7 @@ export function withDatabase(ks: RunningKeepsake, script: string, ...args: strin
   const code = `
     import { loadConfig } from "./apps/server/src/config.ts";
     import { openDatabase } from "./apps/server/src/runtime.ts";
-    const { database, close } = await openDatabase(loadConfig());
+    const { database, url, close } = await openDatabase(loadConfig());
     try { const db = database.db; const args = process.argv.slice(1); ${script} } finally { await close(); }`;
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", code, ...args], {
     cwd: ROOT,

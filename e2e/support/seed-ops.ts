@@ -1,5 +1,7 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
+import { PgBoss } from "pg-boss";
 import type { Db } from "../../apps/server/src/db/database.ts";
+import { statusSampleJob } from "../../apps/server/src/status/status-sample.job.ts";
 import { rowFactories } from "../../apps/server/test/support/factories.ts";
 
 /**
@@ -101,6 +103,31 @@ export const seedOps = {
       checked_at: new Date(now),
     });
   },
-} satisfies Record<string, (db: Db, args: never) => Promise<void>>;
+
+  /**
+   * This minute's status sample, sent now as pg-boss's cron sends it every minute: the running
+   * worker takes it at once (NOTIFY) instead of at the next whole minute.
+   */
+  async statusSample(_db: Db, _a: Record<string, never>, env: SeedEnv): Promise<void> {
+    const boss = new PgBoss({
+      connectionString: env.url,
+      schema: "pgboss",
+      supervise: false,
+      schedule: false,
+      migrate: false,
+    });
+    await boss.start();
+    try {
+      if (!(await boss.send(statusSampleJob.name, {}))) throw new Error("no status-sample job");
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+  },
+} satisfies Record<string, (db: Db, args: never, env: SeedEnv) => Promise<void>>;
+
+/** What a seed operation may use besides the database: the database's URL (for the queue). */
+export interface SeedEnv {
+  url: string;
+}
 
 export type SeedOps = typeof seedOps;

@@ -123,6 +123,8 @@ describe("the dashboard in the browser", () => {
           timeout: 60_000,
         })
         .toBeGreaterThan(0);
+      // Progress followed: the rest of the backup at full speed.
+      await sandboxControl(ks, "/latency", { endpoint: "cdn", ms: 0 });
       await expect
         .poll(
           () =>

@@ -26,7 +26,11 @@ async function mailFor(to: string, subject: RegExp, timeoutMs = 30_000): Promise
     if (found) return found;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`no mail "${subject}" for ${to}`);
+  // What Keepsake said meanwhile (warnings and errors), to tell a late sampler from a lost mail.
+  const said = ks.output().trim().split("\n").slice(-40).join("\n");
+  throw new Error(
+    `no mail "${subject}" for ${to} in ${timeoutMs} ms; Keepsake's log ends:\n${said}`,
+  );
 }
 
 /** Every mail to `to` whose subject matches, as the sandbox's inbox holds them now. */
@@ -111,15 +115,18 @@ describe("mail in the browser", () => {
     await page.getByText(`${email} will now receive Keepsake status updates.`).waitFor();
 
     // Drive has been failing for 6 minutes (over the 5 the status page waits): the worker's
-    // next status sample (every minute) opens an incident and the confirmed subscriber is told,
-    // once; when Drive answers again, the next sample resolves it and tells them that too.
+    // next status sample opens an incident and the confirmed subscriber is told, once; when
+    // Drive answers again, the next sample resolves it and tells them that too. (The samples
+    // are sent now rather than awaited at the next whole minute.)
     seed(ks, "driveTrouble", { minutes: 6 });
-    const opened = await mailFor(email, /^Incident: Google Drive API degraded/, 100_000);
+    seed(ks, "statusSample", {});
+    const opened = await mailFor(email, /^Incident: Google Drive API degraded/);
     expect(opened.headers["list-unsubscribe"]).toMatch(/\/api\/mail\/unsubscribe\?token=/);
     await page.goto(`${ks.url}/status`);
     await page.getByText("Google Drive API degraded").first().waitFor();
     seed(ks, "driveTrouble", { minutes: 0 });
-    await mailFor(email, /^Resolved: Google Drive API degraded/, 100_000);
+    seed(ks, "statusSample", {});
+    await mailFor(email, /^Resolved: Google Drive API degraded/);
     expect(await mailsTo(email, /^Incident: /)).toHaveLength(1);
   }, 300_000);
 });

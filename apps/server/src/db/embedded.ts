@@ -123,6 +123,11 @@ async function ownOrJoin(dataDir: string): Promise<string | null> {
 export async function startEmbeddedPostgres(options: {
   dataDir?: string;
   maxConnections?: number;
+  /**
+   * In memory only: start from this copy of a database's files (PGlite's `dumpDataDir`)
+   * instead of an empty one, skipping initdb (the server tests start from a migrated copy).
+   */
+  from?: Blob;
 }): Promise<EmbeddedPostgres> {
   const { dataDir } = options;
   const advert = dataDir ? advertFile(dataDir) : null;
@@ -132,7 +137,7 @@ export async function startEmbeddedPostgres(options: {
     if (shared) return { url: shared, owner: false, close: async () => {} };
   }
   try {
-    return await own(dataDir, advert, options.maxConnections ?? 32);
+    return await own(dataDir, advert, options.maxConnections ?? 32, options.from);
   } catch (err) {
     if (advert) rmSync(advert, { force: true });
     throw err;
@@ -147,18 +152,24 @@ export async function startEmbeddedPostgres(options: {
  * measured with bench:rss). Pages not in shared_buffers are read from the OS's file cache.
  */
 const SMALL_MEMORY = ["-c", "shared_buffers=16MB", "-c", "wal_buffers=512kB"];
-const START_PARAMS = [...PGlite.defaultStartParams, ...SMALL_MEMORY];
+
+/** How Keepsake creates every PGlite: its extension (pg_trgm, for the caption search's index, migration 0701) and memory settings. */
+export const PGLITE_OPTIONS = {
+  extensions: { pg_trgm },
+  startParams: [...PGlite.defaultStartParams, ...SMALL_MEMORY],
+  initDbStartParams: SMALL_MEMORY,
+};
 
 async function own(
   dataDir: string | undefined,
   advert: string | null,
   maxConnections: number,
+  from: Blob | undefined,
 ): Promise<EmbeddedPostgres> {
-  // pg_trgm: the caption search's index (migration 0701).
-  const extensions = { pg_trgm };
-  const settings = { startParams: START_PARAMS, initDbStartParams: SMALL_MEMORY };
   const db = await PGlite.create(
-    dataDir ? { dataDir, extensions, ...settings } : { extensions, ...settings },
+    dataDir
+      ? { dataDir, ...PGLITE_OPTIONS }
+      : { ...PGLITE_OPTIONS, ...(from ? { loadDataDir: from } : {}) },
   );
   const server = await serveWire({
     db,

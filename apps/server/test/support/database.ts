@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import pg from "pg";
+import { inject } from "vitest";
 import { startEmbeddedPostgres } from "../../src/db/embedded.ts";
 
 export interface TestDatabase {
@@ -10,12 +12,17 @@ export interface TestDatabase {
 
 /**
  * A clean database for one test file: a fresh schema on TEST_DATABASE_URL when it is set
- * (the real server), otherwise a fresh in-memory PGlite behind its socket.
+ * (the real server), otherwise a fresh in-memory PGlite behind its socket, copied from the run's
+ * migrated template when there is one.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
-    const embedded = await startEmbeddedPostgres({});
+    // A copy of the migrated database made once for the run (database-template.ts).
+    const template = inject("pgliteTemplate");
+    const embedded = await startEmbeddedPostgres(
+      template ? { from: new Blob([readFileSync(template)]) } : {},
+    );
     return { url: embedded.url, close: () => embedded.close() };
   }
   const schema = `t_${randomBytes(6).toString("hex")}`;
