@@ -21,7 +21,12 @@ export function launchBrowser(endpoint?: string): Promise<Browser> {
 
 /** A fresh context (no stored token) and page; requests off loopback fail the test. */
 export async function newPage(browser: Browser): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Reduced motion (the app honours it): spinners and shimmers rest instead of redrawing the
+  // page every frame in a software-rendered browser shared by every test.
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    reducedMotion: "reduce",
+  });
   const offsite: string[] = [];
   await context.route("**/*", (route) => {
     const host = new URL(route.request().url()).hostname;
