@@ -1,9 +1,10 @@
 // `npm test`: typecheck, lint, import cycles, then every Vitest suite (the server's on embedded
 // PGlite and, when TEST_DATABASE_URL names a real PostgreSQL server, the files whose outcome can
-// differ there, in the same run: apps/server/vitest.config.ts), the production smoke test, then
-// the end-to-end suite in Chromium. Ends with each stage's time and the totals.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+// differ there, in the same run: apps/server/vitest.config.ts) with the production smoke test
+// running alongside the server suite (it mostly installs and waits), then the end-to-end suite in
+// Chromium. Ends with each stage's time, the wall-clock total and the test totals.
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureWebBuild, ROOT } from "./web-build.ts";
@@ -14,26 +15,47 @@ const reports = mkdtempSync(join(tmpdir(), "keepsake-test-"));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures: string[] = [];
 const stages: { label: string; seconds: number; ok: boolean }[] = [];
+const began = Date.now();
 
-function run(label: string, cmd: string, args: string[], env: Record<string, string> = {}) {
-  console.log(`\n▶ ${label}`);
+/**
+ * Runs a stage. Its output goes to this terminal as it comes, or with `alongside` (a stage that
+ * runs while another one does) to a file printed whole when it ends.
+ */
+async function run(
+  label: string,
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  options: { alongside?: boolean } = {},
+): Promise<boolean> {
+  if (!options.alongside) console.log(`\n▶ ${label}`);
+  const log = join(reports, `${label.replace(/\W+/g, "-")}.log`);
+  const fd = options.alongside ? openSync(log, "w") : null;
   const started = Date.now();
-  const result = spawnSync(cmd, args, {
+  const child = spawn(cmd, args, {
     cwd: ROOT,
-    stdio: "inherit",
+    stdio: fd === null ? "inherit" : ["ignore", fd, fd],
     env: { ...process.env, ...env },
   });
+  if (fd !== null) closeSync(fd);
+  const status = await new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")),
+  );
   const seconds = (Date.now() - started) / 1000;
-  if (result.status !== 0) failures.push(`${label} (exit ${result.status ?? result.signal})`);
-  stages.push({ label, seconds, ok: result.status === 0 });
-  console.log(`${result.status === 0 ? "✔" : "✘"} ${label} (${seconds.toFixed(1)}s)`);
-  return result.status === 0;
+  if (fd !== null) {
+    console.log(`\n▶ ${label} (ran alongside the stage before)`);
+    process.stdout.write(readFileSync(log, "utf8"));
+  }
+  if (status !== 0) failures.push(`${label} (exit ${status})`);
+  stages.push({ label, seconds, ok: status === 0 });
+  console.log(`${status === 0 ? "✔" : "✘"} ${label} (${seconds.toFixed(1)}s)`);
+  return status === 0;
 }
 
-function suite(label: string, root: string, env: Record<string, string> = {}) {
+async function suite(label: string, root: string, env: Record<string, string> = {}) {
   if (!existsSync(join(ROOT, root, "vitest.config.ts"))) return;
   const out = join(reports, `${label.replace(/\W+/g, "-")}.json`);
-  run(
+  await run(
     label,
     process.execPath,
     [
@@ -62,48 +84,59 @@ const only = process.argv[2];
 const want = (name: string) => !only || only === name;
 
 if (want("static")) {
-  run("typecheck", npm, ["run", "--silent", "typecheck"]);
-  run("lint", npm, ["run", "--silent", "lint"]);
+  await run("typecheck", npm, ["run", "--silent", "typecheck"]);
+  await run("lint", npm, ["run", "--silent", "lint"]);
   // Type-only imports count: the import graph between modules must stay a tree.
-  run("import cycles", npm, ["run", "--silent", "check:cycles"]);
+  await run("import cycles", npm, ["run", "--silent", "check:cycles"]);
 }
+// A clean copy installed and run as production runs it (and as the Dockerfile builds it): two
+// APIs and two workers from `npm ci --omit=dev` on a fresh database of TEST_DATABASE_URL's
+// server, live mode against a standalone sandbox. Skipped (it says so) without that server.
+const smoke = () =>
+  run(
+    "production install (smoke)",
+    process.execPath,
+    ["scripts/production-smoke.ts"],
+    {},
+    {
+      alongside: want("unit"),
+    },
+  );
 if (want("unit")) {
-  suite("contracts", "packages/contracts");
-  suite("web", "apps/web");
-  suite("sandbox", "sandbox");
+  await suite("contracts", "packages/contracts");
+  await suite("web", "apps/web");
+  await suite("sandbox", "sandbox");
+  const smoked = want("production") ? smoke() : Promise.resolve(true);
   if (process.env.TEST_DATABASE_URL) {
-    suite("server (embedded PGlite + PostgreSQL server)", "apps/server");
+    await suite("server (embedded PGlite + PostgreSQL server)", "apps/server");
   } else {
-    suite("server (embedded PGlite)", "apps/server");
+    await suite("server (embedded PGlite)", "apps/server");
     console.log(
       "\n(TEST_DATABASE_URL is not set: the server suite ran on embedded PGlite only, without its PostgreSQL server project)",
     );
   }
-}
-if (want("production")) {
-  // A clean copy installed and run as production runs it (and as the Dockerfile builds it): two
-  // APIs and two workers from `npm ci --omit=dev` on a fresh database of TEST_DATABASE_URL's
-  // server, live mode against a standalone sandbox. Skipped (it says so) without that server.
-  run("production install (smoke)", process.execPath, ["scripts/production-smoke.ts"]);
+  await smoked;
+} else if (want("production")) {
+  await smoke();
 }
 if (want("e2e")) {
   console.log("\n▶ build the web app for end-to-end tests");
   const started = Date.now();
   ensureWebBuild({ force: !!process.env.CI });
   stages.push({ label: "web build", seconds: (Date.now() - started) / 1000, ok: true });
-  suite("end-to-end (Chromium)", "e2e");
+  await suite("end-to-end (Chromium)", "e2e");
 }
 
 rmSync(reports, { recursive: true, force: true });
 console.log("\nStage times:");
-const width = Math.max(...stages.map((x) => x.label.length), 5);
+const width = Math.max(...stages.map((x) => x.label.length), "total (wall clock)".length);
 for (const x of stages) {
   console.log(
     `  ${x.ok ? "✔" : "✘"} ${x.label.padEnd(width)}  ${x.seconds.toFixed(1).padStart(6)} s`,
   );
 }
-const total = stages.reduce((sum, x) => sum + x.seconds, 0);
-console.log(`    ${"total".padEnd(width)}  ${total.toFixed(1).padStart(6)} s`);
+const wall = (Date.now() - began) / 1000;
+console.log(`    ${"total (wall clock)".padEnd(width)}  ${wall.toFixed(1).padStart(6)} s`);
 console.log("");
 for (const f of failures) console.log(`✘ ${f}`);
 console.log(`Tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
