@@ -1,4 +1,4 @@
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -34,6 +34,7 @@ export async function newPage(browser: Browser): Promise<Page> {
     offsite.push(route.request().url());
     return route.abort();
   });
+  opened.add(context);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   (page as Page & { offsite?: string[] }).offsite = offsite;
@@ -43,4 +44,31 @@ export async function newPage(browser: Browser): Promise<Page> {
 /** Requests the page tried to make to anywhere but this machine. */
 export function offsiteRequests(page: Page): string[] {
   return (page as Page & { offsite?: string[] }).offsite ?? [];
+}
+
+/** The contexts `newPage` opened during the running test, and those kept for the file's later tests. */
+const opened = new Set<BrowserContext>();
+const kept = new WeakSet<BrowserContext>();
+
+/** Keeps a page open after its test, for the file's later tests to continue with. */
+export function keepForLaterTests<T extends Page>(page: T): T {
+  kept.add(page.context());
+  return page;
+}
+
+/** Called as a test begins: what was opened before it (a file's set-up) is not its to close. */
+export function forgetOpenedPages(): void {
+  opened.clear();
+}
+
+/**
+ * Closes what the test opened and did not keep: a page left open (a dashboard polling its sync
+ * status, a spinner) would otherwise go on costing the shared browser and Keepsake CPU until
+ * the file ends.
+ */
+export async function closeTestPages(): Promise<void> {
+  for (const context of opened) {
+    if (!kept.has(context)) await context.close().catch(() => {});
+  }
+  opened.clear();
 }

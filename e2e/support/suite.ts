@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, inject } from "vitest";
-import { launchBrowser } from "./browser.ts";
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from "vitest";
+import { closeTestPages, forgetOpenedPages, launchBrowser } from "./browser.ts";
 import { withDatabase } from "./flows.ts";
 import { attachKeepsake, type RunningKeepsake } from "./keepsake.ts";
 
@@ -44,6 +44,7 @@ export function keepsakeSuite(started: (s: { ks: RunningKeepsake; browser: Brows
     started(running);
   });
   beforeEach((ctx) => {
+    forgetOpenedPages();
     const from = running?.ks.output().length ?? 0;
     ctx.onTestFailed(() => {
       const written = running?.ks.output().slice(from).trim();
@@ -52,6 +53,8 @@ export function keepsakeSuite(started: (s: { ks: RunningKeepsake; browser: Brows
       );
     });
   });
+  // Each test's pages close when it ends, unless kept for later tests (keepForLaterTests).
+  afterEach(() => closeTestPages());
   afterAll(async () => {
     await running?.browser.close();
     await running?.ks.dispose();

@@ -1,5 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { keepForLaterTests } from "../support/browser.ts";
 import { addInstagramAccount, connectInstagram, registerNewUser, toast } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -31,6 +32,7 @@ describe("plans and billing in the browser, against the sandbox's Stripe", () =>
 
   it("a declined card leaves the user on free with a clear message", async () => {
     ({ page } = await registerNewUser(browser, ks, "buyer"));
+    keepForLaterTests(page);
     await connectInstagram(page, ks, "lumen.studio");
     await startProCheckout(page);
     await page.locator('input[name="card"]').fill("4000 0000 0000 0002");

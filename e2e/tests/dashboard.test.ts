@@ -1,6 +1,6 @@
 import type { Browser, Page, Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { offsiteRequests } from "../support/browser.ts";
+import { keepForLaterTests, offsiteRequests } from "../support/browser.ts";
 import {
   connectDrive,
   connectInstagram,
@@ -73,7 +73,7 @@ let total = 0;
 describe("the dashboard in the browser", () => {
   it("a free user connects; the first backup starts at once; Start Backup follows it; tiles and stats agree", async () => {
     const { page } = await newUser();
-    free = page;
+    free = keepForLaterTests(page);
 
     await connectInstagram(page, ks, "maya.creates");
     expect(await page.getByText("Manual backup mode").count()).toBe(1);

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { StatusResponse } from "@keepsake/contracts";
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { newPage } from "../support/browser.ts";
+import { keepForLaterTests, newPage } from "../support/browser.ts";
 import {
   connectDrive,
   connectInstagram,
@@ -135,7 +135,7 @@ async function signedInPage(): Promise<Page> {
   await connectInstagram(page, ks, "lumen.studio");
   await connectDrive(page, ks, "jordan.lee@example.com");
   seed(ks, "setUser", { email, isAdmin: true, tier: "agency" });
-  signedIn = page;
+  signedIn = keepForLaterTests(page);
   return page;
 }
 
