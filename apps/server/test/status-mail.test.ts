@@ -32,20 +32,24 @@ const settled = () =>
     (rows) => rows.length === 0,
   );
 
+function statusService(probeApi: () => Promise<boolean>) {
+  return createStatusService({
+    repo: createStatusRepository(t.ctx.db),
+    clock: t.clock,
+    calls: { flush: async () => {} },
+    queue: { oldestReadyAge: async () => null },
+    probeApi,
+    workerId: "status-mail-test",
+    subscribeMaxPerHour: 5,
+    mail: t.ctx.mail,
+    appUrl: "http://keepsake.test",
+  });
+}
+
 describe("status subscriptions", () => {
   it("double opt-in: only a confirmation until the link is opened, then incident mails with unsubscribe", async () => {
     let apiUp = true;
-    const status = createStatusService({
-      repo: createStatusRepository(t.ctx.db),
-      clock: t.clock,
-      calls: { flush: async () => {} },
-      queue: { oldestReadyAge: async () => null },
-      probeApi: async () => apiUp,
-      workerId: "status-mail-test",
-      subscribeMaxPerHour: 5,
-      mail: t.ctx.mail,
-      appUrl: "http://keepsake.test",
-    });
+    const status = statusService(async () => apiUp);
     const confirmed = "confirmed.watcher@example.com";
     const pending = "pending.watcher@example.com";
     for (const email of [confirmed, pending]) {
@@ -113,5 +117,58 @@ describe("status subscriptions", () => {
     await status.sample();
     await settled();
     expect(await inbox(confirmed)).toHaveLength(3);
+  });
+
+  it("an incident a worker recorded but died before telling is told by the next sample, once", async () => {
+    const status = statusService(async () => true);
+    const watcher = "late.watcher@example.com";
+    // Only this incident's mails (the test above leaves the API's incident to resolve).
+    const told = async () =>
+      (await inbox(watcher)).filter((m) => m.subject.includes("Instagram API degraded"));
+    await t.rows.status.insertSubscriber({ email: watcher, confirmed_at: t.clock.now() });
+    // Instagram failing this minute (it stays degraded until these counts are gone).
+    const now = t.clock.now().getTime();
+    await t.rows.status.setCallStats({
+      provider: "instagram",
+      minute: new Date(now - (now % MIN)),
+      calls: 20,
+      errors: 12,
+    });
+    // As a worker leaves it when killed between recording the incident and queuing its mails.
+    const started = new Date(t.clock.now().getTime() - 9 * MIN);
+    const id = await t.rows.status.insertIncident({
+      component: "instagram",
+      title: "Instagram API degraded",
+      description: "12 of 20 calls failed in the last 15 minutes.",
+      worst_status: "degraded",
+      started_at: started,
+    });
+    await status.sample();
+    await settled();
+    const opened = await until(told, (l) => l.length === 1);
+    expect(opened[0]!.subject).toBe("Incident: Instagram API degraded");
+
+    // Resolved, and killed again before telling: the next sample says how long it lasted.
+    await t.rows.status.updateIncident(id, { resolved_at: t.clock.now() });
+    await status.sample();
+    await settled();
+    const resolved = await until(told, (l) => l.length === 2);
+    expect(resolved[0]!.subject).toBe("Resolved: Instagram API degraded");
+    expect(resolved[0]!.text).toMatch(/lasted 9 minutes/);
+
+    // Told is told: later samples send nothing more.
+    await t.rows.status.deleteAllCallStats();
+    t.clock.advance(MIN);
+    await status.sample();
+    await status.sample();
+    await settled();
+    expect(await told()).toHaveLength(2);
+    const row = await t.ctx.db
+      .selectFrom("status_incidents")
+      .select(["opened_told_at", "resolved_told_at"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(row.opened_told_at).not.toBeNull();
+    expect(row.resolved_told_at).not.toBeNull();
   });
 });

@@ -68,6 +68,9 @@ export interface StatusIncidentsTable {
   worst_status: "degraded" | "down";
   started_at: Timestamp;
   resolved_at: Timestamp | null;
+  /** When subscribers were told it opened / that it resolved (migration 1090). */
+  opened_told_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  resolved_told_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface AdminTables {

@@ -118,6 +118,30 @@ export function createStatusRepository(db: Db) {
       await db.updateTable("status_incidents").set(update).where("id", "=", id).execute();
     },
 
+    /** Incidents whose subscribers are not yet told that they opened, or that they resolved. */
+    untoldIncidents() {
+      return db
+        .selectFrom("status_incidents")
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb("opened_told_at", "is", null),
+            eb.and([eb("resolved_at", "is not", null), eb("resolved_told_at", "is", null)]),
+          ]),
+        )
+        .orderBy("started_at")
+        .limit(20)
+        .execute();
+    },
+
+    async markTold(id: string, state: "opened" | "resolved", at: Date) {
+      await db
+        .updateTable("status_incidents")
+        .set(state === "opened" ? { opened_told_at: at } : { resolved_told_at: at })
+        .where("id", "=", id)
+        .execute();
+    },
+
     recentIncidents(since: Date, limit: number) {
       return db
         .selectFrom("status_incidents")

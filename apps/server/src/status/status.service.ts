@@ -81,38 +81,44 @@ export function createStatusService(deps: StatusServiceDeps) {
   }
 
   /**
-   * Tells every confirmed subscriber that an incident opened or was resolved, once per
-   * incident, state and address (the outbox's key). A failure is logged: the status page
-   * must keep sampling.
+   * Tells every confirmed subscriber of each incident not yet told that it opened, or that it
+   * resolved, then records it as told. The incident is recorded first and told after, so a
+   * worker that dies between the two (or mail that cannot be queued) leaves it untold, and the
+   * next sample tells it; each mail's outbox key (incident, state, address) keeps a second try
+   * from sending it twice. A failure is logged: the status page must keep sampling.
    */
-  async function notify(
-    incident: { id: string; title: string; description: string; started_at: Date | string },
-    state: "opened" | "resolved",
-    now: Date,
-  ) {
-    if (!deps.mail) return;
-    try {
-      const subscribers = await repo.confirmedSubscribers();
-      const duration =
-        state === "resolved"
-          ? formatDuration(now.getTime() - new Date(incident.started_at).getTime())
-          : null;
-      for (const email of subscribers) {
-        await deps.mail.sendToAddress(email, {
-          key: `status-incident:${incident.id}:${state}:${email}`,
-          template: "status-incident",
-          data: {
-            incidentId: incident.id,
-            title: incident.title,
-            description: incident.description,
-            state,
-            duration,
-            statusUrl: `${deps.appUrl ?? ""}/status`,
-          },
-        });
+  async function tellSubscribers(now: Date) {
+    const mail = deps.mail;
+    if (!mail) return;
+    for (const incident of await repo.untoldIncidents()) {
+      try {
+        const subscribers = await repo.confirmedSubscribers();
+        const tell = async (state: "opened" | "resolved", duration: string | null) => {
+          for (const email of subscribers) {
+            await mail.sendToAddress(email, {
+              key: `status-incident:${incident.id}:${state}:${email}`,
+              template: "status-incident",
+              data: {
+                incidentId: incident.id,
+                title: incident.title,
+                description: incident.description,
+                state,
+                duration,
+                statusUrl: `${deps.appUrl ?? ""}/status`,
+              },
+            });
+          }
+          await repo.markTold(incident.id, state, now);
+        };
+        if (!incident.opened_told_at) await tell("opened", null);
+        if (incident.resolved_at && !incident.resolved_told_at) {
+          const lasted =
+            new Date(incident.resolved_at).getTime() - new Date(incident.started_at).getTime();
+          await tell("resolved", formatDuration(lasted));
+        }
+      } catch (err) {
+        deps.log?.error({ err: String(err), incident: incident.id }, "status incident mail failed");
       }
-    } catch (err) {
-      deps.log?.error({ err: String(err), incident: incident.id }, "status incident mail failed");
     }
   }
 
@@ -126,10 +132,7 @@ export function createStatusService(deps: StatusServiceDeps) {
     await repo.saveComponent({ component: id, status: a.status, since, checked_at: now });
     const open = await repo.openIncident(id);
     if (ok) {
-      if (open) {
-        await repo.updateIncident(open.id, { resolved_at: now });
-        await notify(open, "resolved", now);
-      }
+      if (open) await repo.updateIncident(open.id, { resolved_at: now });
       return;
     }
     const status = a.status as "degraded" | "down";
@@ -146,8 +149,7 @@ export function createStatusService(deps: StatusServiceDeps) {
         worst_status: status,
         started_at: since,
       };
-      const incidentId = await repo.insertIncident(incident);
-      if (incidentId) await notify({ id: incidentId, ...incident }, "opened", now);
+      await repo.insertIncident(incident);
     }
   }
 
@@ -209,6 +211,7 @@ export function createStatusService(deps: StatusServiceDeps) {
         COMPONENTS.map((c) => ({ component: c.id, status: live[c.id].status })),
       );
       for (const c of COMPONENTS) await track(c.id, live[c.id], now);
+      await tellSubscribers(now);
       await repo.prune(
         new Date(now.getTime() - STATUS_RULES.uptimeWindowMs),
         new Date(now.getTime() - 86_400_000),

@@ -209,6 +209,18 @@ export function rowFactories(db: Db) {
       async deleteAllCallStats() {
         await db.deleteFrom("provider_call_stats").execute();
       },
+      /** An incident as the status sampler records it (untold unless `*_told_at` are set). */
+      async insertIncident(values: New<"status_incidents">) {
+        const row = await db
+          .insertInto("status_incidents")
+          .values(values)
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        return row.id;
+      },
+      async updateIncident(id: string, values: { resolved_at?: Date }) {
+        await db.updateTable("status_incidents").set(values).where("id", "=", id).execute();
+      },
       /** A component's last judged status and since when (as the status page's reads keep it). */
       async setComponent(values: New<"status_components">) {
         const { status, since, checked_at } = values;
