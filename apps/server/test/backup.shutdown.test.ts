@@ -21,15 +21,25 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
     const chosen = new Set(videos.map((v) => v.id));
     await h.leaveOnlyToBackUp(user.user.id, chosen);
     // Slow chunk uploads down so SIGTERM lands mid-upload and the grace period runs out.
-    await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 250 } });
+    await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 500 } });
     await h.control("/calls", { method: "DELETE" });
 
+    // The queue lists the keys running (pg-boss's monitor, every 2 s here); fetches skip them.
+    const queue = t.ctx.queueSchema;
+    const running = async () =>
+      (
+        await t.ctx.pool.query<{ keys: string[] | null }>(
+          `SELECT singletons_active AS keys FROM ${queue}.queue WHERE name = 'backup-post'`,
+        )
+      ).rows[0]?.keys ?? [];
     const stopping = await startWorker("keepsake-worker", { SHUTDOWN_GRACE_SECONDS: "0.3" });
     const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
     expect(started.status).toBe(200);
+    // Mid-upload, with the running keys listed.
     await until(
-      () => h.control<Uploads>("/drive/uploads"),
-      (u) => u.uploads.some((x) => x.received > 0 && x.file_id === null),
+      async () => ({ uploads: await h.control<Uploads>("/drive/uploads"), keys: await running() }),
+      ({ uploads, keys }) =>
+        keys.length > 0 && uploads.uploads.some((x) => x.received > 0 && x.file_id === null),
     );
     const exited = new Promise<number | null>((r) => stopping.once("exit", (code) => r(code)));
     stopping.kill("SIGTERM");
@@ -40,7 +50,6 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
     );
     expect(interrupted.length).toBeGreaterThan(0);
     // Handed back, not failed: ready again at once, and the attempt not counted as a retry.
-    const queue = t.ctx.queueSchema;
     const { rows: jobs } = await t.ctx.pool.query<{
       state: string;
       started_on: Date | null;
@@ -53,6 +62,13 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
     const handedBack = jobs.filter((j) => j.state === "retry" || j.state === "created");
     expect(handedBack.length).toBeGreaterThan(0);
     for (const j of handedBack) expect(j).toMatchObject({ started_on: null, retry_count: 0 });
+    // ...and off the queue's list of keys running, so the next worker takes them at once rather
+    // than after the monitor's next pass and its own next read of the list.
+    const { rows: waiting } = await t.ctx.pool.query<{ singleton_key: string }>(
+      `SELECT singleton_key FROM ${queue}.job WHERE name = 'backup-post' AND state IN ('retry', 'created')`,
+    );
+    const stillListed = await running();
+    for (const k of waiting) expect(stillListed).not.toContain(k.singleton_key);
     // And their claims on the backups were let go (no waiting out a dead worker's lease).
     const held = await t.ctx.db
       .selectFrom("backups")

@@ -71,6 +71,10 @@ export function createJobQueue<TDeps>(options: {
     // for their next poll; polling stays as the backstop, and the only mode where NOTIFY is
     // unavailable (pg-boss then warns and polls).
     useListenNotify: true,
+    // How often this process rereads each queue's settings and its list of keys running (which
+    // its fetches skip); pg-boss's default is a minute, which is how long a job handed back or
+    // failed over by another worker could wait here.
+    queueCacheIntervalSeconds: 10,
     ...(options.superviseIntervalSeconds
       ? {
           superviseIntervalSeconds: options.superviseIntervalSeconds,
@@ -105,11 +109,21 @@ export function createJobQueue<TDeps>(options: {
   async function handBack(name: string, id: string) {
     for (const state of ["retry", "created"]) {
       try {
+        // The job's key also leaves the queue's list of keys running (`singletons_active`, kept
+        // by pg-boss's monitor): a worker's fetch skips the keys on that list, so a worker that
+        // starts now would otherwise leave the job waiting until the monitor's next pass and its
+        // own next read of the list (a minute each by default).
         await boss.getDb().executeSql(
-          `UPDATE ${options.schema}.job
-              SET state = $3::${options.schema}.job_state, started_on = NULL,
-                  heartbeat_on = NULL, start_after = now()
-            WHERE name = $1 AND id = $2 AND state = 'active'`,
+          `WITH back AS (
+             UPDATE ${options.schema}.job
+                SET state = $3::${options.schema}.job_state, started_on = NULL,
+                    heartbeat_on = NULL, start_after = now()
+              WHERE name = $1 AND id = $2 AND state = 'active'
+              RETURNING singleton_key)
+           UPDATE ${options.schema}.queue q
+              SET singletons_active = array_remove(q.singletons_active, back.singleton_key)
+             FROM back
+            WHERE q.name = $1 AND back.singleton_key IS NOT NULL`,
           [name, id, state],
         );
         return;
