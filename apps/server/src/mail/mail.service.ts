@@ -306,12 +306,12 @@ export function createMailService(deps: MailServiceDeps) {
       };
     },
 
-    /** A user's choice per non-essential category (defaults filled in). */
     /** A deleted user's mail choices, kept by their id and by their address, are forgotten. */
     async forgetUser(userId: string, email: string): Promise<void> {
       await repo.deletePreferences([userRecipient(userId), addressRecipient(email)]);
     },
 
+    /** A user's choice per non-essential category (defaults filled in). */
     async userPreferences(userId: string): Promise<Record<string, boolean>> {
       const chosen = await repo.preferences(userRecipient(userId));
       const out: Record<string, boolean> = {};
