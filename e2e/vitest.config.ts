@@ -1,11 +1,8 @@
 import { defineConfig } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { longFirst } from "../scripts/long-first-sequencer.ts";
 import { E2E_WORKERS } from "./support/workers.ts";
 
-/**
- * The longest files first (as measured), so the two workers end together: CI runs on a clean
- * clone, without the durations vitest remembers between runs.
- */
+/** The longest files first (as measured), so the two workers end together. */
 const LONG_FIRST = [
   "public-pages",
   "dashboard",
@@ -14,21 +11,7 @@ const LONG_FIRST = [
   "mail",
   "admin",
   "archive",
-];
-
-class LongFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const rank = (f: TestSpecification) => {
-      const i = LONG_FIRST.findIndex((name) => f.moduleId.endsWith(`/tests/${name}.test.ts`));
-      return i === -1 ? LONG_FIRST.length : i;
-    };
-    return sorted
-      .map((f, i) => ({ f, i }))
-      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
-      .map((x) => x.f);
-  }
-}
+].map((name) => new RegExp(`/tests/${name}\\.test\\.ts$`));
 
 export default defineConfig({
   test: {
@@ -38,7 +21,7 @@ export default defineConfig({
     // page of the one Chromium: most of an end-to-end test is waiting for jobs and pages.
     fileParallelism: E2E_WORKERS > 1,
     maxWorkers: E2E_WORKERS,
-    sequence: { sequencer: LongFirst },
+    sequence: { sequencer: longFirst(LONG_FIRST) },
     testTimeout: 90_000,
     hookTimeout: 120_000,
     // A page in a real browser on a busy two-core machine can take seconds to settle: poll for

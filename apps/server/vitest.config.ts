@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { longFirst } from "../../scripts/long-first-sequencer.ts";
 
 /**
  * Two projects, one run. `embedded` runs every file on embedded PGlite (the default database).
@@ -37,8 +37,7 @@ const serverUrl = process.env.TEST_DATABASE_URL ?? "";
 /**
  * Files that mostly wait (worker processes killed and taken over after a missed heartbeat, a
  * graceful stop, a whole first backup) go first, longest first, so they overlap the rest instead
- * of ending the run alone; then vitest's own order. CI runs on a clean clone, without the
- * durations vitest remembers from earlier runs, hence the list.
+ * of ending the run alone.
  */
 const LONG_FIRST = [
   /backup\.kill-points\..*\.server\.test\.ts$/,
@@ -53,20 +52,6 @@ const LONG_FIRST = [
   /\.server\.test\.ts$/,
 ];
 
-class LongFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const rank = (f: TestSpecification) => {
-      const i = LONG_FIRST.findIndex((re) => re.test(f.moduleId));
-      return i === -1 ? LONG_FIRST.length : i;
-    };
-    return sorted
-      .map((f, i) => ({ f, i }))
-      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
-      .map((x) => x.f);
-  }
-}
-
 export default defineConfig({
   test: {
     setupFiles: ["@keepsake/sandbox/network-guard"],
@@ -76,7 +61,7 @@ export default defineConfig({
     // every embedded database is copied from one migrated template (support/database-template.ts):
     // two files per core took both projects on two cores from 290 s to 204 s (issue 27).
     maxWorkers: Math.max(2, 2 * availableParallelism()),
-    sequence: { sequencer: LongFirst },
+    sequence: { sequencer: longFirst(LONG_FIRST) },
     projects: [
       {
         extends: true,
