@@ -10,6 +10,17 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
+let template: Blob | null | undefined;
+
+/** The migrated database made once for the run (database-template.ts), read once per worker. */
+function migratedTemplate(): Blob | null {
+  if (template === undefined) {
+    const file = inject("pgliteTemplate");
+    template = file ? new Blob([readFileSync(file)]) : null;
+  }
+  return template;
+}
+
 /**
  * A clean database for one test file: a fresh schema on TEST_DATABASE_URL when it is set
  * (the real server), otherwise a fresh in-memory PGlite behind its socket, copied from the run's
@@ -18,11 +29,8 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
-    // A copy of the migrated database made once for the run (database-template.ts).
-    const template = inject("pgliteTemplate");
-    const embedded = await startEmbeddedPostgres(
-      template ? { from: new Blob([readFileSync(template)]) } : {},
-    );
+    const from = migratedTemplate();
+    const embedded = await startEmbeddedPostgres(from ? { from } : {});
     return { url: embedded.url, close: () => embedded.close() };
   }
   const schema = `t_${randomBytes(6).toString("hex")}`;
