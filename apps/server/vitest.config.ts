@@ -24,6 +24,7 @@ export const DIFFERS_ON_A_SERVER = [
   "test/counters.test.ts",
   "test/scheduler.test.ts",
   "test/status.test.ts",
+  "test/status-mail.test.ts",
   "test/dashboard.scale.test.ts",
   "test/api-v1.test.ts",
   "test/auth.test.ts",

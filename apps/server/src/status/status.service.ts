@@ -85,14 +85,17 @@ export function createStatusService(deps: StatusServiceDeps) {
    * resolved, then records it as told. The incident is recorded first and told after, so a
    * worker that dies between the two (or mail that cannot be queued) leaves it untold, and the
    * next sample tells it; each mail's outbox key (incident, state, address) keeps a second try
-   * from sending it twice. A failure is logged: the status page must keep sampling.
+   * from sending it twice (two workers sampling at once included). A failure with one incident
+   * is logged and the others are told; the next sample tries it again.
    */
   async function tellSubscribers(now: Date) {
     const mail = deps.mail;
     if (!mail) return;
-    for (const incident of await repo.untoldIncidents()) {
+    const untold = await repo.untoldIncidents();
+    if (untold.length === 0) return;
+    const subscribers = await repo.confirmedSubscribers();
+    for (const incident of untold) {
       try {
-        const subscribers = await repo.confirmedSubscribers();
         const tell = async (state: "opened" | "resolved", duration: string | null) => {
           for (const email of subscribers) {
             await mail.sendToAddress(email, {
