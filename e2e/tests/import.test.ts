@@ -70,13 +70,15 @@ describe("Settings → Import", () => {
 
   it("downloads lumen.studio's data export, imports it with progress, and its archived stories land in Drive with sidecars and their original times", async () => {
     const { page, email } = await registerNewUser(browser, ks, "importer");
+    await connectInstagram(page, ks, "lumen.studio");
+    await connectDrive(page, ks, "jordan.lee@example.com");
+    // On Pro only after connecting: Settings offers "Connect Instagram" to free and premium
+    // users, and the page may have refetched the user at any moment after this change.
     withDatabase(
       ks,
       `await db.updateTable("users").set({ subscription_tier: "pro" }).where("email", "=", args[0]).execute();`,
       email,
     );
-    await connectInstagram(page, ks, "lumen.studio");
-    await connectDrive(page, ks, "jordan.lee@example.com");
 
     // Instagram's "Download your information", as the sandbox offers it on its pages.
     const instagram = await page.context().newPage();
