@@ -1,10 +1,6 @@
 import { hostname } from "node:os";
 import { API_RATE_LIMIT_PER_MINUTE, AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import type pg from "pg";
-import {
-  type AccountsRepository,
-  createAccountsRepository,
-} from "./accounts/accounts.repository.ts";
 import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
 import { type AdminService, createAdminService } from "./admin/admin.service.ts";
 import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
@@ -73,6 +69,10 @@ import { createStripeClient } from "./providers/stripe/stripe.client.ts";
 import { createCallRecorder } from "./status/call-stats.ts";
 import { createStatusRepository } from "./status/status.repository.ts";
 import { createStatusService, type StatusService } from "./status/status.service.ts";
+import {
+  type AccountsRepository,
+  createAccountsRepository,
+} from "./sync/account-directory.repository.ts";
 import {
   createSyncModule,
   type EngineSettings,

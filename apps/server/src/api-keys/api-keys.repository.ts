@@ -1,10 +1,12 @@
 import { sql } from "kysely";
+import { createPlansRepository } from "../auth/plans.repository.ts";
 import type { ApiKeyRow } from "../db/api-tables.ts";
 import type { Db } from "../db/database.ts";
 import { underLimitLocks } from "../db/limits.ts";
 
 /** SQL of the public API's own tables: api_keys and api_idempotency_keys. */
 export function createApiKeysRepository(db: Db) {
+  const plans = createPlansRepository(db);
   return {
     listLive(userId: string) {
       return db
@@ -58,15 +60,17 @@ export function createApiKeysRepository(db: Db) {
       return Number(r.numUpdatedRows) > 0;
     },
 
-    /** The live key with this hash, with its owner's state. */
-    findByHash(keyHash: string) {
-      return db
-        .selectFrom("api_keys as k")
-        .innerJoin("users as u", "u.id", "k.user_id")
-        .select(["k.id", "k.user_id", "k.last_used_at", "u.subscription_tier", "u.is_active"])
-        .where("k.key_hash", "=", keyHash)
-        .where("k.revoked_at", "is", null)
+    /** The live key with this hash, with its owner's plan and state (asked of auth/). */
+    async findByHash(keyHash: string) {
+      const key = await db
+        .selectFrom("api_keys")
+        .select(["id", "user_id", "last_used_at"])
+        .where("key_hash", "=", keyHash)
+        .where("revoked_at", "is", null)
         .executeTakeFirst();
+      if (!key) return undefined;
+      const owner = await plans.keyOwner(key.user_id);
+      return owner ? { ...key, ...owner } : undefined;
     },
 
     /**

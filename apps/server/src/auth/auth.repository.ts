@@ -5,6 +5,16 @@ import type { NewUser, SessionRow, UserRow, UserUpdate } from "../db/schema.ts";
 
 export function createAuthRepository(db: Db) {
   return {
+    /**
+     * Deletes the user (their other rows go with it, by their foreign keys) and the sign-in
+     * failures counted against their address; false when there was no such user.
+     */
+    async deleteUser(userId: string, address: string): Promise<boolean> {
+      await db.deleteFrom("login_failures").where("email", "=", address).execute();
+      const r = await db.deleteFrom("users").where("id", "=", userId).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+
     findUserByEmail(email: string): Promise<UserRow | undefined> {
       return db
         .selectFrom("users")

@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BackupFileRow, PostRow } from "../db/sync-tables.ts";
 import type { PostLimit } from "../sync/posts.repository.ts";
+import { createSyncRunsRepository } from "../sync/sync-runs.repository.ts";
 
 /** The backups and backup_files tables: claims and leases, outcomes, the files in Drive, totals. */
 export function createBackupsRepository(db: Kysely<Database>) {
@@ -127,32 +128,15 @@ export function createBackupsRepository(db: Kysely<Database>) {
         // 0700) wait for the account's lock while its row is held, so holding the row while
         // waiting for the run (which every backup of the run wants) would hold it far longer
         // and deadlock with a deletion that holds the account's lock and waits for the row.
-        await trx
-          .selectFrom("sync_jobs")
-          .select("id")
-          .where("id", "=", (eb) =>
-            eb.selectFrom("backups").select("sync_job_id").where("id", "=", backupId),
-          )
-          .where("status", "=", "running")
-          .forNoKeyUpdate()
-          .execute();
+        const runs = createSyncRunsRepository(trx);
+        const run = await trx
+          .selectFrom("backups")
+          .select("sync_job_id")
+          .where("id", "=", backupId)
+          .executeTakeFirst();
+        if (run?.sync_job_id) await runs.lockRunning(run.sync_job_id);
         const done = await end(trx);
-        if (done?.sync_job_id) {
-          const last = sql<boolean>`posts_total > 0 AND posts_processed + 1 >= posts_total`;
-          await trx
-            .updateTable("sync_jobs")
-            .set((eb) => ({
-              posts_processed: eb("posts_processed", "+", 1),
-              heartbeat_at: now,
-              status: sql<
-                "running" | "completed"
-              >`CASE WHEN ${last} THEN 'completed' ELSE status END`,
-              completed_at: sql<Date | null>`CASE WHEN ${last} THEN ${now}::timestamptz ELSE completed_at END`,
-            }))
-            .where("id", "=", done.sync_job_id)
-            .where("status", "=", "running")
-            .execute();
-        }
+        if (done?.sync_job_id) await runs.countBackupEnded(done.sync_job_id, now);
         return done;
       });
     },

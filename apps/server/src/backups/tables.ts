@@ -3,3 +3,8 @@
  * Only this area's modules touch them; other areas ask its services (scripts/check-areas.ts).
  */
 export const ownedTables = ["backups", "backup_files", "drive_folders", "backup_counts"] as const;
+/**
+ * Read, never written: the posts (sync/) a backup copies, joined for the backups' totals, the
+ * failed backups a retry may reset (not those beyond the plan's limit) and the stories lost.
+ */
+export const readsTables = ["posts"] as const;

@@ -1,5 +1,5 @@
-import type { SubscriptionTier } from "@keepsake/contracts";
 import type { Insertable } from "kysely";
+import { createPlansRepository } from "../auth/plans.repository.ts";
 import type { SubscriptionsTable } from "../db/billing-tables.ts";
 import type { Db } from "../db/database.ts";
 
@@ -9,28 +9,16 @@ export type SubscriptionUpsert = Omit<Insertable<SubscriptionsTable>, "updated_a
 export const LIVE_STATUSES = ["active", "trialing", "past_due"] as const;
 
 function repository(db: Db) {
+  const plans = createPlansRepository(db);
   return {
-    async user(userId: string) {
-      return db
-        .selectFrom("users")
-        .select(["id", "email", "full_name", "subscription_tier"])
-        .where("id", "=", userId)
-        .executeTakeFirst();
-    },
+    /** The plan holder's name, address and tier. */
+    user: plans.holder,
 
     /**
      * Serialises billing changes of one user until the transaction ends; answers the user's
      * tier before them, or undefined when the user does not exist.
      */
-    async lockUser(userId: string): Promise<SubscriptionTier | undefined> {
-      const row = await db
-        .selectFrom("users")
-        .select("subscription_tier")
-        .where("id", "=", userId)
-        .forUpdate()
-        .executeTakeFirst();
-      return row?.subscription_tier;
-    },
+    lockUser: plans.lockTier,
 
     /** Notes why Keepsake cancelled the subscription (kept by later upserts). */
     async setCancelReason(subscriptionId: string, reason: string, now: Date) {
@@ -87,13 +75,7 @@ function repository(db: Db) {
         .execute();
     },
 
-    async setTier(userId: string, tier: SubscriptionTier, now: Date) {
-      await db
-        .updateTable("users")
-        .set({ subscription_tier: tier, updated_at: now })
-        .where("id", "=", userId)
-        .execute();
-    },
+    setTier: plans.setTier,
 
     async eventProcessed(eventId: string): Promise<boolean> {
       const row = await db

@@ -1,5 +1,5 @@
-import type { SubscriptionTier } from "@keepsake/contracts";
 import { type Kysely, sql } from "kysely";
+import { createPlansRepository } from "../auth/plans.repository.ts";
 import type { Db } from "../db/database.ts";
 import type {
   ConnectionRowStatus,
@@ -42,27 +42,13 @@ export interface GoogleConnectionUpdate {
 }
 
 function repository(db: Kysely<Database>) {
+  const plans = createPlansRepository(db);
   return {
-    // --- users -----------------------------------------------------------------------------
-    async userTier(userId: string): Promise<SubscriptionTier | undefined> {
-      const row = await db
-        .selectFrom("users")
-        .select("subscription_tier")
-        .where("id", "=", userId)
-        .executeTakeFirst();
-      return row?.subscription_tier;
-    },
+    // --- the owner's plan (auth's users table) --------------------------------------------
+    userTier: plans.tierOf,
 
     /** Serialises connection changes of one user (held until the transaction ends). */
-    async lockUser(userId: string): Promise<SubscriptionTier | undefined> {
-      const row = await db
-        .selectFrom("users")
-        .select("subscription_tier")
-        .where("id", "=", userId)
-        .forUpdate()
-        .executeTakeFirst();
-      return row?.subscription_tier;
-    },
+    lockUser: plans.lockTier,
 
     // --- oauth_states ----------------------------------------------------------------------
     insertState(s: {

@@ -1,8 +1,17 @@
+import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { underLimitLocks } from "../db/limits.ts";
 
 export function createContactRepository(db: Db) {
   return {
+    /** Forgets the messages sent from an address (their replies go with them). */
+    async forgetAddress(address: string): Promise<void> {
+      await db
+        .deleteFrom("contact_messages")
+        .where(sql<string>`lower(email)`, "=", address)
+        .execute();
+    },
+
     /**
      * Stores a message unless `ip` already sent `max` since `since`: counted and decided under
      * the address's lock, so a parallel burst stores at most `max`. Otherwise answers the

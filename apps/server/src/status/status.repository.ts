@@ -6,6 +6,11 @@ import { underLimitLocks } from "../db/limits.ts";
 /** SQL of the status page: heartbeats, call stats, samples, component states, incidents. */
 export function createStatusRepository(db: Db) {
   return {
+    /** Forgets the address's status subscription. */
+    async forgetAddress(address: string): Promise<void> {
+      await db.deleteFrom("status_subscribers").where("email", "=", address).execute();
+    },
+
     async ping(): Promise<void> {
       await sql`SELECT 1`.execute(db);
     },

@@ -1,7 +1,7 @@
-import type { AccountsRepository } from "../accounts/accounts.repository.ts";
 import type { ConnectionsRepository } from "../connections/connections.repository.ts";
-import type { BackupRow, PostChild, PostRow } from "../db/sync-tables.ts";
+import type { PostChild } from "../db/sync-tables.ts";
 import type { GraphChild, GraphHost, GraphMedia } from "../providers/instagram/media.client.ts";
+import type { AccountsRepository } from "./account-directory.repository.ts";
 import type { PostLimit } from "./posts.repository.ts";
 
 /** What the sync and backup engines (and the sync services) need from the connections area. */

@@ -98,6 +98,16 @@ export function createPostsRepository(db: Kysely<Database>) {
   }
 
   return {
+    /** The ids of a user's posts (their queued backups are dropped when the user is deleted). */
+    async idsOfUser(userId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom("posts")
+        .select("id")
+        .where("user_id", "=", userId)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
     /**
      * Saves what a sync read of the account's posts and answers which of them were known
      * before. Only new and changed posts are written, so a sync of an unchanged account writes

@@ -6,6 +6,37 @@ import type { SyncJobRow } from "../db/sync-tables.ts";
 export function createSyncRunsRepository(db: Kysely<Database>) {
   return {
     /**
+     * Takes a running run's row until the transaction ends (a backup ending in it is about to
+     * be counted): the backups area takes it before its own row, in every transaction that ends
+     * a backup, so the two never wait for each other in opposite orders.
+     */
+    async lockRunning(runId: string): Promise<void> {
+      await db
+        .selectFrom("sync_jobs")
+        .select("id")
+        .where("id", "=", runId)
+        .where("status", "=", "running")
+        .forNoKeyUpdate()
+        .execute();
+    },
+
+    /** Counts one ended backup in its running run, completing the run with its last one. */
+    async countBackupEnded(runId: string, now: Date): Promise<void> {
+      const last = sql<boolean>`posts_total > 0 AND posts_processed + 1 >= posts_total`;
+      await db
+        .updateTable("sync_jobs")
+        .set((eb) => ({
+          posts_processed: eb("posts_processed", "+", 1),
+          heartbeat_at: now,
+          status: sql<"running" | "completed">`CASE WHEN ${last} THEN 'completed' ELSE status END`,
+          completed_at: sql<Date | null>`CASE WHEN ${last} THEN ${now}::timestamptz ELSE completed_at END`,
+        }))
+        .where("id", "=", runId)
+        .where("status", "=", "running")
+        .execute();
+    },
+
+    /**
      * Each account's synced posts (and of them stories) and its last sync, for the accounts
      * panel: from the counters that triggers keep (migration 0700), not by counting posts.
      */

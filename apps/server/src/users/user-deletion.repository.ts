@@ -1,34 +1,34 @@
-import { sql } from "kysely";
+import { createAuthRepository } from "../auth/auth.repository.ts";
+import { createConnectionsRepository } from "../connections/connections.repository.ts";
+import { createContactRepository } from "../contact/contact.repository.ts";
 import type { Db } from "../db/database.ts";
+import { createStatusRepository } from "../status/status.repository.ts";
+import { createPostsRepository } from "../sync/posts.repository.ts";
 
 /**
- * SQL of account deletion. Deleting the users row cascades to every table keyed by user_id
- * (sessions, OAuth states, Instagram accounts, Google connection, posts, backups, backup
- * files, sync jobs, Drive folders, sync state); rows keyed only by the e-mail address are
- * deleted here by hand.
+ * A user's deletion across the areas that hold their rows, each asked through its own
+ * repository. Deleting the users row cascades to every table keyed by user_id (sessions, OAuth
+ * states, Instagram accounts, Google connection, posts, backups, backup files, sync jobs, Drive
+ * folders, sync state, …); the rows keyed only by the e-mail address are deleted by their owners
+ * in the same transaction.
  */
 export function createUserDeletionRepository(db: Db) {
   return {
     async idsOf(userId: string) {
-      const [accounts, posts] = await Promise.all([
-        db.selectFrom("instagram_accounts").select("id").where("user_id", "=", userId).execute(),
-        db.selectFrom("posts").select("id").where("user_id", "=", userId).execute(),
+      const [accounts, postIds] = await Promise.all([
+        createConnectionsRepository(db).listInstagramAccounts(userId),
+        createPostsRepository(db).idsOfUser(userId),
       ]);
-      return { accountIds: accounts.map((a) => a.id), postIds: posts.map((p) => p.id) };
+      return { accountIds: accounts.map((a) => a.id), postIds };
     },
 
     /** Removes the user and everything keyed by their id or e-mail, in one transaction. */
     async deleteUser(userId: string, email: string): Promise<boolean> {
       return db.transaction().execute(async (tx) => {
         const address = email.toLowerCase();
-        await tx.deleteFrom("login_failures").where("email", "=", address).execute();
-        await tx
-          .deleteFrom("contact_messages")
-          .where(sql<string>`lower(email)`, "=", address)
-          .execute();
-        await tx.deleteFrom("status_subscribers").where("email", "=", address).execute();
-        const r = await tx.deleteFrom("users").where("id", "=", userId).executeTakeFirst();
-        return Number(r.numDeletedRows) > 0;
+        await createContactRepository(tx).forgetAddress(address);
+        await createStatusRepository(tx).forgetAddress(address);
+        return createAuthRepository(tx).deleteUser(userId, address);
       });
     },
   };

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { AccountsRepository } from "../../accounts/accounts.repository.ts";
 import { automaticBackupTiers } from "../../billing/tier-rules.ts";
 import { defineJob, type JobSender } from "../../jobs/job.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { AccountsRepository } from "../account-directory.repository.ts";
 import { spreadOffsetSeconds, syncThisInterval } from "../schedule.ts";
 import { syncAccountJob } from "./sync-account.job.ts";
 

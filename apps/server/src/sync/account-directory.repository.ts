@@ -1,6 +1,11 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 
+/**
+ * The accounts as the sync area schedules and runs them: each Instagram account (connections/)
+ * with its owner's plan and state (auth/) and its sync state (ours), in one read. A read model:
+ * it never writes the other areas' tables (declared in `readsTables`).
+ */
 export function createAccountsRepository(db: Db) {
   return {
     // --- what the sync area reads of the accounts (with the owner and the sync state) ------
