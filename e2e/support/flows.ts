@@ -130,26 +130,32 @@ export async function sandboxControl<T = unknown>(
   return (await res.json()) as T;
 }
 
-/** Changes the running app's database from a separate process, as the CLI does. */
+const SEED_RESULT = "seed-result:";
+
 /**
  * Runs one typed seed operation (seed-ops.ts) against the running Keepsake's database, in a
- * short child process that opens it as the server does.
+ * short child process that opens it as the server does; answers what the operation returns.
  */
 export function seed<K extends keyof SeedOps>(
   ks: RunningKeepsake,
   op: K,
   args: Parameters<SeedOps[K]>[1],
-): void {
-  withDatabase(
+): Awaited<ReturnType<SeedOps[K]>> {
+  const out = withDatabase(
     ks,
     `const { seedOps } = await import("./e2e/support/seed-ops.ts");
-     await seedOps[args[0]](db, JSON.parse(args[1]), { url });`,
+     const result = await seedOps[args[0]](db, JSON.parse(args[1]), { url });
+     console.log("${SEED_RESULT}" + JSON.stringify(result ?? null));`,
     op,
     JSON.stringify(args),
   );
+  const line = out.split("\n").find((l) => l.startsWith(SEED_RESULT));
+  if (line === undefined) throw new Error(`seed ${op} printed no result: ${out}`);
+  return JSON.parse(line.slice(SEED_RESULT.length));
 }
 
-export function withDatabase(ks: RunningKeepsake, script: string, ...args: string[]) {
+/** Runs `script` with `db` open on the running app's database, from a separate process as the CLI does; answers its output. */
+export function withDatabase(ks: RunningKeepsake, script: string, ...args: string[]): string {
   const code = `
     import { loadConfig } from "./apps/server/src/config.ts";
     import { openDatabase } from "./apps/server/src/runtime.ts";
@@ -162,4 +168,5 @@ export function withDatabase(ks: RunningKeepsake, script: string, ...args: strin
     timeout: 60_000,
   });
   if (r.status !== 0) throw new Error(`database script failed: ${r.stdout}${r.stderr}`);
+  return r.stdout;
 }

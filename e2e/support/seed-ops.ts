@@ -5,19 +5,33 @@ import { statusSampleJob } from "../../apps/server/src/status/status-sample.job.
 import { rowFactories } from "../../apps/server/test/support/factories.ts";
 
 /**
- * The rows an end-to-end test sets up behind the product's back, as typed operations over the
- * server's row factories. `seed()` (flows.ts) runs one by name in a short child process.
+ * The rows an end-to-end test sets up (or reads) behind the product's back, as typed operations
+ * over the server's row factories. `seed()` (flows.ts) runs one by name in a short child process
+ * and answers what it returns.
  */
 export const seedOps = {
   /** The user's plan and flags, as an administrator or Stripe would have set them. */
   async setUser(
     db: Db,
-    a: { email: string; tier?: SubscriptionTier; isAdmin?: boolean },
+    a: { email: string; tier?: SubscriptionTier; isAdmin?: boolean; verified?: boolean },
   ): Promise<void> {
     await rowFactories(db).auth.updateUserByEmail(a.email, {
       ...(a.tier ? { subscription_tier: a.tier } : {}),
       ...(a.isAdmin !== undefined ? { is_admin: a.isAdmin } : {}),
+      ...(a.verified !== undefined ? { email_verified_at: a.verified ? new Date() : null } : {}),
     });
+  },
+
+  /** Time passing for the archive: the last walks `days` back, the misses `hours` back. */
+  async ageArchive(db: Db, a: { walkDays?: number; missHours?: number }): Promise<void> {
+    const archive = rowFactories(db).archive;
+    if (a.walkDays) await archive.ageWalks(a.walkDays);
+    if (a.missHours) await archive.ageMisses(a.missHours);
+  },
+
+  /** What the archive knows of a post: missed by a walk, judged gone (null: never seen). */
+  postPresence(db: Db, a: { instagramId: string }) {
+    return rowFactories(db).archive.presenceOf(a.instagramId);
   },
 
   /** One more Instagram account like `fromUsername`'s (its owner and token). */
@@ -123,7 +137,7 @@ export const seedOps = {
       await boss.stop({ graceful: false });
     }
   },
-} satisfies Record<string, (db: Db, args: never, env: SeedEnv) => Promise<void>>;
+} satisfies Record<string, (db: Db, args: never, env: SeedEnv) => Promise<unknown>>;
 
 /** What a seed operation may use besides the database: the database's URL (for the queue). */
 export interface SeedEnv {

@@ -5,7 +5,7 @@ import {
   connectInstagram,
   registerInBrowser,
   sandboxControl,
-  withDatabase,
+  seed,
 } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -29,21 +29,7 @@ interface SandboxMedia {
 
 /** Whether the archive has the post as missed by a walk, or as gone (read by a separate process). */
 function presence(instagramId: string, state: "missed" | "gone"): boolean {
-  try {
-    withDatabase(
-      ks,
-      `const { sql } = await import("kysely");
-       const { rows } = await sql\`SELECT first_missed_at IS NOT NULL AS missed,
-                                         gone_detected_at IS NOT NULL AS gone
-                                    FROM post_presence WHERE instagram_id = \${args[0]}\`.execute(db);
-       if (!rows[0]?.[args[1]]) process.exit(3);`,
-      instagramId,
-      state,
-    );
-    return true;
-  } catch {
-    return false;
-  }
+  return seed(ks, "postPresence", { instagramId })?.[state] ?? false;
 }
 
 /** The grid's Refresh: a sync that lists the account's posts (a walk when one is due). */
@@ -80,25 +66,14 @@ describe("posts deleted on Instagram", () => {
     await page.waitForURL(`${ks.url}/dashboard`);
     // A week since the last walk (its time moved back): the next sync walks the whole list
     // and misses the post once. One miss marks nothing.
-    withDatabase(
-      ks,
-      `const { sql } = await import("kysely");
-       await sql\`UPDATE archive_walks SET last_walk_at = last_walk_at - interval '8 days'\`.execute(db);`,
-    );
+    seed(ks, "ageArchive", { walkDays: 8 });
     await refresh(page);
     await expect.poll(() => presence(post.id, "missed"), WAIT).toBe(true);
     expect(presence(post.id, "gone")).toBe(false);
 
     // That walk a day ago (its miss moved back 25 hours): the next sync walks again, misses it
     // again, and Instagram answers 100/33 for it while the other posts resolve.
-    withDatabase(
-      ks,
-      `const { sql } = await import("kysely");
-       await sql\`UPDATE post_presence SET first_missed_at = first_missed_at - interval '25 hours',
-                  last_missed_at = last_missed_at - interval '25 hours',
-                  last_seen_at = last_seen_at - interval '25 hours'
-                  WHERE first_missed_at IS NOT NULL\`.execute(db);`,
-    );
+    seed(ks, "ageArchive", { missHours: 25 });
     await refresh(page);
     await expect.poll(() => presence(post.id, "gone"), WAIT).toBe(true);
 

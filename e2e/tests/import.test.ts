@@ -8,7 +8,7 @@ import {
   connectInstagram,
   registerNewUser,
   sandboxControl,
-  withDatabase,
+  seed,
 } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -74,11 +74,7 @@ describe("Settings → Import", () => {
     await connectDrive(page, ks, "jordan.lee@example.com");
     // On Pro only after connecting: Settings offers "Connect Instagram" to free and premium
     // users, and the page may have refetched the user at any moment after this change.
-    withDatabase(
-      ks,
-      `await db.updateTable("users").set({ subscription_tier: "pro" }).where("email", "=", args[0]).execute();`,
-      email,
-    );
+    seed(ks, "setUser", { email, tier: "pro" });
 
     // Instagram's "Download your information", as the sandbox offers it on its pages.
     const instagram = await page.context().newPage();

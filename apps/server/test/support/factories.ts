@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from "kysely";
+import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db } from "../../src/db/database.ts";
 import type { Database } from "../../src/db/schema.ts";
 
@@ -229,6 +229,41 @@ export function rowFactories(db: Db) {
           .values(values)
           .onConflict((oc) => oc.column("component").doUpdateSet({ status, since, checked_at }))
           .execute();
+      },
+    },
+    /** archive/: the walks over each account's list and each post's presence in them. */
+    archive: {
+      /** Moves every account's last walk `days` into the past (a walk is due again). */
+      async ageWalks(days: number) {
+        await db
+          .updateTable("archive_walks")
+          .set({ last_walk_at: sql<Date>`last_walk_at - make_interval(days => ${days})` })
+          .execute();
+      },
+      /** Moves every recorded miss (and the sighting before it) `hours` into the past. */
+      async ageMisses(hours: number) {
+        const back = (column: string) =>
+          sql<Date>`${sql.ref(column)} - make_interval(hours => ${hours})`;
+        await db
+          .updateTable("post_presence")
+          .set({
+            first_missed_at: back("first_missed_at"),
+            last_missed_at: back("last_missed_at"),
+            last_seen_at: back("last_seen_at"),
+          })
+          .where("first_missed_at", "is not", null)
+          .execute();
+      },
+      /** Whether walks missed the post, and whether it was judged gone; null when never seen. */
+      async presenceOf(instagramId: string) {
+        const row = await db
+          .selectFrom("post_presence")
+          .select(["first_missed_at", "gone_detected_at"])
+          .where("instagram_id", "=", instagramId)
+          .executeTakeFirst();
+        return row
+          ? { missed: row.first_missed_at !== null, gone: row.gone_detected_at !== null }
+          : null;
       },
     },
   };
