@@ -88,7 +88,7 @@ export function backupHelpers(t: SandboxedApp) {
           `DELETE FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account' AND data->>'accountId' = $1`,
           [account.id],
         );
-        await t.ctx.db.deleteFrom("sync_jobs").where("user_id", "=", u.user.id).execute();
+        await t.rows.sync.deleteSyncJobsOfUser(u.user.id);
       }
       return { ...u, accountId: account.id };
     },
@@ -196,17 +196,14 @@ export function backupHelpers(t: SandboxedApp) {
         .execute();
       const done = posts.filter((p) => !keep.has(p.instagram_id));
       if (done.length === 0) return;
-      await t.ctx.db
-        .insertInto("backups")
-        .values(
-          done.map((p) => ({
-            post_id: p.id,
-            user_id: p.user_id,
-            account_id: p.account_id,
-            status: "completed" as const,
-          })),
-        )
-        .execute();
+      await t.rows.backups.insertBackups(
+        done.map((p) => ({
+          post_id: p.id,
+          user_id: p.user_id,
+          account_id: p.account_id,
+          status: "completed" as const,
+        })),
+      );
     },
   };
 }

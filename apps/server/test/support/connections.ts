@@ -20,7 +20,7 @@ export function connectionsSuite() {
     await t?.close();
   });
   afterEach(async () => {
-    await t?.ctx.db.deleteFrom("instagram_accounts").execute();
+    await t?.rows.connections.deleteAllInstagramAccounts();
   });
   const app = () => {
     if (!t) throw new Error("the app starts in beforeAll");

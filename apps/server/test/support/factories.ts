@@ -98,6 +98,10 @@ export function rowFactories(db: Db) {
       async deleteSyncJobsOfAccount(accountId: string) {
         await db.deleteFrom("sync_jobs").where("account_id", "=", accountId).execute();
       },
+      /** Forgets every sync run of the user's accounts. */
+      async deleteSyncJobsOfUser(userId: string) {
+        await db.deleteFrom("sync_jobs").where("user_id", "=", userId).execute();
+      },
       async updateSyncState(accountId: string, patch: Change<"account_sync_state">) {
         await db
           .updateTable("account_sync_state")
@@ -107,6 +111,15 @@ export function rowFactories(db: Db) {
       },
       async insertSyncState(values: New<"account_sync_state">) {
         await db.insertInto("account_sync_state").values(values).execute();
+      },
+      /** The account's sync state, inserted or, when it has one, its given columns replaced. */
+      async upsertSyncState(values: New<"account_sync_state">) {
+        const { account_id: _id, ...patch } = values;
+        await db
+          .insertInto("account_sync_state")
+          .values(values)
+          .onConflict((oc) => oc.column("account_id").doUpdateSet(patch))
+          .execute();
       },
     },
 
@@ -177,6 +190,15 @@ export function rowFactories(db: Db) {
           .onConflict((oc) => oc.column("post_id").doUpdateSet({ status: "pending" }))
           .execute();
       },
+      /** The post's backup, inserted or, when it has one, its status and error replaced. */
+      async upsertBackup(values: New<"backups">) {
+        const { status, error_message } = values;
+        await db
+          .insertInto("backups")
+          .values(values)
+          .onConflict((oc) => oc.column("post_id").doUpdateSet({ status, error_message }))
+          .execute();
+      },
       async deleteBackupsOfPosts(postIds: string[]) {
         if (postIds.length === 0) return;
         await db.deleteFrom("backups").where("post_id", "in", postIds).execute();
@@ -184,6 +206,33 @@ export function rowFactories(db: Db) {
       async deleteBackups(ids: string[]) {
         if (ids.length === 0) return;
         await db.deleteFrom("backups").where("id", "in", ids).execute();
+      },
+    },
+
+    /** import/: each imported item of an Instagram export and its media files. */
+    import: {
+      async updateItem(id: string, patch: Change<"import_items">) {
+        await db.updateTable("import_items").set(patch).where("id", "=", id).execute();
+      },
+      /** Sets every media file of the item. */
+      async updateFilesOfItem(itemId: string, patch: Change<"import_files">) {
+        await db.updateTable("import_files").set(patch).where("item_id", "=", itemId).execute();
+      },
+      /** Forgets the account's imports (their files go with the items). */
+      async deleteItemsOfAccount(accountId: string) {
+        await db.deleteFrom("import_items").where("account_id", "=", accountId).execute();
+      },
+    },
+
+    /** comments/: when each post's comments are read next. */
+    comments: {
+      /** Sets every comment read of the account. */
+      async updateReadsOfAccount(accountId: string, patch: Change<"comment_reads">) {
+        await db
+          .updateTable("comment_reads")
+          .set(patch)
+          .where("account_id", "=", accountId)
+          .execute();
       },
     },
 

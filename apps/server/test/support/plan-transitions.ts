@@ -167,7 +167,7 @@ export function planTransitions(t: SandboxedApp) {
     }
     // The syncs that connecting started are run here, listing only.
     await t.ctx.pool.query(`DELETE FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account'`);
-    await t.ctx.db.deleteFrom("sync_jobs").where("user_id", "=", u.user.id).execute();
+    await t.rows.sync.deleteSyncJobsOfUser(u.user.id);
     for (const accountId of accounts) await h.listPosts({ user: { id: u.user.id }, accountId });
     // Every third post is backed up already.
     const posts = await t.ctx.db
