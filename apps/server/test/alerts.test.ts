@@ -44,11 +44,7 @@ afterAll(async () => {
 });
 
 async function verify(userId: string) {
-  await t.ctx.db
-    .updateTable("users")
-    .set({ email_verified_at: new Date() })
-    .where("id", "=", userId)
-    .execute();
+  await t.rows.auth.updateUser(userId, { email_verified_at: new Date() });
 }
 
 /**
@@ -133,15 +129,11 @@ describe("connection alerts", () => {
 
   it("an Instagram token that cannot be renewed and ends within 7 days: once per token", async () => {
     const now = t.clock.now();
-    await t.ctx.db
-      .updateTable("instagram_accounts")
-      .set({
-        connected_via: "facebook",
-        token_issued_at: new Date(now.getTime() - 55 * 24 * HOUR),
-        token_expires_at: new Date(now.getTime() + 3 * 24 * HOUR),
-      })
-      .where("id", "=", maya.accountId)
-      .execute();
+    await t.rows.connections.updateInstagramAccount(maya.accountId, {
+      connected_via: "facebook",
+      token_issued_at: new Date(now.getTime() - 55 * 24 * HOUR),
+      token_expires_at: new Date(now.getTime() + 3 * 24 * HOUR),
+    });
     await runCheck();
     await runCheck();
     const alerts = await notificationsOf(maya.user.id, "alert_connection");
@@ -150,15 +142,11 @@ describe("connection alerts", () => {
     const mails = (await delivered(maya)).filter((m) => m.subject.startsWith("Reconnect @maya"));
     expect(mails).toHaveLength(1);
     // An Instagram Login token the refresh job will still renew is not an alert.
-    await t.ctx.db
-      .updateTable("instagram_accounts")
-      .set({
-        connected_via: "instagram",
-        token_issued_at: new Date(now.getTime() - 2 * HOUR),
-        token_expires_at: new Date(now.getTime() + 50 * 24 * HOUR),
-      })
-      .where("id", "=", maya.accountId)
-      .execute();
+    await t.rows.connections.updateInstagramAccount(maya.accountId, {
+      connected_via: "instagram",
+      token_issued_at: new Date(now.getTime() - 2 * HOUR),
+      token_expires_at: new Date(now.getTime() + 50 * 24 * HOUR),
+    });
     await runCheck();
     expect(await notificationsOf(maya.user.id, "alert_connection")).toHaveLength(1);
   });
@@ -237,24 +225,17 @@ describe("failing backups", () => {
 describe("stale syncs and lost stories", () => {
   it("a paid account without a successful sync for 24 hours: once per stale period", async () => {
     const now = t.clock.now();
-    await t.ctx.db
-      .insertInto("account_sync_state")
-      .values({ account_id: maya.accountId, last_sync_at: new Date(now.getTime() - 30 * HOUR) })
-      .onConflict((oc) =>
-        oc.column("account_id").doUpdateSet({ last_sync_at: new Date(now.getTime() - 30 * HOUR) }),
-      )
-      .execute();
+    await t.rows.sync.upsertSyncState({
+      account_id: maya.accountId,
+      last_sync_at: new Date(now.getTime() - 30 * HOUR),
+    });
     await runCheck();
     await runCheck();
     expect(await notificationsOf(maya.user.id, "alert_sync_stale")).toHaveLength(1);
     const mails = (await delivered(maya)).filter((m) => m.subject.includes("backed up for a day"));
     expect(mails).toHaveLength(1);
     // Synced again: not stale; the free plan is never "stale".
-    await t.ctx.db
-      .updateTable("account_sync_state")
-      .set({ last_sync_at: now })
-      .where("account_id", "=", maya.accountId)
-      .execute();
+    await t.rows.sync.updateSyncState(maya.accountId, { last_sync_at: now });
     await runCheck();
     expect(await notificationsOf(maya.user.id, "alert_sync_stale")).toHaveLength(1);
   });
@@ -269,30 +250,17 @@ describe("stale syncs and lost stories", () => {
       .limit(2)
       .execute();
     for (const p of posts) {
-      await t.ctx.db
-        .updateTable("posts")
-        .set({
-          media_product_type: "STORY",
-          posted_at: new Date(now.getTime() - 25 * HOUR),
-        })
-        .where("id", "=", p.id)
-        .execute();
-      await t.ctx.db
-        .insertInto("backups")
-        .values({
-          post_id: p.id,
-          user_id: p.user_id,
-          account_id: p.account_id,
-          status: "failed",
-          error_message: "The story's media was no longer available.",
-        })
-        .onConflict((oc) =>
-          oc.column("post_id").doUpdateSet({
-            status: "failed",
-            error_message: "The story's media was no longer available.",
-          }),
-        )
-        .execute();
+      await t.rows.sync.updatePost(p.id, {
+        media_product_type: "STORY",
+        posted_at: new Date(now.getTime() - 25 * HOUR),
+      });
+      await t.rows.backups.upsertBackup({
+        post_id: p.id,
+        user_id: p.user_id,
+        account_id: p.account_id,
+        status: "failed",
+        error_message: "The story's media was no longer available.",
+      });
     }
     await runCheck();
     await runCheck();

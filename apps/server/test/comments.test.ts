@@ -33,11 +33,9 @@ async function refreshAll(accountId: string) {
 
 /** Every comment read is due now (the cadence's next read, brought forward). */
 const dueNow = (accountId: string) =>
-  t.ctx.db
-    .updateTable("comment_reads")
-    .set({ next_read_at: new Date(t.clock.now().getTime() - 1000) })
-    .where("account_id", "=", accountId)
-    .execute();
+  t.rows.comments.updateReadsOfAccount(accountId, {
+    next_read_at: new Date(t.clock.now().getTime() - 1000),
+  });
 
 /** A user whose account has only `count` image posts backed up (the rest recorded as done). */
 async function backedUp(count: number) {

@@ -354,11 +354,9 @@ describe("disconnecting one of several accounts", () => {
     await t.setTier(u.user.id, "pro");
     await createConnectionsRepository(t.ctx.db).applyAccountLimit(u.user.id, 3);
     await t.ctx.connections.health.markInstagramNeedsReconnection(u.first.id, "revoked");
-    await t.ctx.db
-      .updateTable("instagram_accounts")
-      .set({ connected_at: new Date("2020-01-01T00:00:00Z") })
-      .where("id", "=", u.first.id)
-      .execute();
+    await t.rows.connections.updateInstagramAccount(u.first.id, {
+      connected_at: new Date("2020-01-01T00:00:00Z"),
+    });
     const again = await t.call("GET", "/api/oauth/status", { token: u.token });
     expect(again.body).toMatchObject({
       instagram_username: DEMO_IG.creator.username,

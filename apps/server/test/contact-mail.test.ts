@@ -11,11 +11,7 @@ beforeAll(async () => {
   t = await createSandboxedApp({}, { jobs: [deliverMailJob] });
   await t.ctx.queue.work(t.ctx);
   admin = await t.signUp({ email: "mail.admin@example.com" });
-  await t.ctx.db
-    .updateTable("users")
-    .set({ is_admin: true })
-    .where("id", "=", admin.user.id)
-    .execute();
+  await t.rows.auth.updateUser(admin.user.id, { is_admin: true });
 });
 afterAll(async () => {
   await t?.close();

@@ -273,16 +273,12 @@ describe("import of Instagram's data export", () => {
     const story = items.find((i) => i.kind === "story") as PlanItem;
     const key = story.files[0]?.key as string;
     // As if the process died between Drive's answer and the record of the file.
-    await t.ctx.db
-      .updateTable("import_files")
-      .set({ drive_file_id: null })
-      .where("item_id", "=", story.id)
-      .execute();
-    await t.ctx.db
-      .updateTable("import_items")
-      .set({ status: "pending", sidecar_file_id: null, completed_at: null })
-      .where("id", "=", story.id)
-      .execute();
+    await t.rows.import.updateFilesOfItem(story.id, { drive_file_id: null });
+    await t.rows.import.updateItem(story.id, {
+      status: "pending",
+      sidecar_file_id: null,
+      completed_at: null,
+    });
     const before = (await h.driveFiles()).length;
     const res = await put(user.token, story.id, key, await ex.bytes(story.files[0]?.uri as string));
     expect(res.statusCode, res.body).toBe(200);
@@ -292,7 +288,7 @@ describe("import of Instagram's data export", () => {
   it("applies the plan's post limit: on Free, items beyond the newest 100 posts are not imported", async () => {
     // The same user on Free, their earlier imports forgotten: 152 posts from the API already.
     await t.setTier(user.user.id, "free");
-    await t.ctx.db.deleteFrom("import_items").where("account_id", "=", user.accountId).execute();
+    await t.rows.import.deleteItemsOfAccount(user.accountId);
     const free = user;
     const ex = await openExport(DEMO_IG.business.username);
     const res = await plan(free.token, free.accountId, ex);
