@@ -178,7 +178,7 @@ describe("post and backup counters", () => {
         )
       ).rows[0]?.n;
     expect(Number(await counted())).toBeGreaterThan(0);
-    await t.ctx.pool.query("DELETE FROM instagram_accounts WHERE id = $1", [accountId]);
+    await t.rows.connections.deleteInstagramAccount(accountId);
     expect(Number(await counted())).toBe(0);
     expect(await drift()).toEqual({ posts: [], backups: [] });
   });
