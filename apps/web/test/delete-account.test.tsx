@@ -2,35 +2,36 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { createMemoryRouter, RouterProvider } from "react-router";
-import { afterEach, describe, expect, it } from "vitest";
-import { api } from "../src/api/client.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createQueryClient, Toasts } from "../src/app.tsx";
 import { AuthProvider } from "../src/lib/auth.tsx";
 import { TOKEN_KEY } from "../src/lib/session.ts";
 import { ACCOUNT_DELETED } from "../src/pages/settings/delete-account.tsx";
 import { routes } from "../src/router.tsx";
-import { fakeAdapter } from "./fake-api.ts";
+import { fakeFetch } from "./fake-api.ts";
 import { makeUser } from "./helpers.tsx";
 
-const originalAdapter = api.defaults.adapter;
 afterEach(() => {
-  api.defaults.adapter = originalAdapter;
+  vi.unstubAllGlobals();
 });
 
 /** The whole app (real AuthProvider and routes) signed in, on `path`; every location is kept. */
 function renderSignedIn(path: string) {
   window.localStorage.setItem(TOKEN_KEY, "token");
   let deleted = false;
-  api.defaults.adapter = fakeAdapter((req) => {
-    if (req.path === "/auth/me" && req.method === "GET") {
-      return deleted ? [401, { detail: "Not authenticated" }] : [200, makeUser()];
-    }
-    if (req.path === "/auth/me" && req.method === "DELETE") {
-      deleted = true;
-      return [200, { message: "Account deleted", google_revoked: false, facebook_revoked: 0 }];
-    }
-    return [404, { detail: "Not found" }];
-  });
+  vi.stubGlobal(
+    "fetch",
+    fakeFetch((req) => {
+      if (req.path === "/auth/me" && req.method === "GET") {
+        return deleted ? [401, { detail: "Not authenticated" }] : [200, makeUser()];
+      }
+      if (req.path === "/auth/me" && req.method === "DELETE") {
+        deleted = true;
+        return [200, { message: "Account deleted", google_revoked: false, facebook_revoked: 0 }];
+      }
+      return [404, { detail: "Not found" }];
+    }),
+  );
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   const visited: string[] = [];
   router.subscribe((state) => visited.push(state.location.pathname));

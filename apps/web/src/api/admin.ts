@@ -8,7 +8,7 @@ import {
 } from "@keepsake/contracts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "react-toastify";
-import { api, errorDetail } from "./client.ts";
+import { api, errorDetail, errorStatus } from "./client.ts";
 
 export const adminKeys = {
   all: ["admin"] as const,
@@ -35,9 +35,7 @@ export function useAdminUsersQuery(q: { search: string; limit: number; offset: n
   });
 }
 
-export function errorStatus(error: unknown): number | undefined {
-  return (error as { response?: { status?: number } } | null)?.response?.status;
-}
+export { errorStatus };
 
 type Action = "toggle-admin" | "toggle-active" | "delete";
 
