@@ -37,7 +37,7 @@ export default defineConfig({
           groups: [
             {
               name: "react",
-              test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
+              test: /node_modules[\\/](react|react-dom|scheduler|wouter|regexparam)[\\/]/,
             },
             // The libraries the shell runs; anything else (the API reference renderer of /docs and
             // its Vue runtime) stays in the chunks of the pages that import it.

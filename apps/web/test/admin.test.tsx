@@ -1,32 +1,30 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { createMemoryRouter, RouterProvider } from "react-router";
 import { toast } from "react-toastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createQueryClient } from "../src/app.tsx";
 import { AuthContext } from "../src/lib/auth.tsx";
 import { tierBadgeClass } from "../src/pages/admin/tier-badge.ts";
 import { OWN_ACCOUNT_NOTE } from "../src/pages/admin/users-panel.tsx";
-import { routes } from "../src/router.tsx";
+import { AppRoutes } from "../src/router.tsx";
 import { type FakeRequest, fakeFetch } from "./fake-api.ts";
-import { makeAuth, makeUser } from "./helpers.tsx";
+import { goTo, makeAuth, makeUser } from "./helpers.tsx";
 
 afterEach(() => {
   vi.unstubAllGlobals();
 });
 
 function renderAdmin() {
-  const router = createMemoryRouter(routes, { initialEntries: ["/admin"] });
+  goTo("/admin");
   const queryClient = createQueryClient();
   queryClient.setDefaultOptions({ queries: { retry: false } });
   render(
     <QueryClientProvider client={queryClient}>
       <AuthContext.Provider value={makeAuth({ user: makeUser({ is_admin: true }) })}>
-        <RouterProvider router={router} />
+        <AppRoutes />
       </AuthContext.Provider>
     </QueryClientProvider>,
   );
-  return router;
 }
 
 const listed = (overrides: Record<string, unknown>) => ({
@@ -137,8 +135,8 @@ describe("admin dashboard", () => {
         req.path === "/admin/users" ? [403, { detail: "Admin privileges required" }] : [404, {}],
       ),
     );
-    const router = renderAdmin();
-    await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
+    renderAdmin();
+    await waitFor(() => expect(window.location.pathname).toBe("/dashboard"));
     expect(error).toHaveBeenCalledWith("Access denied. Admin privileges required.");
   });
 });

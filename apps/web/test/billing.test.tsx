@@ -1,8 +1,8 @@
 import { pausedAccountMessages, type Subscription } from "@keepsake/contracts";
 import { act, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { Route, Routes } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Route, Switch } from "../src/lib/navigation.tsx";
 import { type FakeRequest, fakeFetch, makeAccount } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
 
@@ -82,12 +82,14 @@ const renderAs = (
   return renderWithAuth(
     <>
       <Toasts />
-      <Routes>
-        <Route path="/pricing" element={ui} />
-        <Route path="/settings" element={ui} />
-        <Route path="/billing/return" element={ui} />
-        <Route path="/login" element={<p>login page</p>} />
-      </Routes>
+      <Switch>
+        <Route path="/pricing">{ui}</Route>
+        <Route path="/settings">{ui}</Route>
+        <Route path="/billing/return">{ui}</Route>
+        <Route path="/login">
+          <p>login page</p>
+        </Route>
+      </Switch>
     </>,
     {
       path,

@@ -1,10 +1,10 @@
 import { useEffect, useState } from "react";
-import { Link, useSearchParams } from "react-router";
 import { toast } from "react-toastify";
 import { useInvalidatePlan, useSubscription } from "../../api/billing.ts";
 import { useContactDetails } from "../../api/site.ts";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { Link, useSearchParams } from "../../lib/navigation.tsx";
 import { planFor } from "../../lib/plans.ts";
 
 export const RETURN_POLL_MS = 2_000;
