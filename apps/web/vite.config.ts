@@ -44,7 +44,7 @@ export default defineConfig({
             {
               name: "vendor",
               // Top-level packages only: a nested copy (a renderer's own zod 3) stays out.
-              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|react-toastify|zod)[\\/]/,
+              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|zod)[\\/]/,
             },
             // The form libraries, loaded with the first screen that has a form (not by the shell).
             {

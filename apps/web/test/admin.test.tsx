@@ -1,9 +1,9 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { toast } from "react-toastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createQueryClient } from "../src/app.tsx";
 import { AuthContext } from "../src/lib/auth.tsx";
+import { toast } from "../src/lib/toast.ts";
 import { tierBadgeClass } from "../src/pages/admin/tier-badge.ts";
 import { OWN_ACCOUNT_NOTE } from "../src/pages/admin/users-panel.tsx";
 import { AppRoutes } from "../src/router.tsx";

@@ -1,7 +1,7 @@
 import { type Backup, syncMessages } from "@keepsake/contracts";
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { toast } from "../src/lib/toast.ts";
 import { BackupsPage } from "../src/pages/backups/backups-page.tsx";
 import { syncJobText } from "../src/pages/backups/sync-job-card.tsx";
 import { type FakeRequest, fakeFetch, makeAccount, makeJob, makePost } from "./fake-api.ts";

@@ -1,9 +1,9 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
-import { toast } from "react-toastify";
 import { describe, expect, it, vi } from "vitest";
 import { useLocation } from "../src/lib/navigation.tsx";
+import { toast } from "../src/lib/toast.ts";
 
 vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
 

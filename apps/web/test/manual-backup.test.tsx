@@ -1,9 +1,9 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { act, renderHook } from "@testing-library/react";
 import type { ReactNode } from "react";
-import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueryClient } from "../src/app.tsx";
+import { toast } from "../src/lib/toast.ts";
 import {
   MANUAL_BACKUP,
   type ManualBackupConnections,

@@ -1,9 +1,9 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthProvider } from "../src/lib/auth.tsx";
 import { TOKEN_KEY } from "../src/lib/session.ts";
+import { toast } from "../src/lib/toast.ts";
 import { ProfileTab } from "../src/pages/settings/profile-tab.tsx";
 import { type FakeRequest, fakeFetch } from "./fake-api.ts";
 import { makeUser, renderWithQueryClient } from "./helpers.tsx";

@@ -7,7 +7,7 @@ import {
   deletionResponse,
 } from "@keepsake/contracts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail, errorStatus } from "./client.ts";
 
 export const adminKeys = {

@@ -5,7 +5,7 @@ import {
   createdApiKey,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 export const apiKeyKeys = { list: ["api-keys"] as const };

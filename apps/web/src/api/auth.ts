@@ -12,8 +12,8 @@ import {
   user as userSchema,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { setStoredUser } from "../lib/session.ts";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail, isTransientFailure } from "./client.ts";
 
 export const authKeys = {

@@ -8,9 +8,9 @@ import {
   subscription,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { plans as builtInPlans, type Plan } from "../lib/plans.ts";
 import { hardRedirect } from "../lib/redirect.ts";
+import { toast } from "../lib/toast.ts";
 import { authKeys } from "./auth.ts";
 import { api, errorDetail } from "./client.ts";
 import { connectionKeys } from "./connections.ts";

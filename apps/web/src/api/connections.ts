@@ -11,8 +11,8 @@ import {
   oauthStatus,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { hardRedirect } from "../lib/redirect.ts";
+import { toast } from "../lib/toast.ts";
 import { authKeys } from "./auth.ts";
 import { api, errorDetail } from "./client.ts";
 

@@ -6,7 +6,7 @@ import {
   contactMessagesResponse,
 } from "@keepsake/contracts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 export const CONTACT_FAILED = "Your message could not be sent. Please try again.";

@@ -4,7 +4,7 @@ import {
   statusSubscribeResponse,
 } from "@keepsake/contracts";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { toast } from "react-toastify";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 export const statusKeys = { all: ["status"] as const };

@@ -28,8 +28,8 @@ import {
   useQuery,
   useQueryClient,
 } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { z } from "zod";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 /** Query keys of /api/sync; everything under `all` is refetched after a sync. */

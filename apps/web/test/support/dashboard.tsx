@@ -1,7 +1,7 @@
 import type { Post } from "@keepsake/contracts";
 import { screen, waitFor, within } from "@testing-library/react";
-import { toast } from "react-toastify";
 import { afterEach, beforeEach, expect, vi } from "vitest";
+import { toast } from "../../src/lib/toast.ts";
 import { DashboardPage } from "../../src/pages/dashboard/dashboard-page.tsx";
 import { type FakeRequest, fakeFetch, makeAccount, makePost, startAnswer } from "../fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "../helpers.tsx";

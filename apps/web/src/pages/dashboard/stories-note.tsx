@@ -1,8 +1,8 @@
 import { authUrlResponse, commentMessages, type InstagramAccount } from "@keepsake/contracts";
 import { useMutation } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { api, errorDetail } from "../../api/client.ts";
 import { hardRedirect } from "../../lib/redirect.ts";
+import { toast } from "../../lib/toast.ts";
 
 /**
  * Instagram refused the account's stories through Instagram Login (issue 30): its posts are

@@ -1,5 +1,4 @@
 import { useEffect, useState } from "react";
-import { toast } from "react-toastify";
 import { useCheckout, usePlans, usePortal, useSubscription } from "../../api/billing.ts";
 import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
@@ -12,6 +11,7 @@ import {
   planFor,
   upgradeTargets,
 } from "../../lib/plans.ts";
+import { toast } from "../../lib/toast.ts";
 import { type PlanAction, PlanCard } from "./plan-card.tsx";
 
 const faqs: Faq[] = [
