@@ -43,8 +43,13 @@ export default defineConfig({
             // its Vue runtime) stays in the chunks of the pages that import it.
             {
               name: "vendor",
-              // Top-level packages only: a nested copy (a renderer's own zod 3) stays out.
-              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|zod)[\\/]/,
+              test: /node_modules[\\/]@tanstack[\\/](react-query|query-core)[\\/]/,
+            },
+            // zod, loaded with the first screen that validates (forms, answers), not by the shell.
+            {
+              name: "zod",
+              // Top-level package only: a nested copy (a renderer's own zod 3) stays out.
+              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/]zod[\\/]/,
             },
             // The form libraries, loaded with the first screen that has a form (not by the shell).
             {
