@@ -31,6 +31,9 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     rolldownOptions: {
+      // Building a zod schema has no side effects: a schema nothing uses is dropped, so a screen
+      // that takes only a message or a constant from a contracts module does not load zod.
+      treeshake: { manualPureFunctions: ["z"] },
       output: {
         // Long-cached vendor chunks that change less often than the app code.
         codeSplitting: {

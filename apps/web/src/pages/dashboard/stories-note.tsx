@@ -1,4 +1,4 @@
-import { authUrlResponse, commentMessages, type InstagramAccount } from "@keepsake/contracts";
+import { type AuthUrlResponse, commentMessages, type InstagramAccount } from "@keepsake/contracts";
 import { useMutation } from "@tanstack/react-query";
 import { api, errorDetail } from "../../api/client.ts";
 import { hardRedirect } from "../../lib/redirect.ts";
@@ -11,7 +11,7 @@ import { toast } from "../../lib/toast.ts";
 export function StoriesNeedFacebookNote({ account }: { account: InstagramAccount }) {
   const connect = useMutation({
     mutationFn: async () =>
-      authUrlResponse.parse((await api.get<unknown>("/oauth/facebook/switch-url")).data),
+      (await api.get<unknown>("/oauth/facebook/switch-url")).data as AuthUrlResponse,
     onSuccess: ({ auth_url }) => hardRedirect(auth_url),
     onError: (error) => toast.error(errorDetail(error, "Failed to connect via Facebook")),
   });
