@@ -31,20 +31,28 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     rolldownOptions: {
+      // Building a zod schema has no side effects: a schema nothing uses is dropped, so a screen
+      // that takes only a message or a constant from a contracts module does not load zod.
+      treeshake: { manualPureFunctions: ["z"] },
       output: {
         // Long-cached vendor chunks that change less often than the app code.
         codeSplitting: {
           groups: [
             {
               name: "react",
-              test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
+              test: /node_modules[\\/](react|react-dom|scheduler|wouter|regexparam)[\\/]/,
             },
             // The libraries the shell runs; anything else (the API reference renderer of /docs and
             // its Vue runtime) stays in the chunks of the pages that import it.
             {
               name: "vendor",
-              // Top-level packages only: a nested copy (a renderer's own zod 3) stays out.
-              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/](@tanstack[\\/](react-query|query-core)|axios|react-toastify|zod)[\\/]/,
+              test: /node_modules[\\/]@tanstack[\\/](react-query|query-core)[\\/]/,
+            },
+            // zod, loaded with the first screen that validates (forms, answers), not by the shell.
+            {
+              name: "zod",
+              // Top-level package only: a nested copy (a renderer's own zod 3) stays out.
+              test: /^(?!.*node_modules.*node_modules).*node_modules[\\/]zod[\\/]/,
             },
             // The form libraries, loaded with the first screen that has a form (not by the shell).
             {

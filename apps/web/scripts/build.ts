@@ -1,7 +1,8 @@
 /**
  * `npm run build`: the production build of the web app, then the landing page prerendered to
  * `dist/landing.html` (served for `/`), then the JavaScript each first load needs, gzipped —
- * printed, and the build fails when the landing page's is over its budget (issue 14).
+ * printed, and the build fails when the landing page, the app shell or a route is over its budget
+ * (issues 14 and 27).
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -20,13 +21,16 @@ const SSR_OUT = join(WEB, "node_modules/.prerender");
 export const LANDING_BUDGET_BYTES = 100 * 1024;
 /**
  * First-load JavaScript of the app shell (what every other route loads first) and of each
- * route's first screen, gzipped. Issue 27 asks for 100 KB and 120 KB; these are what the build
- * holds today (the form libraries load with the screens that have forms, the contracts package
- * is free of side effects so a screen carries only the schemas it uses, Settings' tabs other
- * than the first, the bell and the verify banner load after the page), so it cannot grow back: React and React Router (98 KB), axios (21 KB) and zod (24 KB) are still in the shell.
+ * route's first screen, gzipped (issue 27). The shell is React, wouter, TanStack Query, the
+ * fetch-based API client and the layout: no zod (answers are typed by the contracts, not parsed),
+ * and the toast library loads on the first toast. A screen's later parts (the API reference of
+ * /docs, Settings' tabs other than the first, the dashboard's archive panels) are not its first
+ * load. Issue 27 asks 120 KB a route; the screens with forms or validated queries also load zod
+ * classic (24 KB) and the form libraries (9 KB), so the largest (/dashboard, 133 KB) sets the
+ * figure here until those move to lighter validation; it cannot grow back.
  */
-export const SHELL_BUDGET_BYTES = 171 * 1024;
-export const ROUTE_BUDGET_BYTES = 194 * 1024;
+export const SHELL_BUDGET_BYTES = 100 * 1024;
+export const ROUTE_BUDGET_BYTES = 134 * 1024;
 
 interface ManifestChunk {
   file: string;
@@ -101,11 +105,14 @@ async function main() {
     const route = chunk.src.replace(/^src\/pages\/([^/]+)\/.*$/, "$1");
     // A screen's own lazy part (e.g. the API reference inside /docs) loads after the screen.
     const file = chunk.src.replace(/^src\/pages\/[^/]+\/(.*)\.tsx?$/, "$1");
-    const label = file.endsWith("-page") ? `/${route}` : `/${route} ${file} (later)`;
+    // A screen file (`…-page`), or a file of several screens (`account-pages`: /forgot-password,
+    // /reset-password, /verify-email, /unsubscribe, /status/confirm).
+    const screen = /-pages?$/.test(file);
+    const label = screen ? `/${route}` : `/${route} ${file} (later)`;
     const routeBytes = shellBytes + bytes(own);
     lines.push(`  ${label.padEnd(12)} ${kb(routeBytes).padStart(9)}`);
     // A screen's later part (the API reference) is not part of its first load.
-    if (file.endsWith("-page") && routeBytes > ROUTE_BUDGET_BYTES)
+    if (screen && routeBytes > ROUTE_BUDGET_BYTES)
       overBudget.push(`/${route}'s first load is over ${kb(ROUTE_BUDGET_BYTES)}.`);
   }
   console.log(lines.join("\n"));

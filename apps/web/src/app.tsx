@@ -1,8 +1,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import type { ReactNode } from "react";
-import { ToastContainer } from "react-toastify";
-import "react-toastify/dist/ReactToastify.css";
+import { type ReactNode, useSyncExternalStore } from "react";
 import { AuthProvider } from "./lib/auth.tsx";
+import { toastLibrary } from "./lib/toast.ts";
 
 /** SPEC §7: failed reads are retried once; no refetch on window focus. */
 export function createQueryClient(): QueryClient {
@@ -14,21 +13,13 @@ export function createQueryClient(): QueryClient {
   });
 }
 
-/** SPEC §2 "Global behaviour" toasts: top right, dark, 5 s, at most 20. */
+/**
+ * SPEC §2 "Global behaviour" toasts (top right, dark, 5 s, at most 20): the container appears
+ * with the toast library, on the first toast (lib/toast.ts).
+ */
 export function Toasts() {
-  return (
-    <ToastContainer
-      position="top-right"
-      theme="dark"
-      autoClose={5000}
-      closeOnClick
-      pauseOnHover
-      pauseOnFocusLoss
-      limit={20}
-      newestOnTop
-      style={{ fontSize: "14px" }}
-    />
-  );
+  const library = useSyncExternalStore(toastLibrary.subscribe, toastLibrary.get, () => null);
+  return library ? <library.ToastsContainer /> : null;
 }
 
 export function AppProviders({

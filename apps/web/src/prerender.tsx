@@ -5,10 +5,10 @@
  */
 import { QueryClientProvider } from "@tanstack/react-query";
 import { renderToString } from "react-dom/server";
-import { MemoryRouter, Route, Routes } from "react-router";
 import { createQueryClient } from "./app.tsx";
 import { AppLayout } from "./components/app-layout.tsx";
 import { AuthContext, type AuthContextValue } from "./lib/auth.tsx";
+import { Router } from "./lib/navigation.tsx";
 import { LandingPage } from "./pages/landing/landing-page.tsx";
 
 const unavailable = () => Promise.reject(new Error("not available in the prerendered page"));
@@ -31,13 +31,11 @@ export function renderLanding(): string {
   return renderToString(
     <QueryClientProvider client={createQueryClient()}>
       <AuthContext.Provider value={visitor}>
-        <MemoryRouter initialEntries={["/"]}>
-          <Routes>
-            <Route path="/" element={<AppLayout />}>
-              <Route index element={<LandingPage />} />
-            </Route>
-          </Routes>
-        </MemoryRouter>
+        <Router ssrPath="/" ssrSearch="">
+          <AppLayout>
+            <LandingPage />
+          </AppLayout>
+        </Router>
       </AuthContext.Provider>
     </QueryClientProvider>,
   );

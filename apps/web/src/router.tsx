@@ -1,7 +1,9 @@
-import { createBrowserRouter, Navigate, type RouteObject } from "react-router";
+import type { ComponentType } from "react";
 import { AppLayout } from "./components/app-layout.tsx";
+import { ErrorBoundary } from "./components/error-boundary.tsx";
 import { RequireAuth } from "./components/require-auth.tsx";
 import { lazyPage } from "./lib/lazy-page.ts";
+import { Navigate, Route, Switch } from "./lib/navigation.tsx";
 
 // Each screen is its own chunk, loaded when its route is first shown (issue 14): the first
 // load carries only the shell (AppLayout), not every page.
@@ -53,51 +55,71 @@ const SettingsPage = lazyPage(() => import("./pages/settings/settings-page.tsx")
 const StatusPage = lazyPage(() => import("./pages/status/status-page.tsx"), "StatusPage");
 const TermsPage = lazyPage(() => import("./pages/terms/terms-page.tsx"), "TermsPage");
 
-/**
- * Every route of SPEC §2. No custom errorElement: React Router's default screen
- * ('Unexpected Application Error!', SPEC §8) stays.
- */
-export const routes: RouteObject[] = [
-  {
-    path: "/",
-    element: <AppLayout />,
-    children: [
-      { index: true, element: <LandingPage /> },
-      { path: "pricing", element: <PricingPage /> },
-      { path: "login", element: <LoginPage /> },
-      { path: "register", element: <RegisterPage /> },
-      { path: "forgot-password", element: <ForgotPasswordPage /> },
-      { path: "reset-password", element: <ResetPasswordPage /> },
-      { path: "verify-email", element: <VerifyEmailPage /> },
-      { path: "unsubscribe", element: <UnsubscribePage /> },
-      { path: "status/confirm", element: <StatusConfirmPage /> },
-      { path: "privacy", element: <PrivacyPage /> },
-      { path: "terms", element: <TermsPage /> },
-      { path: "help", element: <HelpPage /> },
-      { path: "contact", element: <ContactPage /> },
-      { path: "status", element: <StatusPage /> },
-      { path: "docs", element: <DocsPage /> },
-      { path: "cookies", element: <CookiesPage /> },
-      { path: "security", element: <SecurityPage /> },
-      { path: "about", element: <AboutPage /> },
-      { path: "blog", element: <BlogPage /> },
-      { path: "careers", element: <CareersPage /> },
-      { path: "press", element: <PressPage /> },
-      {
-        element: <RequireAuth />,
-        children: [
-          { path: "dashboard", element: <DashboardPage /> },
-          { path: "backups", element: <BackupsPage /> },
-          { path: "settings", element: <SettingsPage /> },
-          { path: "admin", element: <AdminPage /> },
-          { path: "billing/return", element: <BillingReturnPage /> },
-        ],
-      },
-      { path: "*", element: <Navigate to="/" replace /> },
-    ],
-  },
-];
+/** Every route of SPEC §2 open to visitors: path → screen. */
+const publicRoutes: Record<string, ComponentType> = {
+  "/": LandingPage,
+  "/pricing": PricingPage,
+  "/login": LoginPage,
+  "/register": RegisterPage,
+  "/forgot-password": ForgotPasswordPage,
+  "/reset-password": ResetPasswordPage,
+  "/verify-email": VerifyEmailPage,
+  "/unsubscribe": UnsubscribePage,
+  "/status/confirm": StatusConfirmPage,
+  "/privacy": PrivacyPage,
+  "/terms": TermsPage,
+  "/help": HelpPage,
+  "/contact": ContactPage,
+  "/status": StatusPage,
+  "/docs": DocsPage,
+  "/cookies": CookiesPage,
+  "/security": SecurityPage,
+  "/about": AboutPage,
+  "/blog": BlogPage,
+  "/careers": CareersPage,
+  "/press": PressPage,
+};
 
-export function createRouter() {
-  return createBrowserRouter(routes);
+/** The screens for signed-in users only (RequireAuth). */
+const protectedRoutes: Record<string, ComponentType> = {
+  "/dashboard": DashboardPage,
+  "/backups": BackupsPage,
+  "/settings": SettingsPage,
+  "/admin": AdminPage,
+  "/billing/return": BillingReturnPage,
+};
+
+/** Any protected path (one guard for all of them: it keeps its state between them). */
+const protectedPattern = new RegExp(`^(?:${Object.keys(protectedRoutes).join("|")})/?$`, "i");
+
+function routeList(table: Record<string, ComponentType>) {
+  return Object.entries(table).map(([path, Page]) => (
+    <Route key={path} path={path}>
+      <Page />
+    </Route>
+  ));
+}
+
+/**
+ * Every route of SPEC §2 inside the layout; an unknown path is replaced by `/`. An error while
+ * rendering shows 'Unexpected Application Error!' and its message (SPEC §8).
+ */
+export function AppRoutes() {
+  return (
+    <ErrorBoundary>
+      <AppLayout>
+        <Switch>
+          {routeList(publicRoutes)}
+          <Route path={protectedPattern}>
+            <RequireAuth>
+              <Switch>{routeList(protectedRoutes)}</Switch>
+            </RequireAuth>
+          </Route>
+          <Route>
+            <Navigate to="/" replace />
+          </Route>
+        </Switch>
+      </AppLayout>
+    </ErrorBoundary>
+  );
 }

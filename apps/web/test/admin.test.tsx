@@ -1,34 +1,30 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { createMemoryRouter, RouterProvider } from "react-router";
-import { toast } from "react-toastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { api } from "../src/api/client.ts";
 import { createQueryClient } from "../src/app.tsx";
 import { AuthContext } from "../src/lib/auth.tsx";
+import { toast } from "../src/lib/toast.ts";
 import { tierBadgeClass } from "../src/pages/admin/tier-badge.ts";
 import { OWN_ACCOUNT_NOTE } from "../src/pages/admin/users-panel.tsx";
-import { routes } from "../src/router.tsx";
-import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
-import { makeAuth, makeUser } from "./helpers.tsx";
+import { AppRoutes } from "../src/router.tsx";
+import { type FakeRequest, fakeFetch } from "./fake-api.ts";
+import { goTo, makeAuth, makeUser } from "./helpers.tsx";
 
-const originalAdapter = api.defaults.adapter;
 afterEach(() => {
-  api.defaults.adapter = originalAdapter;
+  vi.unstubAllGlobals();
 });
 
 function renderAdmin() {
-  const router = createMemoryRouter(routes, { initialEntries: ["/admin"] });
+  goTo("/admin");
   const queryClient = createQueryClient();
   queryClient.setDefaultOptions({ queries: { retry: false } });
   render(
     <QueryClientProvider client={queryClient}>
       <AuthContext.Provider value={makeAuth({ user: makeUser({ is_admin: true }) })}>
-        <RouterProvider router={router} />
+        <AppRoutes />
       </AuthContext.Provider>
     </QueryClientProvider>,
   );
-  return router;
 }
 
 const listed = (overrides: Record<string, unknown>) => ({
@@ -47,36 +43,39 @@ describe("admin dashboard", () => {
 
   it("lists users with 'No name', '-' for missing dates and the social-account count, and searches", async () => {
     const calls: FakeRequest[] = [];
-    api.defaults.adapter = fakeAdapter(
-      (req) =>
-        req.path === "/admin/users"
-          ? [
-              200,
-              {
-                users: [
-                  listed({
-                    id: "a",
-                    email: "anon@example.com",
-                    full_name: null,
-                    subscription_tier: "BASIC",
-                  }),
-                  listed({
-                    id: "b",
-                    email: "bob@example.com",
-                    full_name: "Bob",
-                    is_active: false,
-                    social_accounts: [
-                      { id: "s", username: "bob", display_name: null, profile_picture_url: null },
-                    ],
-                  }),
-                ],
-                total: 2,
-                limit: 25,
-                offset: 0,
-              },
-            ]
-          : [404, {}],
-      calls,
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch(
+        (req) =>
+          req.path === "/admin/users"
+            ? [
+                200,
+                {
+                  users: [
+                    listed({
+                      id: "a",
+                      email: "anon@example.com",
+                      full_name: null,
+                      subscription_tier: "BASIC",
+                    }),
+                    listed({
+                      id: "b",
+                      email: "bob@example.com",
+                      full_name: "Bob",
+                      is_active: false,
+                      social_accounts: [
+                        { id: "s", username: "bob", display_name: null, profile_picture_url: null },
+                      ],
+                    }),
+                  ],
+                  total: 2,
+                  limit: 25,
+                  offset: 0,
+                },
+              ]
+            : [404, {}],
+        calls,
+      ),
     );
     renderAdmin();
     expect(await screen.findByText("No name")).toBeTruthy();
@@ -95,22 +94,25 @@ describe("admin dashboard", () => {
   }, 20_000);
 
   it("offers no action the server refuses in the admin's own row, and says why", async () => {
-    api.defaults.adapter = fakeAdapter((req) =>
-      req.path === "/admin/users"
-        ? [
-            200,
-            {
-              // The signed-in admin is makeUser()'s id, "u1".
-              users: [
-                listed({ id: "u1", email: "jane@example.com", is_admin: true }),
-                listed({ id: "o", email: "other@example.com", is_admin: true }),
-              ],
-              total: 2,
-              limit: 25,
-              offset: 0,
-            },
-          ]
-        : [404, {}],
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch((req) =>
+        req.path === "/admin/users"
+          ? [
+              200,
+              {
+                // The signed-in admin is makeUser()'s id, "u1".
+                users: [
+                  listed({ id: "u1", email: "jane@example.com", is_admin: true }),
+                  listed({ id: "o", email: "other@example.com", is_admin: true }),
+                ],
+                total: 2,
+                limit: 25,
+                offset: 0,
+              },
+            ]
+          : [404, {}],
+      ),
     );
     renderAdmin();
     const own = (await screen.findByText("jane@example.com")).closest("tr")!;
@@ -127,11 +129,14 @@ describe("admin dashboard", () => {
 
   it("turns a 403 into the toast and a redirect to /dashboard", async () => {
     const error = vi.spyOn(toast, "error");
-    api.defaults.adapter = fakeAdapter((req) =>
-      req.path === "/admin/users" ? [403, { detail: "Admin privileges required" }] : [404, {}],
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch((req) =>
+        req.path === "/admin/users" ? [403, { detail: "Admin privileges required" }] : [404, {}],
+      ),
     );
-    const router = renderAdmin();
-    await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
+    renderAdmin();
+    await waitFor(() => expect(window.location.pathname).toBe("/dashboard"));
     expect(error).toHaveBeenCalledWith("Access denied. Admin privileges required.");
   });
 });

@@ -1,9 +1,8 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { api } from "../src/api/client.ts";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiKeysTab } from "../src/pages/settings/api-keys-tab.tsx";
-import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
+import { type FakeRequest, fakeFetch } from "./fake-api.ts";
 import { renderWithQueryClient } from "./helpers.tsx";
 
 const FULL_KEY = "ks_live_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG";
@@ -16,7 +15,6 @@ let keys: {
   created_at: string;
   last_used_at: string | null;
 }[];
-const originalAdapter = api.defaults.adapter;
 
 beforeEach(() => {
   calls = [];
@@ -30,30 +28,33 @@ beforeEach(() => {
       last_used_at: null,
     },
   ];
-  api.defaults.adapter = fakeAdapter((req) => {
-    if (req.method === "GET" && req.path === "/api-keys") {
-      return [200, { keys, api_access: access, limit: 10 }];
-    }
-    if (req.method === "POST" && req.path === "/api-keys") {
-      const created = {
-        id: "k2",
-        name: (req.body as { name: string }).name,
-        prefix: FULL_KEY.slice(0, 12),
-        created_at: "2026-03-06T12:00:00.000Z",
-        last_used_at: null,
-      };
-      keys = [created, ...keys];
-      return [201, { ...created, key: FULL_KEY }];
-    }
-    if (req.method === "DELETE" && req.path === "/api-keys/k1") {
-      keys = keys.filter((k) => k.id !== "k1");
-      return [200, { message: "API key revoked" }];
-    }
-    return [404, { detail: "Not Found" }];
-  }, calls);
+  vi.stubGlobal(
+    "fetch",
+    fakeFetch((req) => {
+      if (req.method === "GET" && req.path === "/api-keys") {
+        return [200, { keys, api_access: access, limit: 10 }];
+      }
+      if (req.method === "POST" && req.path === "/api-keys") {
+        const created = {
+          id: "k2",
+          name: (req.body as { name: string }).name,
+          prefix: FULL_KEY.slice(0, 12),
+          created_at: "2026-03-06T12:00:00.000Z",
+          last_used_at: null,
+        };
+        keys = [created, ...keys];
+        return [201, { ...created, key: FULL_KEY }];
+      }
+      if (req.method === "DELETE" && req.path === "/api-keys/k1") {
+        keys = keys.filter((k) => k.id !== "k1");
+        return [200, { message: "API key revoked" }];
+      }
+      return [404, { detail: "Not Found" }];
+    }, calls),
+  );
 });
 afterEach(() => {
-  api.defaults.adapter = originalAdapter;
+  vi.unstubAllGlobals();
 });
 
 function renderTab() {

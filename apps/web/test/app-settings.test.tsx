@@ -1,8 +1,8 @@
 import { act, render } from "@testing-library/react";
-import { toast } from "react-toastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RETRY_REFETCH_MS } from "../src/api/sync.ts";
 import { createQueryClient, Toasts } from "../src/app.tsx";
+import { toast } from "../src/lib/toast.ts";
 import { MANUAL_BACKUP } from "../src/pages/dashboard/use-manual-backup.ts";
 
 afterEach(() => {

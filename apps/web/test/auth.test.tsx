@@ -1,13 +1,12 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { type AxiosAdapter, AxiosError } from "axios";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { fakeRequest, fakeResponse } from "./fake-api.ts";
 import { makeUser } from "./helpers.tsx";
 
 vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
 
-const { api } = await import("../src/api/client.ts");
 const { createQueryClient, Toasts } = await import("../src/app.tsx");
 const { AuthProvider, useAuth } = await import("../src/lib/auth.tsx");
 const { useUpdateProfileMutation } = await import("../src/api/auth.ts");
@@ -16,13 +15,11 @@ const { TOKEN_KEY, USER_KEY } = await import("../src/lib/session.ts");
 
 type Route = (url: string, method: string) => [number, unknown];
 
-function serve(route: Route): AxiosAdapter {
-  return async (config) => {
-    const [status, data] = route(config.url ?? "", (config.method ?? "get").toUpperCase());
-    const response = { status, statusText: "", headers: {}, config, data };
-    if (status >= 400)
-      throw new AxiosError("failed", "ERR_BAD_RESPONSE", config, undefined, response);
-    return response;
+function serve(route: Route): typeof fetch {
+  return async (input, init) => {
+    const { path, method } = fakeRequest(input, init);
+    const [status, data] = route(path, method);
+    return fakeResponse(status, data);
   };
 }
 
@@ -65,19 +62,21 @@ function renderProvider() {
 }
 
 describe("auth provider", () => {
-  const originalAdapter = api.defaults.adapter;
   beforeEach(() => {
     window.history.replaceState({}, "", "/");
     vi.mocked(hardRedirect).mockClear();
   });
   afterEach(() => {
-    api.defaults.adapter = originalAdapter;
+    vi.unstubAllGlobals();
   });
 
   it("clears a stale stored token silently at start", async () => {
     window.localStorage.setItem(TOKEN_KEY, "stale");
     window.localStorage.setItem(USER_KEY, JSON.stringify(makeUser()));
-    api.defaults.adapter = serve(() => [401, { detail: "Session expired" }]);
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [401, { detail: "Session expired" }]),
+    );
     renderProvider();
     expect(screen.getByTestId("state").textContent).toBe("loading");
     await waitFor(() => expect(screen.getByTestId("state").textContent).toBe("visitor"));
@@ -91,11 +90,14 @@ describe("auth provider", () => {
     window.localStorage.setItem(USER_KEY, JSON.stringify(makeUser()));
     let reads = 0;
     let answer: [number, unknown] = [503, { detail: "Service unavailable" }];
-    api.defaults.adapter = serve((url) => {
-      if (url !== "/auth/me") return [404, {}];
-      reads++;
-      return answer;
-    });
+    vi.stubGlobal(
+      "fetch",
+      serve((url) => {
+        if (url !== "/auth/me") return [404, {}];
+        reads++;
+        return answer;
+      }),
+    );
     const user = userEvent.setup();
     renderProvider();
     await waitFor(
@@ -123,13 +125,16 @@ describe("auth provider", () => {
 
   it("logs in (token, profile, stored user, toast) and logs out", async () => {
     const calls: string[] = [];
-    api.defaults.adapter = serve((url, method) => {
-      calls.push(`${method} ${url}`);
-      if (url === "/auth/login") return [200, { access_token: "tok-1", token_type: "bearer" }];
-      if (url === "/auth/me") return [200, makeUser()];
-      if (url === "/auth/logout") return [500, {}];
-      return [404, { detail: "Not Found" }];
-    });
+    vi.stubGlobal(
+      "fetch",
+      serve((url, method) => {
+        calls.push(`${method} ${url}`);
+        if (url === "/auth/login") return [200, { access_token: "tok-1", token_type: "bearer" }];
+        if (url === "/auth/me") return [200, makeUser()];
+        if (url === "/auth/logout") return [500, {}];
+        return [404, { detail: "Not Found" }];
+      }),
+    );
     const user = userEvent.setup();
     renderProvider();
     expect(screen.getByTestId("state").textContent).toBe("visitor");
@@ -155,8 +160,9 @@ describe("auth provider", () => {
 
   it("updates the profile, or toasts the server's detail", async () => {
     let answer: [number, unknown] = [200, makeUser({ full_name: "Ada" })];
-    api.defaults.adapter = serve((url, method) =>
-      method === "PATCH" && url === "/auth/me" ? answer : [404, {}],
+    vi.stubGlobal(
+      "fetch",
+      serve((url, method) => (method === "PATCH" && url === "/auth/me" ? answer : [404, {}])),
     );
     const user = userEvent.setup();
     renderProvider();

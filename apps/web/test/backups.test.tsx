@@ -1,11 +1,10 @@
 import { type Backup, syncMessages } from "@keepsake/contracts";
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { api } from "../src/api/client.ts";
+import { toast } from "../src/lib/toast.ts";
 import { BackupsPage } from "../src/pages/backups/backups-page.tsx";
 import { syncJobText } from "../src/pages/backups/sync-job-card.tsx";
-import { type FakeRequest, fakeAdapter, makeAccount, makeJob, makePost } from "./fake-api.ts";
+import { type FakeRequest, fakeFetch, makeAccount, makeJob, makePost } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
 
 let seq = 0;
@@ -34,7 +33,6 @@ let backups: Backup[];
 let calls: FakeRequest[];
 let retryStatus: (postId: string) => number;
 let retryAllStatus: number;
-const originalAdapter = api.defaults.adapter;
 const spies = {
   info: vi.spyOn(toast, "info"),
   success: vi.spyOn(toast, "success"),
@@ -46,55 +44,58 @@ beforeEach(() => {
   retryStatus = () => 200;
   retryAllStatus = 200;
   for (const spy of Object.values(spies)) spy.mockClear();
-  api.defaults.adapter = fakeAdapter((req) => {
-    if (req.path === "/sync/backups") {
-      const status = req.params.status_filter as string | undefined;
-      const account = req.params.account_id as string | undefined;
-      const offset = Number(req.params.offset ?? 0);
-      const limit = Number(req.params.limit ?? 50);
-      const matching = backups.filter(
-        (b) => (!status || b.status === status) && (!account || b.account_id === account),
-      );
-      return [200, { backups: matching.slice(offset, offset + limit), total: matching.length }];
-    }
-    if (req.path === "/sync/sync-jobs") {
-      return [200, [makeJob({ status: "running", posts_processed: 3, posts_total: 12 })]];
-    }
-    if (req.path === "/accounts/instagram-accounts") {
-      const account = (id: string, username: string) => makeAccount({ id, username });
-      return [
-        200,
-        {
-          accounts: [account("a1", "lumen.studio"), account("a2", "maya.creates")],
-          limit: 3,
-          can_connect_more: true,
-          remaining_slots: 1,
-          subscription_tier: "pro",
-        },
-      ];
-    }
-    if (req.path === "/sync/backups/retry-failed" && req.method === "POST") {
-      if (retryAllStatus !== 200) return [retryAllStatus, { detail: "Server error" }];
-      const account = (req.body as { account_id?: string } | undefined)?.account_id;
-      const failed = backups.filter(
-        (b) => b.status === "failed" && (!account || b.account_id === account),
-      );
-      for (const b of failed) b.status = "pending";
-      return [200, { message: "ok", retried: failed.length }];
-    }
-    const retry = /^\/sync\/backups\/(.+)\/retry$/.exec(req.path);
-    if (retry && req.method === "POST") {
-      const id = decodeURIComponent(retry[1] as string);
-      const status = retryStatus(id);
-      if (status !== 200) return [status, { detail: "This backup is running right now" }];
-      const b = backups.find((x) => x.instagram_post_id === id) as Backup;
-      return [200, { message: "Backup retry started", backup: { ...b, status: "pending" } }];
-    }
-    return [404, { detail: "Not Found" }];
-  }, calls);
+  vi.stubGlobal(
+    "fetch",
+    fakeFetch((req) => {
+      if (req.path === "/sync/backups") {
+        const status = req.params.status_filter as string | undefined;
+        const account = req.params.account_id as string | undefined;
+        const offset = Number(req.params.offset ?? 0);
+        const limit = Number(req.params.limit ?? 50);
+        const matching = backups.filter(
+          (b) => (!status || b.status === status) && (!account || b.account_id === account),
+        );
+        return [200, { backups: matching.slice(offset, offset + limit), total: matching.length }];
+      }
+      if (req.path === "/sync/sync-jobs") {
+        return [200, [makeJob({ status: "running", posts_processed: 3, posts_total: 12 })]];
+      }
+      if (req.path === "/accounts/instagram-accounts") {
+        const account = (id: string, username: string) => makeAccount({ id, username });
+        return [
+          200,
+          {
+            accounts: [account("a1", "lumen.studio"), account("a2", "maya.creates")],
+            limit: 3,
+            can_connect_more: true,
+            remaining_slots: 1,
+            subscription_tier: "pro",
+          },
+        ];
+      }
+      if (req.path === "/sync/backups/retry-failed" && req.method === "POST") {
+        if (retryAllStatus !== 200) return [retryAllStatus, { detail: "Server error" }];
+        const account = (req.body as { account_id?: string } | undefined)?.account_id;
+        const failed = backups.filter(
+          (b) => b.status === "failed" && (!account || b.account_id === account),
+        );
+        for (const b of failed) b.status = "pending";
+        return [200, { message: "ok", retried: failed.length }];
+      }
+      const retry = /^\/sync\/backups\/(.+)\/retry$/.exec(req.path);
+      if (retry && req.method === "POST") {
+        const id = decodeURIComponent(retry[1] as string);
+        const status = retryStatus(id);
+        if (status !== 200) return [status, { detail: "This backup is running right now" }];
+        const b = backups.find((x) => x.instagram_post_id === id) as Backup;
+        return [200, { message: "Backup retry started", backup: { ...b, status: "pending" } }];
+      }
+      return [404, { detail: "Not Found" }];
+    }, calls),
+  );
 });
 afterEach(() => {
-  api.defaults.adapter = originalAdapter;
+  vi.unstubAllGlobals();
 });
 
 const render = (tier: "free" | "pro" = "free") =>

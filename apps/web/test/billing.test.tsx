@@ -1,15 +1,14 @@
 import { pausedAccountMessages, type Subscription } from "@keepsake/contracts";
 import { act, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { Route, Routes } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type FakeRequest, fakeAdapter, makeAccount } from "./fake-api.ts";
+import { Route, Switch } from "../src/lib/navigation.tsx";
+import { type FakeRequest, fakeFetch, makeAccount } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
 
 vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
 const { hardRedirect } = await import("../src/lib/redirect.ts");
 const { Toasts } = await import("../src/app.tsx");
-const { api } = await import("../src/api/client.ts");
 const { upgradeTargets } = await import("../src/lib/plans.ts");
 const { PricingPage } = await import("../src/pages/pricing/pricing-page.tsx");
 const { SubscriptionTab, billingAmountText } = await import(
@@ -52,23 +51,25 @@ function sub(overrides: Partial<Subscription> = {}): Subscription {
 
 let calls: FakeRequest[] = [];
 let current: Subscription = sub();
-const originalAdapter = api.defaults.adapter;
 beforeEach(() => {
   calls = [];
   current = sub();
   vi.mocked(hardRedirect).mockClear();
-  api.defaults.adapter = fakeAdapter((req) => {
-    if (req.path === "/subscriptions/plans") return [200, plansAnswer];
-    if (req.path === "/subscriptions/current") return [200, current];
-    if (req.path === "/subscriptions/checkout")
-      return [200, { checkout_url: "https://checkout.example/c/1", kind: "checkout" }];
-    if (req.path === "/subscriptions/portal")
-      return [200, { portal_url: "https://portal.example/p/1" }];
-    return [404, { detail: "Not Found" }];
-  }, calls);
+  vi.stubGlobal(
+    "fetch",
+    fakeFetch((req) => {
+      if (req.path === "/subscriptions/plans") return [200, plansAnswer];
+      if (req.path === "/subscriptions/current") return [200, current];
+      if (req.path === "/subscriptions/checkout")
+        return [200, { checkout_url: "https://checkout.example/c/1", kind: "checkout" }];
+      if (req.path === "/subscriptions/portal")
+        return [200, { portal_url: "https://portal.example/p/1" }];
+      return [404, { detail: "Not Found" }];
+    }, calls),
+  );
 });
 afterEach(() => {
-  api.defaults.adapter = originalAdapter;
+  vi.unstubAllGlobals();
 });
 
 const renderAs = (
@@ -81,12 +82,14 @@ const renderAs = (
   return renderWithAuth(
     <>
       <Toasts />
-      <Routes>
-        <Route path="/pricing" element={ui} />
-        <Route path="/settings" element={ui} />
-        <Route path="/billing/return" element={ui} />
-        <Route path="/login" element={<p>login page</p>} />
-      </Routes>
+      <Switch>
+        <Route path="/pricing">{ui}</Route>
+        <Route path="/settings">{ui}</Route>
+        <Route path="/billing/return">{ui}</Route>
+        <Route path="/login">
+          <p>login page</p>
+        </Route>
+      </Switch>
     </>,
     {
       path,
@@ -159,10 +162,13 @@ describe("upgrade buttons (SPEC §6)", () => {
   });
 
   it("shows the Checkout failure toast", async () => {
-    api.defaults.adapter = fakeAdapter((req) =>
-      req.path === "/subscriptions/checkout"
-        ? [502, {}]
-        : [200, req.path.endsWith("plans") ? plansAnswer : current],
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch((req) =>
+        req.path === "/subscriptions/checkout"
+          ? [502, {}]
+          : [200, req.path.endsWith("plans") ? plansAnswer : current],
+      ),
     );
     const user = userEvent.setup();
     renderAs("free");
@@ -331,28 +337,31 @@ describe("after a downgrade", () => {
   });
 
   it("the dashboard says which accounts are paused and keeps the one chosen", async () => {
-    api.defaults.adapter = fakeAdapter((req) => {
-      if (req.path === "/accounts/instagram-accounts")
-        return [
-          200,
-          {
-            accounts: [account("a1", "lumen.studio", false), account("a2", "maya.creates", true)],
-            limit: 1,
-            can_connect_more: false,
-            remaining_slots: 0,
-            subscription_tier: "free",
-          },
-        ];
-      if (req.path === "/accounts/instagram-accounts/a2/keep")
-        return [
-          200,
-          {
-            message: "@maya.creates is synced again. Paused now: @lumen.studio.",
-            paused_accounts: 1,
-          },
-        ];
-      return [404, { detail: "Not Found" }];
-    }, calls);
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch((req) => {
+        if (req.path === "/accounts/instagram-accounts")
+          return [
+            200,
+            {
+              accounts: [account("a1", "lumen.studio", false), account("a2", "maya.creates", true)],
+              limit: 1,
+              can_connect_more: false,
+              remaining_slots: 0,
+              subscription_tier: "free",
+            },
+          ];
+        if (req.path === "/accounts/instagram-accounts/a2/keep")
+          return [
+            200,
+            {
+              message: "@maya.creates is synced again. Paused now: @lumen.studio.",
+              paused_accounts: 1,
+            },
+          ];
+        return [404, { detail: "Not Found" }];
+      }, calls),
+    );
     const user = userEvent.setup();
     renderAs("free", <PausedAccountsNotice />, "/pricing");
     const notice = await screen.findByTestId("paused-accounts");

@@ -1,13 +1,12 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
-import { useLocation } from "react-router";
-import { toast } from "react-toastify";
 import { describe, expect, it, vi } from "vitest";
+import { useLocation } from "../src/lib/navigation.tsx";
+import { toast } from "../src/lib/toast.ts";
 
 vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
 
-const { api } = await import("../src/api/client.ts");
 const { hardRedirect } = await import("../src/lib/redirect.ts");
 const { Toasts } = await import("../src/app.tsx");
 const { AccountsPanel, limitNotice, tokenExpiresSoon } = await import(
@@ -43,7 +42,10 @@ function Arrival() {
 }
 
 function renderArrival(search: string) {
-  api.defaults.adapter = serve(() => [200, status()]);
+  vi.stubGlobal(
+    "fetch",
+    serve(() => [200, status()]),
+  );
   const auth = makeAuth({ user: makeUser() });
   return renderWithAuth(<Arrival />, { auth, path: `/dashboard${search}` });
 }
@@ -122,7 +124,10 @@ describe("ready-for-backup badge", () => {
       "Backups paused: reconnect Google Drive",
     ],
   ])("%o → %s", async (answer, text) => {
-    api.defaults.adapter = serve(() => [200, answer]);
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [200, answer]),
+    );
     // Renders in the same commit as the badge, once the status has arrived.
     function StatusLoaded() {
       return useConnectionsStatus().data ? <span>status loaded</span> : null;
@@ -160,7 +165,10 @@ describe("accounts panel (pro and agency)", () => {
     });
     const fine = account({ username: "maya.creates" });
     const third = account({ username: "third.one", last_sync: "2026-02-01T08:00:00.000Z" });
-    api.defaults.adapter = serve(() => [200, accountsResponse([soon, fine, third], "pro", 3)]);
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [200, accountsResponse([soon, fine, third], "pro", 3)]),
+    );
     const user = userEvent.setup();
     renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
     expect(await screen.findByText("All Accounts")).toBeTruthy();
@@ -189,10 +197,13 @@ describe("accounts panel (pro and agency)", () => {
   });
 
   it("Add Account offers Instagram Login and Facebook Login while below the limit", async () => {
-    api.defaults.adapter = serve((_m, path) =>
-      path === "/accounts/instagram-accounts"
-        ? [200, accountsResponse([account()], "agency", 10)]
-        : [200, { auth_url: "http://127.0.0.1:8090/www.instagram.com/oauth/authorize" }],
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) =>
+        path === "/accounts/instagram-accounts"
+          ? [200, accountsResponse([account()], "agency", 10)]
+          : [200, { auth_url: "http://127.0.0.1:8090/www.instagram.com/oauth/authorize" }],
+      ),
     );
     const user = userEvent.setup();
     renderWithAuth(<Panel />, {
@@ -208,7 +219,10 @@ describe("accounts panel (pro and agency)", () => {
 
   it("counts one account as '1 account' and keeps each number under its own label", async () => {
     const only = account({ username: "solo.one" });
-    api.defaults.adapter = serve(() => [200, accountsResponse([only], "pro", 3)]);
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [200, accountsResponse([only], "pro", 3)]),
+    );
     renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
     const all = await screen.findByRole("button", { name: /All Accounts/ });
     expect(all.textContent).toContain("1 account");
@@ -234,7 +248,10 @@ describe("accounts panel (pro and agency)", () => {
       synced_stories_count: 3,
       backed_up_posts_count: 45,
     });
-    api.defaults.adapter = serve(() => [200, accountsResponse([withStories], "pro", 3)]);
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [200, accountsResponse([withStories], "pro", 3)]),
+    );
     renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
     const card = await screen.findByRole("article", { name: "@story.teller" });
     const stats = [...card.querySelectorAll(".account-stats > div")].map(
@@ -258,10 +275,13 @@ describe("accounts panel (pro and agency)", () => {
       status: "needs_reconnection",
       status_reason: "The Facebook access was revoked.",
     });
-    api.defaults.adapter = serve((_m, path) =>
-      path === "/accounts/instagram-accounts"
-        ? [200, accountsResponse([dead, account()], "pro", 3)]
-        : [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?r=1" }],
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) =>
+        path === "/accounts/instagram-accounts"
+          ? [200, accountsResponse([dead, account()], "pro", 3)]
+          : [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?r=1" }],
+      ),
     );
     const user = userEvent.setup();
     renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
@@ -281,20 +301,23 @@ describe("accounts panel (pro and agency)", () => {
 
   it("stories refused through Instagram Login: the card says so and adds them with Facebook Login", async () => {
     const refused = account({ username: "no.stories", stories_need_facebook_login: true });
-    api.defaults.adapter = serve((_m, path) =>
-      path === "/accounts/instagram-accounts"
-        ? [
-            200,
-            accountsResponse(
-              [
-                refused,
-                account({ id: "22222222-2222-4222-8222-222222222222", username: "has.stories" }),
-              ],
-              "pro",
-              3,
-            ),
-          ]
-        : [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?s=1" }],
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) =>
+        path === "/accounts/instagram-accounts"
+          ? [
+              200,
+              accountsResponse(
+                [
+                  refused,
+                  account({ id: "22222222-2222-4222-8222-222222222222", username: "has.stories" }),
+                ],
+                "pro",
+                3,
+              ),
+            ]
+          : [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?s=1" }],
+      ),
     );
     const user = userEvent.setup();
     renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
@@ -318,10 +341,10 @@ describe("accounts panel (pro and agency)", () => {
 
   it("at the limit an account that needs reconnecting can still be reconnected", async () => {
     const dead = account({ status: "needs_reconnection", status_reason: "Token expired." });
-    api.defaults.adapter = serve(() => [
-      200,
-      accountsResponse([dead, account(), account()], "pro", 3),
-    ]);
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [200, accountsResponse([dead, account(), account()], "pro", 3)]),
+    );
     const user = userEvent.setup();
     renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
     await user.click(await screen.findByRole("button", { name: "Add Account" }));
@@ -332,12 +355,15 @@ describe("accounts panel (pro and agency)", () => {
   it("refresh profile and disconnect, with their §8 failure toasts", async () => {
     const a = account({ username: "lumen.studio" });
     let failRefresh = true;
-    api.defaults.adapter = serve((method, path) => {
-      if (path === "/accounts/instagram-accounts") return [200, accountsResponse([a], "pro", 3)];
-      if (method === "PUT") return failRefresh ? [502, {}] : [200, a];
-      if (method === "DELETE") return [404, { detail: "Instagram account not found" }];
-      return [404, {}];
-    });
+    vi.stubGlobal(
+      "fetch",
+      serve((method, path) => {
+        if (path === "/accounts/instagram-accounts") return [200, accountsResponse([a], "pro", 3)];
+        if (method === "PUT") return failRefresh ? [502, {}] : [200, a];
+        if (method === "DELETE") return [404, { detail: "Instagram account not found" }];
+        return [404, {}];
+      }),
+    );
     const user = userEvent.setup();
     renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
     await user.click(

@@ -4,7 +4,6 @@ import { describe, expect, it, vi } from "vitest";
 
 vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
 
-const { api } = await import("../src/api/client.ts");
 const { hardRedirect } = await import("../src/lib/redirect.ts");
 const { account, accountsResponse, calls, renderSettings, serve, status, withConnectionsApi } =
   await import("./support/connections.tsx");
@@ -13,7 +12,10 @@ withConnectionsApi();
 
 describe("settings tabs", () => {
   it("has Connected Accounts, Subscription, Profile Information, Notifications, API keys and Import; Connected Accounts first", async () => {
-    api.defaults.adapter = serve(() => [200, status()]);
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [200, status()]),
+    );
     const user = userEvent.setup();
     renderSettings();
     const tabs = screen.getAllByRole("tab").map((t) => t.textContent);
@@ -42,10 +44,13 @@ describe("settings tabs", () => {
 
 describe("Settings → Connected Accounts", () => {
   it("free user: Connect Instagram goes to the consent page", async () => {
-    api.defaults.adapter = serve((_m, path) =>
-      path === "/oauth/status"
-        ? [200, status()]
-        : [200, { auth_url: "http://127.0.0.1:8090/www.instagram.com/oauth/authorize?x=1" }],
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) =>
+        path === "/oauth/status"
+          ? [200, status()]
+          : [200, { auth_url: "http://127.0.0.1:8090/www.instagram.com/oauth/authorize?x=1" }],
+      ),
     );
     const user = userEvent.setup();
     renderSettings("free");
@@ -62,8 +67,11 @@ describe("Settings → Connected Accounts", () => {
   it("shows the server's limit message, else 'Failed to connect via Facebook'", async () => {
     let detail: string | undefined =
       "Account limit reached. You can connect up to 1 account(s) with your free plan.";
-    api.defaults.adapter = serve((_m, path) =>
-      path === "/oauth/status" ? [200, status()] : [403, detail ? { detail } : {}],
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) =>
+        path === "/oauth/status" ? [200, status()] : [403, detail ? { detail } : {}],
+      ),
     );
     const user = userEvent.setup();
     renderSettings("free");
@@ -76,15 +84,18 @@ describe("Settings → Connected Accounts", () => {
   });
 
   it("pro and agency: Add Account offers Instagram Login and Facebook Login, and Manage Accounts", async () => {
-    api.defaults.adapter = serve((_m, path) => {
-      if (path === "/oauth/status") {
-        return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
-      }
-      if (path === "/accounts/instagram-accounts") {
-        return [200, accountsResponse([account({ username: "lumen.studio" })], "pro", 3)];
-      }
-      return [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?z=3" }];
-    });
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) => {
+        if (path === "/oauth/status") {
+          return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
+        }
+        if (path === "/accounts/instagram-accounts") {
+          return [200, accountsResponse([account({ username: "lumen.studio" })], "pro", 3)];
+        }
+        return [200, { auth_url: "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?z=3" }];
+      }),
+    );
     const user = userEvent.setup();
     renderSettings("pro");
     const link = await screen.findByRole("link", { name: "Manage Accounts" });
@@ -103,10 +114,13 @@ describe("Settings → Connected Accounts", () => {
 
   it("pro at the limit: Add Account is disabled and says so before leaving Keepsake", async () => {
     const three = [account(), account(), account()];
-    api.defaults.adapter = serve((_m, path) =>
-      path === "/oauth/status"
-        ? [200, status({ instagram_connected: true, instagram_username: three[0]!.username })]
-        : [200, accountsResponse(three, "pro", 3)],
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) =>
+        path === "/oauth/status"
+          ? [200, status({ instagram_connected: true, instagram_username: three[0]!.username })]
+          : [200, accountsResponse(three, "pro", 3)],
+      ),
     );
     renderSettings("pro");
     expect(
@@ -121,10 +135,13 @@ describe("Settings → Connected Accounts", () => {
   });
 
   it("Drive: the notice modal asks to tick the permission, then 'Continue to Google'", async () => {
-    api.defaults.adapter = serve((_m, path) =>
-      path === "/oauth/status"
-        ? [200, status()]
-        : [200, { auth_url: "http://127.0.0.1:8090/accounts.google.com/o/oauth2/v2/auth?y=2" }],
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) =>
+        path === "/oauth/status"
+          ? [200, status()]
+          : [200, { auth_url: "http://127.0.0.1:8090/accounts.google.com/o/oauth2/v2/auth?y=2" }],
+      ),
     );
     const user = userEvent.setup();
     renderSettings();
@@ -143,7 +160,10 @@ describe("Settings → Connected Accounts", () => {
   });
 
   it("Drive: Cancel closes the notice without leaving", async () => {
-    api.defaults.adapter = serve(() => [200, status()]);
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [200, status()]),
+    );
     const user = userEvent.setup();
     renderSettings();
     await user.click(await screen.findByRole("button", { name: "Connect Google Drive" }));
@@ -155,20 +175,23 @@ describe("Settings → Connected Accounts", () => {
   it("disconnecting Drive asks first, says files stay, and toasts the outcome", async () => {
     let connected = true;
     let fail = false;
-    api.defaults.adapter = serve((method, path) => {
-      if (path === "/oauth/status") {
-        return [
-          200,
-          status({ google_connected: connected, google_email: "jordan.lee@example.com" }),
-        ];
-      }
-      if (method === "DELETE" && path === "/oauth/google/disconnect") {
-        if (fail) return [502, {}];
-        connected = false;
-        return [200, { message: "ok", disconnected: 1, revoked: true }];
-      }
-      return [404, {}];
-    });
+    vi.stubGlobal(
+      "fetch",
+      serve((method, path) => {
+        if (path === "/oauth/status") {
+          return [
+            200,
+            status({ google_connected: connected, google_email: "jordan.lee@example.com" }),
+          ];
+        }
+        if (method === "DELETE" && path === "/oauth/google/disconnect") {
+          if (fail) return [502, {}];
+          connected = false;
+          return [200, { message: "ok", disconnected: 1, revoked: true }];
+        }
+        return [404, {}];
+      }),
+    );
     const user = userEvent.setup();
     renderSettings();
     expect(await screen.findByText("jordan.lee@example.com")).toBeTruthy();
@@ -191,16 +214,19 @@ describe("Settings → Connected Accounts", () => {
 
   it("disconnecting Instagram: cancel does nothing; a failure toasts 'Failed to disconnect Instagram'", async () => {
     const only = account({ username: "lumen.studio" });
-    api.defaults.adapter = serve((method, path) => {
-      if (path === "/oauth/status") {
-        return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
-      }
-      if (path === "/accounts/instagram-accounts") {
-        return [200, { ...accountsResponse([only], "pro", 1), subscription_tier: "free" }];
-      }
-      if (method === "DELETE") return [500, {}];
-      return [404, {}];
-    });
+    vi.stubGlobal(
+      "fetch",
+      serve((method, path) => {
+        if (path === "/oauth/status") {
+          return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
+        }
+        if (path === "/accounts/instagram-accounts") {
+          return [200, { ...accountsResponse([only], "pro", 1), subscription_tier: "free" }];
+        }
+        if (method === "DELETE") return [500, {}];
+        return [404, {}];
+      }),
+    );
     const user = userEvent.setup();
     renderSettings("free");
     const ig = await screen.findByRole("region", { name: "Instagram" });
@@ -219,30 +245,33 @@ describe("Settings → Connected Accounts", () => {
     const kept = account({ username: "lumen.studio" });
     const paused = account({ username: "maya.creates", paused_by_plan: true });
     let accounts = [kept, paused];
-    api.defaults.adapter = serve((method, path, params) => {
-      if (path === "/oauth/status") {
-        // The server names the account being backed up.
-        return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
-      }
-      if (path === "/accounts/instagram-accounts") {
-        return [
-          200,
-          { ...accountsResponse(accounts, "pro", 1), limit: 1, subscription_tier: "premium" },
-        ];
-      }
-      if (method === "DELETE" && path === "/oauth/instagram/disconnect") {
-        accounts = accounts.filter((a) => a.id !== params.account_id);
-        return [
-          200,
-          {
-            message:
-              "@maya.creates disconnected: its posts and backup records were removed from Keepsake. Files already in your Google Drive stay there.",
-            disconnected: 1,
-          },
-        ];
-      }
-      return [404, {}];
-    });
+    vi.stubGlobal(
+      "fetch",
+      serve((method, path, params) => {
+        if (path === "/oauth/status") {
+          // The server names the account being backed up.
+          return [200, status({ instagram_connected: true, instagram_username: "lumen.studio" })];
+        }
+        if (path === "/accounts/instagram-accounts") {
+          return [
+            200,
+            { ...accountsResponse(accounts, "pro", 1), limit: 1, subscription_tier: "premium" },
+          ];
+        }
+        if (method === "DELETE" && path === "/oauth/instagram/disconnect") {
+          accounts = accounts.filter((a) => a.id !== params.account_id);
+          return [
+            200,
+            {
+              message:
+                "@maya.creates disconnected: its posts and backup records were removed from Keepsake. Files already in your Google Drive stay there.",
+              disconnected: 1,
+            },
+          ];
+        }
+        return [404, {}];
+      }),
+    );
     const user = userEvent.setup();
     renderSettings("premium");
     const list = await screen.findByRole("list", { name: "Connected Instagram accounts" });
@@ -289,22 +318,25 @@ describe("Settings → Connected Accounts", () => {
         status: "needs_reconnection",
         status_reason: "The password was changed.",
       });
-      api.defaults.adapter = serve((_m, p) => {
-        if (p === "/oauth/status") {
-          return [
-            200,
-            status({
-              instagram_connected: true,
-              instagram_username: dead.username,
-              instagram_needs_reconnect: true,
-            }),
-          ];
-        }
-        if (p === "/accounts/instagram-accounts") {
-          return [200, { ...accountsResponse([dead], "pro", 1), subscription_tier: tier }];
-        }
-        return [200, { auth_url: "http://127.0.0.1:8090/consent" }];
-      });
+      vi.stubGlobal(
+        "fetch",
+        serve((_m, p) => {
+          if (p === "/oauth/status") {
+            return [
+              200,
+              status({
+                instagram_connected: true,
+                instagram_username: dead.username,
+                instagram_needs_reconnect: true,
+              }),
+            ];
+          }
+          if (p === "/accounts/instagram-accounts") {
+            return [200, { ...accountsResponse([dead], "pro", 1), subscription_tier: tier }];
+          }
+          return [200, { auth_url: "http://127.0.0.1:8090/consent" }];
+        }),
+      );
       const user = userEvent.setup();
       const view = renderSettings(tier);
       const row = await screen.findByRole("listitem", { name: `@${dead.username}` });

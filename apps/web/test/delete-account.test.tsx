@@ -1,55 +1,64 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { createMemoryRouter, RouterProvider } from "react-router";
-import { afterEach, describe, expect, it } from "vitest";
-import { api } from "../src/api/client.ts";
+import { act } from "react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { navigate } from "wouter/use-browser-location";
 import { createQueryClient, Toasts } from "../src/app.tsx";
 import { AuthProvider } from "../src/lib/auth.tsx";
 import { TOKEN_KEY } from "../src/lib/session.ts";
 import { ACCOUNT_DELETED } from "../src/pages/settings/delete-account.tsx";
-import { routes } from "../src/router.tsx";
-import { fakeAdapter } from "./fake-api.ts";
-import { makeUser } from "./helpers.tsx";
+import { AppRoutes } from "../src/router.tsx";
+import { fakeFetch } from "./fake-api.ts";
+import { goTo, makeUser } from "./helpers.tsx";
 
-const originalAdapter = api.defaults.adapter;
+let stopRecording = () => {};
 afterEach(() => {
-  api.defaults.adapter = originalAdapter;
+  vi.unstubAllGlobals();
+  stopRecording();
 });
 
 /** The whole app (real AuthProvider and routes) signed in, on `path`; every location is kept. */
 function renderSignedIn(path: string) {
   window.localStorage.setItem(TOKEN_KEY, "token");
   let deleted = false;
-  api.defaults.adapter = fakeAdapter((req) => {
-    if (req.path === "/auth/me" && req.method === "GET") {
-      return deleted ? [401, { detail: "Not authenticated" }] : [200, makeUser()];
-    }
-    if (req.path === "/auth/me" && req.method === "DELETE") {
-      deleted = true;
-      return [200, { message: "Account deleted", google_revoked: false, facebook_revoked: 0 }];
-    }
-    return [404, { detail: "Not found" }];
-  });
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  vi.stubGlobal(
+    "fetch",
+    fakeFetch((req) => {
+      if (req.path === "/auth/me" && req.method === "GET") {
+        return deleted ? [401, { detail: "Not authenticated" }] : [200, makeUser()];
+      }
+      if (req.path === "/auth/me" && req.method === "DELETE") {
+        deleted = true;
+        return [200, { message: "Account deleted", google_revoked: false, facebook_revoked: 0 }];
+      }
+      return [404, { detail: "Not found" }];
+    }),
+  );
+  goTo(path);
   const visited: string[] = [];
-  router.subscribe((state) => visited.push(state.location.pathname));
+  const record = () => visited.push(window.location.pathname);
+  const events = ["pushState", "replaceState", "popstate"];
+  for (const e of events) window.addEventListener(e, record);
+  stopRecording = () => {
+    for (const e of events) window.removeEventListener(e, record);
+  };
   const queryClient = createQueryClient();
   queryClient.setDefaultOptions({ queries: { retry: false } });
   render(
     <QueryClientProvider client={queryClient}>
       <AuthProvider>
-        <RouterProvider router={router} />
+        <AppRoutes />
         <Toasts />
       </AuthProvider>
     </QueryClientProvider>,
   );
-  return { router, visited };
+  return { visited };
 }
 
 describe("Delete my account", () => {
   it("lands on the home page with the confirmation, never on the sign-in form", async () => {
-    const { router, visited } = renderSignedIn("/settings?tab=profile");
+    const { visited } = renderSignedIn("/settings?tab=profile");
     await userEvent.click(await screen.findByRole("button", { name: "Delete my account" }));
     const dialog = screen.getByRole("dialog", { name: "Delete your account?" });
     await userEvent.type(screen.getByLabelText("Password", { exact: true }), "Secret123");
@@ -60,18 +69,18 @@ describe("Delete my account", () => {
     expect(await screen.findAllByRole("link", { name: "Start Backing Up Free" })).not.toHaveLength(
       0,
     );
-    expect(router.state.location.pathname).toBe("/");
+    expect(window.location.pathname).toBe("/");
     expect(visited).not.toContain("/login");
     expect(window.localStorage.getItem(TOKEN_KEY)).toBeNull();
   }, 20_000);
 
   it("still sends a later visit to a protected screen to /login", async () => {
-    const { router } = renderSignedIn("/settings?tab=profile");
+    renderSignedIn("/settings?tab=profile");
     await userEvent.click(await screen.findByRole("button", { name: "Delete my account" }));
     await userEvent.type(screen.getByLabelText("Password", { exact: true }), "Secret123");
     await userEvent.keyboard("{Enter}");
-    await waitFor(() => expect(router.state.location.pathname).toBe("/"));
-    await router.navigate("/backups");
-    await waitFor(() => expect(router.state.location.pathname).toBe("/login"));
+    await waitFor(() => expect(window.location.pathname).toBe("/"));
+    act(() => navigate("/backups"));
+    await waitFor(() => expect(window.location.pathname).toBe("/login"));
   }, 20_000);
 });

@@ -1,5 +1,4 @@
 import type { InstagramAccount, Post } from "@keepsake/contracts";
-import { type AxiosAdapter, AxiosError, type InternalAxiosRequestConfig } from "axios";
 
 export interface FakeRequest {
   method: string;
@@ -10,22 +9,41 @@ export interface FakeRequest {
 
 export type FakeRoute = (req: FakeRequest) => [number, unknown] | Promise<[number, unknown]>;
 
-/** An axios adapter answering from `route`; every request is recorded in `calls`. */
-export function fakeAdapter(route: FakeRoute, calls: FakeRequest[] = []): AxiosAdapter {
-  return async (config: InternalAxiosRequestConfig) => {
-    const req: FakeRequest = {
-      method: (config.method ?? "get").toUpperCase(),
-      path: (config.url ?? "").replace(/\?.*$/, ""),
-      params: { ...(config.params as Record<string, unknown> | undefined) },
-      body: typeof config.data === "string" ? JSON.parse(config.data) : config.data,
-    };
+/** An answer of the fake server: JSON, a Blob as it is, or no body. */
+export function fakeResponse(status: number, data: unknown): Response {
+  if (data instanceof Blob) return new Response(data, { status });
+  const empty = data === undefined || status === 204;
+  return new Response(empty ? null : JSON.stringify(data), {
+    status,
+    headers: { "Content-Type": "application/json" },
+  });
+}
+
+/** What the API client asked of `fetch`: the path under /api, the query and the JSON body. */
+export function fakeRequest(input: RequestInfo | URL, init?: RequestInit): FakeRequest {
+  const url = new URL(input instanceof Request ? input.url : String(input), "http://keepsake.test");
+  const params: Record<string, unknown> = {};
+  // Numbers arrive as numbers, as the server's query schemas coerce them.
+  for (const [key, value] of url.searchParams)
+    params[key] = /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  return {
+    method: (init?.method ?? "GET").toUpperCase(),
+    path: url.pathname.replace(/^\/api(?=\/)/, ""),
+    params,
+    body: typeof init?.body === "string" ? JSON.parse(init.body) : init?.body,
+  };
+}
+
+/**
+ * A `fetch` answering from `route` (install it with `vi.stubGlobal("fetch", …)`); every
+ * request is recorded in `calls`.
+ */
+export function fakeFetch(route: FakeRoute, calls: FakeRequest[] = []): typeof fetch {
+  return async (input, init) => {
+    const req = fakeRequest(input, init);
     calls.push(req);
     const [status, data] = await route(req);
-    const response = { status, statusText: "", headers: {}, config, data };
-    if (status >= 400) {
-      throw new AxiosError("failed", "ERR_BAD_RESPONSE", config, undefined, response);
-    }
-    return response;
+    return fakeResponse(status, data);
   };
 }
 

@@ -2,7 +2,6 @@ import type { User } from "@keepsake/contracts";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { render } from "@testing-library/react";
 import type { ReactElement } from "react";
-import { MemoryRouter } from "react-router";
 import { vi } from "vitest";
 import { createQueryClient } from "../src/app.tsx";
 import { AuthContext, type AuthContextValue } from "../src/lib/auth.tsx";
@@ -41,28 +40,29 @@ export function makeAuth(overrides: Partial<AuthContextValue> = {}): AuthContext
   };
 }
 
+/** Puts the browser (jsdom) at `path`, as a fresh page load there. */
+export function goTo(path: string): void {
+  window.history.replaceState(null, "", path);
+}
+
 /** Renders `ui` at `path` with a fake auth state and a fresh query client. */
 export function renderWithAuth(
   ui: ReactElement,
   { auth = makeAuth(), path = "/" }: { auth?: AuthContextValue; path?: string } = {},
 ) {
+  goTo(path);
   const queryClient = createQueryClient();
   queryClient.setDefaultOptions({ queries: { retry: false } });
   const view = render(
     <QueryClientProvider client={queryClient}>
-      <AuthContext.Provider value={auth}>
-        <MemoryRouter initialEntries={[path]}>{ui}</MemoryRouter>
-      </AuthContext.Provider>
+      <AuthContext.Provider value={auth}>{ui}</AuthContext.Provider>
     </QueryClientProvider>,
   );
   return Object.assign(view, { queryClient });
 }
 
-/** Renders `ui` in a router with a fresh query client, for screens that bring their own auth. */
+/** Renders `ui` at `/` with a fresh query client, for screens that bring their own auth. */
 export function renderWithQueryClient(ui: ReactElement) {
-  return render(
-    <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter>{ui}</MemoryRouter>
-    </QueryClientProvider>,
-  );
+  goTo("/");
+  return render(<QueryClientProvider client={createQueryClient()}>{ui}</QueryClientProvider>);
 }

@@ -1,8 +1,8 @@
 import { messages } from "@keepsake/contracts";
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { AxiosError, AxiosHeaders } from "axios";
 import { describe, expect, it, vi } from "vitest";
+import { ApiError } from "../src/api/client.ts";
 import { LoginPage, redirectTarget } from "../src/pages/login/login-page.tsx";
 import { makeAuth, renderWithAuth } from "./helpers.tsx";
 
@@ -53,14 +53,12 @@ describe("login form", () => {
 
   it("shows the server's detail when signing in fails", async () => {
     const user = userEvent.setup();
-    const response = {
+    const failure = new ApiError("Request failed with status code 401", {
       status: 401,
-      statusText: "Unauthorized",
-      headers: {},
-      config: { headers: new AxiosHeaders() },
       data: { detail: "Incorrect email or password" },
-    };
-    const failure = new AxiosError("401", "ERR_BAD_REQUEST", undefined, undefined, response);
+      method: "POST",
+      path: "/auth/login",
+    });
     const auth = makeAuth({ login: vi.fn(async () => Promise.reject(failure)) });
     renderWithAuth(<LoginPage />, { auth, path: "/login" });
 

@@ -1,10 +1,9 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { act, renderHook } from "@testing-library/react";
 import type { ReactNode } from "react";
-import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { api } from "../src/api/client.ts";
 import { createQueryClient } from "../src/app.tsx";
+import { toast } from "../src/lib/toast.ts";
 import {
   MANUAL_BACKUP,
   type ManualBackupConnections,
@@ -12,7 +11,7 @@ import {
   PROGRESS_TOAST_ID,
   useManualBackup,
 } from "../src/pages/dashboard/use-manual-backup.ts";
-import { type FakeRequest, fakeAdapter, makeJob, startAnswer } from "./fake-api.ts";
+import { type FakeRequest, fakeFetch, makeJob, startAnswer } from "./fake-api.ts";
 
 const connected: ManualBackupConnections = { instagramConnected: true, googleConnected: true };
 
@@ -53,7 +52,6 @@ function setup(connections: ManualBackupConnections | undefined = connected, tie
 }
 
 describe("manual backup flow (SPEC §4, §9)", () => {
-  const originalAdapter = api.defaults.adapter;
   beforeEach(() => {
     vi.useFakeTimers();
     calls = [];
@@ -61,16 +59,19 @@ describe("manual backup flow (SPEC §4, §9)", () => {
     startReply = [202, startAnswer()];
     statsReply = [500, { detail: "down" }];
     for (const spy of Object.values(spies)) spy.mockClear();
-    api.defaults.adapter = fakeAdapter((req) => {
-      if (req.path === "/sync/start") return startReply;
-      if (req.path === "/sync/status") return statusAnswers.shift() ?? syncing(1, 10);
-      if (req.path === "/sync/dashboard/stats") return statsReply;
-      return [200, []];
-    }, calls);
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch((req) => {
+        if (req.path === "/sync/start") return startReply;
+        if (req.path === "/sync/status") return statusAnswers.shift() ?? syncing(1, 10);
+        if (req.path === "/sync/dashboard/stats") return statsReply;
+        return [200, []];
+      }, calls),
+    );
   });
   afterEach(() => {
     vi.useRealTimers();
-    api.defaults.adapter = originalAdapter;
+    vi.unstubAllGlobals();
   });
 
   it("waits 2 s, polls every 3 s, toasts progress every 4th poll and the completion", async () => {

@@ -1,8 +1,7 @@
 import { CONTACT_SUCCESS } from "@keepsake/contracts";
 import { act, fireEvent, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
-import { api } from "../src/api/client.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Toasts } from "../src/app.tsx";
 import { annualSavingPercent, plans } from "../src/lib/plans.ts";
 import { ContactPage } from "../src/pages/contact/contact-page.tsx";
@@ -11,7 +10,7 @@ import { heroCta } from "../src/pages/landing/hero-cta.ts";
 import { PricingPage } from "../src/pages/pricing/pricing-page.tsx";
 import { bannerOf } from "../src/pages/status/status-data.ts";
 import { StatusPage } from "../src/pages/status/status-page.tsx";
-import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
+import { type FakeRequest, fakeFetch } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
 
 describe("pricing", () => {
@@ -50,9 +49,8 @@ describe("pricing", () => {
 });
 
 describe("status", () => {
-  const originalAdapter = api.defaults.adapter;
   afterEach(() => {
-    api.defaults.adapter = originalAdapter;
+    vi.unstubAllGlobals();
   });
   const component = (id: string, status: string, uptime: number | null) => ({
     id,
@@ -79,30 +77,33 @@ describe("status", () => {
   it("shows GET /api/status, and Refresh fetches it again", async () => {
     let degraded = false;
     const calls: FakeRequest[] = [];
-    api.defaults.adapter = fakeAdapter(
-      () => [
-        200,
-        answer(
-          [
-            component("api", "operational", 99.5),
-            component("google", degraded ? "degraded" : "operational", null),
-          ],
-          degraded
-            ? [
-                {
-                  id: "i1",
-                  component: "google",
-                  date: "2026-05-01T11:00:00.000Z",
-                  title: "Google Drive API degraded",
-                  description: "4 of 10 calls failed.",
-                  status: "ongoing",
-                  duration: "6 minutes",
-                },
-              ]
-            : [],
-        ),
-      ],
-      calls,
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch(
+        () => [
+          200,
+          answer(
+            [
+              component("api", "operational", 99.5),
+              component("google", degraded ? "degraded" : "operational", null),
+            ],
+            degraded
+              ? [
+                  {
+                    id: "i1",
+                    component: "google",
+                    date: "2026-05-01T11:00:00.000Z",
+                    title: "Google Drive API degraded",
+                    description: "4 of 10 calls failed.",
+                    status: "ongoing",
+                    duration: "6 minutes",
+                  },
+                ]
+              : [],
+          ),
+        ],
+        calls,
+      ),
     );
     renderWithAuth(<StatusPage />, { path: "/status" });
     expect(await screen.findByText("All Systems Operational")).toBeTruthy();
@@ -135,9 +136,8 @@ describe("landing main button", () => {
 });
 
 describe("contact form", () => {
-  const originalAdapter = api.defaults.adapter;
   afterEach(() => {
-    api.defaults.adapter = originalAdapter;
+    vi.unstubAllGlobals();
   });
 
   const fields: [string, string][] = [
@@ -149,7 +149,10 @@ describe("contact form", () => {
 
   async function fillAndSend(reply: () => Promise<[number, unknown]>) {
     const calls: FakeRequest[] = [];
-    api.defaults.adapter = fakeAdapter(() => reply(), calls);
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch(() => reply(), calls),
+    );
     renderWithAuth(
       <>
         <ContactPage />

@@ -1,12 +1,11 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { toast } from "react-toastify";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { api } from "../src/api/client.ts";
 import { AuthProvider } from "../src/lib/auth.tsx";
 import { TOKEN_KEY } from "../src/lib/session.ts";
+import { toast } from "../src/lib/toast.ts";
 import { ProfileTab } from "../src/pages/settings/profile-tab.tsx";
-import { type FakeRequest, fakeAdapter } from "./fake-api.ts";
+import { type FakeRequest, fakeFetch } from "./fake-api.ts";
 import { makeUser, renderWithQueryClient } from "./helpers.tsx";
 
 let calls: FakeRequest[];
@@ -14,7 +13,6 @@ let patchReply: [number, unknown];
 let profile = makeUser();
 const success = vi.spyOn(toast, "success");
 const failure = vi.spyOn(toast, "error");
-const originalAdapter = api.defaults.adapter;
 
 beforeEach(() => {
   calls = [];
@@ -23,18 +21,21 @@ beforeEach(() => {
   success.mockClear();
   failure.mockClear();
   window.localStorage.setItem(TOKEN_KEY, "tok");
-  api.defaults.adapter = fakeAdapter((req) => {
-    if (req.method === "GET" && req.path === "/auth/me") return [200, profile];
-    if (req.method === "PATCH" && req.path === "/auth/me") {
-      if (patchReply[0] !== 200) return patchReply;
-      profile = { ...profile, full_name: String((req.body as { full_name: string }).full_name) };
-      return [200, profile];
-    }
-    return [404, {}];
-  }, calls);
+  vi.stubGlobal(
+    "fetch",
+    fakeFetch((req) => {
+      if (req.method === "GET" && req.path === "/auth/me") return [200, profile];
+      if (req.method === "PATCH" && req.path === "/auth/me") {
+        if (patchReply[0] !== 200) return patchReply;
+        profile = { ...profile, full_name: String((req.body as { full_name: string }).full_name) };
+        return [200, profile];
+      }
+      return [404, {}];
+    }, calls),
+  );
 });
 afterEach(() => {
-  api.defaults.adapter = originalAdapter;
+  vi.unstubAllGlobals();
 });
 
 function renderTab() {

@@ -9,13 +9,4 @@ export const contactDetails = z.object({
 });
 export type ContactDetails = z.infer<typeof contactDetails>;
 
-/** The defaults of the configuration (SUPPORT_EMAIL, CAREERS_EMAIL, PRESS_EMAIL, CONTACT_PHONE). */
-export const CONTACT_DEFAULTS: ContactDetails = {
-  support_email: "support@keepsake.app",
-  careers_email: "careers@keepsake.app",
-  press_email: "press@keepsake.app",
-  phone: "+1 (555) 010-2024",
-};
-
-/** "+1 (555) 010-2024" → "tel:+15550102024". */
-export const phoneHref = (phone: string) => `tel:${phone.replace(/[^\d+]/g, "")}`;
+export { CONTACT_DEFAULTS, phoneHref } from "./site-defaults.ts";

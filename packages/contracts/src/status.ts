@@ -48,6 +48,7 @@ export const statusSubscribeRequest = z.object({
 export type StatusSubscribeRequest = z.input<typeof statusSubscribeRequest>;
 
 export const statusSubscribeResponse = z.object({ message: z.string() });
+export type StatusSubscribeResponse = z.infer<typeof statusSubscribeResponse>;
 
 /** SPEC §4: operational only if every component is. */
 export function overallStatus(components: readonly { status: ComponentStatus }[]): ComponentStatus {

@@ -1,14 +1,7 @@
-import {
-  type AdminUser,
-  type AdminUsersResponse,
-  adminUser,
-  adminUsersResponse,
-  type DeletionResponse,
-  deletionResponse,
-} from "@keepsake/contracts";
+import type { AdminUser, AdminUsersResponse, DeletionResponse } from "@keepsake/contracts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
-import { api, errorDetail } from "./client.ts";
+import { toast } from "../lib/toast.ts";
+import { api, errorDetail, errorStatus } from "./client.ts";
 
 export const adminKeys = {
   all: ["admin"] as const,
@@ -22,7 +15,7 @@ export async function fetchAdminUsers(q: {
 }): Promise<AdminUsersResponse> {
   const params = { limit: q.limit, offset: q.offset, ...(q.search ? { search: q.search } : {}) };
   const { data } = await api.get<unknown>("/admin/users", { params });
-  return adminUsersResponse.parse(data);
+  return data as AdminUsersResponse;
 }
 
 export function useAdminUsersQuery(q: { search: string; limit: number; offset: number }) {
@@ -35,9 +28,7 @@ export function useAdminUsersQuery(q: { search: string; limit: number; offset: n
   });
 }
 
-export function errorStatus(error: unknown): number | undefined {
-  return (error as { response?: { status?: number } } | null)?.response?.status;
-}
+export { errorStatus };
 
 type Action = "toggle-admin" | "toggle-active" | "delete";
 
@@ -57,10 +48,10 @@ const ACTION_TEXT: Record<Action, { ok: (email: string) => string; failed: strin
 async function runAction(action: Action, user: AdminUser): Promise<AdminUser | DeletionResponse> {
   if (action === "delete") {
     const { data } = await api.delete<unknown>(`/admin/users/${user.id}`);
-    return deletionResponse.parse(data);
+    return data as DeletionResponse;
   }
   const { data } = await api.put<unknown>(`/admin/users/${user.id}/${action}`);
-  return adminUser.parse(data);
+  return data as AdminUser;
 }
 
 /** One mutation per action; the list is refetched on success (SPEC §4). */

@@ -1,11 +1,6 @@
-import {
-  type ApiKeysResponse,
-  apiKeysResponse,
-  type CreatedApiKey,
-  createdApiKey,
-} from "@keepsake/contracts";
+import type { ApiKeysResponse, CreatedApiKey } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 export const apiKeyKeys = { list: ["api-keys"] as const };
@@ -15,7 +10,7 @@ export function useApiKeysQuery() {
   return useQuery({
     queryKey: apiKeyKeys.list,
     queryFn: async (): Promise<ApiKeysResponse> =>
-      apiKeysResponse.parse((await api.get<unknown>("/api-keys")).data),
+      (await api.get<unknown>("/api-keys")).data as ApiKeysResponse,
   });
 }
 
@@ -24,7 +19,7 @@ export function useCreateApiKeyMutation() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (name: string): Promise<CreatedApiKey> =>
-      createdApiKey.parse((await api.post<unknown>("/api-keys", { name })).data),
+      (await api.post<unknown>("/api-keys", { name })).data as CreatedApiKey,
     onSuccess: () => queryClient.invalidateQueries({ queryKey: apiKeyKeys.list }),
     onError: (error) => {
       toast.error(errorDetail(error, "Failed to create API key"));

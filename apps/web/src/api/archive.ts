@@ -1,9 +1,4 @@
-import {
-  type ArchiveStats,
-  archiveStats,
-  type PostHistory,
-  postHistory,
-} from "@keepsake/contracts";
+import type { ArchiveStats, PostHistory } from "@keepsake/contracts";
 import { useQuery } from "@tanstack/react-query";
 import { api } from "./client.ts";
 
@@ -21,7 +16,7 @@ export function usePostHistory(accountId: string, instagramId: string) {
       const { data } = await api.get(
         `/archive/posts/${encodeURIComponent(accountId)}/${encodeURIComponent(instagramId)}/history`,
       );
-      return postHistory.parse(data);
+      return data as PostHistory;
     },
   });
 }
@@ -33,7 +28,7 @@ export function useArchiveStats(accountId: string | undefined) {
       const { data } = await api.get("/archive/stats", {
         params: accountId ? { account_id: accountId } : {},
       });
-      return archiveStats.parse(data);
+      return data as ArchiveStats;
     },
   });
 }

@@ -1,19 +1,16 @@
-import {
-  type DeleteAccountRequest,
-  type DeletionResponse,
-  deletionResponse,
-  type LoginRequest,
-  messageResponse,
-  type ProfileUpdateRequest,
-  type RegisterRequest,
-  type TokenResponse,
-  tokenResponse,
-  type User,
-  user as userSchema,
+import type {
+  DeleteAccountRequest,
+  DeletionResponse,
+  LoginRequest,
+  MessageResponse,
+  ProfileUpdateRequest,
+  RegisterRequest,
+  TokenResponse,
+  User,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { setStoredUser } from "../lib/session.ts";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail, isTransientFailure } from "./client.ts";
 
 export const authKeys = {
@@ -21,19 +18,22 @@ export const authKeys = {
   oauthStatus: ["oauth", "status"] as const,
 };
 
+// The answers are typed by the contracts' schemas, not parsed with them: zod stays out of the
+// app shell (issue 27), and the server validates what it sends against the same schemas.
+
 export async function fetchMe(options: { silent?: boolean } = {}): Promise<User> {
-  const { data } = await api.get<unknown>("/auth/me", { silentAuthFailure: options.silent });
-  return userSchema.parse(data);
+  const { data } = await api.get<User>("/auth/me", { silentAuthFailure: options.silent });
+  return data;
 }
 
 export async function login(body: LoginRequest): Promise<TokenResponse> {
-  const { data } = await api.post<unknown>("/auth/login", body);
-  return tokenResponse.parse(data);
+  const { data } = await api.post<TokenResponse>("/auth/login", body);
+  return data;
 }
 
 export async function register(body: RegisterRequest): Promise<User> {
-  const { data } = await api.post<unknown>("/auth/register", body);
-  return userSchema.parse(data);
+  const { data } = await api.post<User>("/auth/register", body);
+  return data;
 }
 
 export async function logout(): Promise<void> {
@@ -41,8 +41,8 @@ export async function logout(): Promise<void> {
 }
 
 export async function updateProfile(body: ProfileUpdateRequest): Promise<User> {
-  const { data } = await api.patch<unknown>("/auth/me", body);
-  return userSchema.parse(data);
+  const { data } = await api.patch<User>("/auth/me", body);
+  return data;
 }
 
 /** SPEC §8: 'Profile updated successfully', else the detail or 'Profile update failed'. */
@@ -75,14 +75,14 @@ export function useMeQuery(token: string | null) {
 
 /** Settings → Profile → Delete my account (DELETE /api/auth/me with the password). */
 export async function deleteMyAccount(body: DeleteAccountRequest): Promise<DeletionResponse> {
-  const { data } = await api.delete<unknown>("/auth/me", { data: body });
-  return deletionResponse.parse(data);
+  const { data } = await api.delete<DeletionResponse>("/auth/me", { data: body });
+  return data;
 }
 
 /** Account e-mails (issue 29): each answers `{ message }`. */
 async function postMessage(path: string, body?: unknown): Promise<string> {
-  const { data } = await api.post<unknown>(path, body);
-  return messageResponse.parse(data).message;
+  const { data } = await api.post<MessageResponse>(path, body);
+  return data.message;
 }
 export const requestPasswordReset = (email: string) =>
   postMessage("/auth/forgot-password", { email });

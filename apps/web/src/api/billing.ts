@@ -1,16 +1,13 @@
-import {
-  type CheckoutResponse,
-  checkoutResponse,
-  type PlansResponse,
-  plansResponse,
-  portalResponse,
-  type Subscription,
-  subscription,
+import type {
+  CheckoutResponse,
+  PlansResponse,
+  PortalResponse,
+  Subscription,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { plans as builtInPlans, type Plan } from "../lib/plans.ts";
 import { hardRedirect } from "../lib/redirect.ts";
+import { toast } from "../lib/toast.ts";
 import { authKeys } from "./auth.ts";
 import { api, errorDetail } from "./client.ts";
 import { connectionKeys } from "./connections.ts";
@@ -23,12 +20,12 @@ export const billingKeys = {
 
 export async function fetchPlans(): Promise<PlansResponse> {
   const { data } = await api.get<unknown>("/subscriptions/plans");
-  return plansResponse.parse(data);
+  return data as PlansResponse;
 }
 
 export async function fetchSubscription(): Promise<Subscription> {
   const { data } = await api.get<unknown>("/subscriptions/current");
-  return subscription.parse(data);
+  return data as Subscription;
 }
 
 /**
@@ -86,7 +83,7 @@ export function useCheckout(failure: string) {
         price_id: input.priceId,
         ...returnUrls(input.tier),
       });
-      return checkoutResponse.parse(data);
+      return data as CheckoutResponse;
     },
     onSuccess: (res) => {
       if (res.kind === "portal")
@@ -104,7 +101,7 @@ export function usePortal() {
   return useMutation({
     mutationFn: async () => {
       const { data } = await api.post<unknown>("/subscriptions/portal");
-      return portalResponse.parse(data);
+      return data as PortalResponse;
     },
     onSuccess: (res) => hardRedirect(res.portal_url),
     onError: (error) => {

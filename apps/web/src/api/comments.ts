@@ -7,8 +7,8 @@ import {
   postCommentsResponse,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { hardRedirect } from "../lib/redirect.ts";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 export const commentKeys = {

@@ -1,18 +1,13 @@
-import {
-  type AuthUrlResponse,
-  authUrlResponse,
-  type DisconnectResponse,
-  disconnectResponse,
-  type InstagramAccount,
-  type InstagramAccountsResponse,
-  instagramAccount,
-  instagramAccountsResponse,
-  type OAuthStatus,
-  oauthStatus,
+import type {
+  AuthUrlResponse,
+  DisconnectResponse,
+  InstagramAccount,
+  InstagramAccountsResponse,
+  OAuthStatus,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { hardRedirect } from "../lib/redirect.ts";
+import { toast } from "../lib/toast.ts";
 import { authKeys } from "./auth.ts";
 import { api, errorDetail } from "./client.ts";
 
@@ -25,12 +20,12 @@ export const connectionKeys = {
 
 export async function fetchConnectionsStatus(): Promise<OAuthStatus> {
   const { data } = await api.get<unknown>("/oauth/status");
-  return oauthStatus.parse(data);
+  return data as OAuthStatus;
 }
 
 export async function fetchInstagramAccounts(): Promise<InstagramAccountsResponse> {
   const { data } = await api.get<unknown>("/accounts/instagram-accounts");
-  return instagramAccountsResponse.parse(data);
+  return data as InstagramAccountsResponse;
 }
 
 export type ConnectTarget = "instagram" | "facebook" | "google";
@@ -41,7 +36,7 @@ export async function fetchAuthUrl(target: ConnectTarget): Promise<AuthUrlRespon
       ? "/oauth/instagram/login?account_type=business"
       : `/oauth/${target}/auth-url`;
   const { data } = await api.get<unknown>(path);
-  return authUrlResponse.parse(data);
+  return data as AuthUrlResponse;
 }
 
 /** Disconnects one account (the server refuses a disconnect without it when there are several). */
@@ -49,26 +44,26 @@ export async function disconnectInstagram(accountId: string): Promise<Disconnect
   const { data } = await api.delete<unknown>("/oauth/instagram/disconnect", {
     params: { account_id: accountId },
   });
-  return disconnectResponse.parse(data);
+  return data as DisconnectResponse;
 }
 
 export async function disconnectGoogle(): Promise<DisconnectResponse> {
   const { data } = await api.delete<unknown>("/oauth/google/disconnect");
-  return disconnectResponse.parse(data);
+  return data as DisconnectResponse;
 }
 
 export async function deleteInstagramAccount(id: string): Promise<DisconnectResponse> {
   const { data } = await api.delete<unknown>(
     `/accounts/instagram-accounts/${encodeURIComponent(id)}`,
   );
-  return disconnectResponse.parse(data);
+  return data as DisconnectResponse;
 }
 
 export async function refreshAccountProfile(id: string): Promise<InstagramAccount> {
   const { data } = await api.put<unknown>(
     `/accounts/instagram-accounts/${encodeURIComponent(id)}/refresh-profile`,
   );
-  return instagramAccount.parse(data);
+  return data as InstagramAccount;
 }
 
 /** SPEC §3 OAuth status with the reconnect flags (same cache entry as the shell's query). */

@@ -1,12 +1,11 @@
 import {
   CONTACT_SUCCESS,
   type ContactMessage,
+  type ContactMessagesResponse,
   type ContactRequest,
-  contactMessage,
-  contactMessagesResponse,
 } from "@keepsake/contracts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 export const CONTACT_FAILED = "Your message could not be sent. Please try again.";
@@ -36,7 +35,7 @@ export function useInboxQuery(limit: number, offset: number) {
     queryKey: inboxKeys.page(limit, offset),
     queryFn: async () => {
       const { data } = await api.get<unknown>("/admin/messages", { params: { limit, offset } });
-      return contactMessagesResponse.parse(data);
+      return data as ContactMessagesResponse;
     },
     placeholderData: keepPreviousData,
   });
@@ -47,7 +46,7 @@ export function useMarkHandledMutation() {
   return useMutation({
     mutationFn: async (message: ContactMessage) => {
       const { data } = await api.put<unknown>(`/admin/messages/${message.id}/handled`);
-      return contactMessage.parse(data);
+      return data as ContactMessage;
     },
     onSuccess: async () => {
       toast.success("Message marked as handled");
@@ -65,7 +64,7 @@ export function useReplyMutation() {
   return useMutation({
     mutationFn: async ({ id, body }: { id: string; body: string }) => {
       const { data } = await api.post<unknown>(`/admin/messages/${id}/reply`, { body });
-      return contactMessage.parse(data);
+      return data as ContactMessage;
     },
     onSuccess: async () => {
       toast.success("Reply sent");

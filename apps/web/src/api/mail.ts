@@ -1,22 +1,19 @@
-import {
-  type AdminOutboxResponse,
-  adminOutboxResponse,
-  type MailStatus,
-  type UnsubscribeInfo,
-  type UnsubscribeResult,
-  unsubscribeInfo,
-  unsubscribeResult,
+import type {
+  AdminOutboxResponse,
+  MailStatus,
+  UnsubscribeInfo,
+  UnsubscribeResult,
 } from "@keepsake/contracts";
 import { api } from "./client.ts";
 
 export async function fetchUnsubscribe(token: string): Promise<UnsubscribeInfo> {
   const { data } = await api.get<unknown>("/mail/unsubscribe", { params: { token } });
-  return unsubscribeInfo.parse(data);
+  return data as UnsubscribeInfo;
 }
 
 export async function unsubscribe(token: string): Promise<UnsubscribeResult> {
   const { data } = await api.post<unknown>("/mail/unsubscribe", undefined, { params: { token } });
-  return unsubscribeResult.parse(data);
+  return data as UnsubscribeResult;
 }
 
 export async function fetchOutbox(params: {
@@ -25,5 +22,5 @@ export async function fetchOutbox(params: {
   offset: number;
 }): Promise<AdminOutboxResponse> {
   const { data } = await api.get<unknown>("/admin/mail", { params });
-  return adminOutboxResponse.parse(data);
+  return data as AdminOutboxResponse;
 }

@@ -1,12 +1,10 @@
-import {
-  type NotificationPreferences,
-  type NotificationsResponse,
-  notificationPreferences,
-  notificationsResponse,
-  unreadCountResponse,
+import type {
+  NotificationPreferences,
+  NotificationsResponse,
+  UnreadCountResponse,
 } from "@keepsake/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { toast } from "react-toastify";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 export const notificationKeys = {
@@ -21,8 +19,7 @@ export function useUnreadCountQuery(enabled: boolean) {
   return useQuery({
     queryKey: notificationKeys.unread,
     queryFn: async () =>
-      unreadCountResponse.parse((await api.get<unknown>("/notifications/unread-count")).data)
-        .unread,
+      ((await api.get<unknown>("/notifications/unread-count")).data as UnreadCountResponse).unread,
     enabled,
     refetchInterval: 60_000,
   });
@@ -33,7 +30,7 @@ export function useNotificationsQuery() {
   return useQuery({
     queryKey: notificationKeys.list,
     queryFn: async (): Promise<NotificationsResponse> =>
-      notificationsResponse.parse((await api.get<unknown>("/notifications")).data),
+      (await api.get<unknown>("/notifications")).data as NotificationsResponse,
   });
 }
 
@@ -61,7 +58,7 @@ export function useNotificationPreferencesQuery() {
   return useQuery({
     queryKey: notificationKeys.preferences,
     queryFn: async (): Promise<NotificationPreferences> =>
-      notificationPreferences.parse((await api.get<unknown>("/notifications/preferences")).data),
+      (await api.get<unknown>("/notifications/preferences")).data as NotificationPreferences,
   });
 }
 
@@ -69,7 +66,7 @@ export function useSetNotificationPreferenceMutation() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (v: { category: string; enabled: boolean }) =>
-      notificationPreferences.parse((await api.put<unknown>("/notifications/preferences", v)).data),
+      (await api.put<unknown>("/notifications/preferences", v)).data as NotificationPreferences,
     onSuccess: (data) => queryClient.setQueryData(notificationKeys.preferences, data),
     onError: (error) => {
       toast.error(errorDetail(error, "Failed to save your notification settings"));

@@ -1,4 +1,4 @@
-import { CONTACT_DEFAULTS, type ContactDetails, contactDetails } from "@keepsake/contracts";
+import { CONTACT_DEFAULTS, type ContactDetails } from "@keepsake/contracts";
 import { useQuery } from "@tanstack/react-query";
 import { api } from "./client.ts";
 
@@ -6,7 +6,8 @@ import { api } from "./client.ts";
 export function useContactDetails(): ContactDetails {
   const query = useQuery({
     queryKey: ["site"],
-    queryFn: async () => contactDetails.parse((await api.get<unknown>("/site")).data),
+    // Typed by the contract, not parsed: zod stays out of the app shell (issue 27).
+    queryFn: async () => (await api.get<ContactDetails>("/site")).data,
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,
   });

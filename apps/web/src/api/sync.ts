@@ -1,25 +1,16 @@
-import {
-  type BackupsQuery,
-  type BackupsResponse,
-  backupsResponse,
-  type DashboardStats,
-  dashboardStats,
-  type NewPostsCheck,
-  newPostsCheck,
-  type PostsQuery,
-  type PostsResponse,
-  postsResponse,
-  type RetryBackupResponse,
-  type RetryFailedResponse,
-  retryBackupResponse,
-  retryFailedResponse,
-  type StartSyncRequest,
-  type StartSyncResponse,
-  type SyncJob,
-  type SyncStatus,
-  startSyncResponse,
-  syncJob,
-  syncStatus,
+import type {
+  BackupsQuery,
+  BackupsResponse,
+  DashboardStats,
+  NewPostsCheck,
+  PostsQuery,
+  PostsResponse,
+  RetryBackupResponse,
+  RetryFailedResponse,
+  StartSyncRequest,
+  StartSyncResponse,
+  SyncJob,
+  SyncStatus,
 } from "@keepsake/contracts";
 import {
   keepPreviousData,
@@ -28,8 +19,7 @@ import {
   useQuery,
   useQueryClient,
 } from "@tanstack/react-query";
-import { toast } from "react-toastify";
-import { z } from "zod";
+import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
 /** Query keys of /api/sync; everything under `all` is refetched after a sync. */
@@ -52,37 +42,37 @@ function dropEmpty<T extends object>(query: T): Partial<T> {
 
 export async function fetchDashboardStats(): Promise<DashboardStats> {
   const { data } = await api.get<unknown>("/sync/dashboard/stats");
-  return dashboardStats.parse(data);
+  return data as DashboardStats;
 }
 
 export async function fetchSyncStatus(): Promise<SyncStatus> {
   const { data } = await api.get<unknown>("/sync/status");
-  return syncStatus.parse(data);
+  return data as SyncStatus;
 }
 
 export async function fetchSyncJobs(limit: number): Promise<SyncJob[]> {
   const { data } = await api.get<unknown>("/sync/sync-jobs", { params: { limit } });
-  return z.array(syncJob).parse(data);
+  return data as SyncJob[];
 }
 
 export async function fetchPosts(query: PostsQuery): Promise<PostsResponse> {
   const { data } = await api.get<unknown>("/sync/posts", { params: dropEmpty(query) });
-  return postsResponse.parse(data);
+  return data as PostsResponse;
 }
 
 export async function checkNewPosts(): Promise<NewPostsCheck> {
   const { data } = await api.get<unknown>("/sync/check-new-posts");
-  return newPostsCheck.parse(data);
+  return data as NewPostsCheck;
 }
 
 export async function startSync(body: StartSyncRequest = {}): Promise<StartSyncResponse> {
   const { data } = await api.post<unknown>("/sync/start", dropEmpty(body));
-  return startSyncResponse.parse(data);
+  return data as StartSyncResponse;
 }
 
 export async function refreshInstagramPosts(): Promise<StartSyncResponse> {
   const { data } = await api.post<unknown>("/sync/refresh-instagram-posts");
-  return startSyncResponse.parse(data);
+  return data as StartSyncResponse;
 }
 
 /** `refetchInterval` may depend on the last answer (e.g. faster while backups are pending). */
@@ -166,13 +156,13 @@ export function useRefreshInstagramPosts() {
 
 export async function fetchBackups(query: BackupsQuery): Promise<BackupsResponse> {
   const { data } = await api.get<unknown>("/sync/backups", { params: dropEmpty(query) });
-  return backupsResponse.parse(data);
+  return data as BackupsResponse;
 }
 
 /** `postId` is Keepsake's post id (`backup.instagram_post_id`). */
 export async function retryBackup(postId: string): Promise<RetryBackupResponse> {
   const { data } = await api.post<unknown>(`/sync/backups/${encodeURIComponent(postId)}/retry`);
-  return retryBackupResponse.parse(data);
+  return data as RetryBackupResponse;
 }
 
 /** "Retry All Failed": every failed backup of the account (all accounts when absent), at once. */
@@ -180,7 +170,7 @@ export async function retryFailedBackups(accountId?: string): Promise<RetryFaile
   const { data } = await api.post<unknown>("/sync/backups/retry-failed", {
     ...(accountId ? { account_id: accountId } : {}),
   });
-  return retryFailedResponse.parse(data);
+  return data as RetryFailedResponse;
 }
 
 /** SPEC §9: the backups list is polled every 5 s. */

@@ -1,5 +1,4 @@
-import { lazy, Suspense } from "react";
-import { Outlet } from "react-router";
+import { lazy, type ReactNode, Suspense } from "react";
 import { ScrollToTop } from "./scroll-to-top.tsx";
 import { SiteFooter } from "./site-footer.tsx";
 import { SiteHeader } from "./site-header.tsx";
@@ -10,7 +9,7 @@ const VerifyBanner = lazy(() =>
 );
 
 /** The common layout of every screen: navigation, the page, the footer. */
-export function AppLayout() {
+export function AppLayout({ children }: { children: ReactNode }) {
   return (
     <div className="app">
       <ScrollToTop />
@@ -24,7 +23,7 @@ export function AppLayout() {
       <main id="main" className="app-main">
         {/* A screen's chunk is loading: keep the page's height so the footer does not jump. */}
         <Suspense fallback={<div className="route-loading" aria-busy="true" />}>
-          <Outlet />
+          {children}
         </Suspense>
       </main>
       <SiteFooter />

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "../lib/navigation.tsx";
 
 export function Logo() {
   return (

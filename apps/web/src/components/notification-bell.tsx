@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
-import { useLocation } from "react-router";
 import { useUnreadCountQuery } from "../api/notifications.ts";
+import { useLocation } from "../lib/navigation.tsx";
 import { Icon } from "./icons.tsx";
 
 // The list (and its styles) is a chunk of its own, loaded the first time the bell is opened.

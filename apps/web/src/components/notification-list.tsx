@@ -1,9 +1,9 @@
-import { Link } from "react-router";
 import {
   useMarkAllReadMutation,
   useMarkReadMutation,
   useNotificationsQuery,
 } from "../api/notifications.ts";
+import { Link } from "../lib/navigation.tsx";
 import "./notification-list.css";
 
 const when = (iso: string) =>

@@ -1,6 +1,6 @@
-import { useState } from "react";
-import { Navigate, Outlet, useLocation } from "react-router";
+import { type ReactNode, useState } from "react";
 import { useAuth } from "../lib/auth.tsx";
+import { Navigate, useLocation } from "../lib/navigation.tsx";
 import { Spinner } from "./spinner.tsx";
 
 /**
@@ -8,7 +8,7 @@ import { Spinner } from "./spinner.tsx";
  * whose session ends on purpose while on one (Delete my account, Log out) goes where the ending
  * says instead (the home page): this is the one navigation, so nothing races it to /login.
  */
-export function RequireAuth() {
+export function RequireAuth({ children }: { children: ReactNode }) {
   const { user, isLoading, signedOutTo } = useAuth();
   const location = useLocation();
   // Whether this protected area was shown signed in; a later visit as a visitor starts afresh.
@@ -23,7 +23,8 @@ export function RequireAuth() {
   }
   if (!user) {
     if (wasSignedIn && signedOutTo) return <Navigate to={signedOutTo} replace />;
-    return <Navigate to="/login" replace state={{ from: location }} />;
+    const { pathname, search, hash } = location;
+    return <Navigate to="/login" replace state={{ from: { pathname, search, hash } }} />;
   }
-  return <Outlet />;
+  return children;
 }

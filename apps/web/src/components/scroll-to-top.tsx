@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { useLocation } from "react-router";
+import { useLocation } from "../lib/navigation.tsx";
 
 /** Scrolls to the top on page change, or to the anchor when the URL has one. */
 export function ScrollToTop() {

@@ -1,6 +1,6 @@
 import { phoneHref } from "@keepsake/contracts";
-import { Link } from "react-router";
 import { useContactDetails } from "../api/site.ts";
+import { Link } from "../lib/navigation.tsx";
 import { footerColumns, site } from "../lib/site.ts";
 import { Icon } from "./icons.tsx";
 import { Logo } from "./logo.tsx";

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useState } from "react";
-import { NavLink, useLocation, useNavigate } from "react-router";
 import { useAuth } from "../lib/auth.tsx";
+import { NavLink, useLocation, useNavigate } from "../lib/navigation.tsx";
 import { avatarInitial, displayName } from "../lib/user.ts";
 import { Icon } from "./icons.tsx";
 import { Logo } from "./logo.tsx";

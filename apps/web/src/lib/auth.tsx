@@ -9,10 +9,10 @@ import {
   useMemo,
   useState,
 } from "react";
-import { toast } from "react-toastify";
 import * as authApi from "../api/auth.ts";
 import { errorDetail, isTransientFailure } from "../api/client.ts";
 import { clearSession, getStoredUser, getToken, setStoredUser, setToken } from "./session.ts";
+import { toast } from "./toast.ts";
 
 export interface AuthContextValue {
   user: User | null;

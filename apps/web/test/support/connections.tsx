@@ -1,11 +1,9 @@
 import type { InstagramAccount, OAuthStatus } from "@keepsake/contracts";
-import { type AxiosAdapter, AxiosError, type InternalAxiosRequestConfig } from "axios";
 import { afterEach, beforeEach, vi } from "vitest";
-import { api } from "../../src/api/client.ts";
 import { Toasts } from "../../src/app.tsx";
 import { hardRedirect } from "../../src/lib/redirect.ts";
 import { SettingsPage } from "../../src/pages/settings/settings-page.tsx";
-import { makeAccount } from "../fake-api.ts";
+import { fakeRequest, fakeResponse, makeAccount } from "../fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "../helpers.tsx";
 
 /**
@@ -21,18 +19,14 @@ export type Route = (
 /** Every request the fake API saw, as "METHOD /path?query"; emptied before each test. */
 export const calls: string[] = [];
 
-export function serve(route: Route): AxiosAdapter {
-  return async (config: InternalAxiosRequestConfig) => {
-    const method = (config.method ?? "get").toUpperCase();
-    const path = config.url ?? "";
-    const params = { ...(config.params as Record<string, unknown> | undefined) };
+/** A `fetch` answering from `route`, for `vi.stubGlobal("fetch", serve(…))`. */
+export function serve(route: Route): typeof fetch {
+  return async (input, init) => {
+    const { method, path, params } = fakeRequest(input, init);
     const query = new URLSearchParams(params as Record<string, string>).toString();
     calls.push(`${method} ${path}${query ? `?${query}` : ""}`);
     const [status, data] = route(method, path, params);
-    const response = { status, statusText: "", headers: {}, config, data };
-    if (status >= 400)
-      throw new AxiosError("failed", "ERR_BAD_RESPONSE", config, undefined, response);
-    return response;
+    return fakeResponse(status, data);
   };
 }
 
@@ -80,8 +74,6 @@ export function accountsResponse(
   };
 }
 
-const originalAdapter = api.defaults.adapter;
-
 /** Empties `calls` and the redirect mock before each test, and restores the API after. */
 export function withConnectionsApi() {
   beforeEach(() => {
@@ -89,7 +81,7 @@ export function withConnectionsApi() {
     vi.mocked(hardRedirect).mockClear();
   });
   afterEach(() => {
-    api.defaults.adapter = originalAdapter;
+    vi.unstubAllGlobals();
   });
 }
 

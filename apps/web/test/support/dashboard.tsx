@@ -1,10 +1,9 @@
 import type { Post } from "@keepsake/contracts";
 import { screen, waitFor, within } from "@testing-library/react";
-import { toast } from "react-toastify";
 import { afterEach, beforeEach, expect, vi } from "vitest";
-import { api } from "../../src/api/client.ts";
+import { toast } from "../../src/lib/toast.ts";
 import { DashboardPage } from "../../src/pages/dashboard/dashboard-page.tsx";
-import { type FakeRequest, fakeAdapter, makeAccount, makePost, startAnswer } from "../fake-api.ts";
+import { type FakeRequest, fakeFetch, makeAccount, makePost, startAnswer } from "../fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "../helpers.tsx";
 
 /** The dashboard's fake API and render helper, shared by the dashboard test files. */
@@ -105,36 +104,37 @@ export function withDashboardApi() {
     };
     dash.refreshReply = [202, startAnswer("Refreshing your posts")];
     toastError.mockClear();
-    api.defaults.adapter = fakeAdapter((req) => {
-      switch (`${req.method} ${req.path}`) {
-        case "GET /oauth/status":
-          return [200, dash.oauth];
-        case "GET /sync/dashboard/stats":
-          return [200, stats];
-        case "GET /sync/sync-jobs":
-          return [200, dash.jobs];
-        case "GET /sync/posts":
-          return postsAnswer(req.params);
-        case "GET /sync/check-new-posts":
-          return [200, dash.newPosts];
-        case "POST /sync/refresh-instagram-posts":
-          return dash.refreshReply;
-        case "GET /accounts/instagram-accounts":
-          return [200, dash.accounts ?? accountsAnswer];
-        case "GET /sync/instagram-media/1789":
-          return [200, new Blob(["jpeg bytes"], { type: "image/jpeg" })];
-        default:
-          return [404, { detail: "Not Found" }];
-      }
-    }, dash.calls);
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch((req) => {
+        switch (`${req.method} ${req.path}`) {
+          case "GET /oauth/status":
+            return [200, dash.oauth];
+          case "GET /sync/dashboard/stats":
+            return [200, stats];
+          case "GET /sync/sync-jobs":
+            return [200, dash.jobs];
+          case "GET /sync/posts":
+            return postsAnswer(req.params);
+          case "GET /sync/check-new-posts":
+            return [200, dash.newPosts];
+          case "POST /sync/refresh-instagram-posts":
+            return dash.refreshReply;
+          case "GET /accounts/instagram-accounts":
+            return [200, dash.accounts ?? accountsAnswer];
+          case "GET /sync/instagram-media/1789":
+            return [200, new Blob(["jpeg bytes"], { type: "image/jpeg" })];
+          default:
+            return [404, { detail: "Not Found" }];
+        }
+      }, dash.calls),
+    );
   });
 
   afterEach(() => {
-    api.defaults.adapter = originalAdapter;
+    vi.unstubAllGlobals();
   });
 }
-
-const originalAdapter = api.defaults.adapter;
 
 export function renderDashboard(
   tier: "free" | "premium" | "pro" | "agency" = "free",

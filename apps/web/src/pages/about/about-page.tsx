@@ -1,6 +1,6 @@
-import { Link } from "react-router";
 import { Icon } from "../../components/icons.tsx";
 import { StaticPage } from "../../components/static-page.tsx";
+import { Link } from "../../lib/navigation.tsx";
 
 const values = [
   {

@@ -6,7 +6,6 @@ import {
 } from "@keepsake/contracts";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useRef, useState } from "react";
-import { Link, useSearchParams } from "react-router";
 import { z } from "zod";
 import { requestPasswordReset, resetPassword, verifyEmail } from "../../api/auth.ts";
 import { errorDetail } from "../../api/client.ts";
@@ -14,6 +13,7 @@ import { fetchUnsubscribe, unsubscribe } from "../../api/mail.ts";
 import { confirmStatusSubscription } from "../../api/status.ts";
 import { AuthCard } from "../../components/auth-card.tsx";
 import { EmailField, PasswordField } from "../../components/form-field.tsx";
+import { Link, useSearchParams } from "../../lib/navigation.tsx";
 import { useZodForm } from "../../lib/zod-form.ts";
 
 /** /forgot-password: the same answer whether or not the address has an account. */

@@ -1,5 +1,5 @@
-import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
+import { useSearchParams } from "../../lib/navigation.tsx";
 import { InboxPanel } from "./inbox-panel.tsx";
 import { MailPanel } from "./mail-panel.tsx";
 import { UsersPanel } from "./users-panel.tsx";

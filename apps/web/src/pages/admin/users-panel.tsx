@@ -1,7 +1,5 @@
 import { type AdminUser, adminDeleteConfirmation } from "@keepsake/contracts";
 import { type ButtonHTMLAttributes, useEffect, useState } from "react";
-import { useNavigate } from "react-router";
-import { toast } from "react-toastify";
 import { errorStatus, useAdminAction, useAdminUsersQuery } from "../../api/admin.ts";
 import { DataTable } from "../../components/data-table.tsx";
 import { SearchField } from "../../components/form-field.tsx";
@@ -10,7 +8,9 @@ import { Pagination } from "../../components/pagination.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { formatDateTime } from "../../lib/format.ts";
+import { useNavigate } from "../../lib/navigation.tsx";
 import { pageCount } from "../../lib/pagination.ts";
+import { toast } from "../../lib/toast.ts";
 import { useDebouncedValue } from "../../lib/use-debounced-value.ts";
 import { tierBadgeClass } from "./tier-badge.ts";
 

@@ -1,7 +1,7 @@
 import { type SyncJob, syncMessages } from "@keepsake/contracts";
-import { Link } from "react-router";
 import { ProgressBar } from "../../components/progress-bar.tsx";
 import { completedJobText, REFRESHING } from "../../lib/backup-summary.ts";
+import { Link } from "../../lib/navigation.tsx";
 import { progressPercent } from "../dashboard/running-job-card.tsx";
 import { manualBackupMessages, progressText } from "../dashboard/use-manual-backup.ts";
 

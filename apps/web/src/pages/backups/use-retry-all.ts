@@ -1,8 +1,8 @@
 import { syncMessages } from "@keepsake/contracts";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
-import { toast } from "react-toastify";
 import { RETRY_REFETCH_MS, retryFailedBackups, syncKeys } from "../../api/sync.ts";
+import { toast } from "../../lib/toast.ts";
 
 /**
  * "Retry All Failed" (SPEC §2, §8): one call retries every failed backup of the current account

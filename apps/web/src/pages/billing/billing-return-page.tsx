@@ -1,11 +1,11 @@
 import { useEffect, useState } from "react";
-import { Link, useSearchParams } from "react-router";
-import { toast } from "react-toastify";
 import { useInvalidatePlan, useSubscription } from "../../api/billing.ts";
 import { useContactDetails } from "../../api/site.ts";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { Link, useSearchParams } from "../../lib/navigation.tsx";
 import { planFor } from "../../lib/plans.ts";
+import { toast } from "../../lib/toast.ts";
 
 export const RETURN_POLL_MS = 2_000;
 /** After this long the page says what to do instead of only waiting. */

@@ -1,5 +1,5 @@
-import { Link } from "react-router";
 import { StaticPage } from "../../components/static-page.tsx";
+import { Link } from "../../lib/navigation.tsx";
 
 export function BlogPage() {
   return (

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "../../lib/navigation.tsx";
 import "./connections.css";
 
 /** SPEC §2: the red banner about the Facebook Page, with 'Go to Settings' and 'Dismiss'. */

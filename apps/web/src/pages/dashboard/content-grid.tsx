@@ -1,11 +1,11 @@
 import type { Post, PostMediaType } from "@keepsake/contracts";
 import { lazy, type ReactNode, Suspense, useCallback, useId, useState } from "react";
-import { Link } from "react-router";
 import { usePosts, useRefreshInstagramPosts } from "../../api/sync.ts";
 import { BusyButton } from "../../components/busy-button.tsx";
 import { SearchField } from "../../components/form-field.tsx";
 import { Pagination } from "../../components/pagination.tsx";
 import { formatCount } from "../../lib/format.ts";
+import { Link } from "../../lib/navigation.tsx";
 import { POSTS_PAGE_SIZE, pageCount } from "../../lib/pagination.ts";
 import { useDebouncedValue } from "../../lib/use-debounced-value.ts";
 import { usePaging } from "../../lib/use-paging.ts";

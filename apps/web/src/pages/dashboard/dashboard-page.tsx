@@ -1,11 +1,11 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { Link } from "react-router";
 import { useSubscription } from "../../api/billing.ts";
 import { useConnectionsStatus, useInstagramAccounts } from "../../api/connections.ts";
 import { syncKeys, useDashboardStats, useNewPostsCheck, useSyncJobs } from "../../api/sync.ts";
 import { useAuth } from "../../lib/auth.tsx";
 import { overLimitText } from "../../lib/backup-summary.ts";
+import { Link } from "../../lib/navigation.tsx";
 import { isMultiAccountTier, tierName } from "../../lib/plans.ts";
 import { displayName } from "../../lib/user.ts";
 import { AccountsPanel } from "./accounts-panel.tsx";

@@ -1,6 +1,6 @@
 import type { NewPostsCheck } from "@keepsake/contracts";
-import { Link } from "react-router";
 import { BusyButton } from "../../components/busy-button.tsx";
+import { Link } from "../../lib/navigation.tsx";
 
 export const DEFAULT_UPGRADE_MESSAGE =
   "Upgrade to Premium for automatic backups every 10 minutes, so new posts are saved without you lifting a finger.";

@@ -1,7 +1,7 @@
 import { pausedAccountMessages } from "@keepsake/contracts";
-import { Link } from "react-router";
 import { useKeepAccount } from "../../api/billing.ts";
 import { useInstagramAccounts } from "../../api/connections.ts";
+import { Link } from "../../lib/navigation.tsx";
 import { tierName } from "../../lib/plans.ts";
 
 /**

@@ -1,8 +1,8 @@
-import { authUrlResponse, commentMessages, type InstagramAccount } from "@keepsake/contracts";
+import { type AuthUrlResponse, commentMessages, type InstagramAccount } from "@keepsake/contracts";
 import { useMutation } from "@tanstack/react-query";
-import { toast } from "react-toastify";
 import { api, errorDetail } from "../../api/client.ts";
 import { hardRedirect } from "../../lib/redirect.ts";
+import { toast } from "../../lib/toast.ts";
 
 /**
  * Instagram refused the account's stories through Instagram Login (issue 30): its posts are
@@ -11,7 +11,7 @@ import { hardRedirect } from "../../lib/redirect.ts";
 export function StoriesNeedFacebookNote({ account }: { account: InstagramAccount }) {
   const connect = useMutation({
     mutationFn: async () =>
-      authUrlResponse.parse((await api.get<unknown>("/oauth/facebook/switch-url")).data),
+      (await api.get<unknown>("/oauth/facebook/switch-url")).data as AuthUrlResponse,
     onSuccess: ({ auth_url }) => hardRedirect(auth_url),
     onError: (error) => toast.error(errorDetail(error, "Failed to connect via Facebook")),
   });

@@ -1,5 +1,5 @@
 import { AUTO_SYNC_TIERS, type InstagramAccount, SYNC_INTERVAL_MINUTES } from "@keepsake/contracts";
-import { Link } from "react-router";
+import { Link } from "../../lib/navigation.tsx";
 import { ReconnectButton } from "./account-controls.tsx";
 
 export function isAutoSyncTier(tier: string | null | undefined): boolean {

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
-import { useLocation, useNavigate } from "react-router";
-import { toast } from "react-toastify";
 import { useInvalidateConnections } from "../../api/connections.ts";
+import { useLocation, useNavigate } from "../../lib/navigation.tsx";
+import { toast } from "../../lib/toast.ts";
 import "./connections.css";
 
 export const CONNECTED_TOASTS = {

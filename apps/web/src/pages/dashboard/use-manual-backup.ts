@@ -1,10 +1,10 @@
 import { type StartSyncResponse, type SyncStatus, syncMessages } from "@keepsake/contracts";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { toast } from "react-toastify";
 import { errorDetail } from "../../api/client.ts";
 import { fetchDashboardStats, fetchSyncStatus, startSync, syncKeys } from "../../api/sync.ts";
 import { backupDoneText } from "../../lib/backup-summary.ts";
+import { toast } from "../../lib/toast.ts";
 
 /** SPEC §4 and §9: first poll after 2 s, then every 3 s, at most 60, a progress toast every 4th. */
 export const MANUAL_BACKUP = {

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense } from "react";
-import { Link } from "react-router";
 import { StaticPage } from "../../components/static-page.tsx";
+import { Link } from "../../lib/navigation.tsx";
 
 const ApiReference = lazy(() =>
   import("./api-reference.tsx").then((m) => ({ default: m.ApiReference })),

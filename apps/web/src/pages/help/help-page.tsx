@@ -1,8 +1,8 @@
 import { type ReactNode, useMemo, useState } from "react";
-import { Link } from "react-router";
 import { useContactDetails } from "../../api/site.ts";
 import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
+import { Link } from "../../lib/navigation.tsx";
 import { site } from "../../lib/site.ts";
 
 /** One way to reach us: an icon, what it is, and the button that opens it (`children`). */

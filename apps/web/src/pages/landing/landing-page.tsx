@@ -1,8 +1,8 @@
-import { Link, Navigate } from "react-router";
 import { useConnectionsStatus } from "../../api/connections.ts";
 import { Icon } from "../../components/icons.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { Link, Navigate } from "../../lib/navigation.tsx";
 import { heroCta } from "./hero-cta.ts";
 
 function MainButton({ size = "btn-lg", light = false }: { size?: string; light?: boolean }) {

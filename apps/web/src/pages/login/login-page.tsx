@@ -1,10 +1,10 @@
 import { type LoginRequest, loginRequest } from "@keepsake/contracts";
 import { useState } from "react";
-import { Link, type Location, useLocation, useNavigate } from "react-router";
 import { errorDetail } from "../../api/client.ts";
 import { AuthCard } from "../../components/auth-card.tsx";
 import { EmailField, PasswordField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { Link, type Location, useLocation, useNavigate } from "../../lib/navigation.tsx";
 import { useZodForm } from "../../lib/zod-form.ts";
 
 export const LOGIN_FAILED_MESSAGE = "Invalid email or password. Please try again.";

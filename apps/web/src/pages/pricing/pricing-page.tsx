@@ -1,10 +1,9 @@
 import { useEffect, useState } from "react";
-import { Link, useLocation, useNavigate, useSearchParams } from "react-router";
-import { toast } from "react-toastify";
 import { useCheckout, usePlans, usePortal, useSubscription } from "../../api/billing.ts";
 import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { Link, useLocation, useNavigate, useSearchParams } from "../../lib/navigation.tsx";
 import {
   annualSavingPercent,
   type BillingCycle,
@@ -12,6 +11,7 @@ import {
   planFor,
   upgradeTargets,
 } from "../../lib/plans.ts";
+import { toast } from "../../lib/toast.ts";
 import { type PlanAction, PlanCard } from "./plan-card.tsx";
 
 const faqs: Faq[] = [

@@ -1,6 +1,6 @@
-import { Link } from "react-router";
 import { useContactDetails } from "../../api/site.ts";
 import { StaticPage } from "../../components/static-page.tsx";
+import { Link } from "../../lib/navigation.tsx";
 
 export function PrivacyPage() {
   const contact = useContactDetails();

@@ -1,8 +1,8 @@
 import { type RegisterForm, registerForm } from "@keepsake/contracts";
-import { Link, useNavigate } from "react-router";
 import { AuthCard } from "../../components/auth-card.tsx";
 import { EmailField, PasswordField, TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { Link, useNavigate } from "../../lib/navigation.tsx";
 import { useZodForm } from "../../lib/zod-form.ts";
 
 export function RegisterPage() {

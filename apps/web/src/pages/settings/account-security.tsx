@@ -6,11 +6,11 @@ import {
 } from "@keepsake/contracts";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { toast } from "react-toastify";
 import { changeEmail, changePassword } from "../../api/auth.ts";
 import { errorDetail } from "../../api/client.ts";
 import { PasswordField, TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { toast } from "../../lib/toast.ts";
 import { useZodForm } from "../../lib/zod-form.ts";
 
 /** Settings → Profile: change the e-mail address (confirmed by a link to the new one). */

@@ -1,7 +1,5 @@
 import { type ApiKey, type CreatedApiKey, MAX_API_KEYS } from "@keepsake/contracts";
 import { type FormEvent, useState } from "react";
-import { Link } from "react-router";
-import { toast } from "react-toastify";
 import {
   useApiKeysQuery,
   useCreateApiKeyMutation,
@@ -9,6 +7,8 @@ import {
 } from "../../api/api-keys.ts";
 import { ConfirmDialog } from "../../components/modal.tsx";
 import { formatDate, formatDateTime } from "../../lib/format.ts";
+import { Link } from "../../lib/navigation.tsx";
+import { toast } from "../../lib/toast.ts";
 import "./api-keys-tab.css";
 
 /** The new key, shown once in full with a copy button. */

@@ -1,6 +1,5 @@
 import { countOf, type InstagramAccount } from "@keepsake/contracts";
 import { type ReactNode, useState } from "react";
-import { Link } from "react-router";
 import {
   useConnect,
   useConnectionsStatus,
@@ -11,6 +10,7 @@ import {
 import { ConfirmDialog } from "../../components/modal.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
+import { Link } from "../../lib/navigation.tsx";
 import { isMultiAccountTier } from "../../lib/plans.ts";
 import {
   AccountStateBadge,

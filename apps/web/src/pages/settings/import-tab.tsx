@@ -1,13 +1,13 @@
 import type { ImportPlan } from "@keepsake/contracts/import";
 import { ExportRefusedError } from "@keepsake/contracts/instagram-export";
 import { type ChangeEvent, useEffect, useRef, useState } from "react";
-import { useSearchParams } from "react-router";
-import { errorDetail } from "../../api/client.ts";
+import { ApiError, errorDetail } from "../../api/client.ts";
 import { useInstagramAccounts } from "../../api/connections.ts";
 import { planImport, putImportFile } from "../../api/import.ts";
 import { ProgressBar } from "../../components/progress-bar.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { formatCount, formatDate } from "../../lib/format.ts";
+import { useSearchParams } from "../../lib/navigation.tsx";
 import { type OpenedExport, openExport } from "./export-reader.ts";
 import "./import-tab.css";
 
@@ -109,7 +109,7 @@ export function ImportTab() {
       setPhase({ step: "preview", plan });
     } catch (err) {
       setError(
-        err instanceof ExportRefusedError || (err instanceof Error && !("isAxiosError" in err))
+        err instanceof ExportRefusedError || (err instanceof Error && !(err instanceof ApiError))
           ? err.message
           : errorDetail(err, "Keepsake could not read this export. Try again."),
       );

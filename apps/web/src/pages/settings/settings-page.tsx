@@ -1,8 +1,8 @@
 import { type KeyboardEvent, Suspense, useRef } from "react";
-import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { lazyPage } from "../../lib/lazy-page.ts";
+import { useSearchParams } from "../../lib/navigation.tsx";
 import { ConnectedAccountsTab } from "./connected-accounts-tab.tsx";
 import "./settings.css";
 

@@ -1,8 +1,8 @@
 import { archiveMessages } from "@keepsake/contracts";
 import { lazy, Suspense, useState } from "react";
-import { toast } from "react-toastify";
 import { downloadStatsCsv } from "../../../api/archive.ts";
 import { BusyButton } from "../../../components/busy-button.tsx";
+import { toast } from "../../../lib/toast.ts";
 
 // The chart library is loaded only when the charts are opened (the app shell has a size budget).
 const AccountCharts = lazy(() => import("./account-charts.tsx"));
