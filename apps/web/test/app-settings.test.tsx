@@ -2,7 +2,7 @@ import { act, render } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RETRY_REFETCH_MS } from "../src/api/sync.ts";
 import { createQueryClient, Toasts } from "../src/app.tsx";
-import { toast } from "../src/lib/toast.ts";
+import { loadToasts, toast } from "../src/lib/toast.ts";
 import { MANUAL_BACKUP } from "../src/pages/dashboard/use-manual-backup.ts";
 
 afterEach(() => {
@@ -37,7 +37,9 @@ describe("toasts (§2 Global behaviour)", () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     const { container } = render(<Toasts />);
     await act(async () => {
+      // Shown before the library has loaded: replayed in order once it has (however long that takes).
       for (let i = 0; i < 25; i++) toast.info(`Message ${i}`);
+      await loadToasts();
       await vi.advanceTimersByTimeAsync(100);
     });
     const shown = () => container.ownerDocument.querySelectorAll(".Toastify__toast");
