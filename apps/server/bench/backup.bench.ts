@@ -2,8 +2,9 @@
  * `npm run bench:backup`: backs up a sandbox account over loopback — the demo account's images
  * (carousel children included) plus one large video — with a Keepsake worker in its own
  * process, then copies the same bytes with a plain streaming download-and-upload (no Keepsake
- * logic) and prints both. Keepsake's time runs from the API call that starts the sync to the
- * run's end as the worker recorded it (the sync, the Drive folders and every file included).
+ * logic) and prints both, with the worker's peak RSS and CPU seconds. Keepsake's time runs from
+ * the API call that starts the sync to the run's end as the worker recorded it (the sync, the
+ * Drive folders and every file included).
  *
  * The worker runs as production runs it (`npm run worker`: built JavaScript). DATABASE_URL: a
  * new database on that PostgreSQL server (dropped afterwards); unset: the embedded database. On
@@ -19,7 +20,7 @@ import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
 import { plainPipedCopy } from "./plain-copy.ts";
-import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
+import { buildServerIfStale, ROOT, roleCommand, roleEnv } from "./roles.ts";
 import { createServerDatabase } from "./server-database.ts";
 
 const VIDEO_MB = Number(process.env.BENCH_VIDEO_MB ?? 300);
@@ -39,6 +40,20 @@ function peakRss(pid: number): number | null {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds a process has used (Linux: utime + stime of /proc/<pid>/stat, 100 ticks a second):
+ * the worker's cost, which other load on the machine does not change as it changes seconds.
+ */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return null;
   }
@@ -78,6 +93,7 @@ async function main() {
       env: {
         ...process.env,
         ...secrets,
+        ...roleEnv("worker"),
         NODE_ENV: "production",
         LOG_LEVEL: "warn",
         DATABASE_URL: t.database.url,
@@ -91,6 +107,7 @@ async function main() {
       worker?.on("exit", (c) => reject(new Error(`worker exited ${c}`)));
     });
     const baselineRss = peakRss(worker.pid as number);
+    const cpuBefore = cpuSeconds(worker.pid as number);
 
     await h.control("/calls", { method: "DELETE" });
     log(`backing up ${chosen.size} posts`);
@@ -128,6 +145,8 @@ async function main() {
         );
     }
     const rss = peakRss(worker.pid as number);
+    const cpuAfter = cpuSeconds(worker.pid as number);
+    const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
     const calls = await h.calls();
     const done = await t.ctx.db
       .selectFrom("backups")
@@ -174,6 +193,7 @@ async function main() {
         `  total bytes:        ${bytes.toLocaleString("en-US")} (${f2(bytes / MB)} MiB, sidecars ${f2(metaBytes / 1024)} KiB)`,
         `  seconds:            ${f2(seconds)}`,
         `  throughput:         ${f2(bytes / MB / seconds)} MiB/s`,
+        `  worker CPU:         ${cpu !== null ? `${f2(cpu)} s (user + system, the backup's)` : "n/a"}`,
         `  Drive requests / post: ${f2(drive.total / postsN)} (${drive.total} total, each request counted once)`,
         ...drive.lines,
         `  Graph requests / post: ${f2(graph.total / postsN)} (${graph.total} total)`,

@@ -5,17 +5,37 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-/**
- * The node arguments of `npm start` / `npm run api|worker` (the script's last command, a node
- * command), so a benchmark measures a role exactly as it runs in production.
- */
-export function roleCommand(role: "api" | "worker" | "start"): string[] {
+/** The script's last command: `NAME=value …` environment assignments, then a node command. */
+function lastCommand(role: "api" | "worker" | "start"): {
+  env: Record<string, string>;
+  args: string[];
+} {
   const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts;
-  const last = String(scripts[role]).split("&&").pop()?.trim() ?? "";
-  if (!last.startsWith("node ")) {
+  const words = (String(scripts[role]).split("&&").pop() ?? "").trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(words[0] ?? "");
+  while (assignment) {
+    env[assignment[1] as string] = assignment[2] as string;
+    words.shift();
+    assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(words[0] ?? "");
+  }
+  if (words.shift() !== "node") {
     throw new Error(`package.json's "${role}" script does not end in a node command`);
   }
-  return last.slice("node ".length).trim().split(/\s+/);
+  return { env, args: words };
+}
+
+/**
+ * The node arguments of `npm start` / `npm run api|worker` (the script's last command, a node
+ * command), so a benchmark measures a role exactly as it runs in production (with `roleEnv`).
+ */
+export function roleCommand(role: "api" | "worker" | "start"): string[] {
+  return lastCommand(role).args;
+}
+
+/** The environment the script sets for that node command (the worker's `MALLOC_ARENA_MAX`). */
+export function roleEnv(role: "api" | "worker" | "start"): Record<string, string> {
+  return lastCommand(role).env;
 }
 
 /** What `npm run api|worker` do before they start: build the server when it is stale. */

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runLoad } from "./load.ts";
-import { buildServerIfStale, ROOT, roleCommand } from "./roles.ts";
+import { buildServerIfStale, ROOT, roleCommand, roleEnv } from "./roles.ts";
 import { createServerDatabase } from "./server-database.ts";
 
 const env = process.env;
@@ -129,13 +129,18 @@ async function main() {
     {
       name: "npm start (embedded)",
       args: roleCommand("start"),
-      env: { DATABASE_URL: "" },
+      env: { ...roleEnv("start"), DATABASE_URL: "" },
       serves: true,
     },
   ];
   for (const role of ["api", "worker"] as const) {
     const serves = role === "api";
-    runs.push({ name: `npm run ${role}`, args: roleCommand(role), env: database, serves });
+    runs.push({
+      name: `npm run ${role}`,
+      args: roleCommand(role),
+      env: { ...roleEnv(role), ...database },
+      serves,
+    });
     runs.push({
       name: `${role} (TypeScript)`,
       args: ["apps/server/src/main.ts", role],

@@ -75,10 +75,9 @@ const HEAD_ROOM = 64 * 1024;
 const TAIL_ROOM = 1024;
 
 /**
- * The buffers small files are read into and sent from, reused: at most `count` exist, so the
- * memory small uploads hold is bounded whatever their number, and none is left for the garbage
- * collector (each used to make two copies of its body, which lived long enough to reach the old
- * generation and inflated the worker's peak until a full collection: issue 27).
+ * The buffers small files of unknown length are read into and sent from, reused: at most
+ * `count` exist (made when first needed), so the memory such uploads hold is bounded whatever
+ * their number. Small files of known length are piped instead and need none (`pipeSmall`).
  */
 function bufferPool(size: number, count: number) {
   const free: Buffer[] = [];
@@ -130,10 +129,12 @@ export async function keepIfIntact(
 /**
  * Streams one CDN download into Drive: small files in one multipart request with their
  * metadata, anything larger through a resumable session in chunks of a multiple of 256 KiB.
- * A download of known length is piped into the chunk requests (`piped-upload.ts`: nothing is
- * held). One of unknown length is read a chunk ahead, since a chunk's length must be known
- * before it is sent: the next chunk is read while the previous one is in flight, and at most
- * two are held. Every byte is hashed on the way and the md5 compared with Drive's answer.
+ * A download of known length is piped into that request (`pipeSmall`) or into the chunk
+ * requests (`piped-upload.ts`): nothing is held but the piece in flight. One of unknown length
+ * is read into a pooled buffer while it fits the multipart limit; past it, a chunk ahead, since
+ * a chunk's length must be known before it is sent: the next chunk is read while the previous
+ * one is in flight, and at most two are held. Every byte is hashed on the way and the md5
+ * compared with Drive's answer.
  */
 export function createUploader(deps: {
   drive: DriveClient;
@@ -153,6 +154,84 @@ export function createUploader(deps: {
     HEAD_ROOM + s.multipartMaxBytes + TAIL_ROOM,
     Math.max(1, s.smallUploadBuffers),
   );
+
+  /**
+   * A small download of known length piped into one multipart request (its metadata first):
+   * nothing is held but the piece in flight, so the memory of small uploads does not grow with
+   * their number or size (issue 27). Each try of the request (a retry, a token refresh) reads
+   * the download again from its first byte, with a fresh md5; a download that breaks off or
+   * differs from its announced length aborts the request before its end, so Drive keeps no
+   * file of it.
+   */
+  async function pipeSmall(args: {
+    call: DriveCall;
+    meta: DriveFileMetadata;
+    contentType: string;
+    total: number;
+    download: Response;
+    reopen: () => Promise<Response>;
+  }): Promise<{ file: DriveFile; md5: string }> {
+    const { call, meta, contentType, total } = args;
+    let first: Response | null = args.download;
+    let md5: string | null = null;
+    try {
+      const file = await call(async (token) => {
+        const download = first ?? (await args.reopen());
+        first = null;
+        md5 = null;
+        if (!download.body) throw cdnBroke();
+        const reader = download.body.getReader();
+        const read = async () => {
+          try {
+            return await reader.read();
+          } catch {
+            throw cdnBroke();
+          }
+        };
+        async function* media(): AsyncGenerator<Uint8Array> {
+          const hash = createHash("md5");
+          let position = 0;
+          for (;;) {
+            const r = await read();
+            if (r.done) break;
+            position += r.value.length;
+            if (position > total) {
+              throw new ProviderError(
+                "instagram",
+                "transient",
+                "The Instagram CDN sent more bytes than it announced",
+              );
+            }
+            hash.update(r.value);
+            yield r.value;
+          }
+          if (position < total) {
+            throw new ProviderError(
+              "instagram",
+              "network",
+              "The download from the Instagram CDN was cut short",
+            );
+          }
+          md5 = hash.digest("hex");
+        }
+        try {
+          return await drive.multipartStream(
+            token,
+            meta,
+            { stream: media(), length: total },
+            contentType,
+          );
+        } finally {
+          await reader.cancel().catch(() => {});
+        }
+      });
+      if (md5 === null)
+        throw new ProviderError("google", "transient", "Drive answered before the whole file");
+      return { file, md5 };
+    } finally {
+      await (first as Response | null)?.body?.cancel().catch(() => {});
+    }
+  }
 
   return async function upload(args: {
     call: DriveCall;
@@ -188,6 +267,18 @@ export function createUploader(deps: {
       await keepIfIntact(call, drive, file, md5, () => ledger.forgetSession(item));
       return await ledger.record(item, file, false);
     }
+    if (total !== null && !resume) {
+      const { file, md5 } = await pipeSmall({
+        call,
+        meta,
+        contentType,
+        total,
+        download: res,
+        reopen: args.reopen,
+      });
+      await keepIfIntact(call, drive, file, md5);
+      return await ledger.record(item, file, false);
+    }
     if (!res.body) throw cdnBroke();
     const reader = res.body.getReader();
     const read = async () => {
@@ -202,7 +293,7 @@ export function createUploader(deps: {
     let position = 0;
 
     try {
-      // Small files: read up to the multipart limit into a pooled buffer; if the body ends
+      // Unknown length: read up to the multipart limit into a pooled buffer; if the body ends
       // there, one request sent from that buffer.
       if (!resume && (total === null || total <= s.multipartMaxBytes)) {
         const buffer = await buffers.take();

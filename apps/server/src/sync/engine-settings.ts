@@ -11,8 +11,9 @@ export interface EngineSettings extends RetrySettings {
   /** Files up to this size go in one multipart request. */
   multipartMaxBytes: number;
   /**
-   * How many buffers of `multipartMaxBytes` a process reads small files into (reused; more
-   * small uploads at once wait for one). As many as the backup job's concurrency.
+   * How many buffers of `multipartMaxBytes` a process reads small files of unknown length into
+   * (reused, made when first needed; more such uploads at once wait for one). As many as the
+   * backup job's concurrency. Small files of known length are piped and need none.
    */
   smallUploadBuffers: number;
   /** Media per Graph page. */

@@ -233,6 +233,48 @@ export function createDriveClient(
       return toFile(await json(res));
     },
 
+    /**
+     * `multipart` with the media streamed: the request's body is the multipart head, then the
+     * media's `length` bytes as `media.stream` yields them, then the tail, each piece written as
+     * it comes (nothing is gathered into one buffer). A failure of the stream aborts the request,
+     * so Drive makes no file of a partial body.
+     */
+    async multipartStream(
+      token: string,
+      meta: DriveFileMetadata,
+      media: PipedChunk,
+      contentType: string,
+    ): Promise<DriveFile> {
+      const boundary = `keepsake_${randomBytes(12).toString("hex")}`;
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(meta)}\r\n` +
+          `--${boundary}\r\nContent-Type: ${contentType}\r\n\r\n`,
+      );
+      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+      const u = new URL(upload);
+      u.search = new URLSearchParams({ uploadType: "multipart", fields: UPLOAD_FIELDS }).toString();
+      async function* body(): AsyncGenerator<Uint8Array> {
+        yield head;
+        yield* media.stream;
+        yield tail;
+      }
+      const res = await sendStream(
+        u,
+        {
+          method: "POST",
+          headers: {
+            ...auth(token),
+            "content-type": `multipart/related; boundary=${boundary}`,
+            "content-length": String(head.length + media.length + tail.length),
+          },
+          body: body(),
+          timeoutMs: timeout,
+        },
+        DRIVE,
+      );
+      return toFile(await json(res));
+    },
+
     /** Replaces a file's content in place (same id): `PATCH upload/drive/v3/files/{id}?uploadType=media`. */
     async replaceFileMedia(
       token: string,
