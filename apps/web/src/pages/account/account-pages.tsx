@@ -1,9 +1,9 @@
 import {
   type ForgotPasswordRequest,
   forgotPasswordRequest,
-  messages,
   resetPasswordRequest,
 } from "@keepsake/contracts";
+import { messages } from "@keepsake/contracts/auth-messages";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { z } from "zod";
