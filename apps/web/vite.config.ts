@@ -48,7 +48,7 @@ export default defineConfig({
               name: "vendor",
               test: /node_modules[\\/]@tanstack[\\/](react-query|query-core)[\\/]/,
             },
-            // zod, loaded with the first screen that validates (forms, answers), not by the shell.
+            // zod (the forms' zod/mini schemas), loaded with the first screen that has a form, not by the shell.
             {
               name: "zod",
               // Top-level package only: a nested copy (a renderer's own zod 3) stays out.

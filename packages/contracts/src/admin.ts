@@ -1,9 +1,15 @@
 import { z } from "zod";
+import { ADMIN_MAX_PAGE_SIZE, ADMIN_PAGE_SIZE, CONTACT_LIMITS } from "./admin-messages.ts";
 import { EMAIL_PATTERN, user } from "./auth.ts";
 
-/** GET /api/admin/users: a page of users, newest first, filtered by name or e-mail. */
-export const ADMIN_PAGE_SIZE = 25;
-export const ADMIN_MAX_PAGE_SIZE = 100;
+export {
+  ADMIN_MAX_PAGE_SIZE,
+  ADMIN_PAGE_SIZE,
+  adminDeleteConfirmation,
+  adminMessages,
+  CONTACT_LIMITS,
+  CONTACT_SUCCESS,
+} from "./admin-messages.ts";
 
 export const adminUsersQuery = z.object({
   search: z
@@ -38,10 +44,6 @@ export const adminUsersResponse = z.object({
 });
 export type AdminUsersResponse = z.infer<typeof adminUsersResponse>;
 
-/** SPEC §2 admin delete confirmation. */
-export const adminDeleteConfirmation = (email: string) =>
-  `Are you sure you want to delete user ${email}?`;
-
 /** DELETE /api/auth/me: the user deletes their own account, confirmed with their password. */
 export const deleteAccountRequest = z.object({
   password: z.string({ error: "Password is required" }).min(1, "Password is required"),
@@ -56,19 +58,6 @@ export const deletionResponse = z.object({
   facebook_revoked: z.number().int(),
 });
 export type DeletionResponse = z.infer<typeof deletionResponse>;
-
-export const adminMessages = {
-  selfAdmin: "You cannot remove your own admin rights",
-  selfActive: "You cannot deactivate your own account",
-  selfDelete: "You cannot delete your own account from the admin area",
-  notFound: "User not found",
-  deactivatedLogin:
-    "This account has been deactivated. Contact support if you think this is a mistake.",
-  wrongPassword: "The password is incorrect",
-} as const;
-
-/** Contact form (SPEC §3 "Contact message draft"), bounded on both sides. */
-export const CONTACT_LIMITS = { name: 200, email: 254, subject: 200, message: 5000 } as const;
 
 const required = (label: string, max: number) =>
   z
@@ -126,5 +115,3 @@ export const contactMessagesResponse = z.object({
   unhandled: z.number().int(),
 });
 export type ContactMessagesResponse = z.infer<typeof contactMessagesResponse>;
-
-export const CONTACT_SUCCESS = "Message sent successfully! We'll get back to you soon.";

@@ -1,5 +1,7 @@
 import { z } from "zod";
 
+export { archiveMessages } from "./archive-messages.ts";
+
 /** The archive (issue 30): each post's engagement over time and the account's history. */
 
 const optionalQuery = <T extends z.ZodType>(schema: T) =>
@@ -52,13 +54,3 @@ export const archiveStats = z.object({
   gone: z.number().int(),
 });
 export type ArchiveStats = z.infer<typeof archiveStats>;
-
-/** The copy of the archive's screens. */
-export const archiveMessages = {
-  noLongerOnInstagram: "No longer on Instagram",
-  restoreUntil: (date: string) =>
-    `Instagram keeps deleted posts for 30 days: you can still restore it there until ${date}`,
-  restoreWindowOver:
-    "Instagram keeps deleted posts for 30 days; that time is over. Your copy stays in your Drive.",
-  downloadStats: "Download stats (CSV)",
-} as const;

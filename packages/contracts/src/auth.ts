@@ -1,73 +1,30 @@
 import { z } from "zod";
 
-/** SPEC §5 validation messages, shared by the server and the forms. */
-export const messages = {
-  fullNameRequired: "Full name is required",
-  fullNameShort: "Full name must be at least 2 characters",
-  emailRequired: "Email is required",
-  emailInvalid: "Invalid email address",
-  passwordRequired: "Password is required",
-  passwordShortLogin: "Password must be at least 6 characters",
-  passwordShortRegister: "Password must be at least 8 characters",
-  passwordWeak:
-    "Password must contain at least one uppercase letter, one lowercase letter, and one number",
-  confirmRequired: "Please confirm your password",
-  passwordsDiffer: "Passwords do not match",
-} as const;
-
-/** The "standard e-mail pattern" of SPEC §5. */
-export const EMAIL_PATTERN = /^[A-Z0-9._%+-]+@[A-Z0-9.-]+\.[A-Z]{2,}$/i;
-
-const email = z
-  .string({ error: messages.emailRequired })
-  .trim()
-  .min(1, messages.emailRequired)
-  .regex(EMAIL_PATTERN, messages.emailInvalid);
-
-export const loginRequest = z.object({
-  email,
-  password: z
-    .string({ error: messages.passwordRequired })
-    .min(1, messages.passwordRequired)
-    .min(6, messages.passwordShortLogin),
-});
-export type LoginRequest = z.infer<typeof loginRequest>;
-
-const registerPassword = z
-  .string({ error: messages.passwordRequired })
-  .min(1, messages.passwordRequired)
-  .min(8, messages.passwordShortRegister)
-  .regex(/^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)/, messages.passwordWeak);
-
-const fullName = z
-  .string({ error: messages.fullNameRequired })
-  .trim()
-  .min(1, messages.fullNameRequired)
-  .min(2, messages.fullNameShort)
-  .max(200, "Full name must be at most 200 characters");
-
-export const registerRequest = z.object({
-  full_name: fullName,
-  email,
-  password: registerPassword,
-});
-export type RegisterRequest = z.infer<typeof registerRequest>;
-
-/** The register form: the API payload plus the confirmation field, which is never sent. */
-export const registerForm = registerRequest
-  .extend({
-    confirm_password: z
-      .string({ error: messages.confirmRequired })
-      .min(1, messages.confirmRequired),
-  })
-  .refine((v) => v.password === v.confirm_password, {
-    message: messages.passwordsDiffer,
-    path: ["confirm_password"],
-  });
-export type RegisterForm = z.infer<typeof registerForm>;
-
-export const profileUpdateRequest = z.object({ full_name: fullName });
-export type ProfileUpdateRequest = z.infer<typeof profileUpdateRequest>;
+export {
+  type ChangeEmailRequest,
+  type ChangePasswordRequest,
+  changeEmailRequest,
+  changePasswordRequest,
+  type ForgotPasswordRequest,
+  forgotPasswordRequest,
+  type LoginRequest,
+  loginRequest,
+  type ProfileUpdateRequest,
+  profileUpdateRequest,
+  type RegisterForm,
+  type RegisterRequest,
+  type ResetPasswordForm,
+  type ResetPasswordRequest,
+  registerForm,
+  registerRequest,
+  resetPasswordForm,
+  resetPasswordRequest,
+} from "./auth-forms.ts";
+export {
+  accountMessages,
+  EMAIL_PATTERN,
+  messages,
+} from "./auth-messages.ts";
 
 export const tokenResponse = z.object({
   access_token: z.string(),
@@ -107,44 +64,6 @@ export type User = z.infer<typeof user>;
 export const errorResponse = z.object({ detail: z.string() });
 export type ErrorResponse = z.infer<typeof errorResponse>;
 
-/** Account e-mails (issue 29). */
-export const accountMessages = {
-  resetSent:
-    "If an account exists for that address, we've sent a link to reset its password. It works for one hour.",
-  resetInvalid: "This reset link is invalid or has expired. Ask for a new one.",
-  resetDone: "Your password has been reset. Sign in with your new password.",
-  verifySent: "We've sent you a new verification link.",
-  verifyInvalid: "This verification link is invalid or has expired.",
-  verified: "Your e-mail address is verified.",
-  emailChanged: "Your e-mail address has been changed.",
-  emailTaken: "Email already registered",
-  emailSame: "That is already your e-mail address",
-  wrongCurrentPassword: "Current password is incorrect",
-  passwordChanged: "Password changed. Your other sessions have been signed out.",
-} as const;
-
-export const forgotPasswordRequest = z.object({ email });
-export type ForgotPasswordRequest = z.infer<typeof forgotPasswordRequest>;
-
-export const resetPasswordRequest = z.object({
-  token: z.string().min(1).max(200),
-  password: registerPassword,
-});
-export type ResetPasswordRequest = z.infer<typeof resetPasswordRequest>;
-
+/** Account e-mails (issue 29): the link that confirms an address. */
 export const verifyEmailRequest = z.object({ token: z.string().min(1).max(200) });
 export type VerifyEmailRequest = z.infer<typeof verifyEmailRequest>;
-
-export const changeEmailRequest = z.object({
-  email,
-  password: z.string({ error: messages.passwordRequired }).min(1, messages.passwordRequired),
-});
-export type ChangeEmailRequest = z.infer<typeof changeEmailRequest>;
-
-export const changePasswordRequest = z.object({
-  current_password: z
-    .string({ error: "Current password is required" })
-    .min(1, "Current password is required"),
-  new_password: registerPassword,
-});
-export type ChangePasswordRequest = z.infer<typeof changePasswordRequest>;

@@ -1,5 +1,7 @@
 import { z } from "zod";
 
+export { commentMessages } from "./comments-messages.ts";
+
 /** Per account: "Also keep comments" (issue 30). */
 export const commentSetting = z.object({
   account_id: z.string(),
@@ -63,14 +65,3 @@ export const postCommentsResponse = z.object({
   comments: z.array(archivedComment),
 });
 export type PostCommentsResponse = z.infer<typeof postCommentsResponse>;
-
-export const commentMessages = {
-  turnedOn: (username: string) =>
-    `Comments of @${username} will be kept. Allow Keepsake to read them on Instagram to finish.`,
-  turnedOff: (username: string, kept: number) =>
-    `Keepsake no longer reads the comments of @${username}. ${kept === 1 ? "The comment" : `The ${kept} comments`} already kept stay in your Drive (the posts' _comments.json files) and here.`,
-  permissionMissing:
-    "Instagram has not allowed Keepsake to read comments yet. Turn comments on again to grant it.",
-  facebookStories: (username: string) =>
-    `Instagram does not give @${username}'s stories to Keepsake through Instagram Login. Its posts are backed up; to back up its stories too, connect it with Facebook Login (a Facebook Page linked to the account).`,
-} as const;

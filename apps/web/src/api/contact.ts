@@ -1,9 +1,5 @@
-import {
-  CONTACT_SUCCESS,
-  type ContactMessage,
-  type ContactMessagesResponse,
-  type ContactRequest,
-} from "@keepsake/contracts";
+import type { ContactMessage, ContactMessagesResponse, ContactRequest } from "@keepsake/contracts";
+import { CONTACT_SUCCESS } from "@keepsake/contracts/admin-messages";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";

@@ -1,12 +1,11 @@
 import {
   type ForgotPasswordRequest,
   forgotPasswordRequest,
-  messages,
-  resetPasswordRequest,
-} from "@keepsake/contracts";
+  type ResetPasswordForm,
+  resetPasswordForm,
+} from "@keepsake/contracts/auth-forms";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useRef, useState } from "react";
-import { z } from "zod";
 import { requestPasswordReset, resetPassword, verifyEmail } from "../../api/auth.ts";
 import { errorDetail } from "../../api/client.ts";
 import { fetchUnsubscribe, unsubscribe } from "../../api/mail.ts";
@@ -67,17 +66,6 @@ export function ForgotPasswordPage() {
   );
 }
 
-const resetForm = z
-  .object({
-    password: resetPasswordRequest.shape.password,
-    confirm_password: z.string().min(1, messages.confirmRequired),
-  })
-  .refine((v) => v.password === v.confirm_password, {
-    message: messages.passwordsDiffer,
-    path: ["confirm_password"],
-  });
-type ResetForm = z.infer<typeof resetForm>;
-
 /** /reset-password?token=…: a new password; every session ends. */
 export function ResetPasswordPage() {
   const [params] = useSearchParams();
@@ -88,7 +76,9 @@ export function ResetPasswordPage() {
     field,
     handleSubmit,
     formState: { isSubmitting },
-  } = useZodForm<ResetForm>(resetForm, { defaultValues: { password: "", confirm_password: "" } });
+  } = useZodForm<ResetPasswordForm>(resetPasswordForm, {
+    defaultValues: { password: "", confirm_password: "" },
+  });
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
     try {

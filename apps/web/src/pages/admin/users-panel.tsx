@@ -1,4 +1,5 @@
-import { type AdminUser, adminDeleteConfirmation } from "@keepsake/contracts";
+import type { AdminUser } from "@keepsake/contracts";
+import { adminDeleteConfirmation } from "@keepsake/contracts/admin-messages";
 import { type ButtonHTMLAttributes, useEffect, useState } from "react";
 import { errorStatus, useAdminAction, useAdminUsersQuery } from "../../api/admin.ts";
 import { DataTable } from "../../components/data-table.tsx";

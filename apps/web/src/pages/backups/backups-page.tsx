@@ -1,4 +1,5 @@
-import { BACKUPS_PAGE_SIZE, type BackupStatus } from "@keepsake/contracts";
+import type { BackupStatus } from "@keepsake/contracts";
+import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts/sync-messages";
 import { useState } from "react";
 import { useInstagramAccounts } from "../../api/connections.ts";
 import {

@@ -1,4 +1,5 @@
-import { type Backup, syncMessages } from "@keepsake/contracts";
+import type { Backup } from "@keepsake/contracts";
+import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { useState } from "react";
 import { BusyButton } from "../../components/busy-button.tsx";
 import { DataTable } from "../../components/data-table.tsx";

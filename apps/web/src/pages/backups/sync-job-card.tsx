@@ -1,4 +1,5 @@
-import { type SyncJob, syncMessages } from "@keepsake/contracts";
+import type { SyncJob } from "@keepsake/contracts";
+import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { ProgressBar } from "../../components/progress-bar.tsx";
 import { completedJobText, REFRESHING } from "../../lib/backup-summary.ts";
 import { Link } from "../../lib/navigation.tsx";

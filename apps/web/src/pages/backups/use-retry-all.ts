@@ -1,4 +1,4 @@
-import { syncMessages } from "@keepsake/contracts";
+import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { RETRY_REFETCH_MS, retryFailedBackups, syncKeys } from "../../api/sync.ts";

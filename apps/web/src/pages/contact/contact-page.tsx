@@ -1,4 +1,5 @@
-import { CONTACT_LIMITS, phoneHref } from "@keepsake/contracts";
+import { phoneHref } from "@keepsake/contracts";
+import { CONTACT_LIMITS } from "@keepsake/contracts/admin-messages";
 import { type FormEvent, useState } from "react";
 import { useSendContactMutation } from "../../api/contact.ts";
 import { useContactDetails } from "../../api/site.ts";

@@ -1,4 +1,5 @@
-import { countOf, type InstagramAccount } from "@keepsake/contracts";
+import type { InstagramAccount } from "@keepsake/contracts";
+import { countOf } from "@keepsake/contracts/connections-messages";
 import { useConnect } from "../../api/connections.ts";
 import { ConfirmDialog } from "../../components/modal.tsx";
 

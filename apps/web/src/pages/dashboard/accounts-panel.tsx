@@ -1,4 +1,5 @@
-import { type InstagramAccount, TOKEN_WARNING_WINDOW_MS } from "@keepsake/contracts";
+import type { InstagramAccount } from "@keepsake/contracts";
+import { TOKEN_WARNING_WINDOW_MS } from "@keepsake/contracts/connections-messages";
 import { useState } from "react";
 import {
   useDeleteAccount,

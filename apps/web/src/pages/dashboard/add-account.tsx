@@ -1,9 +1,5 @@
-import {
-  ACCOUNT_LIMITS,
-  connectionMessages,
-  type InstagramAccountsResponse,
-  type SubscriptionTier,
-} from "@keepsake/contracts";
+import type { InstagramAccountsResponse, SubscriptionTier } from "@keepsake/contracts";
+import { ACCOUNT_LIMITS, connectionMessages } from "@keepsake/contracts/connections-messages";
 import { useId, useState } from "react";
 import { useConnect } from "../../api/connections.ts";
 import "./connections.css";

@@ -1,4 +1,4 @@
-import { pausedAccountMessages } from "@keepsake/contracts";
+import { pausedAccountMessages } from "@keepsake/contracts/connections-messages";
 import { useKeepAccount } from "../../api/billing.ts";
 import { useInstagramAccounts } from "../../api/connections.ts";
 import { Link } from "../../lib/navigation.tsx";

@@ -1,4 +1,5 @@
-import { type AuthUrlResponse, commentMessages, type InstagramAccount } from "@keepsake/contracts";
+import type { AuthUrlResponse, InstagramAccount } from "@keepsake/contracts";
+import { commentMessages } from "@keepsake/contracts/comments-messages";
 import { useMutation } from "@tanstack/react-query";
 import { api, errorDetail } from "../../api/client.ts";
 import { hardRedirect } from "../../lib/redirect.ts";

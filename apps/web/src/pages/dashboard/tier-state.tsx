@@ -1,4 +1,5 @@
-import { AUTO_SYNC_TIERS, type InstagramAccount, SYNC_INTERVAL_MINUTES } from "@keepsake/contracts";
+import type { InstagramAccount } from "@keepsake/contracts";
+import { AUTO_SYNC_TIERS, SYNC_INTERVAL_MINUTES } from "@keepsake/contracts/sync-messages";
 import { Link } from "../../lib/navigation.tsx";
 import { ReconnectButton } from "./account-controls.tsx";
 

@@ -1,4 +1,5 @@
-import { type StartSyncResponse, type SyncStatus, syncMessages } from "@keepsake/contracts";
+import type { StartSyncResponse, SyncStatus } from "@keepsake/contracts";
+import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorDetail } from "../../api/client.ts";

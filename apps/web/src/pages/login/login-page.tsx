@@ -1,4 +1,4 @@
-import { type LoginRequest, loginRequest } from "@keepsake/contracts";
+import { type LoginRequest, loginRequest } from "@keepsake/contracts/auth-forms";
 import { useState } from "react";
 import { errorDetail } from "../../api/client.ts";
 import { AuthCard } from "../../components/auth-card.tsx";

@@ -1,4 +1,4 @@
-import { type RegisterForm, registerForm } from "@keepsake/contracts";
+import { type RegisterForm, registerForm } from "@keepsake/contracts/auth-forms";
 import { AuthCard } from "../../components/auth-card.tsx";
 import { EmailField, PasswordField, TextField } from "../../components/form-field.tsx";
 import { useAuth } from "../../lib/auth.tsx";

@@ -3,7 +3,7 @@ import {
   type ChangePasswordRequest,
   changeEmailRequest,
   changePasswordRequest,
-} from "@keepsake/contracts";
+} from "@keepsake/contracts/auth-forms";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { changeEmail, changePassword } from "../../api/auth.ts";

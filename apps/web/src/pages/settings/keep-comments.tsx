@@ -1,4 +1,4 @@
-import { commentMessages } from "@keepsake/contracts";
+import { commentMessages } from "@keepsake/contracts/comments-messages";
 import { useCommentSettings, useSetKeepComments } from "../../api/comments.ts";
 import "../dashboard/comments.css";
 

@@ -1,4 +1,4 @@
-import { type ProfileUpdateRequest, profileUpdateRequest } from "@keepsake/contracts";
+import { type ProfileUpdateRequest, profileUpdateRequest } from "@keepsake/contracts/auth-forms";
 import { useMemo } from "react";
 import { useUpdateProfileMutation } from "../../api/auth.ts";
 import { TextField } from "../../components/form-field.tsx";

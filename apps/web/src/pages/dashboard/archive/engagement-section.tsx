@@ -1,4 +1,4 @@
-import { archiveMessages } from "@keepsake/contracts";
+import { archiveMessages } from "@keepsake/contracts/archive-messages";
 import { lazy, Suspense, useState } from "react";
 import { downloadStatsCsv } from "../../../api/archive.ts";
 import { BusyButton } from "../../../components/busy-button.tsx";

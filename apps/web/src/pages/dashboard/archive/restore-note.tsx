@@ -1,4 +1,4 @@
-import { archiveMessages } from "@keepsake/contracts";
+import { archiveMessages } from "@keepsake/contracts/archive-messages";
 import { formatDate } from "../../../lib/format.ts";
 
 /** What a post no longer on Instagram says: since when, and until when Instagram can restore it. */
