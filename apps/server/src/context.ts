@@ -383,6 +383,7 @@ export function createContext(deps: ContextDeps): AppContext {
     encryptionKey: deps.secrets.encryptionKey,
     sidecarFields: archive.sidecarFields,
     fetchFor: calls.fetchFor,
+    streamedFor: calls.streamedFor,
     // Backups that fail for good: the day's summary per account, Drive full.
     onBackupFailed: (failed) => alerts.backupFailed(failed),
     ...log,
@@ -466,7 +467,7 @@ export function createContext(deps: ContextDeps): AppContext {
     ),
     drive: createDriveClient(
       { apisUrl: providers.google.apisUrl },
-      { fetch: calls.fetchFor("google") },
+      { fetch: calls.fetchFor("google"), recordStreamed: calls.streamedFor("google") },
     ),
     graph: (key, fn) => sync.pacer.call(key, fn),
     clock: deps.clock,
@@ -494,7 +495,7 @@ export function createContext(deps: ContextDeps): AppContext {
   // The import area writes into Drive with the backup engine's folders, uploader and settings.
   const importDrive = createDriveClient(
     { apisUrl: `${providers.google.apisUrl}` },
-    { fetch: calls.fetchFor("google") },
+    { fetch: calls.fetchFor("google"), recordStreamed: calls.streamedFor("google") },
   );
   const importer = createImportService({
     repo: createImportRepository(deps.db),

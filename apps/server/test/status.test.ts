@@ -1,5 +1,6 @@
 import { type Sandbox, startSandbox } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDriveClient } from "../src/providers/google/drive.client.ts";
 import { createCallRecorder } from "../src/status/call-stats.ts";
 import { createStatusRepository } from "../src/status/status.repository.ts";
 import { formatDuration, jobsStatus, providerStatus } from "../src/status/status.rules.ts";
@@ -80,6 +81,40 @@ describe("provider calls", () => {
       detail: "4 of 6 calls failed in the last 15 minutes",
     });
     expect(report.status).not.toBe("operational");
+    await t.rows.status.deleteAllCallStats();
+  });
+});
+
+describe("streamed uploads", () => {
+  it("counts each streamed Drive upload and its provider-side failures, as fetched calls are", async () => {
+    const recorder = createCallRecorder({ db: t.ctx.db, clock: t.clock });
+    const drive = createDriveClient(
+      { apisUrl: `${sandbox.url}/www.googleapis.com` },
+      { fetch: recorder.fetchFor("google"), recordStreamed: recorder.streamedFor("google") },
+    );
+    await fetch(`${sandbox.url}/_control/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ endpoint: "drive.upload", count: 2, error: "drive:backendError" }),
+    });
+    const bytes = Buffer.from("a small image");
+    const upload = () =>
+      drive.multipartStream(
+        "not-a-token",
+        { name: "a.jpg" },
+        {
+          stream: (async function* () {
+            yield bytes;
+          })(),
+          length: bytes.length,
+        },
+        "image/jpeg",
+      );
+    // Two injected 500s (Drive's failures), then Drive refusing the token (not its failure).
+    for (let i = 0; i < 3; i++) await expect(upload()).rejects.toThrow();
+    await recorder.flush();
+    const rows = await t.ctx.db.selectFrom("provider_call_stats").selectAll().execute();
+    expect(rows).toEqual([expect.objectContaining({ provider: "google", calls: 3, errors: 2 })]);
     await t.rows.status.deleteAllCallStats();
   });
 });

@@ -61,12 +61,17 @@ export function createBackupsModule(deps: {
   sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
   log?: { warn(obj: object, msg: string): void };
   fetchFor?: (provider: "instagram" | "google") => FetchLike;
+  /** Told the outcome of each streamed Drive upload (`fetchFor` does not see them). */
+  streamedFor?: (provider: "google") => (failed: boolean) => void;
   /** Told of every backup that ends failed (the notifications area's alerts). */
   onBackupFailed?: (failed: FailedBackupEvent) => Promise<void>;
 }): BackupsModule {
   const drive = createDriveClient(
     { apisUrl: `${deps.config.providers.google.apisUrl}` },
-    deps.fetchFor ? { fetch: deps.fetchFor("google") } : {},
+    {
+      ...(deps.fetchFor ? { fetch: deps.fetchFor("google") } : {}),
+      ...(deps.streamedFor ? { recordStreamed: deps.streamedFor("google") } : {}),
+    },
   );
   const repos: BackupsRepositories = {
     posts: deps.posts,

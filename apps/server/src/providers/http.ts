@@ -147,18 +147,25 @@ interface StreamInit {
 export async function sendStream(
   url: URL,
   init: StreamInit,
-  options: Omit<SendOptions, "fetch" | "timeoutMs">,
+  options: Omit<SendOptions, "fetch" | "timeoutMs"> & {
+    /** Told whether the provider failed this request (the status page's call counts). */
+    record?: (failed: boolean) => void;
+  },
 ): Promise<Response> {
-  // Streamed requests (Drive's resumable chunks) do not go through the counted fetch: counted here.
+  // Streamed requests (Drive's uploads) do not go through the counted fetch: counted here.
   const labels = { provider: options.provider, kind: providerCallKind(url.href, init.method) };
   providerCalls.inc(labels);
   try {
     const res = await streamRequest(url, init);
-    if (res.status >= 500 || res.status === 429) providerErrors.inc(labels);
+    const failed = res.status >= 500 || res.status === 429;
+    if (failed) providerErrors.inc(labels);
+    options.record?.(failed);
     return res;
   } catch (err) {
+    // The body's source failing (the CDN download) is no failure of this provider.
     if (err instanceof ProviderError) throw err;
     providerErrors.inc(labels);
+    options.record?.(true);
     const why = err instanceof Error ? err.message : "error";
     const label = options.label ?? LABEL[options.provider];
     throw new ProviderError(options.provider, "network", `Could not reach ${label} (${why})`);

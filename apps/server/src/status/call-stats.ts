@@ -82,6 +82,13 @@ export function createCallRecorder(deps: { db: Db; clock: Clock }) {
         }
       };
     },
+    /**
+     * The outcome of each streamed request to `provider` (Drive's uploads, which do not go
+     * through `fetch`: `sendStream`): failed when the provider answered 5xx or 429, or not at all.
+     */
+    streamedFor(provider: MonitoredProvider): (failed: boolean) => void {
+      return (failed) => record(provider, failed);
+    },
     flush,
   };
 }

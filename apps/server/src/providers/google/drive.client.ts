@@ -94,7 +94,13 @@ function multipartBody(head: Buffer, media: Uint8Array | MediaInRoom, tail: Buff
 /** Google Drive v3: folders, multipart and resumable uploads, list, get, delete. HTTP only. */
 export function createDriveClient(
   settings: { apisUrl: string },
-  options: { fetch?: FetchLike; now?: () => number; timeoutMs?: number } = {},
+  options: {
+    fetch?: FetchLike;
+    /** Told the outcome of each streamed upload request, which does not go through `fetch`. */
+    recordStreamed?: (failed: boolean) => void;
+    now?: () => number;
+    timeoutMs?: number;
+  } = {},
 ) {
   const fetchImpl = options.fetch ?? fetch;
   const now = options.now ?? Date.now;
@@ -106,6 +112,7 @@ export function createDriveClient(
   const DRIVE = { provider: "google", label: "Google Drive" } as const;
   const send = (url: string | URL, init: RequestInit) =>
     sendRequest(url, init, { ...DRIVE, fetch: fetchImpl, timeoutMs: timeout });
+  const STREAMED = options.recordStreamed ? { ...DRIVE, record: options.recordStreamed } : DRIVE;
 
   async function fail(res: Response): Promise<never> {
     throw await failure(res, googleError, now());
@@ -270,7 +277,7 @@ export function createDriveClient(
           body: body(),
           timeoutMs: timeout,
         },
-        DRIVE,
+        STREAMED,
       );
       return toFile(await json(res));
     },
@@ -347,7 +354,7 @@ export function createDriveClient(
           body,
           timeoutMs: timeout,
         },
-        DRIVE,
+        STREAMED,
       );
       return progress(res);
     },
