@@ -126,6 +126,20 @@ export async function keepIfIntact(
   );
 }
 
+/** A download's reader, whose failures (and a missing body) are the CDN breaking off. */
+function cdnReader(download: Response) {
+  if (!download.body) throw cdnBroke();
+  const reader = download.body.getReader();
+  const read = async () => {
+    try {
+      return await reader.read();
+    } catch {
+      throw cdnBroke();
+    }
+  };
+  return { reader, read };
+}
+
 /**
  * Streams one CDN download into Drive: small files in one multipart request with their
  * metadata, anything larger through a resumable session in chunks of a multiple of 256 KiB.
@@ -179,15 +193,7 @@ export function createUploader(deps: {
         const download = first ?? (await args.reopen());
         first = null;
         md5 = null;
-        if (!download.body) throw cdnBroke();
-        const reader = download.body.getReader();
-        const read = async () => {
-          try {
-            return await reader.read();
-          } catch {
-            throw cdnBroke();
-          }
-        };
+        const { reader, read } = cdnReader(download);
         async function* media(): AsyncGenerator<Uint8Array> {
           const hash = createHash("md5");
           let position = 0;
@@ -279,15 +285,7 @@ export function createUploader(deps: {
       await keepIfIntact(call, drive, file, md5);
       return await ledger.record(item, file, false);
     }
-    if (!res.body) throw cdnBroke();
-    const reader = res.body.getReader();
-    const read = async () => {
-      try {
-        return await reader.read();
-      } catch {
-        throw cdnBroke();
-      }
-    };
+    const { reader, read } = cdnReader(res);
     const md5 = createHash("md5");
     const pending = new Pending();
     let position = 0;

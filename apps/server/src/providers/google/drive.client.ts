@@ -114,6 +114,19 @@ export function createDriveClient(
     sendRequest(url, init, { ...DRIVE, fetch: fetchImpl, timeoutMs: timeout });
   const STREAMED = options.recordStreamed ? { ...DRIVE, record: options.recordStreamed } : DRIVE;
 
+  /** A multipart upload's URL and the parts around its media: the metadata first, then the end. */
+  function multipartFrame(meta: DriveFileMetadata, contentType: string) {
+    const boundary = `keepsake_${randomBytes(12).toString("hex")}`;
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(meta)}\r\n` +
+        `--${boundary}\r\nContent-Type: ${contentType}\r\n\r\n`,
+    );
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const u = new URL(upload);
+    u.search = new URLSearchParams({ uploadType: "multipart", fields: UPLOAD_FIELDS }).toString();
+    return { boundary, head, tail, u };
+  }
+
   async function fail(res: Response): Promise<never> {
     throw await failure(res, googleError, now());
   }
@@ -224,14 +237,7 @@ export function createDriveClient(
       media: Uint8Array | MediaInRoom,
       contentType: string,
     ): Promise<DriveFile> {
-      const boundary = `keepsake_${randomBytes(12).toString("hex")}`;
-      const head = Buffer.from(
-        `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(meta)}\r\n` +
-          `--${boundary}\r\nContent-Type: ${contentType}\r\n\r\n`,
-      );
-      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-      const u = new URL(upload);
-      u.search = new URLSearchParams({ uploadType: "multipart", fields: UPLOAD_FIELDS }).toString();
+      const { boundary, head, tail, u } = multipartFrame(meta, contentType);
       const res = await send(u, {
         method: "POST",
         headers: auth(token, { "content-type": `multipart/related; boundary=${boundary}` }),
@@ -252,14 +258,7 @@ export function createDriveClient(
       media: PipedChunk,
       contentType: string,
     ): Promise<DriveFile> {
-      const boundary = `keepsake_${randomBytes(12).toString("hex")}`;
-      const head = Buffer.from(
-        `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(meta)}\r\n` +
-          `--${boundary}\r\nContent-Type: ${contentType}\r\n\r\n`,
-      );
-      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-      const u = new URL(upload);
-      u.search = new URLSearchParams({ uploadType: "multipart", fields: UPLOAD_FIELDS }).toString();
+      const { boundary, head, tail, u } = multipartFrame(meta, contentType);
       async function* body(): AsyncGenerator<Uint8Array> {
         yield head;
         yield* media.stream;
