@@ -1,39 +1,13 @@
 import { availableParallelism } from "node:os";
-import { configDefaults, defineConfig } from "vitest/config";
+import { defineConfig } from "vitest/config";
 import { longFirst } from "../../scripts/long-first-sequencer.ts";
 
 /**
- * Two projects, one run. `embedded` runs every file on embedded PGlite (the default database).
- * When TEST_DATABASE_URL names a PostgreSQL server, `postgres` runs there the files whose
- * outcome can differ between the two: PGlite is the same SQL engine behind one session, so what
- * differs is what several sessions do at once — locks, bursts against limits, the queue and its
- * worker processes, concurrent migrations, the planner on a real server — and the
- * `*.server.test.ts` files, which need a second session. SERVER_SUITE=all runs every file there.
+ * Every file runs once, on real PostgreSQL: the server of TEST_DATABASE_URL when it is set (one
+ * schema per file), else one embedded PostgreSQL started for the run (support/database-template.ts;
+ * one database per file, copied from a migrated template). Either way several connections and
+ * processes run at once, so the tests of locks, claims and limits race for real.
  */
-export const DIFFERS_ON_A_SERVER = [
-  "test/**/*.server.test.ts",
-  "test/migrate.concurrent.test.ts",
-  "test/jobs.test.ts",
-  "test/backup.workers.test.ts",
-  "test/backup.shutdown.test.ts",
-  "test/backup.sync.test.ts",
-  "test/api.shutdown.test.ts",
-  "test/billing-concurrency.test.ts",
-  "test/billing-limits.test.ts",
-  "test/sync-start.burst.test.ts",
-  "test/counters.test.ts",
-  "test/scheduler.test.ts",
-  "test/status.test.ts",
-  "test/status-mail.test.ts",
-  "test/dashboard.scale.test.ts",
-  "test/api-v1.test.ts",
-  "test/auth.test.ts",
-  "test/contact.test.ts",
-  "test/api-keys.test.ts",
-  "test/input-safety.test.ts",
-];
-
-const serverUrl = process.env.TEST_DATABASE_URL ?? "";
 
 /**
  * Files that mostly wait (worker processes killed and taken over after a missed heartbeat, a
@@ -56,37 +30,13 @@ const LONG_FIRST = [
 export default defineConfig({
   test: {
     setupFiles: ["@keepsake/sandbox/network-guard"],
+    globalSetup: ["test/support/database-template.ts"],
+    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // The files wait on sockets, databases and worker processes far more than they compute, and
-    // every embedded database is copied from one migrated template (support/database-template.ts):
-    // two files per core took both projects on two cores from 290 s to 204 s (issue 27).
+    // The files wait on sockets, databases and worker processes far more than they compute:
+    // two files per core (issue 27).
     maxWorkers: Math.max(2, 2 * availableParallelism()),
     sequence: { sequencer: longFirst(LONG_FIRST) },
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: "embedded",
-          globalSetup: ["test/support/database-template.ts"],
-          include: ["test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, "test/**/*.server.test.ts"],
-          env: { TEST_DATABASE_URL: "" },
-        },
-      },
-      ...(serverUrl
-        ? [
-            {
-              extends: true,
-              test: {
-                name: "postgres",
-                include:
-                  process.env.SERVER_SUITE === "all" ? ["test/**/*.test.ts"] : DIFFERS_ON_A_SERVER,
-                env: { TEST_DATABASE_URL: serverUrl },
-              },
-            },
-          ]
-        : []),
-    ],
   },
 });

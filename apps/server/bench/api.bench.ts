@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
+import { embeddedUrls, stopServer } from "../src/db/embedded.ts";
 import { searchCountLimit } from "../src/library/dashboard.service.ts";
 import type { ListingRepository, PostFilter } from "../src/library/listing.repository.ts";
 import { explainRepository } from "../test/support/explain.ts";
@@ -85,11 +86,14 @@ async function benchDatabase(databaseUrl: string | undefined): Promise<BenchData
   if (!databaseUrl) {
     const dataDir = mkdtempSync(join(tmpdir(), "keepsake-bench-api-"));
     return {
-      label: "embedded PGlite",
+      label: "embedded PostgreSQL",
       childEnv: { DATA_DIR: dataDir },
-      /** The API process owns PGlite; connect through the socket it advertises. */
-      url: () => JSON.parse(readFileSync(`${dataDir}/pglite.socket.json`, "utf8")).url as string,
-      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+      /** The API process starts the server; this one connects through its socket. */
+      url: () => embeddedUrls(dataDir).url,
+      drop: async () => {
+        await stopServer(join(dataDir, "postgres"));
+        rmSync(dataDir, { recursive: true, force: true });
+      },
     };
   }
   const server = await createServerDatabase(databaseUrl);

@@ -15,7 +15,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
@@ -59,6 +61,19 @@ function cpuSeconds(pid: number): number | null {
   }
 }
 
+/** The embedded database in a temporary DATA_DIR, removed afterwards. */
+async function embeddedDatabase() {
+  const dataDir = mkdtempSync(join(tmpdir(), "keepsake-bench-backup-"));
+  const embedded = await startEmbeddedPostgres({ dataDir });
+  return {
+    url: embedded.url,
+    close: async () => {
+      await embedded.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function main() {
   log(`starting sandbox (large video ${VIDEO_MB} MB) and database`);
   // The app in this process and the worker process share one database, whole: never a test
@@ -68,7 +83,7 @@ async function main() {
     : null;
   const t = await createSandboxedApp(secrets, {
     sandbox: { largeVideoBytes: Math.round(VIDEO_MB * MB) },
-    database: server ? { url: server.url, close: server.drop } : await startEmbeddedPostgres({}),
+    database: server ? { url: server.url, close: server.drop } : await embeddedDatabase(),
   });
   let worker: ChildProcess | null = null;
   try {

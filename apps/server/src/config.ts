@@ -28,6 +28,11 @@ export const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
       .optional(),
   ),
+  /**
+   * Live mode (provider credentials set) without DATABASE_URL runs on the embedded database
+   * only with this explicit opt-in: one machine's database, backed up by nobody but its owner.
+   */
+  EMBEDDED_DATABASE_LIVE: boolish.default(false),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   JWT_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
@@ -321,6 +326,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const sandboxMode = PROVIDER_PAIRS.every(([a]) => e[a] === undefined);
+  if (!sandboxMode && !e.DATABASE_URL && !e.EMBEDDED_DATABASE_LIVE) {
+    throw new ConfigError(
+      "Invalid configuration:\n  DATABASE_URL: required in live mode (provider credentials are set); set it to a PostgreSQL server, or set EMBEDDED_DATABASE_LIVE=true to run live on the embedded database under DATA_DIR",
+    );
+  }
   const providers: ProviderSettings = {
     instagram: {
       clientId: e.INSTAGRAM_CLIENT_ID,

@@ -13,6 +13,9 @@ import { loadSecrets } from "./lib/secrets.ts";
 /** `migrate` applies the migrations and creates the job queue's tables and queues, then stops. */
 export type Role = "api" | "worker" | "all" | "migrate";
 
+/** The pool of a process that joined the embedded database another process started. */
+const GUEST_POOL_SIZE = 4;
+
 export const WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
 
 export interface Keepsake {
@@ -26,8 +29,8 @@ export interface Keepsake {
 }
 
 /**
- * Opens the database — DATABASE_URL, or embedded PGlite under DATA_DIR (shared with the
- * process that already owns it) — and applies pending migrations.
+ * Opens the database — DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (started by the
+ * first process on that DATA_DIR, joined by the others) — and applies pending migrations.
  */
 export async function openDatabase(
   config: Config,
@@ -41,12 +44,17 @@ export async function openDatabase(
   let embedded: EmbeddedPostgres | null = null;
   let url = options.databaseUrl ?? config.DATABASE_URL;
   if (!url) {
-    embedded = await startEmbeddedPostgres({ dataDir: join(config.DATA_DIR, "pglite") });
+    embedded = await startEmbeddedPostgres({ dataDir: config.DATA_DIR });
     url = embedded.url;
   }
   const database = connectDatabase({
     url,
-    max: config.DATABASE_POOL_SIZE,
+    // A process joining another's embedded database keeps a small pool, so a worker and the
+    // CLI beside `npm start` stay far below the server's max_connections.
+    max:
+      embedded && !embedded.owner
+        ? Math.min(config.DATABASE_POOL_SIZE, GUEST_POOL_SIZE)
+        : config.DATABASE_POOL_SIZE,
     ...(options.schema ? { schema: options.schema } : {}),
   });
   let applied: string[];

@@ -24,6 +24,31 @@ describe("configuration", () => {
   });
 });
 
+describe("live mode on the embedded database", () => {
+  const live = { INSTAGRAM_CLIENT_ID: "id", INSTAGRAM_CLIENT_SECRET: "secret" };
+
+  it("stops start-up without DATABASE_URL, naming both ways out", () => {
+    expect(() => loadConfig(live)).toThrow(ConfigError);
+    expect(() => loadConfig(live)).toThrow(/DATABASE_URL: required in live mode/);
+    expect(() => loadConfig(live)).toThrow(/EMBEDDED_DATABASE_LIVE=true/);
+    expect(() => loadConfig({ ...live, EMBEDDED_DATABASE_LIVE: "false" })).toThrow(ConfigError);
+  });
+
+  it("starts with a PostgreSQL server, or with the explicit opt-in", () => {
+    expect(loadConfig({ ...live, DATABASE_URL: "postgres://db/k" }).sandboxMode).toBe(false);
+    const optedIn = loadConfig({ ...live, EMBEDDED_DATABASE_LIVE: "true" });
+    expect(optedIn.sandboxMode).toBe(false);
+    expect(optedIn.EMBEDDED_DATABASE_LIVE).toBe(true);
+    expect(() => loadConfig({ ...live, EMBEDDED_DATABASE_LIVE: "maybe" })).toThrow(
+      /EMBEDDED_DATABASE_LIVE/,
+    );
+  });
+
+  it("sandbox mode needs no opt-in", () => {
+    expect(loadConfig({}).EMBEDDED_DATABASE_LIVE).toBe(false);
+  });
+});
+
 describe("secrets", () => {
   it("redacts OAuth codes and tokens from logged URLs", () => {
     expect(redactUrl("/api/oauth/google/callback?code=4/abc&state=xyz&scope=email")).toBe(

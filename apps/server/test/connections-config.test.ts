@@ -32,6 +32,7 @@ describe("provider configuration", () => {
       GOOGLE_CLIENT_ID: "gid",
       GOOGLE_CLIENT_SECRET: "gsecret",
       INSTAGRAM_GRAPH_URL: "http://127.0.0.1:9999/graph/",
+      DATABASE_URL: "postgres://db.example/keepsake",
     });
     expect(c.sandboxMode).toBe(false);
     expect(c.providers.instagram.clientId).toBe("id");

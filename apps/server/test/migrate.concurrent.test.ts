@@ -6,25 +6,22 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppContext } from "../src/context.ts";
-import { connectDatabase } from "../src/db/database.ts";
-import { startEmbeddedPostgres } from "../src/db/embedded.ts";
-import { listMigrations, migrate } from "../src/db/migrate.ts";
+import { listMigrations } from "../src/db/migrate.ts";
 import { jobRegistry } from "../src/job-registry.ts";
-import { createJobQueue } from "../src/jobs/queue.ts";
+import { createEmbeddedDatabase } from "./support/database.ts";
 
 const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "keepsake-migrate-"));
 
-/** An empty database: a new one on TEST_DATABASE_URL's server, else a fresh in-memory PGlite. */
+/** An empty database: a new one on TEST_DATABASE_URL's server, else on the run's embedded one. */
 let url: string;
 let drop: () => Promise<void>;
 beforeAll(async () => {
   const server = process.env.TEST_DATABASE_URL;
   if (!server) {
-    const embedded = await startEmbeddedPostgres({});
+    const embedded = await createEmbeddedDatabase({ empty: true });
     url = embedded.url;
-    drop = () => embedded.close();
+    drop = embedded.drop;
     return;
   }
   const name = `keepsake_migrate_${randomBytes(5).toString("hex")}`;
@@ -69,39 +66,11 @@ function migrateProcess(n: number) {
   });
 }
 
-/**
- * Three connections migrating at once in this process: the embedded database, whose files belong
- * to one process (the others reach it through its socket), and whose connections all share one
- * session, where the advisory lock serialises nothing.
- */
-async function migrateConnections() {
-  const handles = [1, 2, 3].map(() => connectDatabase({ url, max: 2 }));
-  try {
-    const results = await Promise.allSettled(handles.map((h) => migrate(h.pool)));
-    const queues = handles.map(() =>
-      createJobQueue<AppContext>({ connectionString: url, schema: "pgboss", jobs: jobRegistry }),
-    );
-    await Promise.all(queues.map((q) => q.start()));
-    await Promise.all(queues.map((q) => q.stop()));
-    return results.map((r) => {
-      if (r.status === "rejected") throw r.reason;
-      return r.value.length;
-    });
-  } finally {
-    await Promise.all(handles.map((h) => h.close()));
-  }
-}
-
 describe("several processes starting at once on an empty database", () => {
-  it("apply every migration once and create the job queues once (three processes on a PostgreSQL server, three connections on the embedded database)", async () => {
-    let applied: number[];
-    if (process.env.TEST_DATABASE_URL) {
-      const results = await Promise.all([1, 2, 3].map(migrateProcess));
-      for (const r of results) expect(r.code, r.output).toBe(0);
-      applied = results.map((r) => Number(/\((\d+) new\)/.exec(r.output)?.[1]));
-    } else {
-      applied = await migrateConnections();
-    }
+  it("apply every migration once and create the job queues once (three processes)", async () => {
+    const results = await Promise.all([1, 2, 3].map(migrateProcess));
+    for (const r of results) expect(r.code, r.output).toBe(0);
+    const applied = results.map((r) => Number(/\((\d+) new\)/.exec(r.output)?.[1]));
     // Exactly one applied the migrations; the others found them applied.
     expect(applied.sort((a, b) => a - b)).toEqual([0, 0, listMigrations().length]);
 

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { inject } from "vitest";
-import { startEmbeddedPostgres } from "../../src/db/embedded.ts";
+import { TEMPLATE } from "./database-template.ts";
 
 export interface TestDatabase {
   url: string;
@@ -10,28 +9,48 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-let template: Blob | null | undefined;
-
-/** The migrated database made once for the run (database-template.ts), read once per worker. */
-function migratedTemplate(): Blob | null {
-  if (template === undefined) {
-    const file = inject("pgliteTemplate");
-    template = file ? new Blob([readFileSync(file)]) : null;
+async function asAdmin(adminUrl: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
   }
-  return template;
 }
 
 /**
- * A clean database for one test file: a fresh schema on TEST_DATABASE_URL when it is set
- * (the real server), otherwise a fresh in-memory PGlite behind its socket, copied from the run's
- * migrated template when there is one.
+ * A new database on the run's embedded PostgreSQL (support/database-template.ts), owned by the
+ * app's role (not a superuser, as `npm start` connects): a copy of the migrated template, or
+ * empty with `empty`. Its URL is the app role's.
+ */
+export async function createEmbeddedDatabase(
+  options: { empty?: boolean } = {},
+): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const embedded = inject("embeddedDatabase");
+  if (!embedded)
+    throw new Error("The run's embedded database was not started (TEST_DATABASE_URL is set)");
+  const name = `t_${randomBytes(6).toString("hex")}`;
+  const template = options.empty ? "template0" : TEMPLATE;
+  await asAdmin(embedded.adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template} OWNER keepsake`);
+  const u = new URL(embedded.url);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    name,
+    drop: () => asAdmin(embedded.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+/**
+ * A clean database for one test file: a fresh schema on TEST_DATABASE_URL when it is set,
+ * otherwise a fresh database on the run's embedded PostgreSQL, copied from its migrated template.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
-    const from = migratedTemplate();
-    const embedded = await startEmbeddedPostgres(from ? { from } : {});
-    return { url: embedded.url, close: () => embedded.close() };
+    const db = await createEmbeddedDatabase();
+    return { url: db.url, close: db.drop };
   }
   const schema = `t_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });
