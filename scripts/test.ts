@@ -1,6 +1,6 @@
-// `npm test`: typecheck, lint, import cycles, then every Vitest suite (the server's on embedded
-// PGlite and, when TEST_DATABASE_URL names a real PostgreSQL server, the files whose outcome can
-// differ there, in the same run: apps/server/vitest.config.ts) with the production smoke test
+// `npm test`: typecheck, lint, import cycles, then every Vitest suite (the server's once, on the
+// PostgreSQL server of TEST_DATABASE_URL when it is set, else on an embedded PostgreSQL started
+// for the run: apps/server/vitest.config.ts) with the production smoke test
 // running alongside the server suite (it mostly installs and waits), then the end-to-end suite in
 // Chromium. Ends with each stage's time, the wall-clock total and the test totals.
 import { spawn } from "node:child_process";
@@ -107,14 +107,12 @@ if (want("unit")) {
   await suite("web", "apps/web");
   await suite("sandbox", "sandbox");
   const smoked = want("production") ? smoke() : Promise.resolve(true);
-  if (process.env.TEST_DATABASE_URL) {
-    await suite("server (embedded PGlite + PostgreSQL server)", "apps/server");
-  } else {
-    await suite("server (embedded PGlite)", "apps/server");
-    console.log(
-      "\n(TEST_DATABASE_URL is not set: the server suite ran on embedded PGlite only, without its PostgreSQL server project)",
-    );
-  }
+  await suite(
+    process.env.TEST_DATABASE_URL
+      ? "server (PostgreSQL server of TEST_DATABASE_URL)"
+      : "server (embedded PostgreSQL)",
+    "apps/server",
+  );
   await smoked;
 } else if (want("production")) {
   await smoke();

@@ -90,7 +90,7 @@ export async function startKeepsake(env: Record<string, string> = {}): Promise<R
     log = "";
     writeFileSync(logFile, "");
     // As `npm start` runs it (package.json: the same node flags).
-    child = spawn(process.execPath, ["--liftoff-only", "scripts/start.ts"], {
+    child = spawn(process.execPath, ["scripts/start.ts"], {
       cwd: ROOT,
       env: {
         ...process.env,

@@ -5,7 +5,7 @@
  * query and the query plans (EXPLAIN ANALYZE) of the SQL behind each.
  *
  * DATABASE_URL set: a fresh database `keepsake_bench_<random>` is created on that server and
- * dropped afterwards. Unset: embedded PGlite in a temporary DATA_DIR, removed afterwards.
+ * dropped afterwards. Unset: the embedded PostgreSQL in a temporary DATA_DIR, removed afterwards.
  * BENCH_RATE (default 200 requests/s), BENCH_SECONDS (default 20) per query,
  * BENCH_MAX_IN_FLIGHT (default 64), BENCH_SEARCH (default "sunset").
  */

@@ -6,8 +6,8 @@ import { type ExplainedQuery, explainRepository, flatten } from "./support/expla
 
 /**
  * The posts grid, the Backups list and the dashboard totals at 100,000 posts for one user
- * (issues 6 and 14), on whichever database the suite runs on (embedded PGlite, or the real
- * server with TEST_DATABASE_URL). The SQL is captured from the real repository and explained:
+ * (issues 6 and 14), on whichever database the suite runs on (the embedded PostgreSQL, or
+ * the server of TEST_DATABASE_URL). The SQL is captured from the real repository and explained:
  * every filter reads posts and backups through the index made for it — never a sequential scan
  * — and the grid's and the list's totals come from the counters (post_counts, backup_counts).
  */

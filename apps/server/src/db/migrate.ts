@@ -32,10 +32,8 @@ export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
 
 /**
  * Applies the versioned SQL migrations not yet applied, each in its own transaction, once however
- * many processes start together: on a PostgreSQL server the advisory lock makes them take turns.
- * The embedded database is one session for every connection, where that lock is re-entrant and
- * serialises nothing; there its socket runs one transaction at a time, so each migration checks
- * again inside its own transaction that no one applied it meanwhile.
+ * many processes start together: the advisory lock makes them take turns, and each migration
+ * checks again inside its own transaction that no one applied it meanwhile.
  */
 export async function migrate(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();

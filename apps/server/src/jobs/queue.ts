@@ -92,8 +92,7 @@ export function createJobQueue<TDeps>(options: {
   let idle: (() => void) | null = null;
   /** This process's worker slots per queue, woken when this process sends them a job. */
   const slots = new Map<string, string[]>();
-  // NOTIFY wakes workers in every process (PostgreSQL, and the embedded database, whose wire
-  // server routes it to the listening connections); a job sent in this process also wakes this
+  // NOTIFY wakes workers in every process; a job sent in this process also wakes this
   // process's slots at once, without waiting for the notification's round trip.
   const wake = (name: string) => {
     for (const id of slots.get(name) ?? []) boss.notifyWorker(id);

@@ -48,10 +48,8 @@ export const KILL_POINTS = pausePoints({ postId: "", mediaKey: "", metaKey: "" }
   (p) => p.name,
 );
 
-// A pause needs a second session that holds a lock while the worker's session waits for it:
-// the embedded database is one session for every connection (DESIGN.md), so the files using
-// this (`backup.kill-points.*.server.test.ts`) run only on the PostgreSQL server
-// (vitest.config.ts). Each takeover waits for the dead worker's job heartbeat to lapse (about
+// A pause needs a second session that holds a lock while the worker's session waits for it
+// (real PostgreSQL, embedded or TEST_DATABASE_URL's server). Each takeover waits for the dead worker's job heartbeat to lapse (about
 // 30 s), so the points are spread over several files that run side by side.
 export function describeKillPoints(points: readonly number[]) {
   workerProcessSuite();
