@@ -1,16 +1,19 @@
 import type { SandboxMail } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deliverMailJob, mailSweepJob } from "../src/mail/mail.jobs.ts";
+import { peerApps } from "./support/peers.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 import { until } from "./support/wait.ts";
 
 // The outbox against the sandbox's SMTP server over loopback: nothing of ours is replaced.
 let t: SandboxedApp;
+const ENV = {
+  MAIL_RETRY_BASE_SECONDS: "0.2",
+  MAIL_SMTP_TIMEOUT_SECONDS: "3",
+  MAIL_MAX_ATTEMPTS: "4",
+};
 beforeAll(async () => {
-  t = await createSandboxedApp(
-    { MAIL_RETRY_BASE_SECONDS: "0.2", MAIL_SMTP_TIMEOUT_SECONDS: "3", MAIL_MAX_ATTEMPTS: "4" },
-    { jobs: [deliverMailJob, mailSweepJob] },
-  );
+  t = await createSandboxedApp(ENV, { jobs: [deliverMailJob, mailSweepJob] });
   await t.ctx.queue.work(t.ctx);
 });
 afterAll(async () => {
@@ -90,6 +93,36 @@ describe("the outbox", () => {
     );
     await new Promise((r) => setTimeout(r, 1500)); // a late duplicate would have landed by now
     expect(await inbox(to)).toHaveLength(1);
+  });
+
+  it("processes racing for every message (each its own pool of connections) send each once", async () => {
+    const peers = await peerApps(t, 3, { ...ENV, SMTP_URL: t.sandbox.urls.smtp });
+    try {
+      const contexts = [t.ctx, ...peers.apps.map((p) => p.ctx)];
+      const addresses = Array.from({ length: 6 }, () => unique("race"));
+      const ids = await Promise.all(
+        addresses.map(async (to) => ((await ack(to)) as { id: string }).id),
+      );
+      // Every process runs every message's job at once, twice, besides the queue's worker.
+      await Promise.allSettled(
+        ids.flatMap((id) =>
+          [...contexts, ...contexts].map((ctx) =>
+            deliverMailJob.handler({ id }, ctx, { id: "race", retryCount: 0 }),
+          ),
+        ),
+      );
+      for (const id of ids) {
+        await until(
+          () => row(id),
+          (r) => r.status === "sent",
+        );
+      }
+      await new Promise((r) => setTimeout(r, 1500)); // a late duplicate would have landed by now
+      for (const to of addresses) expect(await inbox(to), to).toHaveLength(1);
+      for (const id of ids) expect((await row(id)).attempts).toBe(1);
+    } finally {
+      await peers.close();
+    }
   });
 
   it.each([
