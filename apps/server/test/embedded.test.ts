@@ -14,6 +14,9 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from "../src/db/embedded
 
 const EMBEDDED = fileURLToPath(new URL("../src/db/embedded.ts", import.meta.url));
 const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 const tempDataDir = () => {
   const dir = mkdtempSync(join(tmpdir(), "keepsake-embedded-"));
   dirs.push(dir);
@@ -146,7 +149,6 @@ describe("the embedded database", () => {
     const pid = db?.pid();
     await db?.close();
     if (pid) expect(alive(pid)).toBe(false);
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   it("listens only on a Unix socket in a folder only its OS user may enter", async () => {

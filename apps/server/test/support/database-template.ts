@@ -55,6 +55,24 @@ export default async function setup(project: TestProject) {
     await queue.start();
     await queue.stop({ graceMs: 0, unwindMs: 0 });
     await handle.close();
+    // Copied only once nobody is connected to it: no connection from now on, and those
+    // just closed (pg-boss's among them) ended.
+    const admin2 = new pg.Client({ connectionString: embedded.adminUrl });
+    await admin2.connect();
+    await admin2.query(`ALTER DATABASE ${TEMPLATE} WITH ALLOW_CONNECTIONS false IS_TEMPLATE true`);
+    await admin2.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+      [TEMPLATE],
+    );
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await admin2.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+        [TEMPLATE],
+      );
+      if (rows[0].n === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await admin2.end();
   } catch (err) {
     await embedded.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -24,7 +24,6 @@ export async function peerApps(
         {
           database: { ...t.database, close: async () => {} },
           providers: t.ctx.config.providers,
-          jobs: [],
         },
       ),
     ),
