@@ -1,10 +1,12 @@
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJsonPaths, exportMessages } from "@keepsake/contracts/instagram-export";
-import { DEMO_IG } from "@keepsake/sandbox";
+import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { TextWriter, Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.js/zip.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestApp } from "./support/app.ts";
 import { backupHelpers, FAST_ENGINE, md5 } from "./support/backup.ts";
+import { peerApps } from "./support/peers.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 import { until } from "./support/wait.ts";
 
@@ -18,6 +20,8 @@ let user: Awaited<ReturnType<ReturnType<typeof backupHelpers>["connectedUser"]>>
 let base: string;
 
 const CHUNK = 256 * 1024;
+/** The creator's account, connected by one test and used by the next. */
+let creator: typeof user | undefined;
 
 interface OpenedExport {
   paths: string[];
@@ -56,8 +60,8 @@ const plan = (token: string, accountId: string, ex: Pick<OpenedExport, "paths" |
     body: { paths: ex.paths, files: ex.files },
   });
 
-const put = (token: string, itemId: string, key: string, body: Uint8Array) =>
-  t.app.inject({
+const put = (token: string, itemId: string, key: string, body: Uint8Array, via: TestApp = t) =>
+  via.app.inject({
     method: "PUT",
     url: `/api/import/items/${itemId}/files/${encodeURIComponent(key)}`,
     headers: {
@@ -206,6 +210,7 @@ describe("import of Instagram's data export", () => {
       instagram: DEMO_IG.creator.id,
       google: "104000000000000000002",
     });
+    creator = other;
     const ex = await openExport(DEMO_IG.creator.username);
     const first = await plan(other.token, other.accountId, ex);
     const items = first.body.items as PlanItem[];
@@ -265,6 +270,39 @@ describe("import of Instagram's data export", () => {
     expect(inDrive.length).toBe(1);
     expect(inDrive[0]?.md5Checksum).toBe(md5(bytes));
     expect(inDrive[0]?.name).toBe(file.name);
+  });
+
+  it("the same file sent at once through four processes (each its own pool): one upload, one file in Drive", async () => {
+    // The creator's account and Drive, connected by the test before.
+    const sam = creator as NonNullable<typeof creator>;
+    const ex = await openExport(DEMO_IG.creator.username);
+    const items = (await plan(sam.token, sam.accountId, ex)).body.items as PlanItem[];
+    const item = items.find((i) => i.status === "pending" && i.files.length === 1);
+    if (!item) throw new Error("no pending item with one file");
+    const file = item.files[0] as PlanItem["files"][number];
+    const bytes = await ex.bytes(file.uri);
+    const uploadsBefore = (await h.control<{ uploads: { upload_id: string }[] }>("/drive/uploads"))
+      .uploads.length;
+    const peers = await peerApps(t, 3);
+    try {
+      const senders = [t, ...peers.apps, t, ...peers.apps];
+      const answers = await Promise.all(
+        senders.map((via) => put(sam.token, item.id, file.key, bytes, via)),
+      );
+      // One takes the file; the others find it taken (409, try again) or already done (200).
+      for (const a of answers) expect([200, 409], a.body).toContain(a.statusCode);
+      expect(answers.some((a) => a.statusCode === 200)).toBe(true);
+    } finally {
+      await peers.close();
+    }
+    const inDrive = (await h.driveFiles(DEMO_GOOGLE.maya.email)).filter(
+      (f) => f.appProperties.keepsakeMediaId === file.key,
+    );
+    expect(inDrive.length).toBe(1);
+    expect(inDrive[0]?.md5Checksum).toBe(md5(bytes));
+    // Small files go up in one request; at most one upload session was opened for it.
+    const uploadsAfter = (await h.control<{ uploads: unknown[] }>("/drive/uploads")).uploads.length;
+    expect(uploadsAfter - uploadsBefore).toBeLessThanOrEqual(1);
   });
 
   it("a file Drive created before Keepsake recorded it is adopted, not uploaded again", async () => {
