@@ -123,7 +123,7 @@ function firstAnswer(socketDir: string, user: string): Promise<{ type: string; c
       params.copy(msg, 8);
       s.write(msg);
     });
-    s.once("data", (d) => {
+    s.once("data", (d: Buffer) => {
       resolve({ type: String.fromCharCode(d[0] ?? 0), code: d.readInt32BE(5) });
       s.destroy();
     });
