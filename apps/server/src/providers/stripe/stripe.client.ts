@@ -59,7 +59,7 @@ type StripeHttpClient = ReturnType<typeof Stripe.createNodeHttpClient>;
  * The package's own HTTP client, refusing every request (each page of a list, each retry)
  * made while the caller holds a database transaction (lib/transaction-scope.ts).
  */
-function guardedHttpClient(inner: StripeHttpClient): StripeHttpClient {
+export function guardedHttpClient(inner: StripeHttpClient): StripeHttpClient {
   return {
     getClientName: () => inner.getClientName(),
     makeRequest(host, port, path, method, headers, requestData, protocol, timeout) {
