@@ -24,6 +24,52 @@ describe("configuration", () => {
   });
 });
 
+describe("secrets on a PostgreSQL server", () => {
+  const DATABASE_URL = "postgres://keepsake@db.internal:5432/keepsake";
+  const JWT_SECRET = randomBytes(32).toString("base64url");
+  const ENCRYPTION_KEY = randomBytes(32).toString("hex");
+  const messageOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error("loadConfig accepted the configuration");
+  };
+
+  it("without JWT_SECRET and ENCRYPTION_KEY, start-up stops naming both", () => {
+    const message = messageOf({ DATABASE_URL });
+    expect(message).toMatch(/JWT_SECRET: required when DATABASE_URL is set/);
+    expect(message).toMatch(/ENCRYPTION_KEY: required when DATABASE_URL is set/);
+  });
+
+  it.each([
+    ["JWT_SECRET", { ENCRYPTION_KEY }],
+    ["ENCRYPTION_KEY", { JWT_SECRET }],
+  ])("without %s, start-up stops naming only it", (missing, given) => {
+    const message = messageOf({ DATABASE_URL, ...given });
+    expect(message).toContain(`${missing}: required when DATABASE_URL is set`);
+    const other = missing === "JWT_SECRET" ? "ENCRYPTION_KEY" : "JWT_SECRET";
+    expect(message).not.toContain(other);
+  });
+
+  it("a blank value counts as missing", () => {
+    expect(messageOf({ DATABASE_URL, JWT_SECRET: "  ", ENCRYPTION_KEY })).toContain(
+      "JWT_SECRET: required",
+    );
+  });
+
+  it("with both it starts; the embedded database still generates them", () => {
+    const c = loadConfig({ DATABASE_URL, JWT_SECRET, ENCRYPTION_KEY });
+    expect(c.JWT_SECRET).toBe(JWT_SECRET);
+    expect(c.ENCRYPTION_KEY).toBe(ENCRYPTION_KEY);
+    const embedded = loadConfig({});
+    expect(embedded.JWT_SECRET).toBeUndefined();
+    expect(embedded.ENCRYPTION_KEY).toBeUndefined();
+  });
+});
+
 describe("secrets", () => {
   it("redacts OAuth codes and tokens from logged URLs", () => {
     expect(redactUrl("/api/oauth/google/callback?code=4/abc&state=xyz&scope=email")).toBe(

@@ -80,9 +80,7 @@ describe("a provider call inside a transaction is refused", () => {
         { provider: "google", label: "Google Drive" },
       );
     const err = await refusedInside(upload);
-    expect(err.call).toBe(
-      "Google Drive POST " + `${url.host}/www.googleapis.com/upload/drive/v3/files`,
-    );
+    expect(err.call).toBe(`Google Drive POST ${url.host}/www.googleapis.com/upload/drive/v3/files`);
     const before = await sandboxCalls();
     const res = await upload();
     await res.arrayBuffer();
