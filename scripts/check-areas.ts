@@ -10,6 +10,9 @@
 // write it, and only downstream (the owner never imports the reader). Every table a migration
 // creates needs an owner; a Kysely call (selectFrom, insertInto, joins, ...) or raw SQL (sql`...`)
 // that names another area's table, or a table no area declares, fails with the file and table.
+//
+// Third, transactions start only in db/transaction.ts (`inTransaction`), never by
+// `.transaction()` elsewhere: it marks them, so no provider is called while one is open.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { ROOT } from "./web-build.ts";
@@ -223,10 +226,28 @@ for (const file of files) {
     );
   }
 }
+// ---------------------------------------------------------------------------------------------
+// Transactions start in one place, db/transaction.ts (`inTransaction`), which marks them so the
+// provider HTTP layer, the Stripe client and SMTP refuse to call out while one is open.
+const TRANSACTION_HELPER = "db/transaction.ts";
+const RAW_TRANSACTION =
+  /\.(transaction|startTransaction)\(\s*\)|\bsql`\s*(BEGIN|START TRANSACTION)\b/gi;
+for (const file of files) {
+  // The migrator runs each migration in its own transaction on a dedicated client.
+  if (file === TRANSACTION_HELPER || file === "db/migrate.ts") continue;
+  const code = stripComments(readFileSync(join(SRC, file), "utf8"));
+  for (const [found] of code.matchAll(RAW_TRANSACTION)) {
+    problems.push(
+      `${file} starts a transaction itself (${found.trim()}): use inTransaction from ` +
+        `${TRANSACTION_HELPER}, which marks it so no provider is called inside it`,
+    );
+  }
+}
+
 if (problems.length > 0) {
   for (const p of [...new Set(problems)]) console.error(`✘ ${p}`);
   process.exit(1);
 }
 console.log(
-  `✔ ${owner.size} tables, each written only by its owning area; ${readCount} declared reads, each downstream of its owner`,
+  `✔ ${owner.size} tables, each written only by its owning area; ${readCount} declared reads, each downstream of its owner; every transaction starts in ${TRANSACTION_HELPER}`,
 );

@@ -16,7 +16,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts";
 import pg from "pg";
-import { loadConfig } from "../src/config.ts";
 import { embeddedUrls, stopServer } from "../src/db/embedded.ts";
 import { searchCountLimit } from "../src/library/dashboard.service.ts";
 import type { ListingRepository, PostFilter } from "../src/library/listing.repository.ts";
@@ -153,8 +152,8 @@ const ms = (n: number | null) => (n === null ? "-" : n.toFixed(1));
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 
 async function main() {
-  const config = loadConfig();
-  const database = await benchDatabase(config.DATABASE_URL);
+  // Only the server's URL is read here (the API process gets its own secrets).
+  const database = await benchDatabase(process.env.DATABASE_URL?.trim() || undefined);
   let api: ChildProcess | null = null;
   let pool: pg.Pool | null = null;
   try {

@@ -312,6 +312,12 @@ export function sandboxProviders(
 
 export class ConfigError extends Error {}
 
+/** The secrets every process on one DATABASE_URL must be given, each with a way to make one. */
+const SHARED_SECRETS = [
+  ["JWT_SECRET", "openssl rand -base64 48"],
+  ["ENCRYPTION_KEY", "openssl rand -hex 32"],
+] as const;
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -319,6 +325,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  // On a PostgreSQL server the processes share one database, and a container's DATA_DIR is
+  // its own and goes with it: secrets generated there would differ between replicas and be
+  // lost on every recreate (each sealed OAuth token unreadable, every session signed out).
+  if (e.DATABASE_URL) {
+    const missing = SHARED_SECRETS.filter(([name]) => e[name] === undefined);
+    if (missing.length > 0) {
+      const lines = missing.map(
+        ([name, make]) => `  ${name}: required when DATABASE_URL is set (e.g. ${make})`,
+      );
+      throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+    }
+  }
   const appUrl = (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
   const half = PROVIDER_PAIRS.filter(([a, b]) => (e[a] === undefined) !== (e[b] === undefined));
   if (half.length > 0) {

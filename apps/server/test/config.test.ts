@@ -35,7 +35,12 @@ describe("live mode on the embedded database", () => {
   });
 
   it("starts with a PostgreSQL server, or with the explicit opt-in", () => {
-    expect(loadConfig({ ...live, DATABASE_URL: "postgres://db/k" }).sandboxMode).toBe(false);
+    const server = {
+      DATABASE_URL: "postgres://db/k",
+      JWT_SECRET: "j".repeat(32),
+      ENCRYPTION_KEY: "e".repeat(64),
+    };
+    expect(loadConfig({ ...live, ...server }).sandboxMode).toBe(false);
     const optedIn = loadConfig({ ...live, EMBEDDED_DATABASE_LIVE: "true" });
     expect(optedIn.sandboxMode).toBe(false);
     expect(optedIn.EMBEDDED_DATABASE_LIVE).toBe(true);
@@ -46,6 +51,52 @@ describe("live mode on the embedded database", () => {
 
   it("sandbox mode needs no opt-in", () => {
     expect(loadConfig({}).EMBEDDED_DATABASE_LIVE).toBe(false);
+  });
+});
+
+describe("secrets on a PostgreSQL server", () => {
+  const DATABASE_URL = "postgres://keepsake@db.internal:5432/keepsake";
+  const JWT_SECRET = randomBytes(32).toString("base64url");
+  const ENCRYPTION_KEY = randomBytes(32).toString("hex");
+  const messageOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error("loadConfig accepted the configuration");
+  };
+
+  it("without JWT_SECRET and ENCRYPTION_KEY, start-up stops naming both", () => {
+    const message = messageOf({ DATABASE_URL });
+    expect(message).toMatch(/JWT_SECRET: required when DATABASE_URL is set/);
+    expect(message).toMatch(/ENCRYPTION_KEY: required when DATABASE_URL is set/);
+  });
+
+  it.each([
+    ["JWT_SECRET", { ENCRYPTION_KEY }],
+    ["ENCRYPTION_KEY", { JWT_SECRET }],
+  ])("without %s, start-up stops naming only it", (missing, given) => {
+    const message = messageOf({ DATABASE_URL, ...given });
+    expect(message).toContain(`${missing}: required when DATABASE_URL is set`);
+    const other = missing === "JWT_SECRET" ? "ENCRYPTION_KEY" : "JWT_SECRET";
+    expect(message).not.toContain(other);
+  });
+
+  it("a blank value counts as missing", () => {
+    expect(messageOf({ DATABASE_URL, JWT_SECRET: "  ", ENCRYPTION_KEY })).toContain(
+      "JWT_SECRET: required",
+    );
+  });
+
+  it("with both it starts; the embedded database still generates them", () => {
+    const c = loadConfig({ DATABASE_URL, JWT_SECRET, ENCRYPTION_KEY });
+    expect(c.JWT_SECRET).toBe(JWT_SECRET);
+    expect(c.ENCRYPTION_KEY).toBe(ENCRYPTION_KEY);
+    const embedded = loadConfig({});
+    expect(embedded.JWT_SECRET).toBeUndefined();
+    expect(embedded.ENCRYPTION_KEY).toBeUndefined();
   });
 });
 

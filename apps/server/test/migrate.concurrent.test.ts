@@ -12,6 +12,10 @@ import { createEmbeddedDatabase } from "./support/database.ts";
 
 const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "keepsake-migrate-"));
+const SECRETS = {
+  JWT_SECRET: randomBytes(32).toString("hex"),
+  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+};
 
 /** An empty database: a new one on TEST_DATABASE_URL's server, else on the run's embedded one. */
 let url: string;
@@ -51,6 +55,9 @@ function migrateProcess(n: number) {
         NODE_ENV: "test",
         LOG_LEVEL: "silent",
         DATABASE_URL: url,
+        // Required with DATABASE_URL (config.ts); the same for every process, as in compose.
+        JWT_SECRET: SECRETS.JWT_SECRET,
+        ENCRYPTION_KEY: SECRETS.ENCRYPTION_KEY,
         DATA_DIR: join(dataDir, String(n)),
       },
       stdio: ["ignore", "pipe", "pipe"],

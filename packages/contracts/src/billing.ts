@@ -86,6 +86,8 @@ export const billingMessages = {
   noBillingAccount:
     "You have no billing account yet. Upgrade from the pricing page to start a subscription.",
   notConfigured: "Billing is not configured on this server.",
+  checkoutBusy:
+    "Another checkout for your account is still being prepared. Please try again in a moment.",
   accountPaused:
     "This Instagram account is paused: your plan allows fewer accounts than you have connected. Keep it on the dashboard, or disconnect another account.",
 } as const;

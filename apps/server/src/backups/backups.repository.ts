@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BackupFileRow, PostRow } from "../db/sync-tables.ts";
+import { inTransaction } from "../db/transaction.ts";
 import type { PostLimit } from "../sync/posts.repository.ts";
 import { createSyncRunsRepository } from "../sync/sync-runs.repository.ts";
 
@@ -123,7 +124,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
           .returningAll()
           .executeTakeFirst();
       if (set.status === "pending") return end(db);
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         // The run's row is taken first, before the backup's: the backup's counters (migration
         // 0700) wait for the account's lock while its row is held, so holding the row while
         // waiting for the run (which every backup of the run wants) would hold it far longer

@@ -6,6 +6,7 @@ import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
+import { BillingBusyError, createBillingClaims } from "./billing-claims.ts";
 import { priceInfo } from "./plans.ts";
 import { accountLimit, normalizeTier } from "./tier-rules.ts";
 
@@ -84,13 +85,19 @@ function refsOf(type: string, object: Record<string, unknown>): EventRefs {
   };
 }
 
+/** When another change of the user's billing holds their claim too long: Stripe delivers again. */
+const BUSY = "Another billing change of this customer is in progress; deliver the event again.";
+
 /**
  * Stripe webhooks: the only way a tier changes. Each event id is processed once; the plan is
- * derived from the subscription as Stripe holds it now (read back while the user's row is
- * locked), so repeated and out-of-order deliveries end in the same state.
+ * derived from the subscription as Stripe holds it now, read back while the delivery holds the
+ * user's billing claim (`billing-claims.ts`: one change of a user at a time, no database
+ * transaction open while Stripe answers), so repeated, concurrent and out-of-order deliveries
+ * end in the same state.
  */
 export function createBillingWebhookService(deps: BillingWebhookDeps) {
   const { repo, clock, log } = deps;
+  const claims = createBillingClaims(repo);
 
   function tierOf(settings: BillingSettings, sub: StripeSubscriptionState): SubscriptionTier {
     return (sub.priceId && priceInfo(settings, sub.priceId)?.tier) || normalizeTier(sub.priceTier);
@@ -185,36 +192,54 @@ export function createBillingWebhookService(deps: BillingWebhookDeps) {
         return { received: true, duplicate: false };
       }
       const subscriptionId = refs.subscriptionId;
-      const change = await repo.transaction(async (tx) => {
-        const before = await tx.lockUser(userId);
-        if (!before) return null;
-        // A failure here answers 500, so Stripe delivers the event again later.
-        const sub = await stripe.retrieveSubscription(subscriptionId);
-        const now = clock.now();
-        await tx.upsertSubscription(rowOf(settings, userId, sub), now);
-        // One live subscription per customer: what Stripe holds now, whatever we saw so far.
-        for (const old of await supersededAtStripe(sub.customerId)) {
-          const reason = `Replaced by ${old.keep.id} (${tierOf(settings, old.keep)}), paid later: Keepsake keeps one subscription per customer. The unused time was credited to the customer's balance.`;
-          const cancelled = await stripe.cancelWithProration(old.sub.id, reason);
-          await tx.upsertSubscription(rowOf(settings, userId, cancelled), now);
-          await tx.setCancelReason(cancelled.id, reason, now);
-          log?.warn(
-            { userId, cancelled: cancelled.id, kept: old.keep.id, event: event.id },
-            "cancelled a second live subscription",
-          );
-        }
-        const live = (await tx.subscriptionsOf(userId)).find((s) =>
-          (LIVE_STATUSES as readonly string[]).includes(s.status),
-        );
-        const effective = live ? normalizeTier(live.tier) : "free";
-        await tx.setTier(userId, effective, now);
-        await tx.recordEvent(event.id, event.type, now);
-        return {
-          before: normalizeTier(before),
-          after: effective,
-          periodEnd: live?.current_period_end ? new Date(live.current_period_end) : null,
-        };
-      });
+      const change = await claims
+        .hold(userId, BUSY, async (claim) => {
+          // Handled by a delivery that held the claim before this one.
+          if (await repo.eventProcessed(event.id)) return "duplicate" as const;
+          // Stripe first, outside any transaction; a failure answers 500, so Stripe delivers the
+          // event again later (nothing is written until every call succeeded).
+          const sub = await stripe.retrieveSubscription(subscriptionId);
+          // One live subscription per customer: what Stripe holds now, whatever we saw so far.
+          const cancelled: { sub: StripeSubscriptionState; reason: string }[] = [];
+          for (const old of await supersededAtStripe(sub.customerId)) {
+            const reason = `Replaced by ${old.keep.id} (${tierOf(settings, old.keep)}), paid later: Keepsake keeps one subscription per customer. The unused time was credited to the customer's balance.`;
+            cancelled.push({ sub: await stripe.cancelWithProration(old.sub.id, reason), reason });
+            log?.warn(
+              { userId, cancelled: old.sub.id, kept: old.keep.id, event: event.id },
+              "cancelled a second live subscription",
+            );
+          }
+          return repo.transaction(async (tx) => {
+            const before = await tx.lockUser(userId);
+            if (!before) return null;
+            // Lapsed and taken over by another delivery (Stripe took longer than the lease):
+            // that one wrote what Stripe holds; this one answers 503 and is delivered again.
+            if (!(await claim.held(tx))) throw new BillingBusyError(BUSY);
+            const now = clock.now();
+            await tx.upsertSubscription(rowOf(settings, userId, sub), now);
+            for (const c of cancelled) {
+              await tx.upsertSubscription(rowOf(settings, userId, c.sub), now);
+              await tx.setCancelReason(c.sub.id, c.reason, now);
+            }
+            const live = (await tx.subscriptionsOf(userId)).find((s) =>
+              (LIVE_STATUSES as readonly string[]).includes(s.status),
+            );
+            const effective = live ? normalizeTier(live.tier) : "free";
+            await tx.setTier(userId, effective, now);
+            await tx.recordEvent(event.id, event.type, now);
+            return {
+              before: normalizeTier(before),
+              after: effective,
+              periodEnd: live?.current_period_end ? new Date(live.current_period_end) : null,
+            };
+          });
+        })
+        .catch((err) => {
+          // The user was deleted meanwhile: nothing to change.
+          if (err instanceof AppError && err.kind === "not_found") return null;
+          throw err;
+        });
+      if (change === "duplicate") return { received: true, duplicate: true };
       if (change) {
         await applyLimits(userId, change.after);
         if (change.after !== change.before) {

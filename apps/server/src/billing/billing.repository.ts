@@ -1,7 +1,8 @@
-import type { Insertable } from "kysely";
+import { type Insertable, sql } from "kysely";
 import { createPlansRepository } from "../auth/plans.repository.ts";
 import type { SubscriptionsTable } from "../db/billing-tables.ts";
 import type { Db } from "../db/database.ts";
+import { inTransaction } from "../db/transaction.ts";
 
 export type SubscriptionUpsert = Omit<Insertable<SubscriptionsTable>, "updated_at">;
 
@@ -77,6 +78,61 @@ function repository(db: Db) {
 
     setTier: plans.setTier,
 
+    /**
+     * Claims the user's billing for `leaseSeconds` unless another change holds it (an expired
+     * claim is taken over); "no_user" when the user does not exist.
+     */
+    async tryClaim(
+      userId: string,
+      token: string,
+      leaseSeconds: number,
+    ): Promise<"claimed" | "busy" | "no_user"> {
+      try {
+        const row = await db
+          .insertInto("billing_claims")
+          .values({
+            user_id: userId,
+            token,
+            expires_at: sql<Date>`clock_timestamp() + make_interval(secs => ${leaseSeconds})`,
+          })
+          .onConflict((oc) =>
+            oc
+              .column("user_id")
+              .doUpdateSet((eb) => ({
+                token: eb.ref("excluded.token"),
+                expires_at: eb.ref("excluded.expires_at"),
+              }))
+              .where("billing_claims.expires_at", "<", sql<Date>`clock_timestamp()`),
+          )
+          .returning("token")
+          .executeTakeFirst();
+        return row ? "claimed" : "busy";
+      } catch (err) {
+        // 23503: the user's row is gone (or never was).
+        if ((err as { code?: string }).code === "23503") return "no_user";
+        throw err;
+      }
+    },
+
+    /** Whether `token` still holds the user's claim (it may have lapsed, never been taken over). */
+    async holdsClaim(userId: string, token: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("billing_claims")
+        .select("token")
+        .where("user_id", "=", userId)
+        .where("token", "=", token)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async releaseClaim(userId: string, token: string): Promise<void> {
+      await db
+        .deleteFrom("billing_claims")
+        .where("user_id", "=", userId)
+        .where("token", "=", token)
+        .execute();
+    },
+
     async eventProcessed(eventId: string): Promise<boolean> {
       const row = await db
         .selectFrom("stripe_events")
@@ -104,7 +160,7 @@ export function createBillingRepository(db: Db) {
     ...repository(db),
     /** Runs `fn` in one transaction with a repository bound to it. */
     transaction<T>(fn: (repo: ReturnType<typeof repository>) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => fn(repository(trx)));
+      return inTransaction(db, (trx) => fn(repository(trx)));
     },
   };
 }

@@ -10,8 +10,10 @@ import type { BillingSettings } from "../config.ts";
 import type { UserRow } from "../db/schema.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { CallInTransactionError } from "../lib/transaction-scope.ts";
 import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
+import { createBillingClaims } from "./billing-claims.ts";
 import { planCatalog, priceInfo } from "./plans.ts";
 import { isPaidTier, normalizeTier } from "./tier-rules.ts";
 
@@ -33,6 +35,8 @@ async function stripeCall<T>(log: ServiceLog | undefined, what: string, fn: () =
   try {
     return await fn();
   } catch (err) {
+    // A programming error, not Stripe's: never dressed up as "not reachable".
+    if (err instanceof CallInTransactionError) throw err;
     log?.error({ err: err instanceof Error ? err.message : String(err) }, `stripe ${what} failed`);
     throw new AppError(
       "upstream",
@@ -43,6 +47,7 @@ async function stripeCall<T>(log: ServiceLog | undefined, what: string, fn: () =
 
 export function createBillingService(deps: BillingServiceDeps) {
   const { repo, log } = deps;
+  const claims = createBillingClaims(repo);
   const appOrigin = new URL(deps.appUrl).origin;
   const portalReturnUrl = `${deps.appUrl}/settings?tab=subscription`;
 
@@ -116,13 +121,13 @@ export function createBillingService(deps: BillingServiceDeps) {
       if (!sameOrigin(input.success_url) || !sameOrigin(input.cancel_url)) {
         throw new AppError("invalid", m.foreignReturnUrl);
       }
-      // One subscription per customer. Checkouts of one user run one at a time (the user's
-      // row is locked), and what counts is what Stripe holds, not only what webhooks told us:
-      // a subscriber changes plans in the portal, and a new Checkout expires the user's
-      // Checkouts still open in other tabs, so only one of them can ever be paid.
-      return repo.transaction(async (tx) => {
-        if (!(await tx.lockUser(user.id))) throw new AppError("not_found", "User not found");
-        const existing = await tx.customerOf(user.id);
+      // One subscription per customer. Checkouts of one user run one at a time (each holds
+      // the user's billing claim, never a database transaction, while Stripe answers), and
+      // what counts is what Stripe holds, not only what webhooks told us: a subscriber changes
+      // plans in the portal, and a new Checkout expires the user's Checkouts still open in
+      // other tabs, so only one of them can ever be paid.
+      return claims.hold(user.id, m.checkoutBusy, async () => {
+        const existing = await repo.customerOf(user.id);
         if (existing) {
           // A subscriber goes to the portal, on the confirmation of the plan and billing
           // interval they chose (or the portal's start page when that is their plan already).
@@ -157,7 +162,7 @@ export function createBillingService(deps: BillingServiceDeps) {
         }
         const customerId =
           existing ??
-          (await tx.saveCustomer(
+          (await repo.saveCustomer(
             user.id,
             await stripeCall(log, "customer", () =>
               stripe.createCustomer({ email: user.email, name: user.full_name, userId: user.id }),

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { inTransaction } from "../db/transaction.ts";
 import type { GraphComment } from "../providers/instagram/comments.client.ts";
 
 /** The comments area's tables: comment_settings, post_comments, comment_reads (migration 1060). */
@@ -104,7 +105,7 @@ export function createCommentsRepository(db: Db) {
      * Instagram no longer returns marked removed (never deleted); one that returns is unmarked.
      */
     async saveRead(postId: string, comments: GraphComment[], now: Date) {
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         if (comments.length > 0) {
           for (let i = 0; i < comments.length; i += 500) {
             await trx

@@ -10,6 +10,7 @@ import type {
   NewInstagramAccount,
   OAuthStateRow,
 } from "../db/schema.ts";
+import { inTransaction } from "../db/transaction.ts";
 
 export interface InstagramAccountUpdate {
   connected_via?: "instagram" | "facebook";
@@ -298,6 +299,6 @@ export type ConnectionsRepository = ReturnType<typeof repository> & {
 export function createConnectionsRepository(db: Db): ConnectionsRepository {
   return {
     ...repository(db),
-    transaction: (fn) => db.transaction().execute((trx) => fn(repository(trx))),
+    transaction: (fn) => inTransaction(db, (trx) => fn(repository(trx))),
   };
 }

@@ -34,7 +34,15 @@ export interface StripeEventsTable {
   processed_at: GeneratedTimestamp;
 }
 
+/** A user's billing change in progress (migration 1095): see billing/billing-claims.ts. */
+export interface BillingClaimsTable {
+  user_id: string;
+  token: string;
+  expires_at: Timestamp;
+}
+
 export interface BillingTables {
+  billing_claims: BillingClaimsTable;
   stripe_customers: StripeCustomersTable;
   subscriptions: SubscriptionsTable;
   stripe_events: StripeEventsTable;

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "./schema.ts";
+import { inTransaction } from "./transaction.ts";
 
 /**
  * Runs `fn` in a transaction that first takes the transaction-level advisory lock of each key
@@ -14,7 +15,7 @@ export function underLimitLocks<T>(
   fn: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   const sorted = [...new Set(keys)].sort();
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     for (const key of sorted) {
       await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     }

@@ -6,6 +6,7 @@ import type {
   ImportItemRow,
   ImportItemStatus,
 } from "../db/import-tables.ts";
+import { inTransaction } from "../db/transaction.ts";
 
 /** One item of an export as the import records it, with its files. */
 export interface NewImportItem {
@@ -32,7 +33,7 @@ export function createImportRepository(db: Db) {
       now: Date,
     ): Promise<{ item: ImportItemRow; files: ImportFileRow[] }[]> {
       if (items.length === 0) return [];
-      return db.transaction().execute(async (tx) => {
+      return inTransaction(db, async (tx) => {
         for (let i = 0; i < items.length; i += 500) {
           const batch = items.slice(i, i + 500);
           const inserted = await tx

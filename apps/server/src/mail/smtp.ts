@@ -1,5 +1,6 @@
 import MailComposer from "nodemailer/lib/mail-composer";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
+import { assertOutsideTransaction } from "../lib/transaction-scope.ts";
 
 /** One message as the outbox hands it to SMTP. */
 export interface OutgoingMail {
@@ -53,6 +54,8 @@ function describe(err: unknown): SmtpError {
 export function createSmtpSender(options: SmtpOptions): SmtpSender {
   return {
     async send(mail, beforeData) {
+      // Never while the caller holds a database transaction (lib/transaction-scope.ts).
+      assertOutsideTransaction("SMTP send");
       if (!options.url) throw new SmtpError("Mail is not configured (SMTP_URL is not set)", false);
       const url = new URL(options.url);
       const secure = url.protocol === "smtps:";

@@ -3,12 +3,14 @@ import http from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import { providerCallKind, providerCalls, providerErrors } from "../lib/metrics.ts";
+import { CallInTransactionError, insideTransaction } from "../lib/transaction-scope.ts";
 import { ProviderError, type ProviderName } from "./provider-error.ts";
 
 /**
  * The one HTTP layer under every provider client: time limits, network failures as
  * ProviderError (never with the URL, which may carry a token), failures classified with the
- * provider's Retry-After, JSON bodies, and streamed uploads. Retrying is `retry.ts`.
+ * provider's Retry-After, JSON bodies, and streamed uploads. Retrying is `retry.ts`. It refuses
+ * to call out while the caller holds a database transaction (`lib/transaction-scope.ts`).
  */
 
 export type FetchLike = typeof fetch;
@@ -64,6 +66,25 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Refuses a call while the caller holds a database transaction, naming it by the provider, the
+ * method and the host and path (never the query, which may carry a token).
+ */
+function refuseInTransaction(
+  options: Pick<SendOptions, "provider" | "label">,
+  method: string,
+  url: string | URL,
+) {
+  if (!insideTransaction()) return;
+  let where = "";
+  try {
+    const u = new URL(url);
+    where = ` ${u.host}${u.pathname.slice(0, 100)}`;
+  } catch {}
+  const who = options.label ?? LABEL[options.provider];
+  throw new CallInTransactionError(`${who} ${method.toUpperCase()}${where}`);
+}
+
 /** The caller's signal, else a time limit (none for `timeoutMs` 0). */
 function signalFor(init: RequestInit, timeoutMs: number): { signal?: AbortSignal } {
   if (init.signal) return { signal: init.signal };
@@ -76,6 +97,7 @@ export async function send(
   init: RequestInit,
   options: SendOptions,
 ): Promise<Response> {
+  refuseInTransaction(options, init.method ?? "GET", url);
   try {
     return await options.fetch(url, {
       ...init,
@@ -152,6 +174,7 @@ export async function sendStream(
     record?: (failed: boolean) => void;
   },
 ): Promise<Response> {
+  refuseInTransaction(options, init.method, url);
   // Streamed requests (Drive's uploads) do not go through the counted fetch: counted here.
   const labels = { provider: options.provider, kind: providerCallKind(url.href, init.method) };
   providerCalls.inc(labels);

@@ -2,6 +2,7 @@ import { createAuthRepository } from "../auth/auth.repository.ts";
 import { createConnectionsRepository } from "../connections/connections.repository.ts";
 import { createContactRepository } from "../contact/contact.repository.ts";
 import type { Db } from "../db/database.ts";
+import { inTransaction } from "../db/transaction.ts";
 import { createStatusRepository } from "../status/status.repository.ts";
 import { createPostsRepository } from "../sync/posts.repository.ts";
 
@@ -24,7 +25,7 @@ export function createUserDeletionRepository(db: Db) {
 
     /** Removes the user and everything keyed by their id or e-mail, in one transaction. */
     async deleteUser(userId: string, email: string): Promise<boolean> {
-      return db.transaction().execute(async (tx) => {
+      return inTransaction(db, async (tx) => {
         const address = email.toLowerCase();
         await createContactRepository(tx).forgetAddress(address);
         await createStatusRepository(tx).forgetAddress(address);

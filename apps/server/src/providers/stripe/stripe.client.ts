@@ -1,4 +1,5 @@
 import type Stripe from "stripe";
+import { assertOutsideTransaction, CallInTransactionError } from "../../lib/transaction-scope.ts";
 
 /** What Keepsake reads from a Stripe subscription, whatever event brought it. */
 export interface StripeSubscriptionState {
@@ -52,15 +53,36 @@ function toState(sub: Stripe.Subscription): StripeSubscriptionState {
   };
 }
 
+type StripeHttpClient = ReturnType<typeof Stripe.createNodeHttpClient>;
+
+/**
+ * The package's own HTTP client, refusing every request (each page of a list, each retry)
+ * made while the caller holds a database transaction (lib/transaction-scope.ts).
+ */
+export function guardedHttpClient(inner: StripeHttpClient): StripeHttpClient {
+  return {
+    getClientName: () => inner.getClientName(),
+    makeRequest(host, port, path, method, headers, requestData, protocol, timeout) {
+      try {
+        assertOutsideTransaction(`Stripe ${method} ${path.split("?")[0]}`);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return inner.makeRequest(host, port, path, method, headers, requestData, protocol, timeout);
+    },
+  };
+}
+
 /**
  * The one module that talks to Stripe (or the sandbox's Stripe) through the official package.
  * The package (about 30 MiB resident) loads on the first call, so a process that never bills
- * (a worker, an idle API) does not carry it.
+ * (a worker, an idle API) does not carry it. No call runs inside a database transaction: each
+ * method refuses at once (CallInTransactionError), and the package's HTTP client refuses too.
  */
 export function createStripeClient(settings: StripeClientSettings) {
   const origin = new URL(settings.apiUrl);
   let loaded: Promise<Stripe> | null = null;
-  const client = () => {
+  const sdk = () => {
     loaded ??= import("stripe").then(
       ({ default: StripeSdk }) =>
         new StripeSdk(settings.secretKey, {
@@ -70,14 +92,19 @@ export function createStripeClient(settings: StripeClientSettings) {
           maxNetworkRetries: 2,
           timeout: 20_000,
           telemetry: false,
+          httpClient: guardedHttpClient(StripeSdk.createNodeHttpClient()),
         }),
     );
     return loaded;
   };
+  const client = (call: string) => {
+    assertOutsideTransaction(`Stripe ${call}`);
+    return sdk();
+  };
 
-  return {
+  return guardedMethods({
     async createCustomer(input: { email: string; name: string | null; userId: string }) {
-      const c = await (await client()).customers.create(
+      const c = await (await client("customers.create")).customers.create(
         {
           email: input.email,
           ...(input.name ? { name: input.name } : {}),
@@ -95,7 +122,7 @@ export function createStripeClient(settings: StripeClientSettings) {
       successUrl: string;
       cancelUrl: string;
     }): Promise<string> {
-      const session = await (await client()).checkout.sessions.create({
+      const session = await (await client("checkout.sessions.create")).checkout.sessions.create({
         mode: "subscription",
         customer: input.customerId,
         client_reference_id: input.userId,
@@ -117,7 +144,9 @@ export function createStripeClient(settings: StripeClientSettings) {
       returnUrl: string,
       change?: { subscriptionId: string; itemId: string; priceId: string; doneUrl: string },
     ): Promise<string> {
-      const session = await (await client()).billingPortal.sessions.create({
+      const session = await (
+        await client("billingPortal.sessions.create")
+      ).billingPortal.sessions.create({
         customer: customerId,
         return_url: returnUrl,
         ...(change
@@ -140,11 +169,11 @@ export function createStripeClient(settings: StripeClientSettings) {
     },
 
     async retrieveSubscription(id: string): Promise<StripeSubscriptionState> {
-      return toState(await (await client()).subscriptions.retrieve(id));
+      return toState(await (await client("subscriptions.retrieve")).subscriptions.retrieve(id));
     },
 
     async cancelSubscription(id: string): Promise<void> {
-      await (await client()).subscriptions.cancel(id);
+      await (await client("subscriptions.cancel")).subscriptions.cancel(id);
     },
 
     /**
@@ -153,7 +182,7 @@ export function createStripeClient(settings: StripeClientSettings) {
      */
     async cancelWithProration(id: string, comment: string): Promise<StripeSubscriptionState> {
       return toState(
-        await (await client()).subscriptions.cancel(id, {
+        await (await client("subscriptions.cancel")).subscriptions.cancel(id, {
           prorate: true,
           invoice_now: true,
           cancellation_details: { comment },
@@ -164,7 +193,7 @@ export function createStripeClient(settings: StripeClientSettings) {
     /** The customer's subscriptions that are not canceled (every status Stripe lists by default). */
     async openSubscriptions(customerId: string): Promise<StripeSubscriptionState[]> {
       const out: StripeSubscriptionState[] = [];
-      for await (const sub of (await client()).subscriptions.list({
+      for await (const sub of (await client("subscriptions.list")).subscriptions.list({
         customer: customerId,
         limit: 100,
       })) {
@@ -176,7 +205,7 @@ export function createStripeClient(settings: StripeClientSettings) {
     /** Ids of the customer's Checkout Sessions that can still be paid. */
     async openCheckoutSessions(customerId: string): Promise<string[]> {
       const out: string[] = [];
-      for await (const session of (await client()).checkout.sessions.list({
+      for await (const session of (await client("checkout.sessions.list")).checkout.sessions.list({
         customer: customerId,
         status: "open",
         limit: 100,
@@ -191,7 +220,7 @@ export function createStripeClient(settings: StripeClientSettings) {
      * any more (paid or expired meanwhile).
      */
     async expireCheckoutSession(id: string): Promise<boolean> {
-      const stripe = await client();
+      const stripe = await client("checkout.sessions.expire");
       try {
         await stripe.checkout.sessions.expire(id);
         return true;
@@ -204,14 +233,32 @@ export function createStripeClient(settings: StripeClientSettings) {
     },
 
     async deleteCustomer(id: string): Promise<void> {
-      await (await client()).customers.del(id);
+      await (await client("customers.del")).customers.del(id);
     },
 
     /** Verifies `Stripe-Signature` over the raw body; throws when it does not hold. */
     async verifyEvent(rawBody: Buffer, signature: string, secret: string): Promise<Stripe.Event> {
-      return (await client()).webhooks.constructEvent(rawBody, signature, secret, 300);
+      return (await sdk()).webhooks.constructEvent(rawBody, signature, secret, 300);
     },
-  };
+  });
 }
 
 export type StripeClient = ReturnType<typeof createStripeClient>;
+
+/**
+ * A request the HTTP client refused surfaces from the package as a connection error (after its
+ * retries): each method answers it as the refusal itself, never as "Stripe is not reachable".
+ */
+function guardedMethods<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  methods: T,
+): T {
+  const unwrap = (err: unknown): never => {
+    const detail = (err as { detail?: unknown } | null)?.detail;
+    throw detail instanceof CallInTransactionError ? detail : err;
+  };
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(methods)) {
+    out[name] = (...args: never[]) => fn(...args).catch(unwrap);
+  }
+  return out as T;
+}
