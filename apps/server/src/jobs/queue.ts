@@ -133,6 +133,28 @@ export function createJobQueue<TDeps>(options: {
     }
   }
 
+  /**
+   * Sets the queues' lists of keys running to the keys of their active jobs, as pg-boss's monitor
+   * does. A monitor pass (of any process) that read the jobs before a hand-back committed writes
+   * the handed-back key into the list again after it; done once such a pass has had time to end,
+   * so the next worker is not kept off the job until the monitor's next pass.
+   */
+  async function relistRunningKeys(names: string[]) {
+    try {
+      await boss.getDb().executeSql(
+        `UPDATE ${options.schema}.queue q
+            SET singletons_active = (
+              SELECT array_agg(j.singleton_key) FROM ${options.schema}.job j
+               WHERE j.name = q.name AND j.state = 'active' AND j.singleton_key IS NOT NULL
+                 AND j.policy IN ('singleton', 'stately'))
+          WHERE q.name = ANY($1::text[])`,
+        [names],
+      );
+    } catch (err) {
+      options.onError?.(err as Error);
+    }
+  }
+
   return {
     boss,
     async send(job, payload, sendOptions) {
@@ -279,6 +301,10 @@ export function createJobQueue<TDeps>(options: {
       for (const [, r] of left) r.controller.abort();
       await within(unwindMs, Promise.all(left.map(([, r]) => r.settled)));
       for (const [id, r] of left) await handBack(r.name, id);
+      if (left.length > 0) {
+        await new Promise((r) => setTimeout(r, 250));
+        await relistRunningKeys([...new Set(left.map(([, r]) => r.name))]);
+      }
       // What is still active is ours no longer (pg-boss's own shutdown fails only active jobs).
       await boss.stop({ graceful: false });
     },
