@@ -47,6 +47,7 @@ export async function openDatabase(
   const database = connectDatabase({
     url,
     max: config.DATABASE_POOL_SIZE,
+    checkoutTimeoutMs: config.DATABASE_POOL_TIMEOUT_SECONDS * 1000,
     ...(options.schema ? { schema: options.schema } : {}),
   });
   let applied: string[];
