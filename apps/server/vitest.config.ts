@@ -32,6 +32,7 @@ export const DIFFERS_ON_A_SERVER = [
   "test/api-keys.test.ts",
   "test/input-safety.test.ts",
   "test/health.test.ts",
+  "test/queue.logging.test.ts",
 ];
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? "";

@@ -1,4 +1,5 @@
 import { PgBoss } from "pg-boss";
+import { asError } from "../lib/log.ts";
 import { type JobDefinition, type JobSender, QUEUE_DEFAULTS } from "./job.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
@@ -82,7 +83,16 @@ export function createJobQueue<TDeps>(options: {
         }
       : {}),
   });
-  boss.on("error", (err) => options.onError?.(err));
+  /** Set as pg-boss's own stop begins (the end of `stop`). */
+  let closing = false;
+  boss.on("error", (emitted) => {
+    const err = asError(emitted);
+    // The handlers stopped and handed back above settle after pg-boss closed its connection: it
+    // then tries to complete them (its attempt fence would make that a no-op) and reports the
+    // closed connection. Not a fault of a graceful stop.
+    if (closing && err.message.startsWith("Database connection is not opened")) return;
+    options.onError?.(err);
+  });
   let started = false;
   /** The jobs this process's handlers are running, by job id. */
   const running = new Map<
@@ -128,7 +138,7 @@ export function createJobQueue<TDeps>(options: {
         );
         return;
       } catch (err) {
-        options.onError?.(err as Error);
+        options.onError?.(asError(err));
       }
     }
   }
@@ -151,7 +161,7 @@ export function createJobQueue<TDeps>(options: {
         [names],
       );
     } catch (err) {
-      options.onError?.(err as Error);
+      options.onError?.(asError(err));
     }
   }
 
@@ -306,6 +316,7 @@ export function createJobQueue<TDeps>(options: {
         await relistRunningKeys([...new Set(left.map(([, r]) => r.name))]);
       }
       // What is still active is ours no longer (pg-boss's own shutdown fails only active jobs).
+      closing = true;
       await boss.stop({ graceful: false });
     },
   };
