@@ -138,6 +138,8 @@ describe("a lone surrogate", () => {
       token: admin.token,
     });
     expect(search.status).toBe(200);
+    // A page's URL (an old Latin-1 link) is no API request: it gets its page, not a 422.
+    expect((await t.call("GET", "/pricing?ref=caf%E9")).status).not.toBe(422);
     const key = await t.call("POST", "/api/api-keys", {
       token: admin.token,
       body: { name: "rocket \ud83d\ude80" },

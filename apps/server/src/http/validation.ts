@@ -188,7 +188,8 @@ export function findNonUtf8Query(url: string): string | null {
 /** Refuses, with 422, any request whose path, query or body holds text that cannot be kept. */
 export function rejectUnfitText(app: FastifyInstance) {
   app.addHook("preValidation", async (req: FastifyRequest) => {
-    const query = findNonUtf8Query(req.url);
+    // API requests only: a page's URL (an old link in Latin-1, say) still gets its page.
+    const query = req.url.startsWith("/api/") ? findNonUtf8Query(req.url) : null;
     if (query) {
       throw new AppError("invalid", `${query} must be UTF-8 text (its percent-encoding is not)`);
     }
