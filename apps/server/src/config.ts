@@ -34,6 +34,17 @@ export const envSchema = z.object({
    */
   EMBEDDED_DATABASE_LIVE: boolish.default(false),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * How long a request (or job) waits for one of the pool's connections before it gives up: an
+   * API request then answers 503 with Retry-After instead of waiting on.
+   */
+  DATABASE_POOL_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
+  /**
+   * Liveness (`/api/health/live`) fails once the database has failed every health probe for this
+   * long (0: never). Default 120 with the embedded database (only a restart mends it when it
+   * wedges), 0 with DATABASE_URL (restarting the app does not mend a server).
+   */
+  LIVENESS_DATABASE_SECONDS: z.coerce.number().int().min(0).max(86_400).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   JWT_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   ENCRYPTION_KEY: optionalString.pipe(

@@ -45,6 +45,7 @@ import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
 import type { Clock } from "./lib/clock.ts";
 import { decryptSecret, encryptSecret } from "./lib/crypto.ts";
 import type { ServiceLog } from "./lib/log.ts";
+import { asError } from "./lib/log.ts";
 import type { Secrets } from "./lib/secrets.ts";
 import type { CursorListingService } from "./library/cursor-listing.service.ts";
 import type { DashboardService } from "./library/dashboard.service.ts";
@@ -244,7 +245,7 @@ export function createContext(deps: ContextDeps): AppContext {
     schema: deps.queueSchema,
     jobs: deps.jobs ?? jobRegistry,
     superviseIntervalSeconds: deps.config.QUEUE_SUPERVISE_SECONDS,
-    onError: (err) => deps.log?.error({ err: String(err) }, "job queue error"),
+    onError: (err) => deps.log?.error({ err: asError(err) }, "job queue error"),
   });
   const archive = createArchiveService({
     repo: createArchiveRepository(deps.db),
@@ -545,11 +546,11 @@ export function createContext(deps: ContextDeps): AppContext {
       afterBackup: (postId) =>
         comments
           .afterBackup(postId)
-          .catch((err) => deps.log?.warn({ postId, err: String(err) }, "comments not queued")),
+          .catch((err) => deps.log?.warn({ postId, err: asError(err) }, "comments not queued")),
       afterSync: (accountId) =>
         comments
           .afterSync(accountId)
-          .catch((err) => deps.log?.warn({ accountId, err: String(err) }, "comments not queued")),
+          .catch((err) => deps.log?.warn({ accountId, err: asError(err) }, "comments not queued")),
     },
     sync: { runs: sync.runs, dashboard: library.dashboard },
     backups: createBackupsService({

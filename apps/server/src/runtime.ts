@@ -55,6 +55,7 @@ export async function openDatabase(
       embedded && !embedded.owner
         ? Math.min(config.DATABASE_POOL_SIZE, GUEST_POOL_SIZE)
         : config.DATABASE_POOL_SIZE,
+    checkoutTimeoutMs: config.DATABASE_POOL_TIMEOUT_SECONDS * 1000,
     ...(options.schema ? { schema: options.schema } : {}),
   });
   let applied: string[];

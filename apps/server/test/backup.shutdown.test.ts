@@ -20,8 +20,10 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
       .slice(0, 4);
     const chosen = new Set(videos.map((v) => v.id));
     await h.leaveOnlyToBackUp(user.user.id, chosen);
-    // Slow chunk uploads down so SIGTERM lands mid-upload and the grace period runs out.
-    await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 500 } });
+    // Slow chunk uploads down so SIGTERM lands mid-upload and the grace period runs out: each
+    // chunk request stays in flight longer than the worker gives its handlers to unwind (5 s),
+    // so only a chunk request cut off at the stop lets them give their backups up in time.
+    await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 8000 } });
     await h.control("/calls", { method: "DELETE" });
 
     // The queue lists the keys running (pg-boss's monitor, every 2 s here); fetches skip them.
@@ -32,7 +34,11 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
           `SELECT singletons_active AS keys FROM ${queue}.queue WHERE name = 'backup-post'`,
         )
       ).rows[0]?.keys ?? [];
-    const stopping = await startWorker("keepsake-worker", { SHUTDOWN_GRACE_SECONDS: "0.3" });
+    // Production's backup lease (45 s): a claim left held would keep the next worker out that long.
+    const stopping = await startWorker("keepsake-worker", {
+      SHUTDOWN_GRACE_SECONDS: "0.3",
+      WORKER_LEASE_MS: "45000",
+    });
     const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
     expect(started.status).toBe(200);
     // Mid-upload, with the running keys listed.
@@ -78,11 +84,13 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
       .execute();
     for (const b of held) expect(b.lease_expires_at!.getTime()).toBeLessThanOrEqual(Date.now());
 
+    await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 0 } });
     await startWorker();
     const job = await until(
       () => t.ctx.syncRepos.runs.findSyncJob(started.body.sync_job.id),
       (j) => j?.status !== "running",
-      120_000,
+      // At once: a claim left held (45 s) or a retry's delay (10 s, then 20 s) would take longer.
+      20_000,
     );
     expect(job).toMatchObject({
       status: "completed",

@@ -4,7 +4,7 @@ import { stripeEnv } from "./support/billing.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 
 /**
- * Bad input never reaches the database as a 500: a NUL character, over-long text, wrong types
+ * Bad input never reaches the database as a 500: a NUL character, a lone surrogate, over-long text, wrong types
  * and malformed ids answer 4xx with `{detail}` on every route (issue 26).
  */
 let t: SandboxedApp;
@@ -79,6 +79,93 @@ describe("a NUL character (U+0000)", () => {
       .where("email", "=", "nul.register@example.com")
       .execute();
     expect(rows).toHaveLength(0);
+  });
+});
+
+/** Half of a UTF-16 pair, alone: JSON can carry it ("\ud800"), UTF-8 cannot. */
+const LONE = "a\ud800b";
+const SURROGATE = "must not contain a lone surrogate character (it cannot be encoded as UTF-8)";
+
+describe("a lone surrogate", () => {
+  const cases: [string, string, string, Record<string, unknown>, string][] = [
+    [
+      "register's full_name",
+      "POST",
+      "/api/auth/register",
+      { full_name: `Ada${LONE}`, email: "lone.register@example.com", password: "Engine1843" },
+      "full_name",
+    ],
+    [
+      "the contact form",
+      "POST",
+      "/api/contact",
+      { name: "Ada", email: "lone.contact@example.com", subject: "Hi", message: `Hello ${LONE}` },
+      "message",
+    ],
+    ["the profile settings", "PATCH", "/api/auth/me", { full_name: `Ada${LONE}` }, "full_name"],
+    ["an API key's name", "POST", "/api/api-keys", { name: LONE }, "name"],
+  ];
+  it.each(cases)("in %s answers 422 naming the field", async (_, method, url, body, field) => {
+    const res = await t.call(method as "POST", url, { token: admin.token, body });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ detail: `${field} ${SURROGATE}` });
+  });
+
+  it("in a key of the body answers 422", async () => {
+    const res = await t.call("POST", "/api/contact", {
+      body: '{"name":"Ada","email":"a@example.com","subject":"Hi","message":"Hello","x\\udc00":1}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ detail: `x\ufffd ${SURROGATE}` });
+  });
+
+  it.each([
+    ["/api/sync/posts?search=%ED%A0%80", "search"],
+    ["/api/sync/posts?limit=5&search=a%E2%82", "search"],
+    ["/api/v1/posts?search=%ED%B0%80x", "search"],
+  ])("as the bytes of a query parameter (%s) answers 422 naming it", async (url, field) => {
+    const token = url.startsWith("/api/v1/") ? apiKey : admin.token;
+    const res = await t.call("GET", url, { token });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      detail: `${field} must be UTF-8 text (its percent-encoding is not)`,
+    });
+  });
+
+  it("leaves UTF-8 in queries and paired surrogates (emoji) in bodies alone", async () => {
+    const search = await t.call("GET", "/api/sync/posts?search=%F0%9F%98%80%20caf%C3%A9%", {
+      token: admin.token,
+    });
+    expect(search.status).toBe(200);
+    // A page's URL (an old Latin-1 link) is no API request: it gets its page, not a 422.
+    expect((await t.call("GET", "/pricing?ref=caf%E9")).status).not.toBe(422);
+    const key = await t.call("POST", "/api/api-keys", {
+      token: admin.token,
+      body: { name: "rocket \ud83d\ude80" },
+    });
+    expect(key.status).toBe(201);
+  });
+
+  it("leaves nothing behind: no user, no contact message, no mail", async () => {
+    const users = await t.ctx.db
+      .selectFrom("users")
+      .select("id")
+      .where("email", "=", "lone.register@example.com")
+      .execute();
+    expect(users).toHaveLength(0);
+    const messages = await t.ctx.db
+      .selectFrom("contact_messages")
+      .select("id")
+      .where("email", "=", "lone.contact@example.com")
+      .execute();
+    expect(messages).toHaveLength(0);
+    const mail = await t.ctx.db
+      .selectFrom("mail_outbox")
+      .select("id")
+      .where("to_address", "in", ["lone.contact@example.com", "lone.register@example.com"])
+      .execute();
+    expect(mail).toHaveLength(0);
   });
 });
 
@@ -175,7 +262,7 @@ interface Probe {
   url: string;
   body?: unknown;
   raw?: string;
-  /** A NUL reaches the route: exactly 422. */
+  /** A NUL or a lone surrogate reaches the route: exactly 422. */
   nul?: boolean;
 }
 
@@ -199,6 +286,7 @@ function probesOf(route: { method: string; url: string; schema: Record<string, u
       probes.push({ method, url: `${fill(url)}?${q}=${v}` });
     }
     probes.push({ method, url: `${fill(url)}?${q}=${encodeURIComponent(NUL)}`, nul: true });
+    probes.push({ method, url: `${fill(url)}?${q}=%ED%A0%80`, nul: true });
   }
   if (hasBody) {
     for (const f of fieldsOf(route.schema.body)) {
@@ -206,6 +294,7 @@ function probesOf(route: { method: string; url: string; schema: Record<string, u
         probes.push({ method, url: fill(url), body: { ...base, [f]: v } });
       }
       probes.push({ method, url: fill(url), body: { ...base, [f]: NUL }, nul: true });
+      probes.push({ method, url: fill(url), body: { ...base, [f]: LONE }, nul: true });
     }
     for (const raw of ["[]", "5", '"text"', "null", "{", '{"a":"\\u0000"}']) {
       probes.push({ method, url: fill(url), raw });

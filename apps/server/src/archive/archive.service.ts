@@ -1,5 +1,6 @@
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import { asError } from "../lib/log.ts";
 import type { GraphMedia } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type { ArchiveRepository, Reading, SeenPost } from "./archive.repository.ts";
@@ -177,7 +178,7 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
         } catch (err) {
           if (isObjectMissing(err)) gone.push(id);
           else if (err instanceof ProviderError && err.kind === "token_invalid") throw err;
-          else deps.log?.warn({ accountId: account.id, err: String(err) }, "archive probe failed");
+          else deps.log?.warn({ accountId: account.id, err: asError(err) }, "archive probe failed");
         }
       }
       const now = clock.now();

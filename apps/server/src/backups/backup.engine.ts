@@ -71,6 +71,8 @@ interface Attempt {
   googleSub: string;
   call: DriveCall;
   checkLease: () => void;
+  /** Aborted when the worker shuts down: requests in flight break off, retries end. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -143,8 +145,9 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         post,
         account,
         googleSub: google.google_sub,
-        call: driveCallerFor(connections, s, post.user_id),
+        call: driveCallerFor(connections, s, post.user_id, attempt.signal),
         checkLease,
+        ...(attempt.signal ? { signal: attempt.signal } : {}),
       });
       checkLease();
       return await outcome.completed(files, withheld);
@@ -280,9 +283,10 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         item,
         meta,
         resume: from,
-        download: await source.open(item, a.account.id, ref),
-        reopen: () => source.open(item, a.account.id, ref),
+        download: await source.open(item, a.account.id, ref, a.signal),
+        reopen: () => source.open(item, a.account.id, ref, a.signal),
         checkLease: a.checkLease,
+        ...(a.signal ? { signal: a.signal } : {}),
       });
     try {
       return await stream(resume);

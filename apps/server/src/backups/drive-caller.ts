@@ -1,7 +1,7 @@
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
 import { ProviderError } from "../providers/provider-error.ts";
-import { withBackoff } from "../providers/retry.ts";
+import { abortableSleep, withBackoff } from "../providers/retry.ts";
 import type { ConnectionTokens } from "../sync/engine.types.ts";
 import type { EngineSettings } from "../sync/engine-settings.ts";
 
@@ -11,7 +11,8 @@ export class GoogleRevokedError extends Error {}
 /**
  * One Drive call with the user's access token: retried with backoff (unless `retry: false`,
  * for calls whose caller re-checks the upload's Range itself), and with one token refresh when
- * Google says the token is bad.
+ * Google says the token is bad. Once `signal` is aborted (the worker shuts down) no call starts
+ * and no backoff sleeps on: its reason is thrown.
  */
 export type DriveCall = <T>(
   fn: (token: string) => Promise<T>,
@@ -22,7 +23,11 @@ export function driveCallerFor(
   connections: Pick<ConnectionTokens, "googleAccessToken">,
   settings: Pick<EngineSettings, "backoff" | "sleep" | "random">,
   userId: string,
+  signal?: AbortSignal,
 ): DriveCall {
+  const retrying = signal
+    ? { ...settings, sleep: abortableSleep(settings.sleep, signal) }
+    : settings;
   let token: string | null = null;
   const fresh = async (forceRefresh: boolean) => {
     try {
@@ -34,8 +39,11 @@ export function driveCallerFor(
     return token;
   };
   return async (fn, options = {}) => {
-    const run = async () => fn(token ?? (await fresh(false)));
-    const exec = () => (options.retry === false ? run() : withBackoff(run, settings));
+    const run = async () => {
+      signal?.throwIfAborted();
+      return fn(token ?? (await fresh(false)));
+    };
+    const exec = () => (options.retry === false ? run() : withBackoff(run, retrying));
     try {
       return await exec();
     } catch (err) {

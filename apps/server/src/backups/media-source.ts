@@ -2,7 +2,7 @@ import type { PostChild, PostRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type MediaClient, MediaUrlExpiredError } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
-import { withBackoff } from "../providers/retry.ts";
+import { abortableSleep, withBackoff } from "../providers/retry.ts";
 import { type ConnectionTokens, toPostChild } from "../sync/engine.types.ts";
 import type { EngineSettings } from "../sync/engine-settings.ts";
 import type { GraphPacer } from "../sync/graph-pacer.ts";
@@ -93,12 +93,27 @@ export function createMediaSource(deps: {
   }
 
   return {
-    /** The item's CDN download (a streamed body the caller consumes or cancels). */
-    async open(item: BackupItem, accountId: string, ref: PostRef): Promise<Response> {
+    /**
+     * The item's CDN download (a streamed body the caller consumes or cancels). Aborting
+     * `signal` breaks the download off (and a request it is piped into), and ends its retries.
+     */
+    async open(
+      item: BackupItem,
+      accountId: string,
+      ref: PostRef,
+      signal?: AbortSignal,
+    ): Promise<Response> {
+      const retrying = signal
+        ? { ...settings, sleep: abortableSleep(settings.sleep, signal) }
+        : settings;
       let url = currentUrl(item, ref.current) ?? (await freshUrl(item, accountId, ref));
       for (let tries = 0; ; tries++) {
+        signal?.throwIfAborted();
         try {
-          return await withBackoff(() => media.download(url), settings);
+          return await withBackoff(() => {
+            signal?.throwIfAborted();
+            return media.download(url, signal);
+          }, retrying);
         } catch (err) {
           if (!(err instanceof MediaUrlExpiredError)) throw err;
           if (tries >= 1) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DriveClient, DriveFile } from "../providers/google/drive.client.ts";
 import { isRetryable, ProviderError, retryAfterOf } from "../providers/provider-error.ts";
-import { backoffDelay } from "../providers/retry.ts";
+import { abortableSleep, backoffDelay } from "../providers/retry.ts";
 import type { EngineSettings } from "../sync/engine-settings.ts";
 import type { DriveCall } from "./drive-caller.ts";
 
@@ -48,8 +48,9 @@ export function createPipedUpload(deps: {
     held: number;
     download: Response;
     checkLease: () => void;
+    signal?: AbortSignal;
   }): Promise<{ file: DriveFile; md5: string }> {
-    const { call, uri, total, held, download, checkLease } = args;
+    const { call, uri, total, held, download, checkLease, signal } = args;
     if (!download.body) throw cdnBroke();
     const reader = download.body.getReader();
     const md5 = createHash("md5");
@@ -102,7 +103,7 @@ export function createPipedUpload(deps: {
           (t) => {
             if (sent) throw new BodySpent();
             sent = true;
-            return drive.putChunk(t, uri, { stream: take(length), length }, offset, total);
+            return drive.putChunk(t, uri, { stream: take(length), length }, offset, total, signal);
           },
           { retry: false },
         );
@@ -144,7 +145,9 @@ export function createPipedUpload(deps: {
   /**
    * Sends the download into `session` (bytes Drive holds are skipped). A pass that breaks off
    * is followed, after a backoff, by Drive's count of what it holds and a fresh download from
-   * `reopen`; after the engine's number of attempts the last failure is thrown.
+   * `reopen`; after the engine's number of attempts the last failure is thrown. Aborting
+   * `signal` (the worker shuts down) breaks the chunk request in flight off and ends the retries:
+   * `checkLease` throws.
    */
   return async function pipe(args: {
     call: DriveCall;
@@ -153,17 +156,28 @@ export function createPipedUpload(deps: {
     download: Response;
     reopen: () => Promise<Response>;
     checkLease: () => void;
+    signal?: AbortSignal;
   }): Promise<{ file: DriveFile; md5: string }> {
-    const { call, session, total, reopen, checkLease } = args;
+    const { call, session, total, reopen, checkLease, signal } = args;
+    const sleep = abortableSleep(s.sleep, signal);
     let held = session.received;
     let download = args.download;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await pass({ call, uri: session.uri, total, held, download, checkLease });
+        return await pass({
+          call,
+          uri: session.uri,
+          total,
+          held,
+          download,
+          checkLease,
+          ...(signal ? { signal } : {}),
+        });
       } catch (err) {
         const broke = err instanceof BodySpent || isRetryable(err);
         if (!broke || attempt + 1 >= s.backoff.attempts) throw err;
-        await s.sleep(retryAfterOf(err) ?? backoffDelay(attempt, s.backoff, s.random));
+        checkLease();
+        await sleep(retryAfterOf(err) ?? backoffDelay(attempt, s.backoff, s.random));
         const st = await call((t) => drive.status(t, session.uri, total));
         if (st === "gone") throw new SessionGoneError();
         held = st.done ? total : st.received;

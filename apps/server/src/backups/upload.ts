@@ -8,7 +8,7 @@ import {
   type UploadProgress,
 } from "../providers/google/drive.client.ts";
 import { isRetryable, ProviderError, retryAfterOf } from "../providers/provider-error.ts";
-import { backoffDelay } from "../providers/retry.ts";
+import { abortableSleep, backoffDelay } from "../providers/retry.ts";
 import type { EngineSettings } from "../sync/engine-settings.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { ItemResult, Ledger } from "./ledger.ts";
@@ -53,7 +53,7 @@ class Pending {
 }
 
 /** A wake-up one side fires and the other awaits (checked in a loop, so none is lost). */
-function signal() {
+function wakeUp() {
   let fire!: () => void;
   let next = new Promise<void>((r) => {
     fire = r;
@@ -184,8 +184,9 @@ export function createUploader(deps: {
     total: number;
     download: Response;
     reopen: () => Promise<Response>;
+    signal?: AbortSignal;
   }): Promise<{ file: DriveFile; md5: string }> {
-    const { call, meta, contentType, total } = args;
+    const { call, meta, contentType, total, signal } = args;
     let first: Response | null = args.download;
     let md5: string | null = null;
     try {
@@ -226,6 +227,7 @@ export function createUploader(deps: {
             meta,
             { stream: media(), length: total },
             contentType,
+            signal,
           );
         } finally {
           await reader.cancel().catch(() => {});
@@ -248,9 +250,13 @@ export function createUploader(deps: {
     download: Response;
     /** The same download again, from its first byte (after a chunk request broke off). */
     reopen: () => Promise<Response>;
+    /** Throws when the claim is lost or `signal` aborted; checked before each chunk and retry. */
     checkLease: () => void;
+    /** The worker shuts down: the request in flight is broken off and no retry sleeps on. */
+    signal?: AbortSignal;
   }): Promise<ItemResult> {
-    const { call, ledger, item, meta, resume, download: res, checkLease } = args;
+    const { call, ledger, item, meta, resume, download: res, checkLease, signal } = args;
+    const sleep = abortableSleep(s.sleep, signal);
     const declared = res.headers.get("content-length");
     const total = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
     const contentType = meta.mimeType ?? "application/octet-stream";
@@ -269,6 +275,7 @@ export function createUploader(deps: {
         download: res,
         reopen: args.reopen,
         checkLease,
+        ...(signal ? { signal } : {}),
       });
       await keepIfIntact(call, drive, file, md5, () => ledger.forgetSession(item));
       return await ledger.record(item, file, false);
@@ -281,6 +288,7 @@ export function createUploader(deps: {
         total,
         download: res,
         reopen: args.reopen,
+        ...(signal ? { signal } : {}),
       });
       await keepIfIntact(call, drive, file, md5);
       return await ledger.record(item, file, false);
@@ -343,15 +351,16 @@ export function createUploader(deps: {
           checkLease();
           try {
             const r = await call(
-              (t) => drive.putChunk(t, uri, pending.head(size), offset, declaredTotal),
+              (t) => drive.putChunk(t, uri, pending.head(size), offset, declaredTotal, signal),
               { retry: false },
             );
             if (r === "gone") throw new SessionGoneError();
             return r;
           } catch (err) {
             if (!isRetryable(err) || attempt + 1 >= s.backoff.attempts) throw err;
+            checkLease();
             // The request broke off: ask Drive how much it kept, and continue from there.
-            await s.sleep(retryAfterOf(err) ?? backoffDelay(attempt, s.backoff, s.random));
+            await sleep(retryAfterOf(err) ?? backoffDelay(attempt, s.backoff, s.random));
             const st = await call((t) => drive.status(t, uri, declaredTotal));
             if (st === "gone") throw new SessionGoneError();
             if (st.done || st.received !== offset) return st;
@@ -372,8 +381,8 @@ export function createUploader(deps: {
       };
 
       // The reader fills `pending` (up to two chunks) while the sender has a chunk in flight.
-      const more = signal();
-      const room = signal();
+      const more = wakeUp();
+      const room = wakeUp();
       let eof = false;
       let stop = false;
       let readError: unknown = null;

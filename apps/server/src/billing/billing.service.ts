@@ -10,6 +10,7 @@ import type { BillingSettings } from "../config.ts";
 import type { UserRow } from "../db/schema.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { asError } from "../lib/log.ts";
 import { CallInTransactionError } from "../lib/transaction-scope.ts";
 import type { StripeClient, StripeSubscriptionState } from "../providers/stripe/stripe.client.ts";
 import { type BillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
@@ -37,7 +38,7 @@ async function stripeCall<T>(log: ServiceLog | undefined, what: string, fn: () =
   } catch (err) {
     // A programming error, not Stripe's: never dressed up as "not reachable".
     if (err instanceof CallInTransactionError) throw err;
-    log?.error({ err: err instanceof Error ? err.message : String(err) }, `stripe ${what} failed`);
+    log?.error({ err: asError(err) }, `stripe ${what} failed`);
     throw new AppError(
       "upstream",
       "The payment provider is not reachable right now. Please try again.",

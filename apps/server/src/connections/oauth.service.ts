@@ -6,6 +6,7 @@ import {
 import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import { asError } from "../lib/log.ts";
 import type { FacebookClient } from "../providers/facebook/facebook.client.ts";
 import { connectFailureWords } from "../providers/failure-words.ts";
 import { type GoogleOAuthClient, grantsDrive } from "../providers/google/google-oauth.client.ts";
@@ -69,7 +70,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     try {
       await deps.onConnected?.(userId, accountIds);
     } catch (err) {
-      deps.log?.warn({ userId, err: String(err) }, "first sync after connecting did not start");
+      deps.log?.warn({ userId, err: asError(err) }, "first sync after connecting did not start");
     }
   }
 

@@ -2,6 +2,7 @@ import type { ContactMessage, ContactMessagesResponse, ContactRequest } from "@k
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { asError } from "../lib/log.ts";
 import type { MailService } from "../mail/mail.service.ts";
 import type { ContactRepository } from "./contact.repository.ts";
 
@@ -64,7 +65,7 @@ export function createContactService(deps: {
             template: "contact-ack",
             data: { name: input.name, subject: input.subject, message: input.message },
           })
-          .catch((err) => deps.log?.error({ err: String(err) }, "contact acknowledgement failed"));
+          .catch((err) => deps.log?.error({ err: asError(err) }, "contact acknowledgement failed"));
         return { id: saved.id };
       }
       const wait = saved.limitedSince.getTime() + HOUR_MS - now.getTime();

@@ -18,10 +18,13 @@ export function connectDatabase(options: {
   /** A schema to put first on the search_path (tests use one schema per file). */
   schema?: string;
   max?: number;
+  /** How long a checkout waits for a free connection before it fails (ms; 0 waits forever). */
+  checkoutTimeoutMs?: number;
 }): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
+    ...(options.checkoutTimeoutMs ? { connectionTimeoutMillis: options.checkoutTimeoutMs } : {}),
     ...(options.schema ? { options: `-c search_path=${options.schema},public` } : {}),
   });
   // An idle client that loses its server must not crash the process.

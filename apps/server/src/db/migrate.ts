@@ -20,7 +20,7 @@ let names: string[] | null = null;
  * The migrations this build has that the database has not applied (readiness checks it: a
  * process of a newer build is not ready on a database an older one migrated).
  */
-export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
+export async function pendingMigrations(pool: pg.Pool | pg.PoolClient): Promise<string[]> {
   names ??= listMigrations().map((m) => m.name);
   const { rows } = await pool.query<{ name: string }>(
     "SELECT name FROM schema_migrations WHERE name = ANY($1::text[])",

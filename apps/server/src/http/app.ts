@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import helmet from "@fastify/helmet";
-import { errorResponse } from "@keepsake/contracts";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
 import { registerAdminRoutes } from "../admin/admin.routes.ts";
 import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
@@ -16,7 +14,6 @@ import { registerCommentsRoutes } from "../comments/comments.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
-import { pendingMigrations } from "../db/migrate.ts";
 import { registerImportRoutes } from "../import/import.routes.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerLibraryRoutes } from "../library/library.routes.ts";
@@ -26,14 +23,14 @@ import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerUserRoutes } from "../users/users.routes.ts";
 import { registerV1Routes } from "../v1/v1.routes.ts";
-import { sendAppError } from "./errors.ts";
+import { isDatabaseUnavailable, sendAppError, sendDatabaseUnavailable } from "./errors.ts";
+import { registerHealthRoutes } from "./health.ts";
 import { loggerOptions, OneLineRequestLog } from "./logging.ts";
 import { registerMetrics } from "./metrics.ts";
-import { PUBLIC, registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
+import { registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
-import { frameworkErrors, rejectNul } from "./validation.ts";
+import { frameworkErrors, rejectUnfitText } from "./validation.ts";
 
-const healthResponse = z.object({ status: z.string() });
 /** Browser features no page of ours uses, switched off for every page and any frame in it. */
 const PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()";
 /** The longest path segment (an id) the router reads; longer ones answer 414. */
@@ -137,12 +134,16 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: error.message });
     }
+    if (isDatabaseUnavailable(error)) {
+      req.log.warn({ err: error }, "the database cannot take the request");
+      return sendDatabaseUnavailable(reply);
+    }
     req.log.error({ err: error }, "request failed");
     return reply.code(500).send({ detail: "Internal server error" });
   });
 
   await registerSchemas(app);
-  rejectNul(app);
+  rejectUnfitText(app);
   registerMetrics(app, {
     token: ctx.config.METRICS_TOKEN,
     cluster: {
@@ -150,36 +151,12 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
       syncLags: () => ctx.accountsRepo.autoSyncLags(automaticBackupTiers()),
     },
   });
-  const health = {
-    schema: { tags: ["health"], security: PUBLIC, response: { 200: healthResponse } },
-  };
-  const ready = {
-    schema: {
-      tags: ["health"],
-      security: PUBLIC,
-      response: { 200: healthResponse, 503: errorResponse },
-    },
-  };
-  // Liveness: the process runs and its event loop answers (restart it when this fails).
-  const live = async () => ({ status: "ok" });
-  app.get("/api/health/live", health, live);
-  app.get("/api/health", health, live);
-  // Readiness: send it traffic only when this answers 200 (load balancers, compose health checks).
-  const isReady = async (_req: unknown, reply: FastifyReply) => {
-    let pending: string[];
-    try {
-      pending = await pendingMigrations(ctx.pool);
-    } catch {
-      return reply.code(503).send({ detail: "Database unavailable" });
-    }
-    if (pending.length > 0) {
-      return reply.code(503).send({ detail: `Migrations not applied yet: ${pending.join(", ")}` });
-    }
-    if (!ctx.queue.isStarted()) return reply.code(503).send({ detail: "Job queue not started" });
-    return { status: "ready" };
-  };
-  app.get("/api/health/ready", ready, isReady);
-  app.get("/api/ready", ready, isReady);
+  registerHealthRoutes(app, {
+    pool: ctx.pool,
+    queue: ctx.queue,
+    livenessDatabaseSeconds:
+      ctx.config.LIVENESS_DATABASE_SECONDS ?? (ctx.config.DATABASE_URL ? 0 : 120),
+  });
 
   for (const register of registrars) await register(app, ctx);
   registerOpenApiRoutes(app, ctx.config.appUrl);

@@ -7,8 +7,10 @@ import { AppError } from "../lib/errors.ts";
  * - zod's own texts ("Too big: expected number to be <=200") become sentences that name the
  *   field and what it allows ("limit must be at most 200"); a contract's own message (the
  *   SPEC §5 copy) still wins;
- * - a NUL character (U+0000) anywhere in a request's text is refused before any route sees it
- *   (PostgreSQL cannot store it in text);
+ * - a NUL character (U+0000) or a lone surrogate (half of a UTF-16 pair, which no UTF-8 text can
+ *   hold: `"\ud800"` in JSON) anywhere in a request's text, keys included, is refused with 422
+ *   naming the field before any route sees it (PostgreSQL cannot store either; a mail cannot
+ *   carry the second);
  * - URLs the router cannot read answer `{detail}` like every other error.
  */
 
@@ -111,40 +113,94 @@ const pathOf = (at: Visit | null): PropertyKey[] => {
   return path;
 };
 
+/** What makes text unfit to keep: a NUL character, or a lone surrogate (not encodable as UTF-8). */
+type Unfit = "nul" | "surrogate";
+
+function unfit(text: string): Unfit | null {
+  if (text.includes("\u0000")) return "nul";
+  return text.isWellFormed() ? null : "surrogate";
+}
+
 /**
- * The first NUL character in a parsed request part, as the path of the field that holds it.
- * Walks without recursion (a body of deeply nested arrays must not overflow the stack), and
- * builds a path only for the field it reports.
+ * The first text in a parsed request part that cannot be kept (a NUL character or a lone
+ * surrogate), as the path of the field that holds it and what is wrong with it. Walks without
+ * recursion (a body of deeply nested arrays must not overflow the stack), and builds a path only
+ * for the field it reports.
  */
-export function findNul(value: unknown): PropertyKey[] | null {
+export function findUnfitText(value: unknown): { path: PropertyKey[]; why: Unfit } | null {
   const stack: Visit[] = [{ value, key: null, parent: null }];
   for (let at = stack.pop(); at; at = stack.pop()) {
     const v = at.value;
     if (typeof v === "string") {
-      if (v.includes("\u0000")) return pathOf(at);
+      const why = unfit(v);
+      if (why) return { path: pathOf(at), why };
       continue;
     }
     if (v === null || typeof v !== "object" || Buffer.isBuffer(v)) continue;
     const entries = Object.entries(v);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i] as [string, unknown];
-      if (key.includes("\u0000")) return [...pathOf(at), key];
+      const why = unfit(key);
+      if (why) return { path: [...pathOf(at), key], why };
       stack.push({ value: child, key, parent: at });
     }
   }
   return null;
 }
 
-/** Refuses, with 422, any request whose path, query or body holds a NUL character. */
-export function rejectNul(app: FastifyInstance) {
+const UNFIT_WORDS: Record<Unfit, string> = {
+  nul: "must not contain the NUL character (U+0000)",
+  surrogate: "must not contain a lone surrogate character (it cannot be encoded as UTF-8)",
+};
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The first query parameter whose percent-encoded bytes are not UTF-8 (`%ED%A0%80`, a lone
+ * surrogate's bytes; `%E2%82`, a character cut short). The query parser keeps such a value as
+ * its literal text; it is refused instead, as in a path. A `%` not followed by two hex digits is
+ * a literal percent sign.
+ */
+export function findNonUtf8Query(url: string): string | null {
+  const q = url.indexOf("?");
+  if (q < 0) return null;
+  for (const pair of url.slice(q + 1).split("&")) {
+    if (!/%[0-9a-f]{2}/i.test(pair)) continue;
+    const bytes: number[] = [];
+    for (let i = 0; i < pair.length; i++) {
+      const hex = pair[i] === "%" ? pair.slice(i + 1, i + 3) : "";
+      if (/^[0-9a-f]{2}$/i.test(hex)) {
+        bytes.push(Number.parseInt(hex, 16));
+        i += 2;
+      } else bytes.push(...Buffer.from(pair[i] as string));
+    }
+    try {
+      strictUtf8.decode(Uint8Array.from(bytes));
+    } catch {
+      const eq = pair.indexOf("=");
+      const key = eq < 0 ? pair : pair.slice(0, eq);
+      return /%[0-9a-f]{2}/i.test(key) ? "A query parameter's name" : key;
+    }
+  }
+  return null;
+}
+
+/** Refuses, with 422, any request whose path, query or body holds text that cannot be kept. */
+export function rejectUnfitText(app: FastifyInstance) {
   app.addHook("preValidation", async (req: FastifyRequest) => {
+    // API requests only: a page's URL (an old link in Latin-1, say) still gets its page.
+    const query = req.url.startsWith("/api/") ? findNonUtf8Query(req.url) : null;
+    if (query) {
+      throw new AppError("invalid", `${query} must be UTF-8 text (its percent-encoding is not)`);
+    }
     for (const part of [req.params, req.query, req.body]) {
-      const at = findNul(part);
-      if (at) {
-        throw new AppError(
-          "invalid",
-          `${fieldLabel(at)} must not contain the NUL character (U+0000)`,
+      const found = findUnfitText(part);
+      if (found) {
+        // A lone surrogate key is named by its code points, which a JSON answer can carry.
+        const label = fieldLabel(
+          found.path.map((k) => (typeof k === "string" ? k.toWellFormed() : k)),
         );
+        throw new AppError("invalid", `${label} ${UNFIT_WORDS[found.why]}`);
       }
     }
   });

@@ -1,4 +1,5 @@
 import { PgBoss } from "pg-boss";
+import { asError } from "../lib/log.ts";
 import { type JobDefinition, type JobSender, QUEUE_DEFAULTS } from "./job.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
@@ -82,7 +83,16 @@ export function createJobQueue<TDeps>(options: {
         }
       : {}),
   });
-  boss.on("error", (err) => options.onError?.(err));
+  /** Set as pg-boss's own stop begins (the end of `stop`). */
+  let closing = false;
+  boss.on("error", (emitted) => {
+    const err = asError(emitted);
+    // The handlers stopped and handed back above settle after pg-boss closed its connection: it
+    // then tries to complete them (its attempt fence would make that a no-op) and reports the
+    // closed connection. Not a fault of a graceful stop.
+    if (closing && err.message.startsWith("Database connection is not opened")) return;
+    options.onError?.(err);
+  });
   let started = false;
   /** The jobs this process's handlers are running, by job id. */
   const running = new Map<
@@ -127,8 +137,30 @@ export function createJobQueue<TDeps>(options: {
         );
         return;
       } catch (err) {
-        options.onError?.(err as Error);
+        options.onError?.(asError(err));
       }
+    }
+  }
+
+  /**
+   * Sets the queues' lists of keys running to the keys of their active jobs, as pg-boss's monitor
+   * does. A monitor pass (of any process) that read the jobs before a hand-back committed writes
+   * the handed-back key into the list again after it; done once such a pass has had time to end,
+   * so the next worker is not kept off the job until the monitor's next pass.
+   */
+  async function relistRunningKeys(names: string[]) {
+    try {
+      await boss.getDb().executeSql(
+        `UPDATE ${options.schema}.queue q
+            SET singletons_active = (
+              SELECT array_agg(j.singleton_key) FROM ${options.schema}.job j
+               WHERE j.name = q.name AND j.state = 'active' AND j.singleton_key IS NOT NULL
+                 AND j.policy IN ('singleton', 'stately'))
+          WHERE q.name = ANY($1::text[])`,
+        [names],
+      );
+    } catch (err) {
+      options.onError?.(asError(err));
     }
   }
 
@@ -278,7 +310,12 @@ export function createJobQueue<TDeps>(options: {
       for (const [, r] of left) r.controller.abort();
       await within(unwindMs, Promise.all(left.map(([, r]) => r.settled)));
       for (const [id, r] of left) await handBack(r.name, id);
+      if (left.length > 0) {
+        await new Promise((r) => setTimeout(r, 250));
+        await relistRunningKeys([...new Set(left.map(([, r]) => r.name))]);
+      }
       // What is still active is ours no longer (pg-boss's own shutdown fails only active jobs).
+      closing = true;
       await boss.stop({ graceful: false });
     },
   };

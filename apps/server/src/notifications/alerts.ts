@@ -1,5 +1,6 @@
 import type { Clock } from "../lib/clock.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { asError } from "../lib/log.ts";
 import type { NotificationsRepository } from "./notifications.repository.ts";
 import { type Alert, type NotificationsService, shortHash } from "./notifications.service.ts";
 
@@ -156,7 +157,7 @@ export function createAlerts(deps: AlertsDeps) {
         await fn(...args);
       } catch (err) {
         // An alert never fails the work that reported it; the periodic checks catch up.
-        deps.log?.error({ err: String(err) }, `alert (${what}) failed`);
+        deps.log?.error({ err: asError(err) }, `alert (${what}) failed`);
       }
     };
 

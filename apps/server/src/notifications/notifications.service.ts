@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { asError } from "../lib/log.ts";
 import { isMailCategory, type MailCategory } from "../mail/categories.ts";
 import type { MailService, TemplateName } from "../mail/mail.service.ts";
 import type { NotificationsRepository } from "./notifications.repository.ts";
@@ -91,7 +92,10 @@ export function createNotificationsService(deps: NotificationsDeps) {
       } catch (err) {
         // The bell still tells the user; the next detection of the event tries the e-mail again
         // only if the entry was not recorded, so say what happened.
-        deps.log?.error({ err: String(err), key: alert.key }, "alert e-mail could not be recorded");
+        deps.log?.error(
+          { err: asError(err), key: alert.key },
+          "alert e-mail could not be recorded",
+        );
         sent = { id: null, skipped: "the e-mail could not be recorded" };
       }
       const items = alert.items ?? [];

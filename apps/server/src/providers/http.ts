@@ -160,6 +160,8 @@ interface StreamInit {
   headers: Record<string, string>;
   body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
   timeoutMs: number;
+  /** Aborting it breaks the request off at once (a worker shutting down mid-upload). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -231,6 +233,11 @@ export function streamRequest(url: URL, init: StreamInit): Promise<Response> {
       },
     );
     req.on("timeout", () => req.destroy(new Error("TimeoutError")));
+    const { signal } = init;
+    const abort = () => req.destroy(new Error("AbortError"));
+    if (signal?.aborted) abort();
+    else signal?.addEventListener("abort", abort, { once: true });
+    req.on("close", () => signal?.removeEventListener("abort", abort));
     req.on("error", (err) => reject(sourceError ?? err));
     (async () => {
       for await (const piece of init.body) {

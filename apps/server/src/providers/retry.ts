@@ -21,6 +21,24 @@ export interface RetrySettings {
   random: () => number;
 }
 
+/** `sleep` cut short by `signal`: rejects with its reason when it is aborted (or already was). */
+export function abortableSleep(
+  sleep: (ms: number) => Promise<void>,
+  signal?: AbortSignal,
+): (ms: number) => Promise<void> {
+  if (!signal) return sleep;
+  return (ms) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      sleep(ms).then(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, reject);
+    });
+}
+
 /** Drive's documented backoff: min(2^n s + random ms, 64 s), scaled by `baseMs`. */
 export function backoffDelay(attempt: number, policy: BackoffPolicy, random: () => number): number {
   const exp = policy.baseMs * 2 ** attempt;

@@ -4,6 +4,7 @@ import { overallStatus } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { asError } from "../lib/log.ts";
 import type { MailService } from "../mail/mail.service.ts";
 import type { CallRecorder } from "./call-stats.ts";
 import type { StatusRepository } from "./status.repository.ts";
@@ -120,7 +121,10 @@ export function createStatusService(deps: StatusServiceDeps) {
           await tell("resolved", formatDuration(lasted));
         }
       } catch (err) {
-        deps.log?.error({ err: String(err), incident: incident.id }, "status incident mail failed");
+        deps.log?.error(
+          { err: asError(err), incident: incident.id },
+          "status incident mail failed",
+        );
       }
     }
   }

@@ -2,6 +2,7 @@ import { billingMessages, syncMessages as m } from "@keepsake/contracts";
 import { postLimit, tierLabel } from "../billing/tier-rules.ts";
 import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
+import { asError } from "../lib/log.ts";
 import { reconnectWords, syncFailureWords } from "../providers/failure-words.ts";
 import type { GraphMedia, MediaClient } from "../providers/instagram/media.client.ts";
 import { isInstagramTokenInvalid, isRetryable } from "../providers/provider-error.ts";
@@ -298,7 +299,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         await repos.runs.updateSyncJob(jobId, { heartbeat_at: clock.now() });
         return { outcome: "retry", error: err } satisfies SyncOutcome;
       }
-      deps.log?.warn({ accountId: account.id, err: String(err) }, "sync failed");
+      deps.log?.warn({ accountId: account.id, err: asError(err) }, "sync failed");
       const done = await repos.runs.finishSyncJob(
         jobId,
         "failed",

@@ -30,7 +30,15 @@ const keepsake = await startKeepsake({
   sandboxUrl: env.WORKER_SANDBOX_URL as string,
   logger: false,
   // WORKER_ENGINE=default: production settings (the benchmark); otherwise the tests' fast ones.
-  ...(env.WORKER_ENGINE === "default" ? {} : { engineSettings: FAST_ENGINE }),
+  // WORKER_LEASE_MS: the backup lease (production's 45 s, say) with the fast settings.
+  ...(env.WORKER_ENGINE === "default"
+    ? {}
+    : {
+        engineSettings: {
+          ...FAST_ENGINE,
+          ...(env.WORKER_LEASE_MS ? { leaseMs: Number(env.WORKER_LEASE_MS) } : {}),
+        },
+      }),
 });
 console.log("ready");
 process.on("SIGTERM", () => {

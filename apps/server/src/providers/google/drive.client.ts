@@ -257,6 +257,7 @@ export function createDriveClient(
       meta: DriveFileMetadata,
       media: PipedChunk,
       contentType: string,
+      signal?: AbortSignal,
     ): Promise<DriveFile> {
       const { boundary, head, tail, u } = multipartFrame(meta, contentType);
       async function* body(): AsyncGenerator<Uint8Array> {
@@ -275,6 +276,7 @@ export function createDriveClient(
           },
           body: body(),
           timeoutMs: timeout,
+          ...(signal ? { signal } : {}),
         },
         STREAMED,
       );
@@ -335,6 +337,7 @@ export function createDriveClient(
       parts: readonly Uint8Array[] | PipedChunk,
       start: number,
       total: number | null,
+      signal?: AbortSignal,
     ): Promise<UploadProgress | "gone"> {
       const length =
         "length" in parts && !Array.isArray(parts)
@@ -352,6 +355,7 @@ export function createDriveClient(
           headers: { ...auth(token), "content-range": range, "content-length": String(length) },
           body,
           timeoutMs: timeout,
+          ...(signal ? { signal } : {}),
         },
         STREAMED,
       );
