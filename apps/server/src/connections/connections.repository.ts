@@ -14,6 +14,7 @@ import type {
 export interface InstagramAccountUpdate {
   connected_via?: "instagram" | "facebook";
   facebook_page_id?: string | null;
+  meta_user_id?: string | null;
   username?: string;
   display_name?: string | null;
   account_type?: string | null;

@@ -14,6 +14,7 @@ import { registerBillingRoutes } from "../billing/billing.routes.ts";
 import { automaticBackupTiers } from "../billing/tier-rules.ts";
 import { registerCommentsRoutes } from "../comments/comments.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
+import { registerPlatformSignalRoutes } from "../connections/platform-signals.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
 import { pendingMigrations } from "../db/migrate.ts";
@@ -54,6 +55,7 @@ const registrars: RouteRegistrar[] = [
   registerAuthRoutes,
   registerUserRoutes,
   registerConnectionRoutes,
+  registerPlatformSignalRoutes,
   registerAccountRoutes,
   registerSyncRoutes,
   registerLibraryRoutes,
