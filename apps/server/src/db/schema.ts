@@ -66,7 +66,7 @@ export interface InstagramAccountsTable {
   instagram_user_id: string;
   connected_via: "instagram" | "facebook";
   facebook_page_id: string | null;
-  /** The app-scoped user Meta's callbacks name: Instagram's (Instagram Login) or Facebook's (1110). */
+  /** The app-scoped user Meta's callbacks name: Instagram's (Instagram Login) or Facebook's (1150). */
   meta_user_id: string | null;
   username: string;
   display_name: string | null;
@@ -103,7 +103,7 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-/** A data-deletion request from Meta and what it erased (1110); nothing names the person. */
+/** A data-deletion request from Meta and what it erased (1150); nothing names the person. */
 export interface DataDeletionRequestsTable {
   confirmation_code: string;
   provider: "instagram" | "facebook";
