@@ -13,6 +13,12 @@ export interface SandboxOptions {
   dataDir?: string;
   publicUrl?: string;
   stripeWebhookUrl?: string;
+  /**
+   * Where the sandbox's Meta apps and Google project deliver what a demo user's choices cause
+   * (the URLs a developer registers in the app dashboards): deauthorize and data-deletion
+   * callbacks of the Instagram and Facebook apps, and the Cross-Account Protection receiver.
+   */
+  appCallbacks?: AppCallbacks;
   demoTimer?: boolean;
   /** Demo timer period; default 120 s. */
   demoTimerSeconds?: number;
@@ -21,6 +27,14 @@ export interface SandboxOptions {
   smtpPort?: number;
   /** Log requests (pino) — off by default. */
   logger?: boolean;
+}
+
+export interface AppCallbacks {
+  instagramDeauthorize?: string;
+  instagramDataDeletion?: string;
+  facebookDeauthorize?: string;
+  facebookDataDeletion?: string;
+  googleSecurityEvents?: string;
 }
 
 export interface FaultRule {
@@ -141,6 +155,8 @@ export class Ctx {
   igLoginStories: "served" | "unsupported" | "permission" = "served";
   webhookRetryBaseMs = 1000;
   webhookMaxAttempts = 6;
+  /** The callback URLs in force (options.appCallbacks, changed by `POST /_control/app-callbacks`). */
+  appCallbacks: AppCallbacks = {};
   readonly blobDir: string;
   readonly largeVideoBytes: number;
   readonly cdnSecret: string;
@@ -158,6 +174,7 @@ export class Ctx {
     this.largeVideoBytes = options.largeVideoBytes ?? 300 * 1024 * 1024;
     this.cdnSecret = "sandbox-cdn-signing-key";
     this.clock.offsetMs = store.state.clockOffsetMs;
+    this.appCallbacks = { ...options.appCallbacks };
   }
 
   get state(): SandboxState {

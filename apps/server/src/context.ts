@@ -35,6 +35,7 @@ import type { Config } from "./config.ts";
 import { type Connections, createConnections } from "./connections/connections.module.ts";
 import { createConnectionsRepository } from "./connections/connections.repository.ts";
 import { createOAuthStates } from "./connections/oauth-state.ts";
+import { createPlatformSignalsRepository } from "./connections/platform-signals.repository.ts";
 import { createContactRepository } from "./contact/contact.repository.ts";
 import { type ContactService, createContactService } from "./contact/contact.service.ts";
 import type { Db } from "./db/database.ts";
@@ -176,6 +177,12 @@ export function createContext(deps: ContextDeps): AppContext {
     clock: deps.clock,
     encryptionKey: deps.secrets.encryptionKey,
     appUrl: deps.config.appUrl,
+    signalsRepo: createPlatformSignalsRepository(deps.db),
+    metaSecrets: {
+      instagram: providers.instagram.clientSecret,
+      facebook: providers.facebook.appSecret,
+    },
+    googleClientId: providers.google.clientId,
     instagram: createInstagramClient(
       { ...providers.instagram, graphVersion: providers.graphVersion },
       calls.fetchFor("instagram"),

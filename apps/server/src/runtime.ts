@@ -2,6 +2,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { type Config, sandboxBilling, sandboxProviders } from "./config.ts";
+import { platformSignalUrls } from "./connections/platform-signals.routes.ts";
 import { type AppContext, type ContextDeps, createContext } from "./context.ts";
 import { connectDatabase, type DatabaseHandle } from "./db/database.ts";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.ts";
@@ -126,6 +127,8 @@ export async function startKeepsake(options: {
           dataDir: join(config.DATA_DIR, "sandbox"),
           // The sandbox's Stripe signs its webhook events and delivers them here.
           stripeWebhookUrl: `${config.appUrl}/api/webhooks/stripe`,
+          // Its Meta apps and Google project tell Keepsake what a demo person did (/apps).
+          appCallbacks: platformSignalUrls(config.appUrl),
         });
         closers.push(() => running.close());
         sandboxOrigin = running.url;

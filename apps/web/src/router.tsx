@@ -41,6 +41,10 @@ const UnsubscribePage = lazyPage(
   () => import("./pages/account/account-pages.tsx"),
   "UnsubscribePage",
 );
+const DataDeletionPage = lazyPage(
+  () => import("./pages/account/data-deletion-page.tsx"),
+  "DataDeletionPage",
+);
 const StatusConfirmPage = lazyPage(
   () => import("./pages/account/account-pages.tsx"),
   "StatusConfirmPage",
@@ -66,6 +70,7 @@ const publicRoutes: Record<string, ComponentType> = {
   "/verify-email": VerifyEmailPage,
   "/unsubscribe": UnsubscribePage,
   "/status/confirm": StatusConfirmPage,
+  "/data-deletion": DataDeletionPage,
   "/privacy": PrivacyPage,
   "/terms": TermsPage,
   "/help": HelpPage,

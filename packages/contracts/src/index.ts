@@ -7,6 +7,7 @@ export * from "./comments.ts";
 export * from "./connections.ts";
 export * from "./mail.ts";
 export * from "./notifications.ts";
+export * from "./platform-signals.ts";
 export * from "./site.ts";
 export * from "./status.ts";
 export * from "./sync.ts";

@@ -48,6 +48,7 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
         `/accounts.google.com/o/oauth2/v2/auth?client_id=${encodeURIComponent(SANDBOX_CREDENTIALS.google.clientId)}&redirect_uri=${encodeURIComponent(cb)}&response_type=code&scope=${encodeURIComponent("openid email https://www.googleapis.com/auth/drive.file")}&access_type=offline&prompt=consent&include_granted_scopes=true&state=demo`,
       ],
       ["Drive browser", "/drive"],
+      ["Apps and websites: remove Keepsake as a demo person would", "/apps"],
       ["Instagram data exports (Download your information)", "/export"],
       ["Control API: demo accounts", "/_control/accounts"],
       ["Control API: drive files", "/_control/drive/files"],

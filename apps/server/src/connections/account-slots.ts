@@ -39,12 +39,17 @@ export function createAccountSlots(deps: {
     userId: string,
     profile: InstagramProfile,
     token: { accessToken: string; expiresAt: Date | null },
-    via: { connectedVia: "instagram" | "facebook"; facebookPageId: string | null },
+    via: {
+      connectedVia: "instagram" | "facebook";
+      facebookPageId: string | null;
+      metaUserId: string | null;
+    },
   ): Promise<InstagramAccountRow> {
     const now = clock.now();
     const fields = {
       connected_via: via.connectedVia,
       facebook_page_id: via.facebookPageId,
+      meta_user_id: via.metaUserId,
       ...profileFields(profile),
       account_type: profile.accountType,
       access_token_encrypted: seal(token.accessToken),

@@ -10,6 +10,12 @@ import {
 } from "./connection-health.service.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
 import { createOAuthService, type OAuthService, type OAuthServiceDeps } from "./oauth.service.ts";
+import type { PlatformSignalsRepository } from "./platform-signals.repository.ts";
+import {
+  createPlatformSignals,
+  type MetaApp,
+  type PlatformSignals,
+} from "./platform-signals.service.ts";
 import { createTokenCustody, type TokenCustody } from "./token-custody.service.ts";
 
 /** The connections area, one part per concern; callers receive the part they use. */
@@ -22,6 +28,8 @@ export interface Connections {
   profiles: AccountProfilesService;
   /** Status and health of the connections; marks of access that ended (dashboard, engines). */
   health: ConnectionHealthService;
+  /** What Meta's callbacks and Google's security events say of the grants (routes). */
+  signals: PlatformSignals;
 }
 
 /** What the OAuth flows need (the token custody is made here), plus the sealing key. */
@@ -36,6 +44,11 @@ export interface ConnectionsDeps extends Omit<OAuthServiceDeps, "tokens"> {
    * same `grant`. Must not throw (the notifications area's alert).
    */
   onNeedsReconnection?: (lost: LostConnection) => Promise<void>;
+  /** Meta's deletion requests and the lookups of its callbacks and Google's security events. */
+  signalsRepo: PlatformSignalsRepository;
+  /** The app secrets Meta signs its callbacks with, and the client id Google addresses. */
+  metaSecrets: Record<MetaApp, string | undefined>;
+  googleClientId: string | undefined;
 }
 
 /** A connection the provider ended, as `onNeedsReconnection` reports it. */
@@ -135,5 +148,15 @@ export function createConnections(deps: ConnectionsDeps): Connections {
     ...(deps.onDisconnected ? { onDisconnected: deps.onDisconnected } : {}),
   });
   const health = createConnectionHealthService({ repo, clock, tokens });
-  return { oauth, tokens, profiles, health };
+  const signals = createPlatformSignals({
+    repo,
+    signals: deps.signalsRepo,
+    clock,
+    appUrl: deps.appUrl,
+    metaSecrets: deps.metaSecrets,
+    googleClientId: deps.googleClientId,
+    google: deps.google,
+    disconnect: (userId, accountId) => profiles.disconnectInstagram(userId, accountId),
+  });
+  return { oauth, tokens, profiles, health, signals };
 }

@@ -15,6 +15,7 @@ import { inTransaction } from "../db/transaction.ts";
 export interface InstagramAccountUpdate {
   connected_via?: "instagram" | "facebook";
   facebook_page_id?: string | null;
+  meta_user_id?: string | null;
   username?: string;
   display_name?: string | null;
   account_type?: string | null;

@@ -168,7 +168,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
           userId,
           profile,
           { accessToken: long.accessToken, expiresAt: expiresAt(clock.now(), long.expiresIn) },
-          { connectedVia: "instagram", facebookPageId: null },
+          { connectedVia: "instagram", facebookPageId: null, metaUserId: short.userId },
         );
         await connected(userId, [row.id]);
         return {
@@ -193,7 +193,10 @@ export function createOAuthService(deps: OAuthServiceDeps) {
             if (err instanceof ProviderError && err.kind !== "token_invalid") return short;
             throw err;
           });
-        const pages = await facebook.listPages(long.accessToken);
+        const [pages, metaUserId] = await Promise.all([
+          facebook.listPages(long.accessToken),
+          facebook.userId(long.accessToken),
+        ]);
         const linked = pages.filter((pg) => pg.instagramUserId);
         if (linked.length === 0) {
           throw new ConnectionError(
@@ -218,7 +221,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
                   accessToken: long.accessToken,
                   expiresAt: expiresAt(clock.now(), long.expiresIn),
                 },
-                { connectedVia: "facebook", facebookPageId: page.id },
+                { connectedVia: "facebook", facebookPageId: page.id, metaUserId },
               ),
             );
           } catch (err) {

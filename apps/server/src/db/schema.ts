@@ -66,6 +66,8 @@ export interface InstagramAccountsTable {
   instagram_user_id: string;
   connected_via: "instagram" | "facebook";
   facebook_page_id: string | null;
+  /** The app-scoped user Meta's callbacks name: Instagram's (Instagram Login) or Facebook's (1150). */
+  meta_user_id: string | null;
   username: string;
   display_name: string | null;
   account_type: string | null;
@@ -101,6 +103,15 @@ export interface GoogleConnectionsTable {
   updated_at: GeneratedTimestamp;
 }
 
+/** A data-deletion request from Meta and what it erased (1150); nothing names the person. */
+export interface DataDeletionRequestsTable {
+  confirmation_code: string;
+  provider: "instagram" | "facebook";
+  accounts_erased: number;
+  requested_at: Timestamp;
+  completed_at: Timestamp;
+}
+
 export interface Database
   extends SyncTables,
     AdminTables,
@@ -117,6 +128,7 @@ export interface Database
   oauth_states: OAuthStatesTable;
   instagram_accounts: InstagramAccountsTable;
   google_connections: GoogleConnectionsTable;
+  data_deletion_requests: DataDeletionRequestsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

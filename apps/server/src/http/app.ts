@@ -12,6 +12,7 @@ import { registerBillingRoutes } from "../billing/billing.routes.ts";
 import { automaticBackupTiers } from "../billing/tier-rules.ts";
 import { registerCommentsRoutes } from "../comments/comments.routes.ts";
 import { registerConnectionRoutes } from "../connections/connections.routes.ts";
+import { registerPlatformSignalRoutes } from "../connections/platform-signals.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
 import { registerImportRoutes } from "../import/import.routes.ts";
@@ -51,6 +52,7 @@ const registrars: RouteRegistrar[] = [
   registerAuthRoutes,
   registerUserRoutes,
   registerConnectionRoutes,
+  registerPlatformSignalRoutes,
   registerAccountRoutes,
   registerSyncRoutes,
   registerLibraryRoutes,

@@ -7,6 +7,7 @@ import type { StripeSim } from "../stripe/index.ts";
 import { registerDriveControl } from "./drive.ts";
 import { CONTROL as c, handle } from "./handle.ts";
 import { registerInstagramControl } from "./instagram.ts";
+import { registerSignals } from "./signals.ts";
 import { registerStripeControl } from "./stripe.ts";
 import { registerTokenControl } from "./tokens.ts";
 
@@ -128,6 +129,7 @@ export function registerControl(app: FastifyInstance, ctx: Ctx, stripe: StripeSi
   );
 
   registerTokenControl(app, ctx);
+  registerSignals(app, ctx);
   registerInstagramControl(app, ctx);
   registerDriveControl(app, ctx);
   registerStripeControl(app, ctx, stripe);

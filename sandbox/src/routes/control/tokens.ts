@@ -5,7 +5,7 @@ import type { TokenRecord } from "../../state.ts";
 import { CONTROL as c, handle } from "./handle.ts";
 import { findAccount } from "./instagram.ts";
 
-const tokenSelector = z.object({
+export const tokenSelector = z.object({
   token: z.string().optional(),
   instagram_user_id: z.string().optional(),
   facebook_user_id: z.string().optional(),
@@ -14,7 +14,7 @@ const tokenSelector = z.object({
   message: z.string().optional(),
 });
 
-function selectTokens(ctx: Ctx, sel: z.infer<typeof tokenSelector>): TokenRecord[] {
+export function selectTokens(ctx: Ctx, sel: z.infer<typeof tokenSelector>): TokenRecord[] {
   const all = Object.values(ctx.state.tokens);
   if (sel.token) return all.filter((t) => t.token === sel.token);
   if (sel.instagram_user_id) {

@@ -42,6 +42,18 @@ export function registerGoogle(app: FastifyInstance, ctx: Ctx): void {
     });
   });
 
+  // Cross-Account Protection (RISC): the issuer of its security event tokens and their keys.
+  app.get("/accounts.google.com/.well-known/risc-configuration", async (req, reply) => {
+    const base = ctx.baseUrl(req);
+    return reply.send({
+      issuer: "https://accounts.google.com/",
+      jwks_uri: `${base}/www.googleapis.com/oauth2/v3/certs`,
+      delivery_methods_supported: ["https://schemas.openid.net/secevent/risc/delivery-method/push"],
+      add_subject_endpoint: `${base}/risc.googleapis.com/v1beta/subjects:add`,
+      remove_subject_endpoint: `${base}/risc.googleapis.com/v1beta/subjects:remove`,
+    });
+  });
+
   app.get("/www.googleapis.com/oauth2/v3/certs", async (_req, reply) => {
     const key = signingKey(ctx);
     const jwk = createPublicKey(key.publicPem).export({ format: "jwk" });

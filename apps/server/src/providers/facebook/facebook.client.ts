@@ -100,6 +100,15 @@ export function createFacebookClient(
       });
     },
 
+    /** The person's app-scoped Facebook user id (what Meta's deauthorize and data-deletion callbacks name). */
+    async userId(token: string): Promise<string> {
+      const u = new URL(`${graph}/me`);
+      u.search = form({ fields: "id", access_token: token });
+      const id = str((await call(u.toString())).id);
+      if (!id) throw new ProviderError("facebook", "unknown", "The Facebook user has no id");
+      return id;
+    },
+
     /** De-authorises Keepsake for the person who granted the token (all their tokens end). */
     async revokePermissions(token: string): Promise<boolean> {
       const u = new URL(`${graph}/me/permissions`);

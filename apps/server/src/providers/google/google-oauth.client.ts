@@ -117,6 +117,20 @@ export function createGoogleOAuthClient(
       }
       return { sub: b.sub, email: b.email };
     },
+
+    /**
+     * Cross-Account Protection: the issuer of Google's security event tokens and the keys they
+     * are signed with (the RISC discovery document, then its `jwks_uri`).
+     */
+    async securityEventKeys(): Promise<{ issuer: string; keys: Record<string, unknown>[] }> {
+      const doc = await call(`${settings.accountsUrl}/.well-known/risc-configuration`);
+      if (typeof doc.issuer !== "string" || typeof doc.jwks_uri !== "string") {
+        throw new ProviderError("google", "unknown", "Google's RISC configuration is incomplete");
+      }
+      const jwks = await call(doc.jwks_uri);
+      const keys = Array.isArray(jwks.keys) ? (jwks.keys as Record<string, unknown>[]) : [];
+      return { issuer: doc.issuer, keys };
+    },
   };
 }
 
