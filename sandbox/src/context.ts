@@ -43,7 +43,7 @@ export interface UsageOverride {
   regainMinutes?: number;
 }
 
-export type Family = "graph" | "cdn" | "google" | "drive" | "stripe" | "page" | "control";
+export type Family = "graph" | "cdn" | "google" | "drive" | "stripe" | "s3" | "page" | "control";
 
 export function familyOf(endpoint: string): Family {
   if (endpoint.startsWith("ig.") || endpoint.startsWith("fb.")) return "graph";
@@ -51,6 +51,7 @@ export function familyOf(endpoint: string): Family {
   if (endpoint.startsWith("google.")) return "google";
   if (endpoint.startsWith("drive.")) return "drive";
   if (endpoint.startsWith("stripe.")) return "stripe";
+  if (endpoint.startsWith("s3.")) return "s3";
   if (endpoint.startsWith("control")) return "control";
   return "page";
 }
@@ -103,6 +104,40 @@ export function sendDriveError(
   });
 }
 
+/** S3's error document (`<Error><Code>…`); a HEAD answers the status alone, as S3 does. */
+export function sendS3Error(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, string> = {},
+): FastifyReply {
+  const requestId = randomId(8).replace(/[-_]/g, "0").toUpperCase();
+  reply.code(status).header("x-amz-request-id", requestId);
+  if (reply.request.method === "HEAD") return reply.send();
+  const esc = (v: string) => v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const fields = Object.entries({ Code: code, Message: message, ...extra, RequestId: requestId })
+    .map(([k, v]) => `<${k}>${esc(v)}</${k}>`)
+    .join("");
+  return reply
+    .type("application/xml")
+    .send(`<?xml version="1.0" encoding="UTF-8"?>\n<Error>${fields}</Error>`);
+}
+
+/** S3 errors the fault controls inject (`s3:<Code>`): status and message, as S3 and its kin send them. */
+const S3_FAULTS: Record<string, [number, string]> = {
+  SlowDown: [503, "Please reduce your request rate."],
+  InternalError: [500, "We encountered an internal error. Please try again."],
+  ServiceUnavailable: [503, "Service is unable to handle request."],
+  AccessDenied: [403, "Access Denied"],
+  InvalidAccessKeyId: [403, "The AWS Access Key Id you provided does not exist in our records."],
+  XMinioStorageFull: [507, "Storage backend has reached its minimum free drive threshold."],
+  RequestTimeout: [
+    400,
+    "Your socket connection to the server was not read from or written to within the timeout period.",
+  ],
+};
+
 export function sendStripeError(
   reply: FastifyReply,
   status: number,
@@ -141,6 +176,10 @@ export class Ctx {
   igLoginStories: "served" | "unsupported" | "permission" = "served";
   webhookRetryBaseMs = 1000;
   webhookMaxAttempts = 6;
+  /** The S3 store: which provider's quirks it has, cuts of request bodies, corrupted writes. */
+  s3Flavor: "aws" | "r2" = "aws";
+  s3Cuts: { afterBytes: number; remaining: number }[] = [];
+  s3CorruptWrites = 0;
   readonly blobDir: string;
   readonly largeVideoBytes: number;
   readonly cdnSecret: string;
@@ -208,6 +247,9 @@ export class Ctx {
     this.igLoginStories = "served";
     this.webhookRetryBaseMs = 1000;
     this.webhookMaxAttempts = 6;
+    this.s3Flavor = "aws";
+    this.s3Cuts = [];
+    this.s3CorruptWrites = 0;
     this.clock.offsetMs = 0;
   }
 
@@ -291,6 +333,11 @@ export class Ctx {
       }
       return;
     }
+    if (kind === "s3") {
+      const [status, message] = S3_FAULTS[arg] ?? [400, arg];
+      sendS3Error(reply, status, arg, rule.message ?? message);
+      return;
+    }
     if (kind === "google") {
       const status = arg === "invalid_client" ? 401 : arg === "temporarily_unavailable" ? 503 : 400;
       reply.code(status).send({ error: arg, error_description: rule.message ?? "Bad Request" });
@@ -308,6 +355,9 @@ export class Ctx {
       sendStripeError(reply, status, "api_error", rule.message ?? "An unknown error occurred");
     } else if (family === "google") {
       reply.code(status).send({ error: "internal_failure", error_description: "Backend Error" });
+    } else if (family === "s3") {
+      const code = status === 503 ? "SlowDown" : status >= 500 ? "InternalError" : "InvalidRequest";
+      sendS3Error(reply, status, code, rule.message ?? S3_FAULTS[code]?.[1] ?? code);
     } else {
       reply
         .code(status)

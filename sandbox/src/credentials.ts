@@ -6,6 +6,13 @@ export const SANDBOX_CREDENTIALS = {
     clientId: "1234567890-sandbox.apps.googleusercontent.com",
     clientSecret: "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",
   },
+  /** The S3-compatible store at `/s3` (path-style): one access key, SigV4 signed. */
+  s3: {
+    accessKeyId: "AKIASANDBOXKEEPSAKE1",
+    secretAccessKey: "sandbox/keepsake/s3+secret/access/key00",
+    region: "us-east-1",
+    bucket: "keepsake-demo",
+  },
   stripe: {
     secretKey: "sk_test_sandbox_51KeepsakeSandboxSecretKey",
     publishableKey: "pk_test_sandbox_51KeepsakeSandboxPublishableKey",

@@ -178,6 +178,48 @@ export interface UploadSession {
   fileId?: string;
 }
 
+export interface S3Object {
+  key: string;
+  /** The blob's file name under the blob folder. */
+  blob: string;
+  size: number;
+  /** Quoted like S3's: the md5 of a single PUT, `md5(part md5s)-N` of a multipart upload. */
+  etag: string;
+  contentType: string;
+  /** `x-amz-meta-*` headers, without the prefix. */
+  metadata: Record<string, string>;
+  /** Checksums S3 keeps when the upload gave one (`crc32`, `sha256`, `sha1`), base64. */
+  checksums: Record<string, string>;
+  lastModified: number;
+}
+
+export interface S3Part {
+  number: number;
+  blob: string;
+  size: number;
+  etag: string;
+  md5: string;
+  lastModified: number;
+}
+
+export interface S3Upload {
+  id: string;
+  key: string;
+  contentType: string;
+  metadata: Record<string, string>;
+  initiated: number;
+  parts: Record<string, S3Part>;
+}
+
+export interface S3Bucket {
+  name: string;
+  created: number;
+  /** Bytes the bucket may hold (a full disk on MinIO, a storage cap on B2); none = unlimited. */
+  quotaBytes?: number;
+  objects: Record<string, S3Object>;
+  uploads: Record<string, S3Upload>;
+}
+
 export interface StripeObject {
   id: string;
   object: string;
@@ -219,6 +261,8 @@ export interface SandboxState {
     events: StripeEventRecord[];
     webhookUrl?: string;
   };
+  /** The S3-compatible store's buckets (absent in state saved before it existed). */
+  s3?: Record<string, S3Bucket>;
   /** RSA key (PKCS8/SPKI PEM) that signs Google id_tokens. */
   idTokenKey?: { privatePem: string; publicPem: string; kid: string };
   clockOffsetMs: number;

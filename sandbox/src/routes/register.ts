@@ -11,6 +11,7 @@ import { registerDriveBrowser } from "./drive-browser.ts";
 import { registerExport } from "./export.ts";
 import { registerGoogle } from "./google/index.ts";
 import { registerMeta } from "./meta.ts";
+import { registerS3 } from "./s3/index.ts";
 import { registerStripe } from "./stripe/index.ts";
 
 export function registerAll(app: FastifyInstance, ctx: Ctx): void {
@@ -22,6 +23,7 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
   registerControl(app, ctx, stripe);
   registerDriveBrowser(app, ctx);
   registerExport(app, ctx);
+  registerS3(app, ctx);
 
   ctx.resetHooks.push(() => {
     stripe.stop();
