@@ -43,7 +43,16 @@ export interface UsageOverride {
   regainMinutes?: number;
 }
 
-export type Family = "graph" | "cdn" | "google" | "drive" | "stripe" | "s3" | "page" | "control";
+export type Family =
+  | "graph"
+  | "cdn"
+  | "google"
+  | "drive"
+  | "stripe"
+  | "s3"
+  | "dropbox"
+  | "page"
+  | "control";
 
 export function familyOf(endpoint: string): Family {
   if (endpoint.startsWith("ig.") || endpoint.startsWith("fb.")) return "graph";
@@ -52,6 +61,7 @@ export function familyOf(endpoint: string): Family {
   if (endpoint.startsWith("drive.")) return "drive";
   if (endpoint.startsWith("stripe.")) return "stripe";
   if (endpoint.startsWith("s3.")) return "s3";
+  if (endpoint.startsWith("dropbox.")) return "dropbox";
   if (endpoint.startsWith("control")) return "control";
   return "page";
 }
@@ -122,6 +132,39 @@ export function sendS3Error(
   return reply
     .type("application/xml")
     .send(`<?xml version="1.0" encoding="UTF-8"?>\n<Error>${fields}</Error>`);
+}
+
+/**
+ * Dropbox's error answers: 401 for the token, 429 for rate limits (with `Retry-After`), 409 for a
+ * route's own error (`error_summary` and the tagged `error`), 5xx as text.
+ */
+export function sendDropboxError(
+  reply: FastifyReply,
+  status: number,
+  summary: string,
+  error: unknown,
+): FastifyReply {
+  return reply.code(status).send({ error_summary: `${summary}/.`, error });
+}
+
+/** Dropbox errors the fault controls inject (`dropbox:<tag>`). */
+function dropboxFault(reply: FastifyReply, tag: string, retryAfter: number | undefined) {
+  if (tag === "too_many_write_operations" || tag === "too_many_requests") {
+    const wait = retryAfter ?? 1;
+    reply.header("retry-after", String(wait));
+    return sendDropboxError(reply, 429, tag, { reason: { ".tag": tag }, retry_after: wait });
+  }
+  if (tag === "expired_access_token" || tag === "invalid_access_token") {
+    return sendDropboxError(reply, 401, tag, { ".tag": tag });
+  }
+  if (tag === "insufficient_space") {
+    return sendDropboxError(reply, 409, "path/insufficient_space", {
+      ".tag": "path",
+      reason: { ".tag": "insufficient_space" },
+      upload_session_id: "",
+    });
+  }
+  return reply.code(500).type("text/plain").send("Internal Server Error");
 }
 
 /** S3 errors the fault controls inject (`s3:<Code>`): status and message, as S3 and its kin send them. */
@@ -331,6 +374,10 @@ export class Ctx {
       } else {
         sendStripeError(reply, 500, "api_error", rule.message ?? "An unknown error occurred");
       }
+      return;
+    }
+    if (kind === "dropbox") {
+      dropboxFault(reply, arg, rule.retryAfter);
       return;
     }
     if (kind === "s3") {

@@ -6,6 +6,7 @@ export const SANDBOX_CREDENTIALS = {
     clientId: "1234567890-sandbox.apps.googleusercontent.com",
     clientSecret: "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",
   },
+  dropbox: { appKey: "sbxkeepsakeappkey", appSecret: "sbxkeepsakeappsecret" },
   /** The S3-compatible store at `/s3` (path-style): one access key, SigV4 signed. */
   s3: {
     accessKeyId: "AKIASANDBOXKEEPSAKE1",

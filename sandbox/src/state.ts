@@ -110,7 +110,7 @@ export interface GoogleUser {
   quotaFill: number;
 }
 
-export type TokenProvider = "instagram" | "facebook" | "google";
+export type TokenProvider = "instagram" | "facebook" | "google" | "dropbox";
 export type TokenKind = "short" | "long" | "page" | "access" | "refresh";
 export interface TokenRecord {
   token: string;
@@ -220,6 +220,40 @@ export interface S3Bucket {
   uploads: Record<string, S3Upload>;
 }
 
+export interface DropboxEntry {
+  /** `id:…`, stable across renames. */
+  id: string;
+  tag: "file" | "folder";
+  /** As the user wrote it, inside the app folder (`/Keepsake/…` is `/Apps/Keepsake/Keepsake/…`). */
+  pathDisplay: string;
+  blob?: string;
+  size?: number;
+  contentHash?: string;
+  rev?: string;
+  clientModified?: number;
+  serverModified?: number;
+}
+
+export interface DropboxAccount {
+  accountId: string;
+  email: string;
+  name: string;
+  quotaBytes: number;
+  /** By lower-cased path inside the app folder. */
+  entries: Record<string, DropboxEntry>;
+}
+
+export interface DropboxSession {
+  id: string;
+  accountId: string;
+  concurrent: boolean;
+  closed: boolean;
+  /** Bytes received, by offset (a concurrent session's chunks may arrive in any order). */
+  chunks: Record<string, string>;
+  size: number;
+  createdAt: number;
+}
+
 export interface StripeObject {
   id: string;
   object: string;
@@ -261,6 +295,8 @@ export interface SandboxState {
     events: StripeEventRecord[];
     webhookUrl?: string;
   };
+  /** Dropbox: its demo accounts' app folders and open upload sessions. */
+  dropbox?: { accounts: Record<string, DropboxAccount>; sessions: Record<string, DropboxSession> };
   /** The S3-compatible store's buckets (absent in state saved before it existed). */
   s3?: Record<string, S3Bucket>;
   /** RSA key (PKCS8/SPKI PEM) that signs Google id_tokens. */

@@ -6,6 +6,7 @@ const PREFIX: Record<TokenProvider, string> = {
   instagram: "IGAA",
   facebook: "EAAB",
   google: "ya29.",
+  dropbox: "sl.",
 };
 
 export function issueToken(

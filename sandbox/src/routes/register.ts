@@ -8,6 +8,7 @@ import { registerCdn } from "./cdn.ts";
 import { clearBlobs, registerControl } from "./control/index.ts";
 import { registerDrive } from "./drive/index.ts";
 import { registerDriveBrowser } from "./drive-browser.ts";
+import { registerDropbox } from "./dropbox/index.ts";
 import { registerExport } from "./export.ts";
 import { registerGoogle } from "./google/index.ts";
 import { registerMeta } from "./meta.ts";
@@ -24,6 +25,7 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
   registerDriveBrowser(app, ctx);
   registerExport(app, ctx);
   registerS3(app, ctx);
+  registerDropbox(app, ctx);
 
   ctx.resetHooks.push(() => {
     stripe.stop();

@@ -69,7 +69,9 @@ export function registerControl(app: FastifyInstance, ctx: Ctx, stripe: StripeSi
         count: z.number().int().min(1).default(1),
         error: z
           .string()
-          .regex(/^(graph:\d+|http:\d{3}|drive:\w+|stripe:\w+|google:\w+|s3:\w+|reset)$/),
+          .regex(
+            /^(graph:\d+|http:\d{3}|drive:\w+|stripe:\w+|google:\w+|s3:\w+|dropbox:\w+|reset)$/,
+          ),
         retry_after: z.number().int().min(0).optional(),
         message: z.string().optional(),
       }),
