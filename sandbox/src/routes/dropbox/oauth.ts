@@ -129,7 +129,7 @@ ${accounts
       return oauthError(reply, 400, "invalid_client", "Invalid client_id or client_secret");
     if (b.grant_type === "authorization_code") {
       const code = ctx.state.codes[b.code ?? ""];
-      if (!code || code.provider !== "dropbox" || code.used || code.expiresAt <= ctx.now()) {
+      if (code?.provider !== "dropbox" || code.used || code.expiresAt <= ctx.now()) {
         return oauthError(reply, 400, "invalid_grant", "code doesn't exist or has expired");
       }
       const challenge = (code as unknown as Record<string, string>).challenge;
@@ -172,12 +172,7 @@ ${accounts
     }
     if (b.grant_type === "refresh_token") {
       const refresh = ctx.state.tokens[b.refresh_token ?? ""];
-      if (
-        !refresh ||
-        refresh.provider !== "dropbox" ||
-        refresh.kind !== "refresh" ||
-        refresh.revoked
-      ) {
+      if (refresh?.provider !== "dropbox" || refresh.kind !== "refresh" || refresh.revoked) {
         return oauthError(reply, 400, "invalid_grant", "refresh token is invalid or revoked");
       }
       if (client.secret !== undefined && client.secret !== D.appSecret) {
