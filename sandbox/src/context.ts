@@ -51,6 +51,7 @@ export type Family =
   | "stripe"
   | "s3"
   | "dropbox"
+  | "onedrive"
   | "page"
   | "control";
 
@@ -62,6 +63,7 @@ export function familyOf(endpoint: string): Family {
   if (endpoint.startsWith("stripe.")) return "stripe";
   if (endpoint.startsWith("s3.")) return "s3";
   if (endpoint.startsWith("dropbox.")) return "dropbox";
+  if (endpoint.startsWith("onedrive.")) return "onedrive";
   if (endpoint.startsWith("control")) return "control";
   return "page";
 }
@@ -146,6 +148,29 @@ export function sendDropboxError(
 ): FastifyReply {
   return reply.code(status).send({ error_summary: `${summary}/.`, error });
 }
+
+/** Microsoft Graph's error answer. */
+export function sendGraphApiError(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+): FastifyReply {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "");
+  const id = randomId(16);
+  return reply.code(status).send({
+    error: { code, message, innerError: { date: now, "request-id": id, "client-request-id": id } },
+  });
+}
+
+/** Graph errors the fault controls inject (`onedrive:<code>`). */
+const ONEDRIVE_FAULTS: Record<string, [number, string]> = {
+  activityLimitReached: [429, "The request has been throttled"],
+  serviceNotAvailable: [503, "Service unavailable"],
+  quotaLimitReached: [507, "Insufficient Space Available"],
+  InvalidAuthenticationToken: [401, "Access token has expired or is not yet valid."],
+  generalException: [500, "An unspecified error has occurred."],
+};
 
 /** Dropbox errors the fault controls inject (`dropbox:<tag>`). */
 function dropboxFault(reply: FastifyReply, tag: string, retryAfter: number | undefined) {
@@ -374,6 +399,13 @@ export class Ctx {
       } else {
         sendStripeError(reply, 500, "api_error", rule.message ?? "An unknown error occurred");
       }
+      return;
+    }
+    if (kind === "onedrive") {
+      const [status, message] = ONEDRIVE_FAULTS[arg] ?? [400, arg];
+      if ((status === 429 || status === 503) && rule.retryAfter === undefined)
+        reply.header("retry-after", "1");
+      sendGraphApiError(reply, status, arg, rule.message ?? message);
       return;
     }
     if (kind === "dropbox") {

@@ -110,7 +110,7 @@ export interface GoogleUser {
   quotaFill: number;
 }
 
-export type TokenProvider = "instagram" | "facebook" | "google" | "dropbox";
+export type TokenProvider = "instagram" | "facebook" | "google" | "dropbox" | "microsoft";
 export type TokenKind = "short" | "long" | "page" | "access" | "refresh";
 export interface TokenRecord {
   token: string;
@@ -254,6 +254,49 @@ export interface DropboxSession {
   createdAt: number;
 }
 
+export interface OneDriveItem {
+  id: string;
+  /** The parent item's id (the drive's root has none). */
+  parent: string | null;
+  name: string;
+  folder: boolean;
+  blob?: string;
+  size?: number;
+  quickXorHash?: string;
+  mimeType?: string;
+  created: number;
+  modified: number;
+  /** `fileSystemInfo`: the times the client gave (the post's time), else the server's. */
+  fsCreated: number;
+  fsModified: number;
+}
+
+export interface OneDriveUser {
+  id: string;
+  email: string;
+  name: string;
+  /** The app folder's parent is named for the user's language ("Apps", "Applications"…). */
+  locale: string;
+  quotaBytes: number;
+  rootId: string;
+  items: Record<string, OneDriveItem>;
+}
+
+export interface OneDriveSession {
+  id: string;
+  userId: string;
+  parentId: string;
+  name: string;
+  conflictBehavior: "fail" | "replace" | "rename";
+  fsCreated?: number;
+  fsModified?: number;
+  total?: number;
+  /** Contiguous bytes received so far (fragments must arrive in order here). */
+  received: number;
+  blob: string;
+  expires: number;
+}
+
 export interface StripeObject {
   id: string;
   object: string;
@@ -297,6 +340,8 @@ export interface SandboxState {
   };
   /** Dropbox: its demo accounts' app folders and open upload sessions. */
   dropbox?: { accounts: Record<string, DropboxAccount>; sessions: Record<string, DropboxSession> };
+  /** OneDrive (Microsoft Graph): users' drives and open upload sessions. */
+  onedrive?: { users: Record<string, OneDriveUser>; sessions: Record<string, OneDriveSession> };
   /** The S3-compatible store's buckets (absent in state saved before it existed). */
   s3?: Record<string, S3Bucket>;
   /** RSA key (PKCS8/SPKI PEM) that signs Google id_tokens. */

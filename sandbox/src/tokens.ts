@@ -7,6 +7,7 @@ const PREFIX: Record<TokenProvider, string> = {
   facebook: "EAAB",
   google: "ya29.",
   dropbox: "sl.",
+  microsoft: "EwB",
 };
 
 export function issueToken(

@@ -12,6 +12,7 @@ import { registerDropbox } from "./dropbox/index.ts";
 import { registerExport } from "./export.ts";
 import { registerGoogle } from "./google/index.ts";
 import { registerMeta } from "./meta.ts";
+import { registerOneDrive } from "./onedrive/index.ts";
 import { registerS3 } from "./s3/index.ts";
 import { registerStripe } from "./stripe/index.ts";
 
@@ -26,6 +27,7 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
   registerExport(app, ctx);
   registerS3(app, ctx);
   registerDropbox(app, ctx);
+  registerOneDrive(app, ctx);
 
   ctx.resetHooks.push(() => {
     stripe.stop();
@@ -52,6 +54,9 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
         `/accounts.google.com/o/oauth2/v2/auth?client_id=${encodeURIComponent(SANDBOX_CREDENTIALS.google.clientId)}&redirect_uri=${encodeURIComponent(cb)}&response_type=code&scope=${encodeURIComponent("openid email https://www.googleapis.com/auth/drive.file")}&access_type=offline&prompt=consent&include_granted_scopes=true&state=demo`,
       ],
       ["Drive browser", "/drive"],
+      ["Dropbox app folders", "/dropbox"],
+      ["OneDrive app folders", "/onedrive"],
+      ["S3 buckets", "/s3-browser"],
       ["Instagram data exports (Download your information)", "/export"],
       ["Control API: demo accounts", "/_control/accounts"],
       ["Control API: drive files", "/_control/drive/files"],

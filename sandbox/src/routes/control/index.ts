@@ -70,7 +70,7 @@ export function registerControl(app: FastifyInstance, ctx: Ctx, stripe: StripeSi
         error: z
           .string()
           .regex(
-            /^(graph:\d+|http:\d{3}|drive:\w+|stripe:\w+|google:\w+|s3:\w+|dropbox:\w+|reset)$/,
+            /^(graph:\d+|http:\d{3}|drive:\w+|stripe:\w+|google:\w+|s3:\w+|dropbox:\w+|onedrive:\w+|reset)$/,
           ),
         retry_after: z.number().int().min(0).optional(),
         message: z.string().optional(),
