@@ -40,7 +40,7 @@ export class GraphApiError extends Error {
 }
 
 export const itemId = () =>
-  randomBytes(8).toString("hex").toUpperCase() + "!" + randomBytes(2).readUInt16BE();
+  `${randomBytes(8).toString("hex").toUpperCase()}!${randomBytes(2).readUInt16BE()}`;
 
 export function onedriveState(ctx: Ctx) {
   if (!ctx.state.onedrive) {
@@ -123,7 +123,7 @@ export function appRoot(ctx: Ctx, user: OneDriveUser): OneDriveItem {
 export function pathOf(user: OneDriveUser, item: OneDriveItem): string {
   const names: string[] = [];
   let at: OneDriveItem | undefined = item;
-  while (at && at.parent) {
+  while (at?.parent) {
     names.unshift(at.name);
     at = user.items[at.parent];
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type Ctx, sendGraphApiError } from "../../context.ts";
@@ -10,98 +10,25 @@ import {
   childrenOf,
   driveItem,
   GraphApiError,
-  itemId,
   mkdir,
   onedriveState,
   resolvePath,
   usedBytes,
   userOf,
 } from "./common.ts";
-import { quickXorHash } from "./quickxor.ts";
+import {
+  commitFile,
+  conflictOf,
+  json,
+  MAX_SIMPLE,
+  readBody,
+  SESSION_TTL_MS,
+  timeOf,
+} from "./files.ts";
+import { registerUploadUrl } from "./upload.ts";
 
 const V1 = "/graph.microsoft.com/v1.0";
-/** Upload fragments are multiples of 320 KiB, but for the last; at most 60 MiB each. */
-export const FRAGMENT_UNIT = 320 * 1024;
-const MAX_FRAGMENT = 60 * 1024 * 1024;
-/** A simple upload (`PUT …/content`) takes at most 250 MB. */
-const MAX_SIMPLE = 250 * 1000 * 1000;
-const SESSION_TTL_MS = 7 * 86_400_000;
 
-async function readBody(req: FastifyRequest, limit: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req.raw) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new GraphApiError(413, "requestTooLarge", "The request is too large.");
-    parts.push(chunk as Buffer);
-  }
-  return Buffer.concat(parts);
-}
-
-const json = (body: Buffer): Record<string, unknown> => {
-  if (body.length === 0) return {};
-  try {
-    return JSON.parse(body.toString("utf8")) as Record<string, unknown>;
-  } catch {
-    throw new GraphApiError(400, "BadRequest", "Unable to read JSON request payload.");
-  }
-};
-
-type Conflict = "fail" | "replace" | "rename";
-const conflictOf = (v: unknown, fallback: Conflict): Conflict =>
-  v === "fail" || v === "replace" || v === "rename" ? v : fallback;
-const timeOf = (v: unknown) =>
-  typeof v === "string" && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined;
-
-/** Writes a file's bytes under `parent` as `name` (conflict behaviour as asked); answers it and whether it is new. */
-function commitFile(
-  ctx: Ctx,
-  user: OneDriveUser,
-  parent: OneDriveItem,
-  wanted: string,
-  data: Buffer,
-  opts: { conflict: Conflict; fsCreated?: number; fsModified?: number; mimeType?: string },
-) {
-  let name = wanted;
-  let existing = childNamed(user, parent.id, name);
-  if (existing && opts.conflict === "fail")
-    throw new GraphApiError(409, "nameAlreadyExists", "The specified item name already exists.");
-  if (existing?.folder)
-    throw new GraphApiError(409, "nameAlreadyExists", "A folder with this name already exists.");
-  if (existing && opts.conflict === "rename") {
-    const dot = wanted.lastIndexOf(".");
-    for (let n = 1; existing; n++) {
-      name = dot > 0 ? `${wanted.slice(0, dot)} ${n}${wanted.slice(dot)}` : `${wanted} ${n}`;
-      existing = childNamed(user, parent.id, name);
-    }
-  }
-  if (usedBytes(user) - (existing?.size ?? 0) + data.length > user.quotaBytes) {
-    throw new GraphApiError(507, "quotaLimitReached", "Insufficient Space Available");
-  }
-  const blob = `onedrive-${randomBytes(12).toString("hex")}`;
-  writeFileSync(join(ctx.blobDir, blob), data);
-  if (existing?.blob) rmSync(join(ctx.blobDir, existing.blob), { force: true });
-  const now = ctx.now();
-  const item: OneDriveItem = {
-    id: existing?.id ?? itemId(),
-    parent: parent.id,
-    name,
-    folder: false,
-    blob,
-    size: data.length,
-    quickXorHash: quickXorHash(data),
-    mimeType: opts.mimeType ?? "application/octet-stream",
-    created: existing?.created ?? now,
-    modified: now,
-    fsCreated: opts.fsCreated ?? existing?.fsCreated ?? now,
-    fsModified: opts.fsModified ?? now,
-  };
-  user.items[item.id] = item;
-  ctx.changed();
-  return { item, created: !existing };
-}
-
-/** Microsoft Graph's drive items for an app folder, and resumable upload sessions. */
 export function registerOneDriveGraph(app: FastifyInstance, ctx: Ctx): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -298,101 +225,7 @@ export function registerOneDriveGraph(app: FastifyInstance, ctx: Ctx): void {
       );
     }
 
-    // The pre-authenticated upload URL: no Authorization header (Graph refuses one there).
-    const sessionOf = (req: FastifyRequest) => {
-      const s = onedriveState(ctx).sessions[(req.params as { id: string }).id];
-      if (!s || s.expires <= ctx.now())
-        throw new GraphApiError(
-          404,
-          "itemNotFound",
-          "The upload session was not found or has expired.",
-        );
-      return s;
-    };
-    const status = (s: OneDriveSession) => ({
-      expirationDateTime: new Date(s.expires).toISOString(),
-      nextExpectedRanges: [`${s.received}-${s.total !== undefined ? s.total - 1 : ""}`],
-    });
-    scope.get(
-      "/graph.microsoft.com/upload/:id",
-      guard("onedrive.upload.status", (req) => status(sessionOf(req))),
-    );
-    scope.delete(
-      "/graph.microsoft.com/upload/:id",
-      guard("onedrive.upload.cancel", (req, reply) => {
-        const s = sessionOf(req);
-        rmSync(join(ctx.blobDir, s.blob), { force: true });
-        delete onedriveState(ctx).sessions[s.id];
-        ctx.changed();
-        return reply.code(204).send();
-      }),
-    );
-    scope.put(
-      "/graph.microsoft.com/upload/:id",
-      guard("onedrive.upload", async (req, reply) => {
-        if (req.headers.authorization) {
-          throw new GraphApiError(
-            401,
-            "unauthenticated",
-            "The upload URL is pre-authenticated: send no Authorization header.",
-          );
-        }
-        const s = sessionOf(req);
-        const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(req.headers["content-range"] ?? ""));
-        if (!range) {
-          throw new GraphApiError(
-            400,
-            "invalidRequest",
-            "Content-Range must be bytes start-end/total (the total size is required).",
-          );
-        }
-        const [start, end, total] = [Number(range[1]), Number(range[2]), Number(range[3])];
-        if (s.total !== undefined && s.total !== total)
-          throw new GraphApiError(400, "invalidRequest", "The total size changed.");
-        const length = end - start + 1;
-        const last = end === total - 1;
-        if (start !== s.received || end < start || end >= total) {
-          return reply.code(416).send({
-            error: {
-              code: "invalidRange",
-              message: "The uploaded fragment overlaps or skips bytes; see nextExpectedRanges.",
-            },
-            nextExpectedRanges: [`${s.received}-`],
-          });
-        }
-        if (length > MAX_FRAGMENT || (!last && length % FRAGMENT_UNIT !== 0)) {
-          throw new GraphApiError(
-            400,
-            "invalidRequest",
-            "Fragments must be a multiple of 320 KiB (327,680 bytes), at most 60 MiB, but for the last.",
-          );
-        }
-        const data = await readBody(req, MAX_FRAGMENT);
-        if (data.length !== length)
-          throw new GraphApiError(400, "invalidRequest", "The body does not match Content-Range.");
-        appendFileSync(join(ctx.blobDir, s.blob), data);
-        s.total = total;
-        s.received += length;
-        ctx.changed();
-        if (!last) return reply.code(202).send(status(s));
-        const user = onedriveState(ctx).users[s.userId]!;
-        const parent = user.items[s.parentId];
-        if (!parent) throw new GraphApiError(404, "itemNotFound", "The parent folder is gone.");
-        const whole = readFileSync(join(ctx.blobDir, s.blob));
-        try {
-          const { item, created } = commitFile(ctx, user, parent, s.name, whole, {
-            conflict: s.conflictBehavior,
-            fsCreated: s.fsCreated,
-            fsModified: s.fsModified,
-          });
-          return reply.code(created ? 201 : 200).send(driveItem(ctx.baseUrl(req), user, item));
-        } finally {
-          rmSync(join(ctx.blobDir, s.blob), { force: true });
-          delete onedriveState(ctx).sessions[s.id];
-          ctx.changed();
-        }
-      }),
-    );
+    registerUploadUrl(scope, ctx, guard);
   });
 
   app.get("/onedrive-content/:user/:item", async (req, reply) => {

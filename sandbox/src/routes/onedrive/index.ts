@@ -7,7 +7,7 @@ import { registerOneDriveGraph } from "./graph.ts";
 import { registerMicrosoftIdentity } from "./identity.ts";
 
 export { DEMO_ONEDRIVE } from "./common.ts";
-export { FRAGMENT_UNIT } from "./graph.ts";
+export { FRAGMENT_UNIT } from "./files.ts";
 export { QuickXorHash, quickXorHash } from "./quickxor.ts";
 
 /** OneDrive: Microsoft identity, Graph drive items and upload sessions, `/onedrive` and its controls. */
