@@ -57,7 +57,17 @@ export interface UsageOverride {
   regainMinutes?: number;
 }
 
-export type Family = "graph" | "cdn" | "google" | "drive" | "stripe" | "page" | "control";
+export type Family =
+  | "graph"
+  | "cdn"
+  | "google"
+  | "drive"
+  | "stripe"
+  | "s3"
+  | "dropbox"
+  | "onedrive"
+  | "page"
+  | "control";
 
 export function familyOf(endpoint: string): Family {
   if (endpoint.startsWith("ig.") || endpoint.startsWith("fb.")) return "graph";
@@ -65,6 +75,9 @@ export function familyOf(endpoint: string): Family {
   if (endpoint.startsWith("google.")) return "google";
   if (endpoint.startsWith("drive.")) return "drive";
   if (endpoint.startsWith("stripe.")) return "stripe";
+  if (endpoint.startsWith("s3.")) return "s3";
+  if (endpoint.startsWith("dropbox.")) return "dropbox";
+  if (endpoint.startsWith("onedrive.")) return "onedrive";
   if (endpoint.startsWith("control")) return "control";
   return "page";
 }
@@ -117,6 +130,96 @@ export function sendDriveError(
   });
 }
 
+/** S3's error document (`<Error><Code>…`); a HEAD answers the status alone, as S3 does. */
+export function sendS3Error(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, string> = {},
+): FastifyReply {
+  const requestId = randomId(8).replace(/[-_]/g, "0").toUpperCase();
+  reply.code(status).header("x-amz-request-id", requestId);
+  if (reply.request.method === "HEAD") return reply.send();
+  const esc = (v: string) => v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const fields = Object.entries({ Code: code, Message: message, ...extra, RequestId: requestId })
+    .map(([k, v]) => `<${k}>${esc(v)}</${k}>`)
+    .join("");
+  return reply
+    .type("application/xml")
+    .send(`<?xml version="1.0" encoding="UTF-8"?>\n<Error>${fields}</Error>`);
+}
+
+/**
+ * Dropbox's error answers: 401 for the token, 429 for rate limits (with `Retry-After`), 409 for a
+ * route's own error (`error_summary` and the tagged `error`), 5xx as text.
+ */
+export function sendDropboxError(
+  reply: FastifyReply,
+  status: number,
+  summary: string,
+  error: unknown,
+): FastifyReply {
+  return reply.code(status).send({ error_summary: `${summary}/.`, error });
+}
+
+/** Microsoft Graph's error answer. */
+export function sendGraphApiError(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+): FastifyReply {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "");
+  const id = randomId(16);
+  return reply.code(status).send({
+    error: { code, message, innerError: { date: now, "request-id": id, "client-request-id": id } },
+  });
+}
+
+/** Graph errors the fault controls inject (`onedrive:<code>`). */
+const ONEDRIVE_FAULTS: Record<string, [number, string]> = {
+  activityLimitReached: [429, "The request has been throttled"],
+  serviceNotAvailable: [503, "Service unavailable"],
+  quotaLimitReached: [507, "Insufficient Space Available"],
+  InvalidAuthenticationToken: [401, "Access token has expired or is not yet valid."],
+  generalException: [500, "An unspecified error has occurred."],
+};
+
+/** Dropbox errors the fault controls inject (`dropbox:<tag>`). */
+function dropboxFault(reply: FastifyReply, tag: string, retryAfter: number | undefined) {
+  if (tag === "too_many_write_operations" || tag === "too_many_requests") {
+    const wait = retryAfter ?? 1;
+    reply.header("retry-after", String(wait));
+    return sendDropboxError(reply, 429, tag, { reason: { ".tag": tag }, retry_after: wait });
+  }
+  if (tag === "expired_access_token" || tag === "invalid_access_token") {
+    return sendDropboxError(reply, 401, tag, { ".tag": tag });
+  }
+  if (tag === "insufficient_space") {
+    return sendDropboxError(reply, 409, "path/insufficient_space", {
+      ".tag": "path",
+      reason: { ".tag": "insufficient_space" },
+      upload_session_id: "",
+    });
+  }
+  return reply.code(500).type("text/plain").send("Internal Server Error");
+}
+
+/** S3 errors the fault controls inject (`s3:<Code>`): status and message, as S3 and its kin send them. */
+const S3_FAULTS: Record<string, [number, string]> = {
+  SlowDown: [503, "Please reduce your request rate."],
+  InternalError: [500, "We encountered an internal error. Please try again."],
+  ServiceUnavailable: [503, "Service is unable to handle request."],
+  AccessDenied: [403, "Access Denied"],
+  InvalidAccessKeyId: [403, "The AWS Access Key Id you provided does not exist in our records."],
+  XMinioStorageFull: [507, "Storage backend has reached its minimum free drive threshold."],
+  RequestTimeout: [
+    400,
+    "Your socket connection to the server was not read from or written to within the timeout period.",
+  ],
+};
+
 export function sendStripeError(
   reply: FastifyReply,
   status: number,
@@ -157,6 +260,10 @@ export class Ctx {
   webhookMaxAttempts = 6;
   /** The callback URLs in force (options.appCallbacks, changed by `POST /_control/app-callbacks`). */
   appCallbacks: AppCallbacks = {};
+  /** The S3 store: which provider's quirks it has, cuts of request bodies, corrupted writes. */
+  s3Flavor: "aws" | "r2" = "aws";
+  s3Cuts: { afterBytes: number; remaining: number }[] = [];
+  s3CorruptWrites = 0;
   readonly blobDir: string;
   readonly largeVideoBytes: number;
   readonly cdnSecret: string;
@@ -225,6 +332,9 @@ export class Ctx {
     this.igLoginStories = "served";
     this.webhookRetryBaseMs = 1000;
     this.webhookMaxAttempts = 6;
+    this.s3Flavor = "aws";
+    this.s3Cuts = [];
+    this.s3CorruptWrites = 0;
     this.clock.offsetMs = 0;
   }
 
@@ -308,6 +418,22 @@ export class Ctx {
       }
       return;
     }
+    if (kind === "onedrive") {
+      const [status, message] = ONEDRIVE_FAULTS[arg] ?? [400, arg];
+      if ((status === 429 || status === 503) && rule.retryAfter === undefined)
+        reply.header("retry-after", "1");
+      sendGraphApiError(reply, status, arg, rule.message ?? message);
+      return;
+    }
+    if (kind === "dropbox") {
+      dropboxFault(reply, arg, rule.retryAfter);
+      return;
+    }
+    if (kind === "s3") {
+      const [status, message] = S3_FAULTS[arg] ?? [400, arg];
+      sendS3Error(reply, status, arg, rule.message ?? message);
+      return;
+    }
     if (kind === "google") {
       const status = arg === "invalid_client" ? 401 : arg === "temporarily_unavailable" ? 503 : 400;
       reply.code(status).send({ error: arg, error_description: rule.message ?? "Bad Request" });
@@ -325,6 +451,9 @@ export class Ctx {
       sendStripeError(reply, status, "api_error", rule.message ?? "An unknown error occurred");
     } else if (family === "google") {
       reply.code(status).send({ error: "internal_failure", error_description: "Backend Error" });
+    } else if (family === "s3") {
+      const code = status === 503 ? "SlowDown" : status >= 500 ? "InternalError" : "InvalidRequest";
+      sendS3Error(reply, status, code, rule.message ?? S3_FAULTS[code]?.[1] ?? code);
     } else {
       reply
         .code(status)

@@ -6,6 +6,18 @@ export const SANDBOX_CREDENTIALS = {
     clientId: "1234567890-sandbox.apps.googleusercontent.com",
     clientSecret: "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",
   },
+  microsoft: {
+    clientId: "5f1e7c2a-0b5e-4d3a-9a51-6b0c2f0e5a11",
+    clientSecret: "sbx~KeepsakeMicrosoftClientSecret.000",
+  },
+  dropbox: { appKey: "sbxkeepsakeappkey", appSecret: "sbxkeepsakeappsecret" },
+  /** The S3-compatible store at `/s3` (path-style): one access key, SigV4 signed. */
+  s3: {
+    accessKeyId: "AKIASANDBOXKEEPSAKE1",
+    secretAccessKey: "sandbox/keepsake/s3+secret/access/key00",
+    region: "us-east-1",
+    bucket: "keepsake-demo",
+  },
   stripe: {
     secretKey: "sk_test_sandbox_51KeepsakeSandboxSecretKey",
     publishableKey: "pk_test_sandbox_51KeepsakeSandboxPublishableKey",

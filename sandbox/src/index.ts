@@ -27,6 +27,8 @@ export interface SandboxUrls {
   googleApis: string;
   stripeApi: string;
   driveBrowser: string;
+  /** The S3-compatible store's endpoint (path-style: `{s3}/{bucket}/{key}`). */
+  s3: string;
   control: string;
   /** The inbox page of the sandbox's SMTP server. */
   mail: string;
@@ -93,6 +95,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       googleApis: `${url}/www.googleapis.com`,
       stripeApi: url,
       driveBrowser: `${url}/drive`,
+      s3: `${url}/s3`,
       control: `${url}/_control`,
       mail: `${url}/mail`,
       smtp: `smtp://${host.includes(":") ? `[${host}]` : host}:${smtpPort}`,

@@ -110,7 +110,7 @@ export interface GoogleUser {
   quotaFill: number;
 }
 
-export type TokenProvider = "instagram" | "facebook" | "google";
+export type TokenProvider = "instagram" | "facebook" | "google" | "dropbox" | "microsoft";
 export type TokenKind = "short" | "long" | "page" | "access" | "refresh";
 export interface TokenRecord {
   token: string;
@@ -178,6 +178,125 @@ export interface UploadSession {
   fileId?: string;
 }
 
+export interface S3Object {
+  key: string;
+  /** The blob's file name under the blob folder. */
+  blob: string;
+  size: number;
+  /** Quoted like S3's: the md5 of a single PUT, `md5(part md5s)-N` of a multipart upload. */
+  etag: string;
+  contentType: string;
+  /** `x-amz-meta-*` headers, without the prefix. */
+  metadata: Record<string, string>;
+  /** Checksums S3 keeps when the upload gave one (`crc32`, `sha256`, `sha1`), base64. */
+  checksums: Record<string, string>;
+  lastModified: number;
+}
+
+export interface S3Part {
+  number: number;
+  blob: string;
+  size: number;
+  etag: string;
+  md5: string;
+  lastModified: number;
+}
+
+export interface S3Upload {
+  id: string;
+  key: string;
+  contentType: string;
+  metadata: Record<string, string>;
+  initiated: number;
+  parts: Record<string, S3Part>;
+}
+
+export interface S3Bucket {
+  name: string;
+  created: number;
+  /** Bytes the bucket may hold (a full disk on MinIO, a storage cap on B2); none = unlimited. */
+  quotaBytes?: number;
+  objects: Record<string, S3Object>;
+  uploads: Record<string, S3Upload>;
+}
+
+export interface DropboxEntry {
+  /** `id:…`, stable across renames. */
+  id: string;
+  tag: "file" | "folder";
+  /** As the user wrote it, inside the app folder (`/Keepsake/…` is `/Apps/Keepsake/Keepsake/…`). */
+  pathDisplay: string;
+  blob?: string;
+  size?: number;
+  contentHash?: string;
+  rev?: string;
+  clientModified?: number;
+  serverModified?: number;
+}
+
+export interface DropboxAccount {
+  accountId: string;
+  email: string;
+  name: string;
+  quotaBytes: number;
+  /** By lower-cased path inside the app folder. */
+  entries: Record<string, DropboxEntry>;
+}
+
+export interface DropboxSession {
+  id: string;
+  accountId: string;
+  concurrent: boolean;
+  closed: boolean;
+  /** Bytes received, by offset (a concurrent session's chunks may arrive in any order). */
+  chunks: Record<string, string>;
+  size: number;
+  createdAt: number;
+}
+
+export interface OneDriveItem {
+  id: string;
+  /** The parent item's id (the drive's root has none). */
+  parent: string | null;
+  name: string;
+  folder: boolean;
+  blob?: string;
+  size?: number;
+  quickXorHash?: string;
+  mimeType?: string;
+  created: number;
+  modified: number;
+  /** `fileSystemInfo`: the times the client gave (the post's time), else the server's. */
+  fsCreated: number;
+  fsModified: number;
+}
+
+export interface OneDriveUser {
+  id: string;
+  email: string;
+  name: string;
+  /** The app folder's parent is named for the user's language ("Apps", "Applications"…). */
+  locale: string;
+  quotaBytes: number;
+  rootId: string;
+  items: Record<string, OneDriveItem>;
+}
+
+export interface OneDriveSession {
+  id: string;
+  userId: string;
+  parentId: string;
+  name: string;
+  conflictBehavior: "fail" | "replace" | "rename";
+  fsCreated?: number;
+  fsModified?: number;
+  total?: number;
+  /** Contiguous bytes received so far (fragments must arrive in order here). */
+  received: number;
+  blob: string;
+  expires: number;
+}
+
 export interface StripeObject {
   id: string;
   object: string;
@@ -219,6 +338,12 @@ export interface SandboxState {
     events: StripeEventRecord[];
     webhookUrl?: string;
   };
+  /** Dropbox: its demo accounts' app folders and open upload sessions. */
+  dropbox?: { accounts: Record<string, DropboxAccount>; sessions: Record<string, DropboxSession> };
+  /** OneDrive (Microsoft Graph): users' drives and open upload sessions. */
+  onedrive?: { users: Record<string, OneDriveUser>; sessions: Record<string, OneDriveSession> };
+  /** The S3-compatible store's buckets (absent in state saved before it existed). */
+  s3?: Record<string, S3Bucket>;
   /** RSA key (PKCS8/SPKI PEM) that signs Google id_tokens. */
   idTokenKey?: { privatePem: string; publicPem: string; kid: string };
   clockOffsetMs: number;

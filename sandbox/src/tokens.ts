@@ -6,6 +6,8 @@ const PREFIX: Record<TokenProvider, string> = {
   instagram: "IGAA",
   facebook: "EAAB",
   google: "ya29.",
+  dropbox: "sl.",
+  microsoft: "EwB",
 };
 
 export function issueToken(

@@ -8,9 +8,12 @@ import { registerCdn } from "./cdn.ts";
 import { clearBlobs, registerControl } from "./control/index.ts";
 import { registerDrive } from "./drive/index.ts";
 import { registerDriveBrowser } from "./drive-browser.ts";
+import { registerDropbox } from "./dropbox/index.ts";
 import { registerExport } from "./export.ts";
 import { registerGoogle } from "./google/index.ts";
 import { registerMeta } from "./meta.ts";
+import { registerOneDrive } from "./onedrive/index.ts";
+import { registerS3 } from "./s3/index.ts";
 import { registerStripe } from "./stripe/index.ts";
 
 export function registerAll(app: FastifyInstance, ctx: Ctx): void {
@@ -22,6 +25,9 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
   registerControl(app, ctx, stripe);
   registerDriveBrowser(app, ctx);
   registerExport(app, ctx);
+  registerS3(app, ctx);
+  registerDropbox(app, ctx);
+  registerOneDrive(app, ctx);
 
   ctx.resetHooks.push(() => {
     stripe.stop();
@@ -49,6 +55,9 @@ export function registerAll(app: FastifyInstance, ctx: Ctx): void {
       ],
       ["Drive browser", "/drive"],
       ["Apps and websites: remove Keepsake as a demo person would", "/apps"],
+      ["Dropbox app folders", "/dropbox"],
+      ["OneDrive app folders", "/onedrive"],
+      ["S3 buckets", "/s3-browser"],
       ["Instagram data exports (Download your information)", "/export"],
       ["Control API: demo accounts", "/_control/accounts"],
       ["Control API: drive files", "/_control/drive/files"],

@@ -68,7 +68,11 @@ export function registerControl(app: FastifyInstance, ctx: Ctx, stripe: StripeSi
       z.object({
         endpoint: z.string().min(1),
         count: z.number().int().min(1).default(1),
-        error: z.string().regex(/^(graph:\d+|http:\d{3}|drive:\w+|stripe:\w+|google:\w+|reset)$/),
+        error: z
+          .string()
+          .regex(
+            /^(graph:\d+|http:\d{3}|drive:\w+|stripe:\w+|google:\w+|s3:\w+|dropbox:\w+|onedrive:\w+|reset)$/,
+          ),
         retry_after: z.number().int().min(0).optional(),
         message: z.string().optional(),
       }),

@@ -1,0 +1,374 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type Ctx, sendDropboxError } from "../../context.ts";
+import type { DropboxAccount } from "../../state.ts";
+import {
+  accountOf,
+  BLOCK,
+  contentHash,
+  DropboxBadInput,
+  DropboxRouteError,
+  dropboxState,
+  ensureParents,
+  lookupNotFound,
+  MAX_REQUEST_BYTES,
+  metadata,
+  newId,
+  pathKey,
+  usedBytes,
+} from "./common.ts";
+
+const API = "/api.dropboxapi.com/2";
+const CONTENT = "/content.dropboxapi.com/2";
+
+type Handler = (
+  account: DropboxAccount,
+  arg: Record<string, unknown>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+) => unknown;
+
+async function readBody(req: FastifyRequest): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req.raw) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) {
+      throw new DropboxRouteError("payload_too_large", { ".tag": "payload_too_large" });
+    }
+    parts.push(chunk as Buffer);
+  }
+  return Buffer.concat(parts);
+}
+
+const parseMs = (v: unknown) => (typeof v === "string" ? Date.parse(v) : Number.NaN);
+
+/** Writes a whole file at `path` under the commit's mode; answers its metadata. */
+function commit(
+  ctx: Ctx,
+  account: DropboxAccount,
+  data: Buffer,
+  c: Record<string, unknown>,
+  hash?: unknown,
+) {
+  const key = pathKey(account, c.path);
+  if (!key) throw new DropboxBadInput("'path' must not be the root");
+  const display = String(c.path);
+  const computed = contentHash(data);
+  if (typeof hash === "string" && hash !== computed) {
+    throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
+  }
+  const mode = c.mode as string | { ".tag": string; update?: string } | undefined;
+  const tag = typeof mode === "string" ? mode : (mode?.[".tag"] ?? "add");
+  const existing = account.entries[key];
+  const conflict = (kind: "file" | "folder") =>
+    new DropboxRouteError(`path/conflict/${kind}`, {
+      ".tag": "path",
+      reason: { ".tag": "conflict", conflict: { ".tag": kind } },
+      upload_session_id: "",
+    });
+  if (existing?.tag === "folder") throw conflict("folder");
+  if (existing && tag === "add" && existing.contentHash !== computed) throw conflict("file");
+  if (existing && tag === "update" && typeof mode === "object" && existing.rev !== mode.update)
+    throw conflict("file");
+  if (existing && tag === "add") return metadata(key, existing); // the same content: Dropbox answers the existing file
+  if (usedBytes(account) - (existing?.size ?? 0) + data.length > account.quotaBytes) {
+    throw new DropboxRouteError("path/insufficient_space", {
+      ".tag": "path",
+      reason: { ".tag": "insufficient_space" },
+      upload_session_id: "",
+    });
+  }
+  ensureParents(ctx, account, display);
+  const blob = `dropbox-${randomBytes(12).toString("hex")}`;
+  writeFileSync(join(ctx.blobDir, blob), data);
+  if (existing?.blob) rmSync(join(ctx.blobDir, existing.blob), { force: true });
+  const clientModified = parseMs(c.client_modified);
+  const entry = {
+    id: existing?.id ?? newId("id:"),
+    tag: "file" as const,
+    pathDisplay: display,
+    blob,
+    size: data.length,
+    contentHash: computed,
+    rev: randomBytes(9).toString("hex"),
+    clientModified: Number.isNaN(clientModified) ? ctx.now() : clientModified,
+    serverModified: ctx.now(),
+  };
+  account.entries[key] = entry;
+  ctx.changed();
+  return metadata(key, entry);
+}
+
+/** Dropbox's files API for an app folder: RPC calls on api., uploads and downloads on content. */
+export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
+  const run = async (
+    endpoint: string,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    arg: unknown,
+    fn: Handler,
+  ) => {
+    const account = accountOf(ctx, req, reply);
+    if (!account) return reply;
+    if (!(await ctx.enter(req, reply, endpoint))) return reply;
+    try {
+      const out = await fn(account, (arg ?? {}) as Record<string, unknown>, req, reply);
+      if (reply.sent) return reply;
+      return reply.type("application/json").send(out === undefined ? "null" : JSON.stringify(out));
+    } catch (err) {
+      if (err instanceof DropboxRouteError)
+        return sendDropboxError(reply, err.status, err.summary, err.error);
+      if (err instanceof DropboxBadInput) {
+        return reply
+          .code(400)
+          .type("text/plain")
+          .send(
+            `Error in call to API function "${endpoint.replace(/^dropbox\./, "")}": ${err.message}`,
+          );
+      }
+      throw err;
+    }
+  };
+  const rpc = (route: string, fn: Handler) =>
+    app.post(`${API}/${route}`, (req, reply) => run(`dropbox.${route}`, req, reply, req.body, fn));
+
+  rpc("users/get_current_account", (a) => ({
+    account_id: a.accountId,
+    email: a.email,
+    name: { display_name: a.name },
+    account_type: { ".tag": "basic" },
+  }));
+  rpc("users/get_space_usage", (a) => ({
+    used: usedBytes(a),
+    allocation: { ".tag": "individual", allocated: a.quotaBytes },
+  }));
+  rpc("files/get_metadata", (a, arg) => {
+    const key = pathKey(a, arg.path);
+    const e = account(a, key);
+    return metadata(key, e);
+  });
+  rpc("files/create_folder_v2", (a, arg) => {
+    const key = pathKey(a, arg.path);
+    if (a.entries[key]) {
+      throw new DropboxRouteError("path/conflict/folder", {
+        ".tag": "path",
+        path: { ".tag": "conflict", conflict: { ".tag": "folder" } },
+      });
+    }
+    ensureParents(ctx, a, `${String(arg.path)}/x`);
+    ctx.changed();
+    return { metadata: metadata(key, a.entries[key]!) };
+  });
+  rpc("files/delete_v2", (a, arg) => {
+    const key = pathKey(a, arg.path);
+    const e = account(a, key);
+    for (const [k, child] of Object.entries(a.entries)) {
+      if (k === key || k.startsWith(`${key}/`)) {
+        if (child.blob) rmSync(join(ctx.blobDir, child.blob), { force: true });
+        delete a.entries[k];
+      }
+    }
+    ctx.changed();
+    return { metadata: metadata(key, e) };
+  });
+  const listing = (
+    a: DropboxAccount,
+    key: string,
+    recursive: boolean,
+    after: number,
+    limit: number,
+  ) => {
+    const all = Object.entries(a.entries)
+      .filter(([k]) => (key === "" ? true : k.startsWith(`${key}/`)))
+      .filter(([k]) => recursive || !k.slice(key.length + 1).includes("/"))
+      .sort(([x], [y]) => (x < y ? -1 : 1));
+    const page = all.slice(after, after + limit);
+    const cursor = Buffer.from(
+      JSON.stringify({ key, recursive, after: after + page.length, limit }),
+    ).toString("base64url");
+    return {
+      entries: page.map(([k, e]) => metadata(k, e)),
+      cursor,
+      has_more: after + page.length < all.length,
+    };
+  };
+  rpc("files/list_folder", (a, arg) => {
+    const key = pathKey(a, arg.path);
+    if (key && a.entries[key]?.tag !== "folder") throw lookupNotFound();
+    const limit = Math.min(Math.max(Number(arg.limit ?? 2000), 1), 2000);
+    return listing(a, key, arg.recursive === true, 0, limit);
+  });
+  rpc("files/list_folder/continue", (a, arg) => {
+    let c: { key: string; recursive: boolean; after: number; limit: number };
+    try {
+      c = JSON.parse(Buffer.from(String(arg.cursor), "base64url").toString());
+    } catch {
+      throw new DropboxRouteError("reset", { ".tag": "reset" });
+    }
+    return listing(a, c.key, c.recursive, c.after, c.limit);
+  });
+
+  function account(a: DropboxAccount, key: string) {
+    const e = a.entries[key];
+    if (!e) throw lookupNotFound();
+    return e;
+  }
+
+  app.register(async (scope) => {
+    scope.addContentTypeParser("*", (_req, _payload, done) => done(null));
+    const content = (
+      route: string,
+      fn: (
+        a: DropboxAccount,
+        arg: Record<string, unknown>,
+        data: Buffer,
+        reply: FastifyReply,
+      ) => unknown,
+    ) =>
+      scope.post(`${CONTENT}/${route}`, async (req, reply) => {
+        let arg: unknown;
+        try {
+          arg = JSON.parse(String(req.headers["dropbox-api-arg"] ?? "null"));
+        } catch {
+          return reply
+            .code(400)
+            .type("text/plain")
+            .send(`Error in call to API function "${route}": could not decode input as JSON`);
+        }
+        return run(`dropbox.${route}`, req, reply, arg, async (a, parsed, r, rep) =>
+          fn(a, parsed, await readBody(r), rep),
+        );
+      });
+    const sessions = () => dropboxState(ctx).sessions;
+    const sessionOf = (a: DropboxAccount, cursor: unknown) => {
+      const c = (cursor ?? {}) as { session_id?: string; offset?: number };
+      const s = sessions()[c.session_id ?? ""];
+      if (!s || s.accountId !== a.accountId) {
+        throw new DropboxRouteError("not_found", { ".tag": "not_found" });
+      }
+      return { s, offset: Number(c.offset) };
+    };
+    const append = (s: import("../../state.ts").DropboxSession, offset: number, data: Buffer) => {
+      if (s.closed) throw new DropboxRouteError("closed", { ".tag": "closed" });
+      if (s.concurrent) {
+        if (offset % BLOCK !== 0)
+          throw new DropboxRouteError("concurrent_session_invalid_offset", {
+            ".tag": "concurrent_session_invalid_offset",
+          });
+        if (data.length % BLOCK !== 0)
+          throw new DropboxRouteError("concurrent_session_invalid_data_size", {
+            ".tag": "concurrent_session_invalid_data_size",
+          });
+      } else if (offset !== s.size) {
+        throw new DropboxRouteError("incorrect_offset", {
+          ".tag": "incorrect_offset",
+          correct_offset: s.size,
+        });
+      }
+      if (data.length === 0) return;
+      const blob = `dropbox-part-${s.id}-${offset}`;
+      writeFileSync(join(ctx.blobDir, blob), data);
+      s.chunks[String(offset)] = blob;
+      s.size = s.concurrent ? Math.max(s.size, offset + data.length) : s.size + data.length;
+      ctx.changed();
+    };
+    const assemble = (s: import("../../state.ts").DropboxSession) => {
+      const offsets = Object.keys(s.chunks)
+        .map(Number)
+        .sort((x, y) => x - y);
+      const data = Buffer.concat(
+        offsets.map((o) => readFileSync(join(ctx.blobDir, s.chunks[String(o)]!))),
+      );
+      for (const blob of Object.values(s.chunks)) rmSync(join(ctx.blobDir, blob), { force: true });
+      delete sessions()[s.id];
+      return data;
+    };
+
+    content("files/upload", (a, arg, data) => commit(ctx, a, data, arg, arg.content_hash));
+    content("files/upload_session/start", (a, arg, data) => {
+      const concurrent =
+        (arg.session_type as { ".tag"?: string } | undefined)?.[".tag"] === "concurrent";
+      if (concurrent && data.length > 0) {
+        throw new DropboxRouteError("concurrent_session_data_not_allowed", {
+          ".tag": "concurrent_session_data_not_allowed",
+        });
+      }
+      if (typeof arg.content_hash === "string" && arg.content_hash !== contentHash(data)) {
+        throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
+      }
+      const s = {
+        id: newId("pid_upload_session:"),
+        accountId: a.accountId,
+        concurrent,
+        closed: false,
+        chunks: {},
+        size: 0,
+        createdAt: ctx.now(),
+      };
+      sessions()[s.id] = s;
+      append(s, 0, data);
+      s.closed = arg.close === true;
+      ctx.changed();
+      return { session_id: s.id };
+    });
+    content("files/upload_session/append_v2", (a, arg, data) => {
+      const { s, offset } = sessionOf(a, arg.cursor);
+      if (typeof arg.content_hash === "string" && arg.content_hash !== contentHash(data)) {
+        throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
+      }
+      append(s, offset, data);
+      if (arg.close === true) s.closed = true;
+      ctx.changed();
+      return null;
+    });
+    content("files/upload_session/finish", (a, arg, data) => {
+      const { s, offset } = sessionOf(a, arg.cursor);
+      if (data.length > 0) append(s, offset, data);
+      else if (!s.concurrent && offset !== s.size) {
+        throw new DropboxRouteError("lookup_failed/incorrect_offset", {
+          ".tag": "lookup_failed",
+          lookup_failed: { ".tag": "incorrect_offset", correct_offset: s.size },
+        });
+      }
+      const whole = assemble(s);
+      return commit(ctx, a, whole, (arg.commit ?? {}) as Record<string, unknown>, arg.content_hash);
+    });
+    scope.post(`${CONTENT}/files/download`, async (req, reply) => {
+      let arg: unknown;
+      try {
+        arg = JSON.parse(
+          String(
+            req.headers["dropbox-api-arg"] ?? (req.query as Record<string, string>).arg ?? "null",
+          ),
+        );
+      } catch {
+        return reply
+          .code(400)
+          .type("text/plain")
+          .send(`Error in call to API function "files/download": could not decode input as JSON`);
+      }
+      return run("dropbox.files/download", req, reply, arg, (a, parsed, _r, rep) => {
+        const key = pathKey(a, parsed.path);
+        const e = account(a, key);
+        if (e.tag !== "file" || !e.blob)
+          throw new DropboxRouteError("path/not_file", {
+            ".tag": "path",
+            path: { ".tag": "not_file" },
+          });
+        return rep
+          .header(
+            "dropbox-api-result",
+            JSON.stringify(metadata(key, e)).replace(
+              /[\u007f-\uffff]/g,
+              (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+            ),
+          )
+          .type("application/octet-stream")
+          .send(readFileSync(join(ctx.blobDir, e.blob)));
+      });
+    });
+  });
+}
