@@ -130,6 +130,10 @@ describe("every page and dialog at 375 px", () => {
     await page.getByRole("dialog").waitFor();
     await w.check("disconnect confirmation");
     await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("checkbox", { name: "Also keep comments of @maya.creates" }).click();
+    await page.getByRole("dialog").waitFor();
+    await w.check("comments consent");
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
 
     // The bell's alert and its Reconnect link.
     seed(ks, "notification", {
