@@ -11,6 +11,8 @@ let browser: Browser;
 keepsakeSuite((s) => ({ ks, browser } = s));
 
 const WAIT = { timeout: 20_000, interval: 200 };
+/** A walk visits dozens of screens; on a busy shared machine that takes minutes. */
+const WALK_TIMEOUT = 300_000;
 
 /**
  * Issue 36: every page and dialog is usable on a 375 px phone. Each test walks the screens one
@@ -100,130 +102,146 @@ async function signedInPhone(prefix: string): Promise<{ page: Page; email: strin
 }
 
 describe("every page and dialog at 375 px", () => {
-  it("a visitor: every public route, the open menu, the pricing toggle", async () => {
-    const page = await phone(await newPage(browser));
-    const w = walk(page);
-    for (const path of PUBLIC_ROUTES) await w.visit(path, path === "/" || path === "/pricing");
-    await page.goto(`${ks.url}/pricing`);
-    await settled(page);
-    await page.getByText("Annual", { exact: false }).first().click();
-    await w.check("/pricing (annual)");
-    expect(w.problems).toEqual([]);
-  });
+  it(
+    "a visitor: every public route, the open menu, the pricing toggle",
+    async () => {
+      const page = await phone(await newPage(browser));
+      const w = walk(page);
+      for (const path of PUBLIC_ROUTES) await w.visit(path, path === "/" || path === "/pricing");
+      await page.goto(`${ks.url}/pricing`);
+      await settled(page);
+      await page.getByText("Annual", { exact: false }).first().click();
+      await w.check("/pricing (annual)");
+      expect(w.problems).toEqual([]);
+    },
+    WALK_TIMEOUT,
+  );
 
-  it("a free user: dashboard, Settings tabs and dialogs, Backups, the bell and its alert", async () => {
-    const { page, email } = await signedInPhone("phonefree");
-    const w = walk(page);
-    await w.visit("/dashboard", true);
-    await connectOnPhone(page, "maya.creates");
-    await settled(page);
-    await w.check("/dashboard (Instagram connected)");
-    for (const tab of SETTINGS_TABS) await w.visit(`/settings?tab=${tab}`);
-    await w.visit("/backups");
+  it(
+    "a free user: dashboard, Settings tabs and dialogs, Backups, the bell and its alert",
+    async () => {
+      const { page, email } = await signedInPhone("phonefree");
+      const w = walk(page);
+      await w.visit("/dashboard", true);
+      await connectOnPhone(page, "maya.creates");
+      await settled(page);
+      await w.check("/dashboard (Instagram connected)");
+      for (const tab of SETTINGS_TABS) await w.visit(`/settings?tab=${tab}`);
+      await w.visit("/backups");
 
-    await page.goto(`${ks.url}/settings`);
-    await page.getByRole("button", { name: "Connect Google Drive" }).click();
-    await page.getByRole("dialog").waitFor();
-    await w.check("Drive notice");
-    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
-    await page.getByRole("button", { name: "Disconnect @maya.creates" }).click();
-    await page.getByRole("dialog").waitFor();
-    await w.check("disconnect confirmation");
-    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
-    await page.getByRole("checkbox", { name: "Also keep comments of @maya.creates" }).click();
-    await page.getByRole("dialog").waitFor();
-    await w.check("comments consent");
-    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+      await page.goto(`${ks.url}/settings`);
+      await page.getByRole("button", { name: "Connect Google Drive" }).click();
+      await page.getByRole("dialog").waitFor();
+      await w.check("Drive notice");
+      await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+      await page.getByRole("button", { name: "Disconnect @maya.creates" }).click();
+      await page.getByRole("dialog").waitFor();
+      await w.check("disconnect confirmation");
+      await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+      await page.getByRole("checkbox", { name: "Also keep comments of @maya.creates" }).click();
+      await page.getByRole("dialog").waitFor();
+      await w.check("comments consent");
+      await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
 
-    // The bell's alert and its Reconnect link.
-    seed(ks, "notification", {
-      email,
-      key: `phone-${email}`,
-      title: "Reconnect Google Drive: your backups have stopped",
-      body: "Google no longer lets Keepsake save to your Drive. Reconnect it to resume your backups.",
-      action: ["Reconnect", "/settings?tab=connections"],
-    });
-    await page.goto(`${ks.url}/dashboard`);
-    await settled(page);
-    await page.getByRole("button", { name: "Open menu" }).click();
-    await page.getByTestId("notification-bell").click();
-    const panel = page.getByRole("dialog", { name: "Notifications" });
-    await expect.poll(() => panel.getByRole("link", { name: "Reconnect" }).count(), WAIT).toBe(1);
-    await w.check("bell panel", ".bell-panel");
-    expect(w.problems).toEqual([]);
-    await panel.getByRole("link", { name: "Reconnect" }).click();
-    await page.waitForURL(`${ks.url}/settings?tab=connections`);
-    expect(w.problems).toEqual([]);
-  });
+      // The bell's alert and its Reconnect link.
+      seed(ks, "notification", {
+        email,
+        key: `phone-${email}`,
+        title: "Reconnect Google Drive: your backups have stopped",
+        body: "Google no longer lets Keepsake save to your Drive. Reconnect it to resume your backups.",
+        action: ["Reconnect", "/settings?tab=connections"],
+      });
+      await page.goto(`${ks.url}/dashboard`);
+      await settled(page);
+      await page.getByRole("button", { name: "Open menu" }).click();
+      await page.getByTestId("notification-bell").click();
+      const panel = page.getByRole("dialog", { name: "Notifications" });
+      await expect.poll(() => panel.getByRole("link", { name: "Reconnect" }).count(), WAIT).toBe(1);
+      await w.check("bell panel", ".bell-panel");
+      expect(w.problems).toEqual([]);
+      await panel.getByRole("link", { name: "Reconnect" }).click();
+      await page.waitForURL(`${ks.url}/settings?tab=connections`);
+      expect(w.problems).toEqual([]);
+    },
+    WALK_TIMEOUT,
+  );
 
-  it("a Pro user with accounts and posts: accounts panel, tiles, video, details, Backups", async () => {
-    const { page, email } = await signedInPhone("phonepro");
-    seed(ks, "setUser", { email, tier: "pro" });
-    seed(ks, "accountWithBackups", {
-      email,
-      instagramUserId: "17841400000000777",
-      username: "phone.studio",
-      postPrefix: "phone-post-",
-      caption: "A post worth keeping on a phone, with a caption long enough to wrap",
-      backups: [
-        { status: "completed", mediaType: "VIDEO" },
-        { status: "completed" },
-        { status: "failed", errorMessage: "Drive is full", mediaType: "CAROUSEL_ALBUM" },
-        { status: "completed", mediaType: "VIDEO", gone: true },
-        { status: "completed", gone: true },
-        { status: "completed" },
-      ],
-    });
-    const w = walk(page);
-    await w.visit("/dashboard", true);
-    const panel = page.locator(".accounts-panel");
-    await expect.poll(() => page.getByTestId("post-tile").count(), WAIT).toBe(6);
-    await w.check("/dashboard (Pro, posts)");
-    await panel.getByRole("button", { name: "Add Account" }).click();
-    await w.check("/dashboard (Add Account open)");
-    await panel.getByRole("button", { name: "Disconnect @phone.studio" }).click();
-    await page.getByRole("dialog").waitFor();
-    await w.check("disconnect confirmation (accounts panel)");
-    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+  it(
+    "a Pro user with accounts and posts: accounts panel, tiles, video, details, Backups",
+    async () => {
+      const { page, email } = await signedInPhone("phonepro");
+      seed(ks, "setUser", { email, tier: "pro" });
+      seed(ks, "accountWithBackups", {
+        email,
+        instagramUserId: "17841400000000777",
+        username: "phone.studio",
+        postPrefix: "phone-post-",
+        caption: "A post worth keeping on a phone, with a caption long enough to wrap",
+        backups: [
+          { status: "completed", mediaType: "VIDEO" },
+          { status: "completed" },
+          { status: "failed", errorMessage: "Drive is full", mediaType: "CAROUSEL_ALBUM" },
+          { status: "completed", mediaType: "VIDEO", gone: true },
+          { status: "completed", gone: true },
+          { status: "completed" },
+        ],
+      });
+      const w = walk(page);
+      await w.visit("/dashboard", true);
+      const panel = page.locator(".accounts-panel");
+      await expect.poll(() => page.getByTestId("post-tile").count(), WAIT).toBe(6);
+      await w.check("/dashboard (Pro, posts)");
+      await panel.getByRole("button", { name: "Add Account" }).click();
+      await w.check("/dashboard (Add Account open)");
+      await panel.getByRole("button", { name: "Disconnect @phone.studio" }).click();
+      await page.getByRole("dialog").waitFor();
+      await w.check("disconnect confirmation (accounts panel)");
+      await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
 
-    await page
-      .getByRole("button", { name: /^Play video/ })
-      .first()
-      .click();
-    await page.getByRole("dialog").waitFor();
-    await w.check("video player");
-    await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
-    await page
-      .getByRole("button", { name: /^Details of the post from/ })
-      .first()
-      .click();
-    await page.getByRole("dialog").waitFor();
-    await settled(page);
-    await w.check("post details");
-    await page.keyboard.press("Escape");
+      await page
+        .getByRole("button", { name: /^Play video/ })
+        .first()
+        .click();
+      await page.getByRole("dialog").waitFor();
+      await w.check("video player");
+      await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+      await page
+        .getByRole("button", { name: /^Details of the post from/ })
+        .first()
+        .click();
+      await page.getByRole("dialog").waitFor();
+      await settled(page);
+      await w.check("post details");
+      await page.keyboard.press("Escape");
 
-    await w.visit("/backups");
-    await page
-      .getByRole("button", { name: /failed/i })
-      .first()
-      .click();
-    await w.check("/backups (failed)");
-    for (const tab of SETTINGS_TABS) await w.visit(`/settings?tab=${tab}`);
-    await page.goto(`${ks.url}/settings`);
-    await page
-      .getByRole("region", { name: "Instagram", exact: true })
-      .getByRole("button", { name: "Add Account" })
-      .click();
-    await w.check("/settings (Add Account open)");
-    expect(w.problems).toEqual([]);
-  });
+      await w.visit("/backups");
+      await page
+        .getByRole("button", { name: /failed/i })
+        .first()
+        .click();
+      await w.check("/backups (failed)");
+      for (const tab of SETTINGS_TABS) await w.visit(`/settings?tab=${tab}`);
+      await page.goto(`${ks.url}/settings`);
+      await page
+        .getByRole("region", { name: "Instagram", exact: true })
+        .getByRole("button", { name: "Add Account" })
+        .click();
+      await w.check("/settings (Add Account open)");
+      expect(w.problems).toEqual([]);
+    },
+    WALK_TIMEOUT,
+  );
 
-  it("an administrator: the admin tabs", async () => {
-    const { page, email } = await signedInPhone("phoneadmin");
-    seed(ks, "setUser", { email, isAdmin: true });
-    const w = walk(page);
-    for (const tab of ["users", "inbox", "mail"]) await w.visit(`/admin?tab=${tab}`);
-    await w.visit("/billing/return?tier=pro");
-    expect(w.problems).toEqual([]);
-  });
+  it(
+    "an administrator: the admin tabs",
+    async () => {
+      const { page, email } = await signedInPhone("phoneadmin");
+      seed(ks, "setUser", { email, isAdmin: true });
+      const w = walk(page);
+      for (const tab of ["users", "inbox", "mail"]) await w.visit(`/admin?tab=${tab}`);
+      await w.visit("/billing/return?tier=pro");
+      expect(w.problems).toEqual([]);
+    },
+    WALK_TIMEOUT,
+  );
 });
