@@ -123,6 +123,7 @@ describe("every page and dialog at 375 px", () => {
       const { page, email } = await signedInPhone("phonefree");
       const w = walk(page);
       await w.visit("/dashboard", true);
+      await w.visit("/settings"); // the two logins, each with what it gives
       await connectOnPhone(page, "maya.creates");
       await settled(page);
       await w.check("/dashboard (Instagram connected)");
