@@ -154,7 +154,8 @@ describe("every page and dialog at 375 px", () => {
       });
       await page.goto(`${ks.url}/dashboard`);
       await settled(page);
-      await page.getByRole("button", { name: "Open menu" }).click();
+      // The bell and its count show beside the menu button, without opening the menu.
+      await expect.poll(() => page.getByTestId("notification-count").isVisible(), WAIT).toBe(true);
       await page.getByTestId("notification-bell").click();
       const panel = page.getByRole("dialog", { name: "Notifications" });
       await expect.poll(() => panel.getByRole("link", { name: "Reconnect" }).count(), WAIT).toBe(1);
