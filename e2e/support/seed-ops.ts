@@ -1,6 +1,7 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
 import { PgBoss } from "pg-boss";
 import type { Db } from "../../apps/server/src/db/database.ts";
+import { createNotificationsRepository } from "../../apps/server/src/notifications/notifications.repository.ts";
 import { statusSampleJob } from "../../apps/server/src/status/status-sample.job.ts";
 import { rowFactories } from "../../apps/server/test/support/factories.ts";
 
@@ -54,7 +55,13 @@ export const seedOps = {
       username: string;
       postPrefix: string;
       caption: string;
-      backups: { status: "completed" | "failed"; errorMessage?: string }[];
+      backups: {
+        status: "completed" | "failed";
+        errorMessage?: string;
+        mediaType?: "IMAGE" | "VIDEO" | "CAROUSEL_ALBUM";
+        /** Judged no longer on Instagram by the archive's walks. */
+        gone?: boolean;
+      }[];
     },
   ): Promise<void> {
     const rows = rowFactories(db);
@@ -73,13 +80,29 @@ export const seedOps = {
           user_id: userId,
           account_id: account.id,
           instagram_id: `${a.postPrefix}${i + 1}`,
-          media_type: "IMAGE",
+          media_type: b.mediaType ?? "IMAGE",
           media_product_type: "FEED",
           caption: `${a.caption} ${i + 1}`,
           posted_at: new Date("2026-03-05T12:00:00Z"),
           like_count: 1,
         },
       ]);
+      if (b.gone) {
+        const missed = new Date("2026-03-20T12:00:00Z");
+        await db
+          .insertInto("post_presence")
+          .values({
+            account_id: account.id,
+            instagram_id: `${a.postPrefix}${i + 1}`,
+            user_id: userId,
+            posted_at: new Date("2026-03-05T12:00:00Z"),
+            last_seen_at: new Date("2026-03-18T12:00:00Z"),
+            first_missed_at: missed,
+            last_missed_at: missed,
+            gone_detected_at: missed,
+          })
+          .execute();
+      }
       await rows.backups.insertBackups([
         {
           post_id: post?.id as string,
@@ -92,6 +115,26 @@ export const seedOps = {
         },
       ]);
     }
+  },
+
+  /** One entry in the user's notification bell, with the link to its fix. */
+  async notification(
+    db: Db,
+    a: { email: string; key: string; title: string; body: string; action?: [string, string] },
+  ): Promise<void> {
+    const userId = await rowFactories(db).auth.userIdByEmail(a.email);
+    await createNotificationsRepository(db).insert(
+      {
+        user_id: userId,
+        event_key: a.key,
+        category: "alert_connection",
+        title: a.title,
+        body: a.body,
+        action_label: a.action?.[0] ?? null,
+        action_path: a.action?.[1] ?? null,
+      },
+      new Date(),
+    );
   },
 
   /**

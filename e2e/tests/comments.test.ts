@@ -7,6 +7,7 @@ import {
   openSettings,
   registerNewUser,
   sandboxControl,
+  toast,
 } from "../support/flows.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -45,13 +46,22 @@ describe("comments, for those who opt in", () => {
     const { page } = await registerNewUser(browser, ks, "comments");
     await connectInstagram(page, ks, "maya.creates");
 
-    // Settings → Also keep comments → Instagram asks for the comments permission → back.
+    // Settings → Also keep comments → Keepsake says why it leaves (issue 36) → Instagram asks
+    // for the comments permission → back, told that comments are now kept.
     await openSettings(page, ks);
     const toggle = page.getByRole("checkbox", { name: "Also keep comments of @maya.creates" });
-    // The box follows the server: the click asks for the setting, then Instagram for consent.
+    // The box follows the server: the click asks first, then the setting, then Instagram.
     await toggle.click();
+    await page
+      .getByRole("dialog", { name: "Keep the comments of @maya.creates?" })
+      .getByRole("button", { name: "Continue to Instagram" })
+      .click();
     await allowInstagram(page, "maya.creates");
     await page.waitForURL(`${ks.url}/dashboard`);
+    await expect
+      .poll(() => toast(page, "Comments of @maya.creates are now kept").count(), WAIT)
+      .toBe(1);
+    expect(await toast(page, "Instagram account connected successfully!").count()).toBe(0);
     await openSettings(page, ks);
     await expect.poll(() => toggle.isChecked(), WAIT).toBe(true);
 

@@ -460,7 +460,8 @@ export function createContext(deps: ContextDeps): AppContext {
       sidecarOf: postLookups.sidecarOf,
       instagramAccessToken: connections.tokens.instagramAccessToken,
       googleAccessToken: connections.tokens.googleAccessToken,
-      startGrant: (userId, via, scopes) => connections.oauth.startGrant(userId, via, scopes),
+      startGrant: (userId, via, scopes, purpose) =>
+        connections.oauth.startGrant(userId, via, scopes, purpose),
     },
     client: createCommentsClient(
       {

@@ -55,6 +55,15 @@ describe("dashboard arrival after a connection", () => {
     ["?instagram_connected=true", CONNECTED_TOASTS.instagram],
     ["?instagram_connected=true&via=facebook", CONNECTED_TOASTS.facebook],
     ["?google_connected=true", CONNECTED_TOASTS.google],
+    // Back from a re-consent for one account: what changed (issue 36).
+    [
+      "?instagram_connected=true&purpose=comments&account=maya.creates",
+      "Comments of @maya.creates are now kept: Keepsake reads them after each backup.",
+    ],
+    [
+      "?instagram_connected=true&via=facebook&purpose=stories&account=maya.creates",
+      "@maya.creates now uses Facebook Login: its stories are backed up too.",
+    ],
   ])("%s → a success toast and the URL replaced with /dashboard", async (search, text) => {
     renderArrival(search);
     expect(await screen.findByText(text)).toBeTruthy();
@@ -331,12 +340,21 @@ describe("accounts panel (pro and agency)", () => {
       ),
     ).toBeNull();
     await user.click(within(card).getByRole("button", { name: "Add stories with Facebook Login" }));
+    // Issue 36: it says what the switch changes before leaving for Facebook.
+    const dialog = await screen.findByRole("dialog", {
+      name: "Switch @no.stories to Facebook Login?",
+    });
+    expect(dialog.textContent).toContain("Facebook Login does not include the comments permission");
+    expect(hardRedirect).not.toHaveBeenCalled();
+    await user.click(within(dialog).getByRole("button", { name: "Continue to Facebook" }));
     await waitFor(() =>
       expect(hardRedirect).toHaveBeenCalledWith(
         "http://127.0.0.1:8090/www.facebook.com/v25.0/dialog/oauth?s=1",
       ),
     );
-    expect(calls).toContain("GET /oauth/facebook/switch-url");
+    expect(calls).toContain(
+      `GET /oauth/facebook/switch-url?account_id=${refused.id}&keep_comments=false`,
+    );
   }, 15_000);
 
   it("at the limit an account that needs reconnecting can still be reconnected", async () => {

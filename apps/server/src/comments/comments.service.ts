@@ -54,7 +54,12 @@ export interface CommentsDirectory {
   }>;
   googleAccessToken(userId: string, options?: { forceRefresh?: boolean }): Promise<string>;
   /** The re-consent that grants extra permissions (the connections area's OAuth service). */
-  startGrant(userId: string, via: GraphHost, scopes: string[]): Promise<{ auth_url: string }>;
+  startGrant(
+    userId: string,
+    via: GraphHost,
+    scopes: string[],
+    purpose: { kind: "comments"; username: string },
+  ): Promise<{ auth_url: string }>;
 }
 
 export interface CommentsServiceDeps {
@@ -215,9 +220,12 @@ export function createCommentsService(deps: CommentsServiceDeps) {
         const posts = await directory.backedUpPosts(accountId);
         await repo.scheduleFirstReads(accountId, posts, now);
         authUrl = (
-          await directory.startGrant(userId, account.connected_via, [
-            COMMENTS_PERMISSION[account.connected_via],
-          ])
+          await directory.startGrant(
+            userId,
+            account.connected_via,
+            [COMMENTS_PERMISSION[account.connected_via]],
+            { kind: "comments", username: account.username },
+          )
         ).auth_url;
       }
       const [setting] = await settingsOf([account]);

@@ -57,6 +57,8 @@ function repository(db: Kysely<Database>) {
       user_id: string;
       provider: OAuthStateRow["provider"];
       account_type: string | null;
+      purpose?: string | null;
+      purpose_username?: string | null;
       created_at: Date;
       expires_at: Date;
     }): Promise<OAuthStateRow> {

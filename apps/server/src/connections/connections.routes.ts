@@ -37,6 +37,13 @@ const callbackQuery = z.object({
   error: z.any().optional(),
   error_description: z.any().optional(),
 });
+const switchQuery = z.object({
+  account_id: z
+    .uuid()
+    .optional()
+    .describe("The account to switch (the dashboard names it on return)"),
+  keep_comments: z.enum(["true", "false"]).optional(),
+});
 const redirect = z.null().describe("Redirects the browser to /dashboard with the outcome");
 
 function callbackParams(query: unknown): CallbackParams {
@@ -78,8 +85,16 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ConnectionsR
   );
   // An account connected through Instagram Login whose stories Instagram refuses: the same
   // account through Facebook Login (it adds no account, so the plan's limit does not stop it).
-  r.get("/api/oauth/facebook/switch-url", authUrl, async (req) =>
-    oauth.startGrant(principalOf(req).user.id, "facebook", []),
+  // `keep_comments=true` (the account keeps comments) asks Facebook for that permission too.
+  r.get(
+    "/api/oauth/facebook/switch-url",
+    { ...authUrl, schema: { ...authUrl.schema, querystring: switchQuery } },
+    async (req) =>
+      oauth.startSwitch(
+        principalOf(req).user.id,
+        req.query.account_id,
+        req.query.keep_comments === "true",
+      ),
   );
   r.get("/api/oauth/google/auth-url", authUrl, async (req) =>
     oauth.startGoogle(principalOf(req).user.id),

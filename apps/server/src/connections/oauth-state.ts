@@ -5,6 +5,15 @@ import type { Clock } from "../lib/clock.ts";
 import { ConnectionError } from "./connection-error.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
 
+/**
+ * Why a re-consent for an account already connected was started: its comments permission, or
+ * its stories (the same account through Facebook Login). The callback's redirect says so.
+ */
+export interface GrantPurpose {
+  kind: "comments" | "stories";
+  username: string;
+}
+
 export const STATE_TTL_MS = 10 * 60_000;
 const PREFIX = "s1";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -24,13 +33,20 @@ export function createOAuthStates(deps: {
     createHmac("sha256", deps.key).update(`oauth-state:${provider}:${id}`).digest("base64url");
 
   return {
-    async issue(userId: string, provider: OAuthProvider, accountType: string | null = null) {
+    async issue(
+      userId: string,
+      provider: OAuthProvider,
+      accountType: string | null = null,
+      purpose: GrantPurpose | null = null,
+    ) {
       const now = clock.now();
       await repo.deleteStatesBefore(new Date(now.getTime() - 86_400_000));
       const row = await repo.insertState({
         user_id: userId,
         provider,
         account_type: accountType,
+        purpose: purpose?.kind ?? null,
+        purpose_username: purpose?.username ?? null,
         created_at: now,
         expires_at: new Date(now.getTime() + STATE_TTL_MS),
       });

@@ -10,13 +10,14 @@ import { asError } from "../lib/log.ts";
 import type { FacebookClient } from "../providers/facebook/facebook.client.ts";
 import { connectFailureWords } from "../providers/failure-words.ts";
 import { type GoogleOAuthClient, grantsDrive } from "../providers/google/google-oauth.client.ts";
+import { COMMENTS_PERMISSION } from "../providers/instagram/comments.client.ts";
 import type { InstagramClient } from "../providers/instagram/instagram.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { createAccountSlots } from "./account-slots.ts";
 import { ConnectionError } from "./connection-error.ts";
 import { type ConnectionsLog, expiresAt, LABEL } from "./connection-rules.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
-import type { OAuthStates } from "./oauth-state.ts";
+import type { GrantPurpose, OAuthStates } from "./oauth-state.ts";
 import type { TokenCustody } from "./token-custody.service.ts";
 
 const PROFESSIONAL_TYPES = new Set(["BUSINESS", "MEDIA_CREATOR", "CREATOR"]);
@@ -104,13 +105,51 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     provider: OAuthProvider,
     p: CallbackParams,
     userId?: string,
-  ): Promise<{ code: string; userId: string }> {
+  ): Promise<{ code: string; userId: string; purpose: GrantPurpose | null }> {
     if (p.error) return cancelled(provider, p, userId);
     if (!p.code || !p.state) {
       throw new ConnectionError("bad_request", "invalid_state", m.stateInvalid);
     }
     const state = await states.consume(p.state, provider, userId);
-    return { code: p.code, userId: state.user_id };
+    const kind = state.purpose;
+    const purpose: GrantPurpose | null =
+      (kind === "comments" || kind === "stories") && state.purpose_username
+        ? { kind, username: state.purpose_username }
+        : null;
+    return { code: p.code, userId: state.user_id, purpose };
+  }
+
+  /**
+   * Where the browser goes after an Instagram connection: `base`, and when the consent was a
+   * re-consent for an account now saved, why (`purpose`) and which account, so the dashboard
+   * says what changed ("comments are now kept") rather than "connected".
+   */
+  function connectedRedirect(base: string, purpose: GrantPurpose | null, saved: string[]) {
+    if (!purpose || !saved.includes(purpose.username)) return base;
+    const q = new URLSearchParams({ purpose: purpose.kind, account: purpose.username });
+    return `${base}&${q}`;
+  }
+
+  /**
+   * Re-consent for an account already connected, asking `extraScopes` too (an opt-in such as
+   * comments): the consent of the way it was connected. It adds no account, so the plan's
+   * account limit does not stop it; the callback refreshes the account's token in place.
+   * `purpose` names why and for which account: the redirect back says so.
+   */
+  async function startGrant(
+    userId: string,
+    via: "instagram" | "facebook",
+    extraScopes: string[],
+    purpose: GrantPurpose | null = null,
+  ) {
+    ensureConfigured(via);
+    const redirect = redirectUri(via);
+    if (via === "instagram") {
+      const state = await states.issue(userId, "instagram", "business", purpose);
+      return { auth_url: instagram.authorizeUrl({ redirectUri: redirect, state, extraScopes }) };
+    }
+    const state = await states.issue(userId, "facebook", null, purpose);
+    return { auth_url: facebook.dialogUrl({ redirectUri: redirect, state, extraScopes }) };
   }
 
   return {
@@ -128,20 +167,21 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       return { auth_url: facebook.dialogUrl({ redirectUri: redirectUri("facebook"), state }) };
     },
 
+    startGrant,
+
     /**
-     * Re-consent for an account already connected, asking `extraScopes` too (an opt-in such as
-     * comments): the consent of the way it was connected. It adds no account, so the plan's
-     * account limit does not stop it; the callback refreshes the account's token in place.
+     * The same account through Facebook Login (its stories need it). When it keeps comments,
+     * Facebook is asked for the comments permission too: Instagram Login's does not carry over.
      */
-    async startGrant(userId: string, via: "instagram" | "facebook", extraScopes: string[]) {
-      ensureConfigured(via);
-      const redirect = redirectUri(via);
-      if (via === "instagram") {
-        const state = await states.issue(userId, "instagram", "business");
-        return { auth_url: instagram.authorizeUrl({ redirectUri: redirect, state, extraScopes }) };
-      }
-      const state = await states.issue(userId, "facebook");
-      return { auth_url: facebook.dialogUrl({ redirectUri: redirect, state, extraScopes }) };
+    async startSwitch(userId: string, accountId: string | undefined, keepComments: boolean) {
+      const account = accountId ? await repo.findInstagramAccount(userId, accountId) : undefined;
+      if (accountId && !account) throw new AppError("not_found", "Account not found");
+      return startGrant(
+        userId,
+        "facebook",
+        keepComments ? [COMMENTS_PERMISSION.facebook] : [],
+        account ? { kind: "stories", username: account.username } : null,
+      );
     },
 
     async startGoogle(userId: string) {
@@ -152,7 +192,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
 
     /** Instagram Login callback. `callerId` is the signed-in caller of a POST callback. */
     async completeInstagram(p: CallbackParams, callerId?: string): Promise<OAuthCallbackResponse> {
-      const { code, userId } = await begin("instagram", p, callerId);
+      const { code, userId, purpose } = await begin("instagram", p, callerId);
       try {
         const short = await instagram.exchangeCode({ code, redirectUri: redirectUri("instagram") });
         const long = await instagram.exchangeForLongLived(short.accessToken);
@@ -173,7 +213,9 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         await connected(userId, [row.id]);
         return {
           provider: "instagram",
-          redirect_to: "/dashboard?instagram_connected=true",
+          redirect_to: connectedRedirect("/dashboard?instagram_connected=true", purpose, [
+            row.username,
+          ]),
           instagram_username: row.username,
           google_email: null,
         };
@@ -184,7 +226,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
 
     /** Facebook Login callback: every page-linked professional account that fits is connected. */
     async completeFacebook(p: CallbackParams, callerId?: string): Promise<OAuthCallbackResponse> {
-      const { code, userId } = await begin("facebook", p, callerId);
+      const { code, userId, purpose } = await begin("facebook", p, callerId);
       try {
         const short = await facebook.exchangeCode({ code, redirectUri: redirectUri("facebook") });
         const long = await facebook
@@ -236,7 +278,11 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         );
         return {
           provider: "facebook",
-          redirect_to: "/dashboard?instagram_connected=true&via=facebook",
+          redirect_to: connectedRedirect(
+            "/dashboard?instagram_connected=true&via=facebook",
+            purpose,
+            saved.map((a) => a.username),
+          ),
           instagram_username: saved[0]!.username,
           google_email: null,
         };

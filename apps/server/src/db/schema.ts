@@ -53,6 +53,10 @@ export interface OAuthStatesTable {
   user_id: string;
   provider: "instagram" | "facebook" | "google";
   account_type: string | null;
+  /** Why a re-consent was started (migration 1095): "comments" or "stories"; null to connect. */
+  purpose: string | null;
+  /** The account that re-consent is for. */
+  purpose_username: string | null;
   created_at: GeneratedTimestamp;
   expires_at: Timestamp;
   used_at: Timestamp | null;

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from "react";
+import { lazy, Suspense, useState, useSyncExternalStore } from "react";
 import { useAuth } from "../lib/auth.tsx";
 import { NavLink, useLocation, useNavigate } from "../lib/navigation.tsx";
 import { avatarInitial, displayName } from "../lib/user.ts";
@@ -9,6 +9,30 @@ import { Logo } from "./logo.tsx";
 const NotificationBell = lazy(() =>
   import("./notification-bell.tsx").then((m) => ({ default: m.NotificationBell })),
 );
+
+/** Where the header folds its links into the menu (styles/layout.css). */
+const NARROW = "(max-width: 900px)";
+
+/** Whether the screen is narrow: the bell then sits beside the menu button, not inside the menu. */
+function useNarrowScreen(): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      const query = window.matchMedia?.(NARROW);
+      query?.addEventListener("change", changed);
+      return () => query?.removeEventListener("change", changed);
+    },
+    () => window.matchMedia?.(NARROW).matches ?? false,
+    () => false,
+  );
+}
+
+function Bell() {
+  return (
+    <Suspense fallback={null}>
+      <NotificationBell />
+    </Suspense>
+  );
+}
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? "nav-link nav-link-active" : "nav-link";
@@ -40,6 +64,8 @@ function NavLinks({ links }: { links: readonly NavItem[] }) {
 
 export function SiteHeader() {
   const { user, logout, isLoading } = useAuth();
+  // A phone shows the unread count without opening the menu (issue 36); one bell either way.
+  const narrow = useNarrowScreen();
   const location = useLocation();
   const navigate = useNavigate();
   // The mobile menu belongs to the page it was opened on: any navigation closes it.
@@ -57,6 +83,11 @@ export function SiteHeader() {
     <header className="site-header">
       <div className="container header-inner">
         <Logo />
+        {user && narrow && (
+          <div className="header-bell">
+            <Bell />
+          </div>
+        )}
         <button
           type="button"
           className="menu-toggle"
@@ -76,9 +107,7 @@ export function SiteHeader() {
             <>
               <NavLinks links={user.is_admin ? [...memberLinks, adminLink] : memberLinks} />
               <div className="nav-user">
-                <Suspense fallback={null}>
-                  <NotificationBell />
-                </Suspense>
+                {!narrow && <Bell />}
                 <span className="avatar" title={displayName(user)} data-testid="avatar-initial">
                   {avatarInitial(user)}
                 </span>

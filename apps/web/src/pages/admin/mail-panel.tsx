@@ -65,32 +65,34 @@ export function MailPanel() {
       {messages.length === 0 ? (
         <p className="empty-state">No mail yet</p>
       ) : (
-        <table className="data-table">
-          <thead>
-            <tr>
-              <th>To</th>
-              <th>Subject</th>
-              <th>Category</th>
-              <th>Status</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {messages.map((m) => (
-              <tr key={m.id}>
-                <td>{m.to}</td>
-                <td>{m.subject}</td>
-                <td>{m.category}</td>
-                <td>
-                  <span className={BADGE[m.status]}>{m.status}</span>
-                  {m.attempts > 1 && <span className="muted"> · {m.attempts} attempts</span>}
-                  {m.error && m.status !== "sent" && <div className="mail-error">{m.error}</div>}
-                </td>
-                <td>{formatDateTime(m.sent_at ?? m.created_at)}</td>
+        <div className="table-wrap">
+          <table className="data-table stack-narrow">
+            <thead>
+              <tr>
+                <th>To</th>
+                <th>Subject</th>
+                <th>Category</th>
+                <th>Status</th>
+                <th>Created</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {messages.map((m) => (
+                <tr key={m.id}>
+                  <td data-label="To">{m.to}</td>
+                  <td data-label="Subject">{m.subject}</td>
+                  <td data-label="Category">{m.category}</td>
+                  <td data-label="Status">
+                    <span className={BADGE[m.status]}>{m.status}</span>
+                    {m.attempts > 1 && <span className="muted"> · {m.attempts} attempts</span>}
+                    {m.error && m.status !== "sent" && <div className="mail-error">{m.error}</div>}
+                  </td>
+                  <td data-label="Created">{formatDateTime(m.sent_at ?? m.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <Pagination
         page={page}

@@ -102,25 +102,25 @@ export function UsersPanel() {
       ) : users.length === 0 ? (
         <p className="empty-state">No users found</p>
       ) : (
-        <DataTable className="admin-table" columns={USER_COLUMNS}>
+        <DataTable className="admin-table stack-narrow" columns={USER_COLUMNS}>
           {users.map((u) => (
             <tr key={u.id} data-email={u.email}>
               <td>
                 <div className="admin-user-name">{u.full_name || "No name"}</div>
                 <div className="muted admin-user-email">{u.email}</div>
               </td>
-              <td>
+              <td data-label="Status">
                 <span className={u.is_active ? "badge badge-success" : "badge badge-danger"}>
                   {u.is_active ? "Active" : "Inactive"}
                 </span>
                 {u.is_admin && <span className="badge badge-admin">Admin</span>}
               </td>
-              <td>
+              <td data-label="Subscription">
                 <span className={tierBadgeClass(u.subscription_tier)}>{u.subscription_tier}</span>
               </td>
-              <td>{formatDateTime(u.token_expires_at)}</td>
-              <td>{formatDateTime(u.created_at)}</td>
-              <td>{u.social_accounts?.length ?? 0}</td>
+              <td data-label="Token Expires">{formatDateTime(u.token_expires_at)}</td>
+              <td data-label="Created">{formatDateTime(u.created_at)}</td>
+              <td data-label="Social Accounts">{u.social_accounts?.length ?? 0}</td>
               <td>
                 {u.id === me?.id ? (
                   <p className="muted admin-self-note">{OWN_ACCOUNT_NOTE}</p>

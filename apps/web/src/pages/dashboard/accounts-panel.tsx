@@ -14,6 +14,7 @@ import {
   ReconnectButton,
 } from "./account-controls.tsx";
 import { AddAccount } from "./add-account.tsx";
+import { AccountLoginSummary } from "./login-tradeoffs.tsx";
 import { StoriesNeedFacebookNote } from "./stories-note.tsx";
 import "./connections.css";
 
@@ -129,6 +130,7 @@ export function AccountsPanel({
                 <dd>{formatCount(a.backed_up_posts_count)}</dd>
               </div>
             </dl>
+            <AccountLoginSummary account={a} />
             <p className="account-meta muted">
               Connected {date(a.connected_at)} · Last sync {date(a.last_sync)} · Syncs every 10m
             </p>

@@ -2,6 +2,7 @@ import type { InstagramAccountsResponse, SubscriptionTier } from "@keepsake/cont
 import { ACCOUNT_LIMITS, connectionMessages } from "@keepsake/contracts/connections-messages";
 import { useId, useState } from "react";
 import { useConnect } from "../../api/connections.ts";
+import { LoginTradeoffs } from "./login-tradeoffs.tsx";
 import "./connections.css";
 
 /** SPEC §2: e.g. 'Upgrade to Pro to connect up to 3 Instagram accounts'. */
@@ -79,6 +80,7 @@ export function AddAccount({ data }: { data: InstagramAccountsResponse }) {
                 {c.label}
               </button>
               <span className="muted">{c.hint}</span>
+              <LoginTradeoffs via={c.target} />
             </div>
           ))}
         </fieldset>

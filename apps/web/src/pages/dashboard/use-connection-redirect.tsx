@@ -10,6 +10,28 @@ export const CONNECTED_TOASTS = {
   google: "Google Drive connected successfully!",
 } as const;
 
+/**
+ * Back from a re-consent for one account (the callback's `purpose` and `account`, issue 36): what
+ * changed, rather than "connected".
+ */
+export const PURPOSE_TOASTS = {
+  comments: (username: string) =>
+    `Comments of @${username} are now kept: Keepsake reads them after each backup.`,
+  stories: (username: string) =>
+    `@${username} now uses Facebook Login: its stories are backed up too.`,
+} as const;
+
+/** The success toast for `?instagram_connected=true…`. */
+export function connectedToast(params: URLSearchParams): { id: string; text: string } {
+  const via = params.get("via") === "facebook" ? "facebook" : "instagram";
+  const purpose = params.get("purpose");
+  const account = params.get("account");
+  if (account && (purpose === "comments" || purpose === "stories")) {
+    return { id: `${purpose}-${account}`, text: PURPOSE_TOASTS[purpose](account) };
+  }
+  return { id: `connected-${via}`, text: CONNECTED_TOASTS[via] };
+}
+
 /** The banner's text when the redirect did not carry one. */
 export const FACEBOOK_PAGE_BANNER =
   "Your Instagram account must be a Professional (Business or Creator) account linked to a Facebook Page before Keepsake can back it up.";
@@ -56,8 +78,8 @@ export function useConnectionRedirect(): { banner: string | null; dismiss: () =>
     const error = params.get("error");
     const errorType = params.get("error_type");
     if (params.get("instagram_connected") === "true") {
-      const via = params.get("via") === "facebook" ? "facebook" : "instagram";
-      toast.success(CONNECTED_TOASTS[via], { toastId: `connected-${via}` });
+      const { id, text } = connectedToast(params);
+      toast.success(text, { toastId: id });
       void invalidate();
     }
     if (params.get("google_connected") === "true") {

@@ -21,6 +21,7 @@ import {
   ReconnectButton,
 } from "../dashboard/account-controls.tsx";
 import { AddAccount } from "../dashboard/add-account.tsx";
+import { AccountLoginSummary, LoginTradeoffs } from "../dashboard/login-tradeoffs.tsx";
 import { StoriesNeedFacebookNote } from "../dashboard/stories-note.tsx";
 import { DriveNoticeModal } from "./drive-notice-modal.tsx";
 import { KeepComments } from "./keep-comments.tsx";
@@ -164,22 +165,29 @@ function InstagramCard({
           </>
         ) : (
           !connected && (
-            <>
-              <button
-                className="btn btn-primary btn-sm"
-                onClick={() => connectInstagram.mutate()}
-                disabled={connectInstagram.isPending}
-              >
-                Connect Instagram
-              </button>
-              <button
-                className="btn btn-secondary btn-sm"
-                onClick={() => connectFacebook.mutate()}
-                disabled={connectFacebook.isPending}
-              >
-                Connect via Facebook
-              </button>
-            </>
+            // Each login with what it gives, before anyone leaves for a consent screen.
+            <div className="login-choices">
+              <div className="login-choice">
+                <button
+                  className="btn btn-primary btn-sm"
+                  onClick={() => connectInstagram.mutate()}
+                  disabled={connectInstagram.isPending}
+                >
+                  Connect Instagram
+                </button>
+                <LoginTradeoffs via="instagram" />
+              </div>
+              <div className="login-choice">
+                <button
+                  className="btn btn-secondary btn-sm"
+                  onClick={() => connectFacebook.mutate()}
+                  disabled={connectFacebook.isPending}
+                >
+                  Connect via Facebook
+                </button>
+                <LoginTradeoffs via="facebook" />
+              </div>
+            </div>
           )
         )}
       </div>
@@ -233,6 +241,7 @@ function ConnectedAccountRow({
           <Link to="/dashboard">dashboard</Link>, or disconnect another account.
         </p>
       )}
+      <AccountLoginSummary account={a} />
       <StoriesNeedFacebookNote account={a} />
       <KeepComments accountId={a.id} username={a.username} />
       <div className="connection-card-actions">
