@@ -294,6 +294,7 @@ export function createContext(deps: ContextDeps): AppContext {
     from: deps.config.MAIL_FROM,
     appUrl: deps.config.appUrl,
     secret: deps.secrets.jwtSecret,
+    sealKey: deps.secrets.encryptionKey,
     users: {
       async address(userId) {
         const user = await authRepo.findUserById(userId);
@@ -304,6 +305,12 @@ export function createContext(deps: ContextDeps): AppContext {
       smtpTimeoutMs: deps.config.MAIL_SMTP_TIMEOUT_SECONDS * 1000,
       retryBaseMs: deps.config.MAIL_RETRY_BASE_SECONDS * 1000,
       maxAttempts: deps.config.MAIL_MAX_ATTEMPTS,
+      capsPerHour: {
+        contact: deps.config.MAIL_HOURLY_CAP_CONTACT,
+        "status-confirm": deps.config.MAIL_HOURLY_CAP_STATUS_CONFIRM,
+        registration: deps.config.MAIL_HOURLY_CAP_REGISTRATION,
+        "password-reset": deps.config.MAIL_HOURLY_CAP_PASSWORD_RESET,
+      },
     },
     ...(deps.log ? { log: deps.log } : {}),
   });

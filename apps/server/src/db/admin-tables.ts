@@ -33,6 +33,13 @@ export interface StatusSubscribersTable {
   /** When the address opened its confirmation link (double opt-in, migration 1002). */
   confirmed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   confirm_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Confirmation links sent since `confirm_window_start` (a day; migration 1092). */
+  confirm_mails: Generated<number>;
+  confirm_window_start: ColumnType<
+    Date | null,
+    Date | string | null | undefined,
+    Date | string | null
+  >;
 }
 
 export interface ProviderCallStatsTable {
