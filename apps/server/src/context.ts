@@ -318,12 +318,14 @@ export function createContext(deps: ContextDeps): AppContext {
     repo: authRepo,
     clock: deps.clock,
     mail,
+    queue,
     appUrl: deps.config.appUrl,
     supportEmail: deps.config.SUPPORT_EMAIL,
     limits: {
       perAddress: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR,
       perClient: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR * 4,
     },
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const notificationsRepo = createNotificationsRepository(deps.db);
   const notifications = createNotificationsService({

@@ -1,5 +1,6 @@
 import type { SandboxMail } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountMailJob } from "../src/auth/account-mail.job.ts";
 import { deliverMailJob } from "../src/mail/mail.jobs.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 import { until } from "./support/wait.ts";
@@ -8,7 +9,10 @@ import { until } from "./support/wait.ts";
 let t: SandboxedApp;
 let admin: Awaited<ReturnType<SandboxedApp["signUp"]>>;
 beforeAll(async () => {
-  t = await createSandboxedApp({ MAIL_HOURLY_CAP_CONTACT: "3" }, { jobs: [deliverMailJob] });
+  t = await createSandboxedApp(
+    { MAIL_HOURLY_CAP_CONTACT: "3" },
+    { jobs: [deliverMailJob, accountMailJob] },
+  );
   await t.ctx.queue.work(t.ctx);
   admin = await t.signUp({ email: "mail.admin@example.com" });
   await t.rows.auth.updateUser(admin.user.id, { is_admin: true });

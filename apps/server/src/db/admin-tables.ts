@@ -25,6 +25,13 @@ export interface ContactRepliesTable {
   created_at: Timestamp;
 }
 
+/** Each confirmation link sent, by client address, for the hourly limit (migration 1092). */
+export interface StatusConfirmRequestsTable {
+  id: Generated<string>;
+  ip: string;
+  created_at: Date;
+}
+
 export interface StatusSubscribersTable {
   email: string;
   created_at: GeneratedTimestamp;
@@ -84,6 +91,7 @@ export interface AdminTables {
   contact_messages: ContactMessagesTable;
   contact_replies: ContactRepliesTable;
   status_subscribers: StatusSubscribersTable;
+  status_confirm_requests: StatusConfirmRequestsTable;
   provider_call_stats: ProviderCallStatsTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   status_samples: StatusSamplesTable;

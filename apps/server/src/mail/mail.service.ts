@@ -5,6 +5,7 @@ import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { CAPPED, type MailCapGroup } from "./caps.ts";
 import { categoryInfo, isMailCategory, MAIL_CATEGORIES, type MailCategory } from "./categories.ts";
 import { deliverMailJob } from "./mail.jobs.ts";
 import type { MailRepository } from "./mail.repository.ts";
@@ -33,18 +34,6 @@ export interface MailSettings {
   /** Messages per hour, across all recipients, of each group an anonymous request can cause. */
   capsPerHour: Record<MailCapGroup, number>;
 }
-
-/**
- * The mails an anonymous request can cause, each under a global hourly cap (MAIL_HOURLY_CAP_*):
- * whatever addresses and client addresses a flood uses, no more of them leave per hour.
- */
-export const MAIL_CAP_GROUPS = [
-  "contact",
-  "status-confirm",
-  "registration",
-  "password-reset",
-] as const;
-export type MailCapGroup = (typeof MAIL_CAP_GROUPS)[number];
 
 export interface MailServiceDeps {
   repo: MailRepository;
@@ -77,8 +66,6 @@ export type MailQueued =
   | { id: string; created: boolean }
   /** Not recorded: why, and (over an hourly cap) in how many seconds the cap frees up. */
   | { id: null; skipped: string; retryAfterSeconds?: number };
-
-export const CAPPED = "over the hourly cap";
 
 export const INTERRUPTED =
   "The worker stopped while the SMTP server was taking this message; it may have been delivered, so it was not sent again.";
@@ -400,5 +387,6 @@ export function createMailService(deps: MailServiceDeps) {
 }
 
 export type MailService = ReturnType<typeof createMailService>;
+export { CAPPED, MAIL_CAP_GROUPS, type MailCapGroup } from "./caps.ts";
 export type { MailCategory } from "./categories.ts";
 export type { TemplateData, TemplateName } from "./templates/index.ts";

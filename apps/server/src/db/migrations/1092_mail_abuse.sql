@@ -12,3 +12,14 @@ UPDATE mail_outbox SET data = NULL WHERE status = 'failed';
 -- (from confirm_window_start), so an address cannot be mailed every 10 minutes for ever.
 ALTER TABLE status_subscribers ADD COLUMN confirm_mails integer NOT NULL DEFAULT 0;
 ALTER TABLE status_subscribers ADD COLUMN confirm_window_start timestamptz;
+-- Each confirmation link sent (a new address or a resend), by client address: the hourly limit
+-- per client counts these, so resends count too. Kept a day.
+CREATE TABLE status_confirm_requests (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  ip text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX status_confirm_requests_ip_idx ON status_confirm_requests (ip, created_at);
+
+-- Registrations are counted there too (kind 'register'), per client and for everyone together.
+CREATE INDEX account_mail_requests_kind_idx ON account_mail_requests (kind, created_at);

@@ -20,7 +20,7 @@ export const statusConfirmTemplate = defineTemplate<{ url: string }>({
     h(
       P,
       { key: "p2" },
-      "If it wasn't you, ignore this e-mail: nothing will be sent to this address.",
+      "The link works for 24 hours. If it wasn't you, ignore this e-mail: nothing will be sent to this address.",
     ),
   ],
 });
