@@ -1,3 +1,4 @@
+import { accountMessages } from "@keepsake/contracts";
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { newPage } from "../support/browser.ts";
@@ -83,6 +84,22 @@ describe("mail in the browser", () => {
     await page.getByRole("button", { name: "Sign In" }).click();
     await page.waitForURL(`${ks.url}/dashboard`);
     expect(await signedIn(page)).toBe(true);
+  });
+
+  it("registering a taken address: the form says where to go, the owner gets a mail, nothing changes", async () => {
+    const { email } = await registerNewUser(browser, ks, "taken");
+    const page = await newPage(browser);
+    await page.goto(`${ks.url}/register`);
+    await page.locator('input[name="full_name"]').fill("Someone Else");
+    await page.locator('input[name="email"]').fill(email.toUpperCase());
+    await page.locator('input[name="password"]').fill("Other0ne!pass");
+    await page.locator('input[name="confirm_password"]').fill("Other0ne!pass");
+    await page.locator('button[type="submit"]').click();
+    await page.getByText(accountMessages.registerSignInFailed).waitFor();
+    expect(page.url()).toBe(`${ks.url}/register`);
+    const mail = await mailFor(email, /^Someone tried to sign up with your address$/);
+    expect(mail.text).toContain("/forgot-password");
+    expect(mail.text).not.toContain("Someone Else");
   });
 
   it("the verify-address banner: resend, open the link, the banner is gone", async () => {

@@ -169,6 +169,19 @@ export const envSchema = z.object({
   ACCOUNT_MAIL_MAX_PER_HOUR: z.coerce.number().int().min(1).default(3),
   /** Attempts of one message before it is recorded as failed. */
   MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  /**
+   * Issue 35: global hourly caps, across every address and client, on the mails an anonymous
+   * request can cause (contact acknowledgements, status confirmations, registration mails,
+   * password resets). Over a cap the mail is not recorded (status subscriptions answer 429).
+   */
+  MAIL_HOURLY_CAP_CONTACT: z.coerce.number().int().min(1).default(100),
+  MAIL_HOURLY_CAP_STATUS_CONFIRM: z.coerce.number().int().min(1).default(100),
+  MAIL_HOURLY_CAP_REGISTRATION: z.coerce.number().int().min(1).default(300),
+  MAIL_HOURLY_CAP_PASSWORD_RESET: z.coerce.number().int().min(1).default(300),
+  /** Registrations per client address per hour (taken addresses included). */
+  REGISTER_MAX_PER_HOUR: z.coerce.number().int().min(1).default(10),
+  /** Registrations per hour from everyone together (taken addresses included). */
+  REGISTER_GLOBAL_MAX_PER_HOUR: z.coerce.number().int().min(1).default(300),
 });
 
 /** `address` or `Name <address>`, the address a valid e-mail address. */

@@ -302,6 +302,7 @@ export function createContext(deps: ContextDeps): AppContext {
     from: deps.config.MAIL_FROM,
     appUrl: deps.config.appUrl,
     secret: deps.secrets.jwtSecret,
+    sealKey: deps.secrets.encryptionKey,
     users: {
       async address(userId) {
         const user = await authRepo.findUserById(userId);
@@ -312,6 +313,12 @@ export function createContext(deps: ContextDeps): AppContext {
       smtpTimeoutMs: deps.config.MAIL_SMTP_TIMEOUT_SECONDS * 1000,
       retryBaseMs: deps.config.MAIL_RETRY_BASE_SECONDS * 1000,
       maxAttempts: deps.config.MAIL_MAX_ATTEMPTS,
+      capsPerHour: {
+        contact: deps.config.MAIL_HOURLY_CAP_CONTACT,
+        "status-confirm": deps.config.MAIL_HOURLY_CAP_STATUS_CONFIRM,
+        registration: deps.config.MAIL_HOURLY_CAP_REGISTRATION,
+        "password-reset": deps.config.MAIL_HOURLY_CAP_PASSWORD_RESET,
+      },
     },
     ...(deps.log ? { log: deps.log } : {}),
   });
@@ -319,12 +326,14 @@ export function createContext(deps: ContextDeps): AppContext {
     repo: authRepo,
     clock: deps.clock,
     mail,
+    queue,
     appUrl: deps.config.appUrl,
     supportEmail: deps.config.SUPPORT_EMAIL,
     limits: {
       perAddress: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR,
       perClient: deps.config.ACCOUNT_MAIL_MAX_PER_HOUR * 4,
     },
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const notificationsRepo = createNotificationsRepository(deps.db);
   const notifications = createNotificationsService({

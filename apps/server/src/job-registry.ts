@@ -1,4 +1,5 @@
 import { refreshSidecarJob } from "./archive/jobs/refresh-sidecar.job.ts";
+import { accountMailJob } from "./auth/account-mail.job.ts";
 import { backupPostJob } from "./backups/jobs/backup-post.job.ts";
 import { refreshCommentsJob } from "./comments/refresh-comments.job.ts";
 import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
@@ -22,6 +23,7 @@ export const jobRegistry = [
   refreshCommentsJob,
   deliverMailJob,
   mailSweepJob,
+  accountMailJob,
   alertsCheckJob,
   weeklyDigestJob,
 ] as const;

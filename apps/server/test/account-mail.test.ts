@@ -1,6 +1,7 @@
 import { accountMessages } from "@keepsake/contracts";
 import type { SandboxMail } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountMailJob } from "../src/auth/account-mail.job.ts";
 import { deliverMailJob } from "../src/mail/mail.jobs.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 import { until } from "./support/wait.ts";
@@ -10,7 +11,7 @@ let t: SandboxedApp;
 beforeAll(async () => {
   t = await createSandboxedApp(
     { ACCOUNT_MAIL_MAX_PER_HOUR: "3", APP_URL: "http://keepsake.test" },
-    { jobs: [deliverMailJob] },
+    { jobs: [deliverMailJob, accountMailJob] },
   );
   await t.ctx.queue.work(t.ctx);
 });

@@ -55,12 +55,27 @@ describe("POST /api/auth/register", () => {
     expect(row.password_hash).not.toContain(valid.password);
   });
 
-  it("refuses a taken e-mail whatever its case", async () => {
+  // Issue 35 changed this answer on purpose: it was 409 "Email already registered", which told
+  // anyone whether an address has an account. Now a taken address, whatever its case, gets a new
+  // account's answer, and nothing is created (registration.test.ts: the owner is mailed).
+  it("answers a taken e-mail, whatever its case, as a new one and creates nothing", async () => {
     const res = await t.call("POST", "/api/auth/register", {
-      body: { ...valid, email: "ADA@example.COM" },
+      body: { ...valid, email: "ADA@example.COM", password: "Other1843x" },
     });
-    expect(res.status).toBe(409);
-    expect(res.body).toEqual({ detail: "Email already registered" });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ email: "ADA@example.COM", email_verified: false });
+    const rows = await t.ctx.db
+      .selectFrom("users")
+      .select("id")
+      .where("email", "ilike", "ada@example.com")
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.id).not.toBe(res.body.id);
+    const login = await t.call("POST", "/api/auth/login", {
+      body: { email: "ada@example.com", password: "Other1843x" },
+      ip: "198.51.100.250",
+    });
+    expect(login.status).toBe(401);
   });
 
   it.each([

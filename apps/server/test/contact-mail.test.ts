@@ -1,5 +1,6 @@
 import type { SandboxMail } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountMailJob } from "../src/auth/account-mail.job.ts";
 import { deliverMailJob } from "../src/mail/mail.jobs.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 import { until } from "./support/wait.ts";
@@ -8,7 +9,10 @@ import { until } from "./support/wait.ts";
 let t: SandboxedApp;
 let admin: Awaited<ReturnType<SandboxedApp["signUp"]>>;
 beforeAll(async () => {
-  t = await createSandboxedApp({}, { jobs: [deliverMailJob] });
+  t = await createSandboxedApp(
+    { MAIL_HOURLY_CAP_CONTACT: "3" },
+    { jobs: [deliverMailJob, accountMailJob] },
+  );
   await t.ctx.queue.work(t.ctx);
   admin = await t.signUp({ email: "mail.admin@example.com" });
   await t.rows.auth.updateUser(admin.user.id, { is_admin: true });
@@ -34,8 +38,12 @@ describe("contact mails", () => {
       () => inbox(sender),
       (l) => l.length === 1,
     );
-    expect(ack!.subject).toBe("We got your message: Stories");
-    expect(ack!.text).toContain("Are stories kept?");
+    // Issue 35: fixed text; nothing submitted is repeated to the address the form was given.
+    expect(ack!.subject).toBe("We got your message");
+    expect(ack!.text).toContain("We got the message sent through the Keepsake contact form");
+    for (const part of [ack!.text, ack!.html, ack!.subject])
+      for (const submitted of ["Grace", "Stories", "Are stories kept?"])
+        expect(part).not.toContain(submitted);
 
     const bad = await t.call("POST", `/api/admin/messages/${sent.body.id}/reply`, {
       token: admin.token,
@@ -70,5 +78,39 @@ describe("contact mails", () => {
       (r) => r.body.messages[0]?.replies[0]?.mail_status === "sent",
     );
     expect(list.body.messages[0].replies).toHaveLength(1);
+  });
+
+  it("acknowledges an address once a day, and no more than the hourly cap across everyone; every message is kept", async () => {
+    const outboxAcks = () =>
+      t.ctx.db
+        .selectFrom("mail_outbox")
+        .select(["to_address", "idempotency_key"])
+        .where("template", "=", "contact-ack")
+        .execute();
+    const before = (await outboxAcks()).length; // the test above's
+    const submit = (email: string, ip: string) =>
+      t.call("POST", "/api/contact", {
+        body: { name: "Flood", email, subject: "Hi", message: "Click here" },
+        ip,
+      });
+    // One address twice from two networks: one acknowledgement.
+    expect((await submit("twice@example.com", "198.51.100.1")).status).toBe(201);
+    expect((await submit("twice@example.com", "198.51.100.2")).status).toBe(201);
+    expect((await outboxAcks()).filter((r) => r.to_address === "twice@example.com")).toHaveLength(
+      1,
+    );
+    // A parallel burst from as many networks to as many addresses: the cap (3 an hour) holds.
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => submit(`victim${i}@example.com`, `203.0.113.${100 + i}`)),
+    );
+    expect(burst.map((r) => r.status)).toEqual(Array(6).fill(201));
+    expect(await outboxAcks()).toHaveLength(3);
+    expect(before).toBe(1);
+    const admin_ = await t.call("GET", "/api/admin/messages?limit=50", { token: admin.token });
+    expect(admin_.body.total).toBe(9);
+    // An hour later the cap has room again.
+    t.clock.advance(3_600_000 + 1000);
+    expect((await submit("later@example.com", "203.0.113.200")).status).toBe(201);
+    expect((await outboxAcks()).map((r) => r.to_address)).toContain("later@example.com");
   });
 });

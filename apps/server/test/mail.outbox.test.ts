@@ -45,11 +45,18 @@ const row = (id: string) =>
   t.ctx.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 const runJob = (id: string) => deliverMailJob.handler({ id }, t.ctx, { id: "test", retryCount: 0 });
 
-function ack(to: string, key = `contact-ack:${to}`) {
+// An admin's reply to a contact message (an essential mail that carries text): the
+// acknowledgement, used here before issue 35, is fixed text now.
+function ack(to: string, key = `contact-reply:${to}`) {
   return t.ctx.mail.sendToAddress(to, {
     key,
-    template: "contact-ack",
-    data: { name: "Ada", subject: "Backups", message: "How often do backups run?" },
+    template: "contact-reply",
+    data: {
+      name: "Ada",
+      subject: "Backups",
+      reply: "Every ten minutes on paid plans.",
+      original: "How often do backups run?",
+    },
   });
 }
 
@@ -79,7 +86,7 @@ describe("the outbox", () => {
     const mails = await inbox(to);
     expect(mails).toHaveLength(1);
     const [mail] = mails;
-    expect(mail!.subject).toBe("We got your message: Backups");
+    expect(mail!.subject).toBe("Re: Backups");
     expect(mail!.from).toBe("no-reply@keepsake.app");
     expect(mail!.text).toContain("How often do backups run?");
     expect(mail!.text).toContain("because you wrote to Keepsake through our contact form");
@@ -138,7 +145,6 @@ describe("the outbox", () => {
   it.each([
     ["a 4xx reply", 451],
     ["a refused connection", "refuse"],
-    ["a server that never answers", "timeout"],
   ])("retries after %s and records why", async (_name, error) => {
     const to = unique("retry");
     await fault(error, 2);
@@ -151,6 +157,59 @@ describe("the outbox", () => {
     expect(sent.attempts).toBe(3);
     expect(sent.last_error).toBeTruthy();
     expect(await inbox(to)).toHaveLength(1);
+  });
+
+  // Issue 35: before, a server that took the message and never answered got it again on the
+  // next attempt. Once the whole message was handed over, silence means "may have been
+  // delivered": not sent again, failed with that reason (Admin → Mail). The sandbox's `stall`
+  // keeps the message, `timeout` drops it; the client cannot tell them apart.
+  it.each([
+    ["keeps the message and never answers (stall)", "stall", 1],
+    ["never answers the end of DATA (timeout)", "timeout", 0],
+  ])("a server that %s gets one attempt, never a second copy", async (_name, error, kept) => {
+    const to = unique("silent");
+    await fault(error, 1);
+    const { id } = (await ack(to)) as { id: string };
+    const failed = await until(
+      () => row(id),
+      (r) => r.status === "failed",
+      30_000,
+    );
+    expect(failed.attempts).toBe(1);
+    expect(failed.last_error).toMatch(/never answered .*may have been delivered/);
+    expect(failed.data).toBeNull();
+    // A retry would have landed by now (the fault was for one conversation only).
+    await new Promise((r) => setTimeout(r, 1500));
+    await runJob(id);
+    await mailSweepJob.handler({}, t.ctx, { id: "sweep", retryCount: 0 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await inbox(to)).toHaveLength(kept);
+    expect((await row(id)).attempts).toBe(1);
+  });
+
+  it("keeps template data sealed while queued and drops it when sending fails", async () => {
+    const to = unique("sealed");
+    // Every attempt is refused: between attempts the message waits, queued, for its retry.
+    await fault("refuse", 10);
+    const { id } = (await t.ctx.mail.sendToAddress(to, {
+      key: `sealed:${to}`,
+      template: "status-confirm",
+      data: { url: "http://localhost/status/confirm?token=live-secret-token" },
+    })) as { id: string };
+    const queued = await until(
+      () => row(id),
+      (r) => r.status === "queued" && r.attempts >= 1,
+    );
+    expect(JSON.stringify(queued.data)).not.toContain("live-secret-token");
+    expect(queued.data).toMatch(/^v1\./);
+    const failed = await until(
+      () => row(id),
+      (r) => r.status === "failed",
+      30_000,
+    );
+    expect(failed.last_error).toMatch(/gave up after 4 attempts/);
+    expect(failed.data).toBeNull();
+    expect(JSON.stringify(failed)).not.toContain("live-secret-token");
   });
 
   it("gives up at once on a 5xx reply and after the last attempt on 4xx ones", async () => {

@@ -28,8 +28,8 @@ describe("mail with worker processes", () => {
     expect(res.status).toBe(200);
     const { id } = (await t.ctx.mail.sendToAddress(to, {
       key: `kill-test:${to}`,
-      template: "contact-ack",
-      data: { name: "Ada", subject: "Kill", message: "Mid-send." },
+      template: "contact-reply",
+      data: { name: "Ada", subject: "Kill", reply: "Mid-send.", original: "Hi" },
     })) as { id: string };
     const doomed = await startWorker("mail-doomed", MAIL_ENV);
     await until(
@@ -53,8 +53,8 @@ describe("mail with worker processes", () => {
     const next = "after.kill@example.com";
     const again = (await t.ctx.mail.sendToAddress(next, {
       key: `kill-test:${next}`,
-      template: "contact-ack",
-      data: { name: "Ada", subject: "After", message: "Once." },
+      template: "contact-reply",
+      data: { name: "Ada", subject: "After", reply: "Once.", original: "Hi" },
     })) as { id: string };
     await until(
       () => row(again.id),

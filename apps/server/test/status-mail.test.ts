@@ -9,7 +9,10 @@ import { until } from "./support/wait.ts";
 // Status updates by e-mail: double opt-in, then incident mails with one-click unsubscribe.
 let t: SandboxedApp;
 beforeAll(async () => {
-  t = await createSandboxedApp({ APP_URL: "http://keepsake.test" }, { jobs: [deliverMailJob] });
+  t = await createSandboxedApp(
+    { APP_URL: "http://keepsake.test", MAIL_HOURLY_CAP_STATUS_CONFIRM: "8" },
+    { jobs: [deliverMailJob] },
+  );
   await t.ctx.queue.work(t.ctx);
 });
 afterAll(async () => {
@@ -171,5 +174,83 @@ describe("status subscriptions", () => {
       .executeTakeFirstOrThrow();
     expect(row.opened_told_at).not.toBeNull();
     expect(row.resolved_told_at).not.toBeNull();
+  });
+
+  // Issue 35: links expired never, and an unconfirmed address could be sent one every 10
+  // minutes for ever, from any client, without it counting.
+  it("a confirmation link expires after 24 hours; resends count against the client and stop after 3 a day", async () => {
+    const email = "expiring.watcher@example.com";
+    const subscribe = (ip: string) =>
+      t.call("POST", "/api/status/subscribe", { body: { email }, ip });
+    expect((await subscribe("192.0.2.70")).status).toBe(200);
+    const [first] = await until(
+      () => inbox(email),
+      (l) => l.length === 1,
+    );
+    await settled();
+    expect(first!.text).toContain("The link works for 24 hours.");
+    const token = /status\/confirm\?token=([\w-]+)/.exec(first!.text)![1]!;
+    t.clock.advance(24 * 60 * MIN + 1000);
+    const late = await t.call("POST", "/api/status/subscribe/confirm", { body: { token } });
+    expect(late.status).toBe(422);
+    expect(late.body.detail).toMatch(/has expired/);
+
+    // Resent (a new day for the address): each resend is the client's, like a new address.
+    const ip = "192.0.2.71";
+    for (let i = 0; i < 4; i++) {
+      expect((await subscribe(ip)).status).toBe(200);
+      await settled(); // delivered before the clock moves on under it
+      t.clock.advance(11 * MIN);
+    }
+    // A new link went out for each of the first three only; the fourth of the day is held.
+    await settled();
+    const links = (await inbox(email)).filter((m) => m.subject.startsWith("Confirm"));
+    expect(links).toHaveLength(4);
+    const counted = await t.ctx.db
+      .selectFrom("status_subscribers")
+      .select(["ip", "confirm_mails"])
+      .where("email", "=", email)
+      .executeTakeFirstOrThrow();
+    expect(counted).toEqual({ ip, confirm_mails: 3 });
+    // The client's hourly limit (5) counts each of its three resends like a new address: two
+    // more strangers from the same network within the hour, then 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await t.call("POST", "/api/status/subscribe", {
+        body: { email: `counted${i}@example.com` },
+        ip,
+      });
+      statuses.push(r.status);
+    }
+    expect(statuses).toEqual([200, 200, 429, 429, 429]);
+    // The newest link still works within its day.
+    const newest = /status\/confirm\?token=([\w-]+)/.exec(links[0]!.text)![1]!;
+    const ok = await t.call("POST", "/api/status/subscribe/confirm", { body: { token: newest } });
+    expect(ok.status).toBe(200);
+  });
+
+  it("no more confirmation mails than the hourly cap across every client; over it the answer is 429", async () => {
+    await settled(); // the test above's mails, before the clock moves on under them
+    t.clock.advance(2 * 60 * MIN);
+    const answers = [];
+    for (let i = 0; i < 10; i++) {
+      answers.push(
+        await t.call("POST", "/api/status/subscribe", {
+          body: { email: `capped${i}@example.com` },
+          ip: `198.51.100.${150 + i}`,
+        }),
+      );
+    }
+    expect(answers.map((a) => a.status)).toEqual([...Array(8).fill(200), 429, 429]);
+    expect(answers[8]!.body.detail).toMatch(/^We're sending too many confirmation e-mails/);
+    expect(Number(answers[8]!.headers["retry-after"])).toBeGreaterThan(0);
+    await settled();
+    const sent = await t.ctx.db
+      .selectFrom("mail_outbox")
+      .select("to_address")
+      .where("template", "=", "status-confirm")
+      .where("to_address", "like", "capped%")
+      .execute();
+    expect(sent).toHaveLength(8);
   });
 });

@@ -78,6 +78,13 @@ describe("api client", () => {
     expect(hardRedirect).not.toHaveBeenCalled();
   });
 
+  it("leaves the sign-in after a registration on /register to the form", async () => {
+    window.history.replaceState({}, "", "/register");
+    vi.stubGlobal("fetch", answer(401, { detail: "Incorrect email or password" }));
+    await api.post("/auth/login", {}).catch((e: unknown) => e);
+    expect(hardRedirect).not.toHaveBeenCalled();
+  });
+
   it("does not redirect on other errors", async () => {
     vi.stubGlobal("fetch", answer(500, {}));
     const error = await api.get("/auth/me").catch((e: unknown) => e);

@@ -29,6 +29,12 @@ export const accountMessages = {
   verified: "Your e-mail address is verified.",
   emailChanged: "Your e-mail address has been changed.",
   emailTaken: "Email already registered",
+  /**
+   * After a registration whose sign-in failed: the address already had an account (issue 35:
+   * registration answers the same either way, and that account's owner was mailed).
+   */
+  registerSignInFailed:
+    "We couldn't sign you in. If this address already has a Keepsake account, we've sent it an e-mail: sign in, or reset your password.",
   emailSame: "That is already your e-mail address",
   wrongCurrentPassword: "Current password is incorrect",
   passwordChanged: "Password changed. Your other sessions have been signed out.",

@@ -1,10 +1,13 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { accountMessages as m } from "@keepsake/contracts";
 import { verify } from "@node-rs/argon2";
 import type { UserRow } from "../db/schema.ts";
+import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
+import type { ServiceLog } from "../lib/log.ts";
 import type { MailService } from "../mail/mail.service.ts";
+import { accountMailJob } from "./account-mail.job.ts";
 import type { AuthRepository } from "./auth.repository.ts";
 import { hashPassword, type Principal } from "./auth.service.ts";
 
@@ -12,6 +15,8 @@ export interface AccountMailServiceDeps {
   repo: AuthRepository;
   clock: Clock;
   mail: Pick<MailService, "sendToUser">;
+  /** Queues the mails of anonymous requests (`account-mail`), sent after the answer. */
+  queue: JobSender;
   appUrl: string;
   supportEmail: string;
   limits: {
@@ -20,6 +25,7 @@ export interface AccountMailServiceDeps {
     /** Account mails per client address per hour. */
     perClient: number;
   };
+  log?: ServiceLog;
 }
 
 export const RESET_TTL_MS = 3_600_000;
@@ -43,17 +49,20 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
       new Date(now.getTime() - 3_600_000),
       now,
     );
-    if (hit) {
-      const seconds = Math.max(
-        1,
-        Math.ceil((hit.limitedSince.getTime() + 3_600_000 - now.getTime()) / 1000),
-      );
-      throw new AppError(
-        "too_many",
-        `Too many requests. Please try again in ${Math.ceil(seconds / 60)} minute(s).`,
-        { retryAfterSeconds: seconds },
-      );
-    }
+    if (hit) throw tooMany(hit.limitedSince, now, "Too many requests");
+  }
+
+  /** The 429 of an hourly limit whose oldest counted request is `limitedSince`. */
+  function tooMany(limitedSince: Date, now: Date, what: string) {
+    const seconds = Math.max(
+      1,
+      Math.ceil((limitedSince.getTime() + 3_600_000 - now.getTime()) / 1000),
+    );
+    return new AppError(
+      "too_many",
+      `${what}. Please try again in ${Math.ceil(seconds / 60)} minute(s).`,
+      { retryAfterSeconds: seconds },
+    );
   }
 
   async function issue(user: UserRow, purpose: "password_reset" | "verify_email", email: string) {
@@ -71,27 +80,72 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
     return { token, id: row.id };
   }
 
-  async function sendVerification(user: UserRow, email: string) {
+  /**
+   * The name a mail may greet with: only a verified address's. An unverified account's name was
+   * chosen by whoever registered the address, who need not be its owner (issue 35).
+   */
+  const greeting = (user: UserRow) => (user.email_verified_at ? user.full_name : null);
+
+  async function sendVerification(
+    user: UserRow,
+    email: string,
+    options: { key?: string; cap?: "registration" } = {},
+  ) {
     const { token, id } = await issue(user, "verify_email", email);
     const change = email.toLowerCase() !== user.email.toLowerCase();
-    await deps.mail.sendToUser(
+    return deps.mail.sendToUser(
       user.id,
       {
-        key: `verify-email:${id}`,
+        key: options.key ?? `verify-email:${id}`,
         template: "verify-email",
         data: {
-          name: user.full_name,
+          name: change ? user.full_name : greeting(user),
           url: `${deps.appUrl}/verify-email?token=${token}`,
           change,
         },
+        ...(options.cap ? { cap: options.cap } : {}),
       },
       { address: email },
     );
   }
 
   return {
-    /** After registration: the account works at once; this asks the user to confirm the address. */
-    sendVerification: (user: UserRow) => sendVerification(user, user.email),
+    /**
+     * After a registration, whether it created the account or found the address taken: queues
+     * the same job either way (the request does the same work), which mails a verification
+     * link to a new account or a note to the taken address's owner.
+     */
+    async afterRegistration(email: string, created: boolean) {
+      await deps.queue.send(accountMailJob, {
+        kind: "registration",
+        email: email.trim().toLowerCase(),
+        request: randomUUID(),
+        created,
+      });
+    },
+
+    /** The `account-mail` job of a registration (within the registration mails' hourly cap). */
+    async deliverRegistration(email: string, request: string, created: boolean) {
+      const user = await repo.findUserByEmail(email);
+      if (!user?.is_active) return;
+      const queued = created
+        ? await sendVerification(user, user.email, {
+            key: `verify-email:registration:${request}`,
+            cap: "registration",
+          })
+        : await deps.mail.sendToUser(user.id, {
+            // At most one a day per account, however often its address is tried.
+            key: `register-taken:${user.id}:${clock.now().toISOString().slice(0, 10)}`,
+            template: "register-taken",
+            data: {
+              loginUrl: `${deps.appUrl}/login`,
+              resetUrl: `${deps.appUrl}/forgot-password`,
+            },
+            cap: "registration",
+          });
+      if (queued.id === null)
+        deps.log?.warn({ skipped: queued.skipped }, "registration mail not sent");
+    },
 
     /** The banner's "Resend": a new link (the earlier ones keep working until they expire). */
     async resendVerification(user: UserRow, ip: string) {
@@ -102,22 +156,34 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
     },
 
     /**
-     * Forgot password: the same answer whether or not an account has the address. The limit
-     * counts requests for the address and from the client either way.
+     * Forgot password: the same answer, and the same work, whether or not an account has the
+     * address: the request is counted (per address and per client) and a job queued; the job
+     * looks the address up and mails a link to an account only (issue 35).
      */
     async requestPasswordReset(email: string, ip: string) {
       const address = email.trim().toLowerCase();
       await limited("reset", address, ip);
-      const user = await repo.findUserByEmail(address);
-      if (user?.is_active) {
-        const { token, id } = await issue(user, "password_reset", user.email);
-        await deps.mail.sendToUser(user.id, {
-          key: `password-reset:${id}`,
-          template: "password-reset",
-          data: { name: user.full_name, url: `${deps.appUrl}/reset-password?token=${token}` },
-        });
-      }
+      await deps.queue.send(accountMailJob, {
+        kind: "password-reset",
+        email: address,
+        request: randomUUID(),
+      });
       return { message: m.resetSent };
+    },
+
+    /** The `account-mail` job of a forgot-password request (within the resets' hourly cap). */
+    async deliverPasswordReset(email: string, request: string) {
+      const user = await repo.findUserByEmail(email);
+      if (!user?.is_active) return;
+      const { token } = await issue(user, "password_reset", user.email);
+      const queued = await deps.mail.sendToUser(user.id, {
+        key: `password-reset:${request}`,
+        template: "password-reset",
+        data: { name: greeting(user), url: `${deps.appUrl}/reset-password?token=${token}` },
+        cap: "password-reset",
+      });
+      if (queued.id === null)
+        deps.log?.warn({ skipped: queued.skipped }, "password reset mail not sent");
     },
 
     /** Sets a new password with a reset link (once, within the hour) and ends every session. */
@@ -134,7 +200,8 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
           ? { email_verified_at: now }
           : {}),
       });
-      await repo.voidAccountTokens(user.id, "password_reset", now);
+      // Every other link (resets, e-mail changes) is void: the account's secret changed.
+      await repo.voidAccountTokens(user.id, now);
       await repo.revokeUserSessions(user.id, now);
       return { message: m.resetDone };
     },
@@ -156,8 +223,8 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
       const oldEmail = user.email;
       const changed = await repo.changeEmail(user.id, used.email, now);
       if (!changed) throw new AppError("conflict", m.emailTaken);
-      // Links to the old address (or to other new ones) are void now.
-      await repo.voidAccountTokens(user.id, "verify_email", now);
+      // Every other link is void now: reset links to the old address, other new addresses.
+      await repo.voidAccountTokens(user.id, now);
       await deps.mail.sendToUser(
         user.id,
         {
@@ -195,6 +262,8 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
       if (!(await verify(user.password_hash, current)))
         throw new AppError("forbidden", m.wrongCurrentPassword);
       await repo.updateUser(user.id, { password_hash: await hashPassword(next) });
+      // Reset links and pending e-mail changes asked for with the old password end too.
+      await repo.voidAccountTokens(user.id, clock.now());
       await repo.revokeOtherSessions(user.id, principal.sessionId, clock.now());
       await deps.mail.sendToUser(user.id, {
         key: `password-changed:${user.id}:${clock.now().toISOString()}`,

@@ -145,18 +145,21 @@ export function createAuthRepository(db: Db) {
     },
 
     /**
-     * Records a request for an account mail (reset, verification) unless this e-mail or this
-     * client address already made `limits` of that kind since `since` (counted and decided under
-     * both locks). Recorded whether or not an account has the address: the limit reveals nothing.
+     * Records a request for an account mail (reset, verification, registration) unless this
+     * e-mail or this client address already made `limits` of that kind since `since`, or (with
+     * `limits.all`) everyone together did — counted and decided under those keys' locks.
+     * Recorded whether or not an account has the address: the limit reveals nothing.
      */
     recordMailRequest(
       key: { kind: string; email: string; ip: string },
-      limits: { email: number; ip: number },
+      limits: { email: number; ip: number; all?: number },
       since: Date,
       now: Date,
     ): Promise<{ limitedSince: Date } | null> {
       const { kind, email, ip } = key;
-      return underLimitLocks(db, [`${kind}:email:${email}`, `${kind}:ip:${ip}`], async (trx) => {
+      const locks = [`${kind}:email:${email}`, `${kind}:ip:${ip}`];
+      if (limits.all !== undefined) locks.push(`${kind}:all`);
+      return underLimitLocks(db, locks, async (trx) => {
         const f = await trx
           .selectFrom("account_mail_requests")
           .select([
@@ -169,12 +172,24 @@ export function createAuthRepository(db: Db) {
           .where("created_at", ">", since)
           .where((eb) => eb.or([eb("email", "=", email), eb("ip", "=", ip)]))
           .executeTakeFirstOrThrow();
-        const oldest =
+        let oldest =
           Number(f.by_email) >= limits.email
             ? f.oldest_email
             : Number(f.by_ip) >= limits.ip
               ? f.oldest_ip
               : null;
+        if (!oldest && limits.all !== undefined) {
+          const all = await trx
+            .selectFrom("account_mail_requests")
+            .select((eb) => [
+              eb.fn.countAll<number>().as("n"),
+              eb.fn.min("created_at").as("oldest"),
+            ])
+            .where("kind", "=", kind)
+            .where("created_at", ">", since)
+            .executeTakeFirstOrThrow();
+          if (Number(all.n) >= limits.all) oldest = all.oldest as Date | null;
+        }
         if (oldest) return { limitedSince: new Date(oldest) };
         await trx
           .insertInto("account_mail_requests")
@@ -215,13 +230,15 @@ export function createAuthRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    /** Ends a user's other unused tokens of `purpose` (a used reset link voids the others). */
-    async voidAccountTokens(userId: string, purpose: "password_reset" | "verify_email", now: Date) {
+    /**
+     * Ends every unused token of the user, of every purpose: a password change or reset and an
+     * e-mail change void reset links and e-mail-change links alike (issue 35).
+     */
+    async voidAccountTokens(userId: string, now: Date) {
       await db
         .updateTable("account_tokens")
         .set({ used_at: now })
         .where("user_id", "=", userId)
-        .where("purpose", "=", purpose)
         .where("used_at", "is", null)
         .execute();
     },

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { adminMessages, type RegisterRequest, type User } from "@keepsake/contracts";
 import { hash, verify } from "@node-rs/argon2";
 import type { Config } from "../config.ts";
@@ -21,6 +22,9 @@ export interface AuthServiceDeps {
     | "SESSION_TTL_DAYS"
     | "LOGIN_MAX_FAILURES"
     | "LOGIN_FAILURE_WINDOW_SECONDS"
+    | "REGISTER_MAX_PER_HOUR"
+    | "REGISTER_GLOBAL_MAX_PER_HOUR"
+    | "ACCOUNT_MAIL_MAX_PER_HOUR"
   >;
   socialAccounts?: SocialAccountsLoader;
 }
@@ -84,6 +88,29 @@ function tokenVerifier(secret: Uint8Array, clock: Clock) {
   };
 }
 
+/** A just-created account's profile, read from nothing but its row: no accounts, unverified. */
+function newAccountProfile(row: {
+  id: string;
+  email: string;
+  full_name: string | null;
+  subscription_tier: User["subscription_tier"];
+  created_at: Date | string;
+}): User {
+  return {
+    id: row.id,
+    email: row.email,
+    full_name: row.full_name,
+    is_admin: false,
+    is_active: true,
+    subscription_tier: row.subscription_tier,
+    token_expires_at: null,
+    created_at: new Date(row.created_at).toISOString(),
+    social_accounts: [],
+    email_verified: false,
+    pending_email: null,
+  };
+}
+
 export function createAuthService(deps: AuthServiceDeps) {
   const { repo, clock, config } = deps;
   const verifyToken = tokenVerifier(deps.jwtSecret, clock);
@@ -134,15 +161,55 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   return {
-    async register(input: RegisterRequest): Promise<UserRow> {
+    /**
+     * Registers a new account, limited per address, per client and for everyone together (429).
+     * A taken address gets the same answer as a new one, after the same work (limits, argon2,
+     * one INSERT … ON CONFLICT DO NOTHING): a 201 with a new account's profile, built the same
+     * way, with an id that belongs to nobody; `created` tells the caller which it was, so the
+     * owner of a taken address is mailed instead (issue 35). Signing in afterwards is where the
+     * two differ: only the new account's password works.
+     */
+    async register(
+      input: RegisterRequest,
+      ip: string,
+    ): Promise<{ profile: User; created: boolean }> {
+      const now = clock.now();
+      const email = input.email.trim().toLowerCase();
+      const hit = await repo.recordMailRequest(
+        { kind: "register", email, ip },
+        {
+          email: config.ACCOUNT_MAIL_MAX_PER_HOUR,
+          ip: config.REGISTER_MAX_PER_HOUR,
+          all: config.REGISTER_GLOBAL_MAX_PER_HOUR,
+        },
+        new Date(now.getTime() - 3_600_000),
+        now,
+      );
+      if (hit) {
+        const seconds = Math.max(
+          1,
+          Math.ceil((hit.limitedSince.getTime() + 3_600_000 - now.getTime()) / 1000),
+        );
+        throw new AppError(
+          "too_many",
+          `Too many sign-ups. Please try again in ${Math.ceil(seconds / 60)} minute(s).`,
+          { retryAfterSeconds: seconds },
+        );
+      }
       const password_hash = await hash(input.password, HASH_OPTIONS);
       const user = await repo.insertUser({
         email: input.email,
         full_name: input.full_name,
         password_hash,
       });
-      if (!user) throw new AppError("conflict", "Email already registered");
-      return user;
+      const row = user ?? {
+        id: randomUUID(),
+        email: input.email,
+        full_name: input.full_name,
+        subscription_tier: "free" as const,
+        created_at: now,
+      };
+      return { profile: newAccountProfile(row), created: user !== undefined };
     },
 
     async login(

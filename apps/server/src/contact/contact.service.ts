@@ -58,12 +58,16 @@ export function createContactService(deps: {
         { max: deps.maxPerHour, since: new Date(now.getTime() - HOUR_MS) },
       );
       if ("id" in saved) {
-        // The sender hears back at once that the message arrived (once per message).
+        // The sender hears back at once that the message arrived: fixed text (the address is
+        // whatever the form was given), at most once a day per address (the key), and within
+        // the global hourly cap. Over it the message is still stored; only the mail waits.
+        const day = now.toISOString().slice(0, 10);
         await deps.mail
           ?.sendToAddress(input.email, {
-            key: `contact-ack:${saved.id}`,
+            key: `contact-ack:${input.email.trim().toLowerCase()}:${day}`,
             template: "contact-ack",
-            data: { name: input.name, subject: input.subject, message: input.message },
+            data: {},
+            cap: "contact",
           })
           .catch((err) => deps.log?.error({ err: asError(err) }, "contact acknowledgement failed"));
         return { id: saved.id };

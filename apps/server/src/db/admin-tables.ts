@@ -25,6 +25,13 @@ export interface ContactRepliesTable {
   created_at: Timestamp;
 }
 
+/** Each confirmation link sent, by client address, for the hourly limit (migration 1092). */
+export interface StatusConfirmRequestsTable {
+  id: Generated<string>;
+  ip: string;
+  created_at: Date;
+}
+
 export interface StatusSubscribersTable {
   email: string;
   created_at: GeneratedTimestamp;
@@ -33,6 +40,13 @@ export interface StatusSubscribersTable {
   /** When the address opened its confirmation link (double opt-in, migration 1002). */
   confirmed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   confirm_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Confirmation links sent since `confirm_window_start` (a day; migration 1092). */
+  confirm_mails: Generated<number>;
+  confirm_window_start: ColumnType<
+    Date | null,
+    Date | string | null | undefined,
+    Date | string | null
+  >;
 }
 
 export interface ProviderCallStatsTable {
@@ -77,6 +91,7 @@ export interface AdminTables {
   contact_messages: ContactMessagesTable;
   contact_replies: ContactRepliesTable;
   status_subscribers: StatusSubscribersTable;
+  status_confirm_requests: StatusConfirmRequestsTable;
   provider_call_stats: ProviderCallStatsTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   status_samples: StatusSamplesTable;

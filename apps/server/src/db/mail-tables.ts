@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 
 /** Table types of the mail area (migration 1000) and the account mails of auth (1001). */
@@ -14,8 +14,11 @@ export interface MailOutboxTable {
   user_id: string | null;
   to_address: string;
   subject: string;
+  /** The template data sealed (`lib/crypto.ts`) as a JSON string; null once sent or failed. */
   data: unknown;
   message_id: string;
+  /** The hourly cap an anonymous request's mail counts against (migration 1092). */
+  cap_group: ColumnType<string | null, string | null | undefined, string | null>;
   status: Generated<MailStatus>;
   phase: "connecting" | "data" | null;
   attempts: Generated<number>;

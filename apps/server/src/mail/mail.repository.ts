@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { underLimitLocks } from "../db/limits.ts";
 import type { MailStatus } from "../db/mail-tables.ts";
 
 export interface NewOutboxMessage {
@@ -10,9 +11,52 @@ export interface NewOutboxMessage {
   user_id: string | null;
   to_address: string;
   subject: string;
-  data: unknown;
+  /** The template data, sealed (a string); the repository stores it as it is given. */
+  data: string;
   message_id: string;
   now: Date;
+}
+
+/** An hourly cap: at most `max` messages of `group` recorded since `since`. */
+export interface MailCap {
+  group: string;
+  max: number;
+  since: Date;
+}
+
+/** Inserts a message once per idempotency key (undefined: its row vanished in between). */
+async function insertOnce(
+  db: Db,
+  m: NewOutboxMessage,
+  capGroup: string | null = null,
+): Promise<{ id: string; created: boolean } | undefined> {
+  const inserted = await db
+    .insertInto("mail_outbox")
+    .values({
+      idempotency_key: m.idempotency_key,
+      category: m.category,
+      template: m.template,
+      recipient: m.recipient,
+      user_id: m.user_id,
+      to_address: m.to_address,
+      subject: m.subject,
+      data: JSON.stringify(m.data),
+      message_id: m.message_id,
+      cap_group: capGroup,
+      next_attempt_at: m.now,
+      created_at: m.now,
+      updated_at: m.now,
+    })
+    .onConflict((oc) => oc.column("idempotency_key").doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  if (inserted) return { id: inserted.id, created: true };
+  const existing = await db
+    .selectFrom("mail_outbox")
+    .select("id")
+    .where("idempotency_key", "=", m.idempotency_key)
+    .executeTakeFirst();
+  return existing ? { id: existing.id, created: false } : undefined;
 }
 
 /** The only SQL of mail_outbox and mail_preferences. */
@@ -23,32 +67,40 @@ export function createMailRepository(db: Db) {
      * created it (false: the event was already recorded, nothing new to send).
      */
     async insertMessage(m: NewOutboxMessage): Promise<{ id: string; created: boolean }> {
-      const inserted = await db
-        .insertInto("mail_outbox")
-        .values({
-          idempotency_key: m.idempotency_key,
-          category: m.category,
-          template: m.template,
-          recipient: m.recipient,
-          user_id: m.user_id,
-          to_address: m.to_address,
-          subject: m.subject,
-          data: JSON.stringify(m.data),
-          message_id: m.message_id,
-          next_attempt_at: m.now,
-          created_at: m.now,
-          updated_at: m.now,
-        })
-        .onConflict((oc) => oc.column("idempotency_key").doNothing())
-        .returning("id")
-        .executeTakeFirst();
-      if (inserted) return { id: inserted.id, created: true };
-      const existing = await db
-        .selectFrom("mail_outbox")
-        .select("id")
-        .where("idempotency_key", "=", m.idempotency_key)
-        .executeTakeFirstOrThrow();
-      return { id: existing.id, created: false };
+      const r = await insertOnce(db, m);
+      if (!r) throw new Error("unreachable: a message without a cap is always recorded");
+      return r;
+    },
+
+    /**
+     * As `insertMessage`, within an hourly cap: counted and decided under the group's advisory
+     * lock, so a parallel burst records at most `cap.max`. An event already recorded answers its
+     * row (not counted again); over the cap nothing is recorded and the answer is the oldest
+     * counted message's time (when the cap frees up).
+     */
+    insertCapped(
+      m: NewOutboxMessage,
+      cap: MailCap,
+    ): Promise<{ id: string; created: boolean } | { cappedSince: Date }> {
+      return underLimitLocks(db, [`mail-cap:${cap.group}`], async (trx) => {
+        const existing = await trx
+          .selectFrom("mail_outbox")
+          .select("id")
+          .where("idempotency_key", "=", m.idempotency_key)
+          .executeTakeFirst();
+        if (existing) return { id: existing.id, created: false };
+        const recent = await trx
+          .selectFrom("mail_outbox")
+          .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("created_at").as("oldest")])
+          .where("cap_group", "=", cap.group)
+          .where("created_at", ">", cap.since)
+          .executeTakeFirstOrThrow();
+        if (Number(recent.n) >= cap.max)
+          return { cappedSince: recent.oldest ? new Date(recent.oldest) : m.now };
+        const r = await insertOnce(trx, m, cap.group);
+        if (!r) throw new Error("unreachable: the key was checked under the lock");
+        return r;
+      });
     },
 
     get(id: string) {
@@ -137,7 +189,8 @@ export function createMailRepository(db: Db) {
                 last_error: outcome.error,
                 next_attempt_at: outcome.nextAttemptAt,
               }
-            : { ...base, status: "failed" as const, last_error: outcome.error };
+            : // A failed message is never sent: its data (single-use links) is dropped too.
+              { ...base, status: "failed" as const, last_error: outcome.error, data: null };
       const r = await db
         .updateTable("mail_outbox")
         .set(set)
@@ -160,6 +213,7 @@ export function createMailRepository(db: Db) {
           phase: null,
           lease_until: null,
           last_error: reason,
+          data: null,
           updated_at: now,
         })
         .where("id", "=", id)

@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import type { MailStatus } from "../db/mail-tables.ts";
 import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
+import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
+import { CAPPED, type MailCapGroup } from "./caps.ts";
 import { categoryInfo, isMailCategory, MAIL_CATEGORIES, type MailCategory } from "./categories.ts";
 import { deliverMailJob } from "./mail.jobs.ts";
 import type { MailRepository } from "./mail.repository.ts";
@@ -29,6 +31,8 @@ export interface MailSettings {
   retryBaseMs: number;
   /** Attempts before a message is marked failed. */
   maxAttempts: number;
+  /** Messages per hour, across all recipients, of each group an anonymous request can cause. */
+  capsPerHour: Record<MailCapGroup, number>;
 }
 
 export interface MailServiceDeps {
@@ -42,6 +46,8 @@ export interface MailServiceDeps {
   appUrl: string;
   /** Signs unsubscribe links. */
   secret: Uint8Array;
+  /** ENCRYPTION_KEY: seals each message's template data (it may hold single-use links). */
+  sealKey: Buffer;
   users: MailUserDirectory;
   settings: MailSettings;
   log?: ServiceLog;
@@ -52,14 +58,25 @@ export interface MailRequest<N extends TemplateName> {
   key: string;
   template: N;
   data: TemplateData<N>;
+  /** The global hourly cap this message counts against (mail an anonymous request causes). */
+  cap?: MailCapGroup;
 }
 
-export type MailQueued = { id: string; created: boolean } | { id: null; skipped: string };
+export type MailQueued =
+  | { id: string; created: boolean }
+  /** Not recorded: why, and (over an hourly cap) in how many seconds the cap frees up. */
+  | { id: null; skipped: string; retryAfterSeconds?: number };
 
 export const INTERRUPTED =
   "The worker stopped while the SMTP server was taking this message; it may have been delivered, so it was not sent again.";
 
+const HOUR_MS = 3_600_000;
 const userRecipient = (userId: string) => `user:${userId}`;
+
+/** A row's template data: sealed (a string) since migration 1092, a plain object before. */
+function openData(key: Buffer, data: unknown): unknown {
+  return typeof data === "string" ? JSON.parse(decryptSecret(key, data)) : data;
+}
 const addressRecipient = (email: string) => `address:${email.trim().toLowerCase()}`;
 
 /**
@@ -96,7 +113,8 @@ export function createMailService(deps: MailServiceDeps) {
     const template = MAIL_TEMPLATES[req.template];
     const subject = (template.subject as (d: unknown) => string)(req.data);
     const hash = createHash("sha256").update(req.key).digest("hex").slice(0, 40);
-    const row = await repo.insertMessage({
+    const now = clock.now();
+    const message = {
       idempotency_key: req.key,
       category: template.category,
       template: req.template,
@@ -104,10 +122,31 @@ export function createMailService(deps: MailServiceDeps) {
       user_id: to.userId,
       to_address: to.address,
       subject,
-      data: req.data,
+      // Sealed at rest: a queued message's links (reset, verification) are live.
+      data: encryptSecret(deps.sealKey, JSON.stringify(req.data)),
       message_id: `<${hash}@${domain}>`,
-      now: clock.now(),
-    });
+      now,
+    };
+    let row: { id: string; created: boolean };
+    if (req.cap) {
+      const capped = await repo.insertCapped(message, {
+        group: req.cap,
+        max: settings.capsPerHour[req.cap],
+        since: new Date(now.getTime() - HOUR_MS),
+      });
+      if ("cappedSince" in capped) {
+        const wait = capped.cappedSince.getTime() + HOUR_MS - now.getTime();
+        deps.log?.warn({ cap: req.cap, template: req.template }, "hourly mail cap reached");
+        return {
+          id: null,
+          skipped: CAPPED,
+          retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)),
+        };
+      }
+      row = capped;
+    } else {
+      row = await repo.insertMessage(message);
+    }
     // A job even when the row existed: harmless (the row decides), and it revives a message
     // whose first job was lost.
     if (row.created) await deps.queue.send(deliverMailJob, { id: row.id });
@@ -203,7 +242,7 @@ export function createMailService(deps: MailServiceDeps) {
         : unsubscribeLinks(row.recipient, category);
       let rendered: Awaited<ReturnType<typeof renderMail>>;
       try {
-        rendered = await renderMail(row.template, row.data, {
+        rendered = await renderMail(row.template, openData(deps.sealKey, row.data), {
           appUrl: deps.appUrl,
           unsubscribeUrl: links?.page,
         });
@@ -348,5 +387,6 @@ export function createMailService(deps: MailServiceDeps) {
 }
 
 export type MailService = ReturnType<typeof createMailService>;
+export { CAPPED, MAIL_CAP_GROUPS, type MailCapGroup } from "./caps.ts";
 export type { MailCategory } from "./categories.ts";
 export type { TemplateData, TemplateName } from "./templates/index.ts";

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import MailComposer from "nodemailer/lib/mail-composer";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
 import { assertOutsideTransaction } from "../lib/transaction-scope.ts";
@@ -14,12 +15,26 @@ export interface OutgoingMail {
   headers: Record<string, string>;
 }
 
-/** What went wrong talking to the SMTP server; `temporary` failures are worth a retry. */
+/**
+ * What went wrong talking to the SMTP server; `temporary` failures are worth a retry.
+ * `uncertain`: the whole message was handed over and the server never replied to it (it timed
+ * out or dropped the connection), so it may have been delivered: sending it again could make a
+ * second copy.
+ */
 export class SmtpError extends Error {
   readonly temporary: boolean;
-  constructor(message: string, temporary: boolean) {
+  readonly uncertain: boolean;
+  /** Whether the server answered with a reply code (4xx/5xx) rather than silence. */
+  readonly replied: boolean;
+  constructor(
+    message: string,
+    temporary: boolean,
+    options: { uncertain?: boolean; replied?: boolean } = {},
+  ) {
     super(message);
     this.temporary = temporary;
+    this.uncertain = options.uncertain ?? false;
+    this.replied = options.replied ?? false;
   }
 }
 
@@ -43,8 +58,9 @@ function describe(err: unknown): SmtpError {
   const message = (e.message ?? String(err)).replace(/\s+/g, " ").slice(0, 500);
   // 5xx replies are permanent (the address or the message is refused); everything else —
   // 4xx replies, refused or dropped connections, timeouts — may work on a later attempt.
-  const permanent = typeof e.responseCode === "number" && e.responseCode >= 500;
-  return new SmtpError(message, !permanent);
+  const replied = typeof e.responseCode === "number";
+  const permanent = replied && (e.responseCode as number) >= 500;
+  return new SmtpError(message, !permanent, { replied });
 }
 
 /**
@@ -70,6 +86,7 @@ export function createSmtpSender(options: SmtpOptions): SmtpSender {
       })
         .compile()
         .build();
+      let handedOver = false;
       const conn = new SMTPConnection({
         host: url.hostname.replace(/^\[|\]$/g, ""),
         port: url.port ? Number(url.port) : secure ? 465 : 587,
@@ -110,8 +127,14 @@ export function createSmtpSender(options: SmtpOptions): SmtpSender {
           );
         }
         await beforeData();
+        // The client reads the message from this stream after the server's 354; once it has
+        // read it all, the end of DATA is on its way and only the server's reply is missing.
+        const source = Readable.from([raw]);
+        source.once("end", () => {
+          handedOver = true;
+        });
         const info = await step<{ response: string }>((done) =>
-          conn.send({ from: addressOf(mail.from), to: [mail.to] }, raw, (err, result) =>
+          conn.send({ from: addressOf(mail.from), to: [mail.to] }, source, (err, result) =>
             done(err ?? (result ? null : new SmtpError("No reply to the message", true)), result),
           ),
         );
@@ -119,8 +142,17 @@ export function createSmtpSender(options: SmtpOptions): SmtpSender {
         return { response: info.response };
       } catch (err) {
         conn.close();
-        if (err instanceof SmtpError) throw err;
-        throw describe(err);
+        const e = err instanceof SmtpError ? err : describe(err);
+        // Silence (a time-out, a dropped connection) after the whole message went out: the
+        // server may have taken it (RFC 5321 §4.1.1.4 leaves that open), so it is not retried.
+        if (handedOver && !e.replied) {
+          throw new SmtpError(
+            `The SMTP server took the whole message but never answered (${e.message}); it may have been delivered, so it was not sent again.`,
+            false,
+            { uncertain: true },
+          );
+        }
+        throw e;
       }
     },
   };

@@ -161,37 +161,40 @@ export function createStatusRepository(db: Db) {
       await db.deleteFrom("status_samples").where("sampled_at", "<", samplesBefore).execute();
       await db.deleteFrom("provider_call_stats").where("minute", "<", statsBefore).execute();
       await db.deleteFrom("worker_heartbeats").where("seen_at", "<", statsBefore).execute();
+      await db
+        .deleteFrom("status_confirm_requests")
+        .where("created_at", "<", statsBefore)
+        .execute();
     },
 
     /**
      * Subscribes `email` (unconfirmed, with the confirmation token's hash) unless `ip` already
-     * subscribed `max` new addresses since `since` (counted and decided under the address's
-     * lock, so a parallel burst adds at most `max`). An address already on the list is not
-     * counted: confirmed, it is left as it is (`send: false`); unconfirmed, it gets a new token
-     * when its last link is older than `resendAfter` (a lost confirmation mail), else nothing.
+     * sent `max` confirmation links since `since` (`status_confirm_requests`, counted and decided under the address's
+     * lock, so a parallel burst sends at most `max`). A confirmed address is left as it is
+     * (`send: false`). An unconfirmed one gets a new link when its last is older than
+     * `resendAfter` and it had fewer than `perAddressPerDay` links in its current day; a resend
+     * counts against the client like a new address (issue 35: before, resends were free and
+     * unbounded).
      */
     subscribe(
       s: { email: string; ip: string; now: Date; tokenHash: string },
-      limit: { max: number; since: Date; resendAfter: Date },
+      limit: { max: number; since: Date; resendAfter: Date; perAddressPerDay: number },
     ): Promise<{ limitedSince: Date } | { send: boolean }> {
       return underLimitLocks(db, [`status-subscribe:ip:${s.ip}`], async (trx) => {
         const known = await trx
           .selectFrom("status_subscribers")
-          .select(["email", "confirmed_at", "created_at"])
+          .select(["email", "confirmed_at", "created_at", "confirm_mails", "confirm_window_start"])
           .where("email", "=", s.email)
           .executeTakeFirst();
-        if (known) {
-          if (known.confirmed_at || new Date(known.created_at) > limit.resendAfter)
-            return { send: false };
-          await trx
-            .updateTable("status_subscribers")
-            .set({ created_at: s.now, confirm_token_hash: s.tokenHash })
-            .where("email", "=", s.email)
-            .execute();
-          return { send: true };
-        }
+        if (known?.confirmed_at) return { send: false };
+        if (known && new Date(known.created_at) > limit.resendAfter) return { send: false };
+        const dayAgo = new Date(s.now.getTime() - 86_400_000);
+        const windowOpen =
+          known?.confirm_window_start != null && new Date(known.confirm_window_start) > dayAgo;
+        if (known && windowOpen && known.confirm_mails >= limit.perAddressPerDay)
+          return { send: false };
         const recent = await trx
-          .selectFrom("status_subscribers")
+          .selectFrom("status_confirm_requests")
           .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("created_at").as("oldest")])
           .where("ip", "=", s.ip)
           .where("created_at", ">", limit.since)
@@ -200,20 +203,50 @@ export function createStatusRepository(db: Db) {
           return { limitedSince: recent.oldest ? new Date(recent.oldest) : s.now };
         }
         await trx
+          .insertInto("status_confirm_requests")
+          .values({ ip: s.ip, created_at: s.now })
+          .execute();
+        if (known) {
+          await trx
+            .updateTable("status_subscribers")
+            .set({
+              ip: s.ip,
+              created_at: s.now,
+              confirm_token_hash: s.tokenHash,
+              confirm_mails: windowOpen ? known.confirm_mails + 1 : 1,
+              confirm_window_start: windowOpen ? known.confirm_window_start : s.now,
+            })
+            .where("email", "=", s.email)
+            .execute();
+          return { send: true };
+        }
+        await trx
           .insertInto("status_subscribers")
-          .values({ email: s.email, ip: s.ip, created_at: s.now, confirm_token_hash: s.tokenHash })
+          .values({
+            email: s.email,
+            ip: s.ip,
+            created_at: s.now,
+            confirm_token_hash: s.tokenHash,
+            confirm_mails: 1,
+            confirm_window_start: s.now,
+          })
           .onConflict((oc) => oc.column("email").doNothing())
           .execute();
         return { send: true };
       });
     },
 
-    /** Confirms the address whose latest link has this token; its e-mail, or undefined. */
-    async confirm(tokenHash: string, now: Date) {
+    /**
+     * Confirms the address whose latest link has this token, sent after `sentAfter` (older
+     * links have expired); its e-mail, or undefined.
+     */
+    async confirm(tokenHash: string, now: Date, sentAfter: Date) {
       const row = await db
         .updateTable("status_subscribers")
         .set({ confirmed_at: now, confirm_token_hash: null })
         .where("confirm_token_hash", "=", tokenHash)
+        .where("confirmed_at", "is", null)
+        .where("created_at", ">", sentAfter)
         .returning("email")
         .executeTakeFirst();
       return row?.email;

@@ -38,6 +38,11 @@ export interface StatusServiceDeps {
 
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
+/** How long a confirmation link works (issue 35: before, for ever). */
+export const CONFIRM_TTL_MS = 24 * 3_600_000;
+/** Confirmation links one unconfirmed address can be sent in a day. */
+export const CONFIRM_MAILS_PER_DAY = 3;
+
 /**
  * The status page from live health data. `current` judges every component now; a worker runs
  * `sample` every minute: it records a heartbeat and one sample per component (for 90-day
@@ -240,6 +245,7 @@ export function createStatusService(deps: StatusServiceDeps) {
           max: deps.subscribeMaxPerHour,
           since: new Date(now.getTime() - 3_600_000),
           resendAfter: new Date(now.getTime() - 10 * 60_000),
+          perAddressPerDay: CONFIRM_MAILS_PER_DAY,
         },
       );
       if ("limitedSince" in result) {
@@ -252,11 +258,20 @@ export function createStatusService(deps: StatusServiceDeps) {
         );
       }
       if (result.send && deps.mail) {
-        await deps.mail.sendToAddress(email, {
+        const queued = await deps.mail.sendToAddress(email, {
           key: `status-confirm:${email}:${digest(token).slice(0, 16)}`,
           template: "status-confirm",
           data: { url: `${deps.appUrl ?? ""}/status/confirm?token=${token}` },
+          cap: "status-confirm",
         });
+        // Over the global hourly cap: no link went out, so the answer must not say one did.
+        if (queued.id === null && queued.retryAfterSeconds) {
+          throw new AppError(
+            "too_many",
+            `We're sending too many confirmation e-mails right now. Please try again in ${Math.ceil(queued.retryAfterSeconds / 60)} minute(s).`,
+            { retryAfterSeconds: queued.retryAfterSeconds },
+          );
+        }
       }
       return {
         message: `Almost there: we've sent a confirmation link to ${email}. Open it to start receiving status updates.`,
@@ -265,9 +280,17 @@ export function createStatusService(deps: StatusServiceDeps) {
 
     /** The confirmation link: the address receives incident mails from now on. */
     async confirmSubscription(token: string) {
-      const email = await repo.confirm(digest(token), clock.now());
+      const now = clock.now();
+      const email = await repo.confirm(
+        digest(token),
+        now,
+        new Date(now.getTime() - CONFIRM_TTL_MS),
+      );
       if (!email)
-        throw new AppError("invalid", "This confirmation link is invalid or was already used.");
+        throw new AppError(
+          "invalid",
+          "This confirmation link is invalid, has expired or was already used.",
+        );
       // Confirming again after an unsubscribe turns the updates back on.
       await deps.mail?.resubscribeAddress(email, "status");
       return { message: `${email} will now receive Keepsake status updates.` };

@@ -4,6 +4,7 @@
  */
 export const ownedTables = [
   "status_subscribers",
+  "status_confirm_requests",
   "provider_call_stats",
   "worker_heartbeats",
   "status_samples",

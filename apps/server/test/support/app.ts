@@ -152,7 +152,9 @@ export async function createTestApp(
         password: "Passw0rdOk",
         ...overrides,
       };
-      const reg = await call("POST", "/api/auth/register", { body: input });
+      // Each from its own client address: registrations are limited per client (issue 35).
+      const ip = `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`;
+      const reg = await call("POST", "/api/auth/register", { body: input, ip });
       if (reg.status !== 201) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
       const login = await call("POST", "/api/auth/login", {
         body: { email: input.email, password: input.password },

@@ -161,8 +161,9 @@ export function isTransientFailure(error: unknown): boolean {
 /** SPEC §4: any 401 clears the token and the user and sends the browser to /login. */
 export function handleUnauthorized(error: unknown): void {
   if (!(error instanceof ApiError) || error.status !== 401) return;
-  // A wrong password on the login form: the form shows the error itself.
-  if (isLoginCall(error) && window.location.pathname === "/login") return;
+  // A wrong password on the login form, or the sign-in that follows a registration (the
+  // address already had an account, issue 35): the form shows the error itself.
+  if (isLoginCall(error) && ["/login", "/register"].includes(window.location.pathname)) return;
   clearSession();
   if (error.silentAuthFailure) return;
   if (window.location.pathname !== "/login") hardRedirect("/login");

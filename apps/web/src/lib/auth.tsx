@@ -1,4 +1,5 @@
 import type { LoginRequest, RegisterRequest, User } from "@keepsake/contracts";
+import { accountMessages } from "@keepsake/contracts/auth-messages";
 import { useQueryClient } from "@tanstack/react-query";
 import {
   createContext,
@@ -10,7 +11,7 @@ import {
   useState,
 } from "react";
 import * as authApi from "../api/auth.ts";
-import { errorDetail, isTransientFailure } from "../api/client.ts";
+import { ApiError, errorDetail, isTransientFailure } from "../api/client.ts";
 import { clearSession, getStoredUser, getToken, setStoredUser, setToken } from "./session.ts";
 import { toast } from "./toast.ts";
 
@@ -103,11 +104,21 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     async (payload: RegisterRequest): Promise<User> => {
       try {
         await authApi.register(payload);
+      } catch (error) {
+        toast.error(errorDetail(error, "Registration failed"));
+        throw error;
+      }
+      try {
         const profile = await signIn({ email: payload.email, password: payload.password });
         toast.success("Account created successfully!");
         return profile;
       } catch (error) {
-        toast.error(errorDetail(error, "Registration failed"));
+        // Registration answers a taken address as a new one (its owner is mailed): only the
+        // sign-in that follows tells, and it says where to go from here.
+        const taken = error instanceof ApiError && error.status === 401;
+        toast.error(
+          taken ? accountMessages.registerSignInFailed : errorDetail(error, "Registration failed"),
+        );
         throw error;
       }
     },

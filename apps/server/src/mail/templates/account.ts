@@ -98,3 +98,28 @@ export const emailChangedTemplate = defineTemplate<{
     h(P, { key: "p3" }, `If you didn't make this change, write to ${d.supportEmail} at once.`),
   ],
 });
+
+/**
+ * To the owner of an address someone tried to register again (issue 35): registration answers
+ * the same whether or not the address is taken, and the owner hears of it here. Nothing the
+ * request submitted (its name) is repeated.
+ */
+export const registerTakenTemplate = defineTemplate<{ loginUrl: string; resetUrl: string }>({
+  category: "account",
+  subject: () => "Someone tried to sign up with your address",
+  preview: () => "Your Keepsake account is unchanged. Sign in, or reset your password.",
+  body: (d) => [
+    h(Heading, { key: "h" }, "You already have a Keepsake account"),
+    h(P, { key: "p1" }, "Hi,"),
+    h(
+      P,
+      { key: "p2" },
+      "Someone — probably you — just tried to create a Keepsake account with this address. It already has one, so nothing was created and nothing changed.",
+    ),
+    h(P, { key: "p3" }, "If it was you, sign in:"),
+    h(Button, { key: "b", href: d.loginUrl }, "Sign in"),
+    h(P, { key: "p4" }, "Forgot your password? Choose a new one:"),
+    h(LinkLine, { key: "l", href: d.resetUrl }),
+    h(P, { key: "p5" }, "If it wasn't you, ignore this e-mail: your account is safe."),
+  ],
+});

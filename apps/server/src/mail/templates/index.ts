@@ -5,6 +5,7 @@ import {
   emailChangedTemplate,
   passwordChangedTemplate,
   passwordResetTemplate,
+  registerTakenTemplate,
   verifyEmailTemplate,
 } from "./account.ts";
 import {
@@ -34,6 +35,7 @@ export const MAIL_TEMPLATES = {
   "password-reset": passwordResetTemplate,
   "password-changed": passwordChangedTemplate,
   "email-changed": emailChangedTemplate,
+  "register-taken": registerTakenTemplate,
   "status-confirm": statusConfirmTemplate,
   "status-incident": incidentTemplate,
   "contact-ack": contactAckTemplate,

@@ -20,7 +20,7 @@ export const statusConfirmTemplate = defineTemplate<{ url: string }>({
     h(
       P,
       { key: "p2" },
-      "If it wasn't you, ignore this e-mail: nothing will be sent to this address.",
+      "The link works for 24 hours. If it wasn't you, ignore this e-mail: nothing will be sent to this address.",
     ),
   ],
 });
@@ -53,23 +53,28 @@ export const incidentTemplate = defineTemplate<{
   ],
 });
 
-export const contactAckTemplate = defineTemplate<{
-  name: string;
-  subject: string;
-  message: string;
-}>({
+/**
+ * The contact form's acknowledgement: fixed text only. It goes to whatever address the form was
+ * given, so nothing of what was submitted (name, subject, message) is repeated: it cannot carry
+ * anyone's words from our domain. Rows recorded before issue 35 hold old data; it is ignored.
+ */
+export const contactAckTemplate = defineTemplate<Record<string, never>>({
   category: "contact",
-  subject: (d) => `We got your message: ${d.subject}`,
+  subject: () => "We got your message",
   preview: () => "Thanks for writing. We usually answer within one business day.",
-  body: (d) => [
+  body: () => [
     h(Heading, { key: "h" }, "Thanks for getting in touch"),
-    h(P, { key: "p1" }, `Hi ${d.name},`),
+    h(P, { key: "p1" }, "Hi,"),
     h(
       P,
       { key: "p2" },
-      "We got your message and will answer you at this address, usually within one business day. Here is what you sent:",
+      "We got the message sent through the Keepsake contact form with this address, and will answer you here, usually within one business day.",
     ),
-    h(Quote, { key: "q" }, d.message),
+    h(
+      P,
+      { key: "p3" },
+      "If you didn't write to us, ignore this e-mail: we will not write to this address unless someone uses the form with it again.",
+    ),
   ],
 });
 
