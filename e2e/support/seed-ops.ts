@@ -138,6 +138,93 @@ export const seedOps = {
   },
 
   /**
+   * An account whose posts are in Drive: each with its caption and permalink, and for those
+   * from the API, the readings given (days before now, oldest first) as the archive took them;
+   * an imported one (source "export") has none. Its likes and comments as a sync last listed
+   * them differ from the latest reading (the archive's cadence is what Keepsake shows).
+   */
+  async postsWithReadings(
+    db: Db,
+    a: {
+      email: string;
+      instagramUserId: string;
+      username: string;
+      posts: {
+        instagramId: string;
+        caption: string;
+        permalink: string | null;
+        source: "api" | "export";
+        daysOld: number;
+        readings: { daysAgo: number; likes: number; comments: number; views: number }[];
+      }[];
+    },
+  ): Promise<void> {
+    const rows = rowFactories(db);
+    const userId = await rows.auth.userIdByEmail(a.email);
+    const account = await rows.connections.insertInstagramAccount({
+      user_id: userId,
+      instagram_user_id: a.instagramUserId,
+      connected_via: "instagram",
+      username: a.username,
+      access_token_encrypted: "not-a-token",
+      token_issued_at: new Date(),
+    });
+    const ago = (days: number) => new Date(Date.now() - days * 86_400_000);
+    for (const p of a.posts) {
+      const [post] = await rows.sync.insertPosts([
+        {
+          user_id: userId,
+          account_id: account.id,
+          instagram_id: p.instagramId,
+          media_type: "IMAGE",
+          media_product_type: "FEED",
+          caption: p.caption,
+          permalink: p.permalink,
+          posted_at: ago(p.daysOld),
+          like_count: 1,
+          comments_count: 1,
+          source: p.source,
+        },
+      ]);
+      await rows.backups.insertBackups([
+        {
+          post_id: post?.id as string,
+          user_id: userId,
+          account_id: account.id,
+          status: "completed",
+          backup_size_bytes: 1572864,
+          completed_at: ago(p.daysOld),
+        },
+      ]);
+      if (p.source === "export") continue;
+      await rows.archive.insertPresence([
+        {
+          account_id: account.id,
+          instagram_id: p.instagramId,
+          user_id: userId,
+          posted_at: ago(p.daysOld),
+          last_seen_at: new Date(),
+        },
+      ]);
+      const reasons = ["backup", "day_1", "day_7", "day_30", "walk", "walk"] as const;
+      await rows.archive.insertReadings(
+        p.readings.map((r, i) => ({
+          account_id: account.id,
+          instagram_id: p.instagramId,
+          at: ago(r.daysAgo),
+          reason: reasons[Math.min(i, reasons.length - 1)] ?? "walk",
+          likes: r.likes,
+          comments: r.comments,
+          views: r.views,
+          saves: null,
+          shares: null,
+          reposts: null,
+        })),
+      );
+    }
+  },
+
+  /**
    * Google Drive failing for longer than the status page waits before it opens an incident:
    * this minute's Drive calls mostly failed, and the component was judged degraded `minutes` ago.
    * `minutes: 0` ends it (no failed calls; the next read finds Drive operational).

@@ -72,9 +72,22 @@ describe("Settings → Import", () => {
     const { page, email } = await registerNewUser(browser, ks, "importer");
     await connectInstagram(page, ks, "lumen.studio");
     await connectDrive(page, ks, "jordan.lee@example.com");
-    // On Pro only after connecting: Settings offers "Connect Instagram" to free and premium
-    // users, and the page may have refetched the user at any moment after this change.
-    seed(ks, "setUser", { email, tier: "pro" });
+    // The first sync lists the account's 152 posts and its stories (on Free, it then backs up
+    // the newest 100): the grid's count, once it holds still.
+    const count = page.locator(".content-count");
+    const counted = async () => Number((await count.textContent())?.replace(/\D/g, "") || 0);
+    let listed = 0;
+    await expect
+      .poll(
+        async () => {
+          const now = await counted();
+          const still = now === listed && now >= 152;
+          listed = now;
+          return still;
+        },
+        { ...IMPORT_WAIT, interval: 1_500 },
+      )
+      .toBe(true);
 
     // Instagram's "Download your information", as the sandbox offers it on its pages.
     const instagram = await page.context().newPage();
@@ -99,6 +112,20 @@ describe("Settings → Import", () => {
     const stories = page.getByTestId("import-kind-story");
     await expect.poll(() => stories.count(), WAIT).toBe(1);
     const cells = async () => (await stories.locator("td").allTextContents()).map((s) => s.trim());
+    // On Free, 100 newer posts from the API fill the plan: the 11 archived stories and posts
+    // are beyond it, and the preview says so, not that Keepsake has everything.
+    expect(await cells()).toEqual(["8", "0", "0 (8 beyond your plan)"]);
+    const verdict = page.getByTestId("import-verdict");
+    expect(await verdict.textContent()).toBe(
+      "Nothing to import within your Free plan: the 11 items Keepsake does not have yet are beyond its limit of 100 posts and will not be imported. Upgrade to import them.",
+    );
+    expect(await page.getByRole("button", { name: /^Start import/ }).count()).toBe(0);
+
+    // On Pro (set only now: Settings offers "Connect Instagram" to free and premium users, and
+    // the page may have refetched the user at any moment after this change), the same export.
+    seed(ks, "setUser", { email, tier: "pro" });
+    await page.getByLabel("Export ZIP for @lumen.studio").setInputFiles(zip);
+    await expect.poll(() => verdict.textContent(), WAIT).toBe("11 items will be imported.");
     // Total, already in Keepsake, to import.
     expect(await cells()).toEqual(["8", "0", "8"]);
     expect(
@@ -182,5 +209,13 @@ describe("Settings → Import", () => {
     const imported = (list: DriveFile[]) =>
       list.filter((f) => f.appProperties.keepsakeSource === "instagram-export").length;
     expect(imported(await driveFiles())).toBe(imported(files));
+
+    // In Keepsake: 11 more posts, each marked "From your export" (found by its caption).
+    await page.goto(`${ks.url}/dashboard`);
+    await expect.poll(counted, WAIT).toBe(listed + 11);
+    await page.getByLabel("Search posts").fill("Rosé tones");
+    const found = page.getByTestId("post-tile");
+    await expect.poll(() => found.count(), WAIT).toBe(1);
+    expect(await found.getByTestId("export-badge").textContent()).toBe("From your export");
   }, 420_000);
 });

@@ -523,6 +523,12 @@ export function createContext(deps: ContextDeps): AppContext {
       findGoogleConnection: connectionsRepo.findGoogleConnection,
       postsForImportMatch: sync.repos.posts.postsForImportMatch,
       newestPostTimes: sync.repos.posts.newestPostTimes,
+      async recordImportedPost({ backup, ...post }) {
+        const now = deps.clock.now();
+        const postId = await sync.repos.posts.recordImported(post, now);
+        if (postId)
+          await backupsRepo.recordImportedBackup({ ...backup, ...post, post_id: postId }, now);
+      },
     },
     connections: { googleAccessToken: connections.tokens.googleAccessToken },
     drive: importDrive,

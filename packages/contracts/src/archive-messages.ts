@@ -9,4 +9,5 @@ export const archiveMessages = {
   restoreWindowOver:
     "Instagram keeps deleted posts for 30 days; that time is over. Your copy stays in your Drive.",
   downloadStats: "Download stats (CSV)",
+  downloadSnapshot: "Current counts (CSV)",
 } as const;

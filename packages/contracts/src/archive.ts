@@ -38,6 +38,19 @@ export const archiveStatsQuery = z.object({
 });
 export type ArchiveStatsQuery = z.input<typeof archiveStatsQuery>;
 
+/**
+ * The stats CSV: `history` (the default) has one row per post per reading, `snapshot` one row
+ * per post with its latest reading.
+ */
+export const statsCsvView = z.enum(["history", "snapshot"]);
+export type StatsCsvView = z.infer<typeof statsCsvView>;
+export const statsCsvQuery = archiveStatsQuery.extend({
+  view: optionalQuery(
+    z.enum(statsCsvView.options, { error: 'view must be "history" or "snapshot"' }),
+  ),
+});
+export type StatsCsvQuery = z.input<typeof statsCsvQuery>;
+
 /** Per month (UTC, `YYYY-MM`): posts published, and their latest counters summed. */
 export const monthStats = z.object({
   month: z.string(),

@@ -60,6 +60,18 @@ export const importPlan = z.object({
   summary: z.array(importKindSummary),
   /** What the plan's post limit means for this import (shown before it starts). */
   limit_note: z.string(),
+  /** The summary's sums: what Keepsake has, what the import copies, what the plan leaves out. */
+  totals: z.object({
+    total: z.number().int(),
+    already: z.number().int(),
+    to_import: z.number().int(),
+    over_limit: z.number().int(),
+  }),
+  /**
+   * What starting the import does, in words (from the same statuses the uploads obey):
+   * "Nothing to import: …" when nothing is to import, else how many go and how many do not.
+   */
+  verdict: z.string(),
   items: z.array(importItem),
 });
 export type ImportPlan = z.infer<typeof importPlan>;

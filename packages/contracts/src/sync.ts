@@ -75,6 +75,13 @@ export const post = z.object({
   not_backed_up_reason: z.string().nullable(),
   /** The latest views Instagram returned (null when it did not: hidden, or not counted). */
   view_count: z.number().int().nullable().optional(),
+  /**
+   * When the counters shown (likes, comments, views) were read: the post's latest archive
+   * reading (at backup, about 1, 7 and 30 days after posting, and at the weekly walks).
+   */
+  counted_at: z.string().nullable().optional(),
+  /** Where the post comes from: Instagram's API, or the user's data export ("from your export"). */
+  source: z.enum(["api", "export"]).optional(),
   /** "gone": deleted or archived on Instagram (its backup stays in Drive). */
   instagram_status: instagramStatus.optional(),
   /** When Keepsake saw that the post is no longer on Instagram. */

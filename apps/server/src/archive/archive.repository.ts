@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { MetricsReason } from "../db/archive-tables.ts";
 import type { Database } from "../db/schema.ts";
 import { MISSED_APART_MS } from "./archive.rules.ts";
+import type { StatsCsvRow } from "./stats-csv.ts";
 
 /** One post as a media page shows it, with its counters. */
 export interface SeenPost {
@@ -231,15 +232,19 @@ export function createArchiveRepository(db: Kysely<Database>) {
       const { rows } = await sql<{
         account_id: string;
         instagram_id: string;
+        read_at: Date | null;
+        likes: number | null;
+        comments: number | null;
         views: number | null;
         last_seen_at: Date | null;
         gone_detected_at: Date | null;
       }>`
-        SELECT k.a AS account_id, k.i AS instagram_id, m.views, p.last_seen_at, p.gone_detected_at
+        SELECT k.a AS account_id, k.i AS instagram_id, m.at AS read_at, m.likes, m.comments,
+               m.views, p.last_seen_at, p.gone_detected_at
           FROM unnest(${keys.map((k) => k.account_id)}::uuid[], ${keys.map((k) => k.instagram_id)}::text[]) AS k(a, i)
           LEFT JOIN post_presence p ON p.account_id = k.a AND p.instagram_id = k.i
           LEFT JOIN LATERAL (
-            SELECT views FROM post_metrics m
+            SELECT at, likes, comments, views FROM post_metrics m
              WHERE m.account_id = k.a AND m.instagram_id = k.i
              ORDER BY m.at DESC LIMIT 1
           ) m ON true`.execute(db);
@@ -290,32 +295,34 @@ export function createArchiveRepository(db: Kysely<Database>) {
       return Number((await q.executeTakeFirstOrThrow()).n);
     },
 
-    /** Every feed post of the user (or one account) with its latest reading, newest first (the CSV). */
-    async statsRows(userId: string, accountId: string | undefined) {
-      const { rows } = await sql<{
-        account_id: string;
-        instagram_id: string;
-        posted_at: Date;
-        last_seen_at: Date;
-        gone_detected_at: Date | null;
-        at: Date | null;
-        likes: number | null;
-        comments: number | null;
-        views: number | null;
-        saves: number | null;
-        shares: number | null;
-        reposts: number | null;
-      }>`
-        SELECT p.account_id, p.instagram_id, p.posted_at, p.last_seen_at, p.gone_detected_at,
-               m.at, m.likes, m.comments, m.views, m.saves, m.shares, m.reposts
+    /**
+     * The stats CSV's rows: every feed post of the user (or one account), newest first, named
+     * as the grid names it, with each of its readings oldest first (`history`) or its latest
+     * one (`snapshot`). A post with no reading yet has one row, its counters empty.
+     */
+    async statsRows(
+      userId: string,
+      accountId: string | undefined,
+      view: "history" | "snapshot",
+    ): Promise<StatsCsvRow[]> {
+      const readings =
+        view === "snapshot"
+          ? sql`LEFT JOIN LATERAL (
+              SELECT * FROM post_metrics m
+               WHERE m.account_id = p.account_id AND m.instagram_id = p.instagram_id
+               ORDER BY m.at DESC LIMIT 1
+            ) m ON true`
+          : sql`LEFT JOIN post_metrics m
+              ON m.account_id = p.account_id AND m.instagram_id = p.instagram_id`;
+      const { rows } = await sql<StatsCsvRow>`
+        SELECT p.account_id, p.instagram_id, p.posted_at, p.gone_detected_at,
+               po.id AS post_id, po.media_type, po.media_product_type, po.caption, po.permalink,
+               m.at, m.reason, m.likes, m.comments, m.views, m.saves, m.shares, m.reposts
           FROM post_presence p
-          LEFT JOIN LATERAL (
-            SELECT * FROM post_metrics m
-             WHERE m.account_id = p.account_id AND m.instagram_id = p.instagram_id
-             ORDER BY m.at DESC LIMIT 1
-          ) m ON true
+          LEFT JOIN posts po ON po.account_id = p.account_id AND po.instagram_id = p.instagram_id
+          ${readings}
          WHERE p.user_id = ${userId} ${accountId ? sql`AND p.account_id = ${accountId}` : sql``}
-         ORDER BY p.posted_at DESC, p.instagram_id`.execute(db);
+         ORDER BY p.posted_at DESC, p.instagram_id, m.at`.execute(db);
       return rows;
     },
   };

@@ -3,6 +3,7 @@ import {
   archiveStatsQuery,
   postHistory,
   postHistoryParams,
+  statsCsvQuery,
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -55,14 +56,22 @@ export function registerArchiveRoutes(app: FastifyInstance, ctx: ArchiveRouteDep
       onRequest,
       schema: {
         tags,
-        querystring: archiveStatsQuery,
-        response: { 200: z.string().describe("Every post with its latest counts and dates (CSV)") },
+        querystring: statsCsvQuery,
+        response: {
+          200: z
+            .string()
+            .describe(
+              "One row per post per reading (view=history, the default), or per post with its latest reading (view=snapshot), as CSV",
+            ),
+        },
       },
     },
     async (req, reply) => {
-      const csv = await ctx.archive.statsCsv(me(req), req.query.account_id);
+      const view = req.query.view ?? "history";
+      const csv = await ctx.archive.statsCsv(me(req), req.query.account_id, view);
+      const name = view === "snapshot" ? "keepsake-stats-snapshot.csv" : "keepsake-stats.csv";
       reply.header("content-type", "text/csv; charset=utf-8");
-      reply.header("content-disposition", 'attachment; filename="keepsake-stats.csv"');
+      reply.header("content-disposition", `attachment; filename="${name}"`);
       return csv;
     },
   );

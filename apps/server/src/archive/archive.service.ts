@@ -12,6 +12,7 @@ import {
   restoreUntil,
   walkDue,
 } from "./archive.rules.ts";
+import { statsCsv } from "./stats-csv.ts";
 
 /** Where the archive reports (no tokens, ids only). */
 export interface ArchiveLog {
@@ -205,13 +206,21 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
       };
     },
 
-    /** The archive's view of a page of posts: latest views, gone or not, restore date. */
+    /**
+     * The archive's view of a page of posts: the counters of its latest reading (likes,
+     * comments and views together, so a tile, the detail view's header and the last point of
+     * its chart say the same), gone or not, restore date. A post with no reading yet (a story,
+     * an imported item) keeps what its row says.
+     */
     async postsState(keys: { account_id: string; instagram_id: string }[]) {
       const rows = await repo.postsState(keys);
       return new Map(
         rows.map((r) => [
           `${r.account_id}:${r.instagram_id}`,
           {
+            ...(r.read_at
+              ? { like_count: r.likes, comments_count: r.comments, counted_at: iso(r.read_at) }
+              : {}),
             view_count: r.views,
             instagram_status: r.gone_detected_at ? ("gone" as const) : ("on_instagram" as const),
             gone_detected_at: iso(r.gone_detected_at),
@@ -277,53 +286,19 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
     },
 
     /**
-     * Every post with its latest counts and dates, as CSV (RFC 4180), the account by its username.
+     * The stats CSV (RFC 4180): one row per post per reading (`history`), or per post with its
+     * latest reading (`snapshot`); see stats-csv.ts.
      */
-    async statsCsv(userId: string, accountId: string | undefined): Promise<string> {
+    async statsCsv(
+      userId: string,
+      accountId: string | undefined,
+      view: "history" | "snapshot" = "history",
+    ): Promise<string> {
       const [rows, names] = await Promise.all([
-        repo.statsRows(userId, accountId),
+        repo.statsRows(userId, accountId, view),
         deps.accountNames ? deps.accountNames(userId) : new Map<string, string>(),
       ]);
-      const cell = (v: string | number | null) => {
-        if (v === null) return "";
-        const s = String(v);
-        // A leading =, +, - or @ would be read as a formula by spreadsheets.
-        const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
-        return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-      };
-      const header = [
-        "account",
-        "instagram_id",
-        "posted_at",
-        "likes",
-        "comments",
-        "views",
-        "saves",
-        "shares",
-        "reposts",
-        "counted_at",
-        "on_instagram",
-        "gone_detected_at",
-      ];
-      const lines = rows.map((r) =>
-        [
-          names.get(r.account_id) ?? r.account_id,
-          r.instagram_id,
-          iso(r.posted_at),
-          r.likes,
-          r.comments,
-          r.views,
-          r.saves,
-          r.shares,
-          r.reposts,
-          iso(r.at),
-          r.gone_detected_at ? "no" : "yes",
-          iso(r.gone_detected_at),
-        ]
-          .map(cell)
-          .join(","),
-      );
-      return `${[header.join(","), ...lines].join("\r\n")}\r\n`;
+      return statsCsv(rows, names);
     },
   };
 }

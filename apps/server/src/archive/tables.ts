@@ -4,3 +4,6 @@
  * Only this area's modules touch them; other areas ask its services (scripts/check-areas.ts).
  */
 export const ownedTables = ["post_metrics", "post_presence", "archive_walks"] as const;
+
+/** The stats CSV names each post as the grid does: its id, type, caption and permalink. */
+export const readsTables = ["posts"] as const;

@@ -208,6 +208,42 @@ export function createBackupsRepository(db: Kysely<Database>) {
         .execute();
     },
 
+    /**
+     * The completed backup of a post an import put in Drive (its files are the import's):
+     * once per post, never queued.
+     */
+    async recordImportedBackup(
+      b: {
+        post_id: string;
+        user_id: string;
+        account_id: string;
+        size: number;
+        md5: string | null;
+        drive_file_id: string | null;
+        drive_url: string | null;
+      },
+      now: Date,
+    ) {
+      await db
+        .insertInto("backups")
+        .values({
+          post_id: b.post_id,
+          user_id: b.user_id,
+          account_id: b.account_id,
+          status: "completed",
+          backup_size_bytes: b.size,
+          md5: b.md5,
+          google_drive_file_id: b.drive_file_id,
+          google_drive_url: b.drive_url,
+          created_at: now,
+          updated_at: now,
+          started_at: now,
+          completed_at: now,
+        })
+        .onConflict((oc) => oc.column("post_id").doNothing())
+        .execute();
+    },
+
     /** Completed backups of each account (the accounts panel), from the trigger-kept counters. */
     async completedByAccount(accountIds: string[]): Promise<Map<string, number>> {
       if (accountIds.length === 0) return new Map();
@@ -248,7 +284,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
           sql<number>`coalesce(sum(b.backup_size_bytes) FILTER (WHERE b.status = 'completed'), 0)`.as(
             "bytes",
           ),
-          sql<number>`count(*) FILTER (WHERE p.media_product_type IS DISTINCT FROM 'STORY')`.as(
+          // Posts Instagram's media_count counts (an imported one is archived or older).
+          sql<number>`count(*) FILTER (WHERE p.media_product_type IS DISTINCT FROM 'STORY' AND p.source = 'api')`.as(
             "feed_posts",
           ),
         ])

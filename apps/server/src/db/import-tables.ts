@@ -30,6 +30,8 @@ export interface ImportFilesTable {
   drive_file_id: string | null;
   size_bytes: string | number | null;
   md5: string | null;
+  /** The file's Drive link (migration 1140). */
+  web_url: string | null;
   upload_session_uri: string | null;
   upload_total: string | number | null;
   started_at: Timestamp | null;

@@ -6,6 +6,7 @@ import type { GeneratedTimestamp, Timestamp } from "./columns.ts";
 export type GraphMediaType = "IMAGE" | "VIDEO" | "CAROUSEL_ALBUM";
 export type GraphProductType = "FEED" | "REELS" | "STORY" | "AD";
 export type BackupRowStatus = "pending" | "processing" | "completed" | "failed" | "unavailable";
+export type PostSource = "api" | "export";
 export type SyncJobRowStatus = "running" | "completed" | "failed" | "cancelled";
 
 export interface PostChild {
@@ -37,6 +38,8 @@ export interface PostsTable {
   not_backed_up_reason: string | null;
   /** When a backup of the post first started (migration 0600). */
   backup_started_at: Timestamp | null;
+  /** Read from Instagram's API, or imported from the user's data export (migration 1140). */
+  source: Generated<PostSource>;
   first_seen_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }

@@ -1,13 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import { syncMessages as m } from "@keepsake/contracts";
-import {
-  type ImportFileResult,
-  type ImportPlan,
-  type ImportPlanRequest,
-  importItemKinds,
-  importKindLabels,
-} from "@keepsake/contracts/import";
+import type { ImportFileResult, ImportPlan, ImportPlanRequest } from "@keepsake/contracts/import";
 import {
   type ExportItem,
   ExportRefusedError,
@@ -46,6 +40,8 @@ import {
   SOURCE_VALUE,
 } from "./import.naming.ts";
 import type { ImportRepository, NewImportItem } from "./import.repository.ts";
+import { importSummary } from "./import.summary.ts";
+import { type ImportedPost, importedPost } from "./imported-post.ts";
 
 /** What the import area reads of other areas: the account, the plan, Drive, known posts. */
 export interface ImportDirectory {
@@ -71,6 +67,12 @@ export interface ImportDirectory {
     { instagram_id: string; posted_at: Date; caption: string | null; child_ids: string[] }[]
   >;
   newestPostTimes(userId: string, limit: number): Promise<Date[]>;
+  /**
+   * An item whose files and sidecar are in Drive becomes a post of its account with a completed
+   * backup (the sync and backups areas write them): the grid, /backups and the counts show it,
+   * "from your export". Idempotent.
+   */
+  recordImportedPost(p: ImportedPost): Promise<void>;
 }
 
 export interface ImportServiceDeps {
@@ -291,28 +293,12 @@ export function createImportService(deps: ImportServiceDeps) {
           })),
         }))
         .sort((a, b) => b.taken_at.localeCompare(a.taken_at));
-      const summary = importItemKinds.map((kind) => {
-        const all = parsed.items.filter((i) => i.kind === kind);
-        const mine = items.filter((i) => i.kind === kind);
-        return {
-          kind,
-          label: importKindLabels[kind],
-          total: all.length,
-          already:
-            all.filter((i) => skip.has(i)).length +
-            mine.filter((i) => i.status === "known" || i.status === "completed").length,
-          to_import: mine.filter((i) => i.status === "pending").length,
-          over_limit: mine.filter((i) => i.status === "over_limit").length,
-        };
+      const words = importSummary({
+        skipped: parsed.items.filter((it) => skip.has(it)),
+        items,
+        limit: lim.limit,
+        tierLabel: tierLabel(lim.tier),
       });
-      const overCount = items.filter((i) => i.status === "over_limit").length;
-      const label = tierLabel(lim.tier);
-      const limitNote =
-        lim.limit === null
-          ? `Your ${label} plan has no post limit: everything in this export can be imported.`
-          : overCount > 0
-            ? `Imported posts and stories count toward your ${label} plan's limit of ${lim.limit.toLocaleString("en-US")} posts (your newest are kept): ${overCount} ${overCount === 1 ? "item" : "items"} of this export ${overCount === 1 ? "is" : "are"} beyond it and will not be imported. Upgrade to import ${overCount === 1 ? "it" : "them"}.`
-            : `Imported posts and stories count toward your ${label} plan's limit of ${lim.limit.toLocaleString("en-US")} posts; this export fits within it.`;
       const times = parsed.items.map((i) => i.taken_at).sort();
       return {
         account_id: account.id,
@@ -320,8 +306,7 @@ export function createImportService(deps: ImportServiceDeps) {
         layout: parsed.layout,
         first_at: times[0] ?? null,
         last_at: times[times.length - 1] ?? null,
-        summary,
-        limit_note: limitNote,
+        ...words,
         items,
       };
     },
@@ -413,6 +398,7 @@ export function createImportService(deps: ImportServiceDeps) {
           drive_file_id: f.id,
           size_bytes: f.size ?? 0,
           md5: f.md5Checksum,
+          web_url: f.webViewLink,
           upload_session_uri: null,
           upload_total: null,
         });
@@ -575,6 +561,8 @@ export function createImportService(deps: ImportServiceDeps) {
       await keepIfIntact(call, drive, created, createHash("md5").update(content).digest("hex"));
       sidecarId = created.id;
     }
+    // Before the item is marked completed: a crash in between leaves it to finish again.
+    await directory.recordImportedPost(importedPost(item, files));
     const mine = await repo.completeItem(item.id, sidecarId, clock.now());
     if (!mine) {
       // Another request finished the item at the same moment: keep the sidecar it recorded.

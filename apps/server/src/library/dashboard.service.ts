@@ -32,6 +32,9 @@ export interface LibraryArchive {
     Map<
       string,
       {
+        like_count?: number | null;
+        comments_count?: number | null;
+        counted_at?: string | null;
         view_count: number | null;
         instagram_status: "on_instagram" | "gone";
         gone_detected_at: string | null;

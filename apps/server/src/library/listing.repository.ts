@@ -62,6 +62,7 @@ const POST_COLUMNS = [
   "p.thumbnail_url",
   "p.children",
   "p.not_backed_up_reason",
+  "p.source",
   "p.first_seen_at",
   "p.updated_at",
 ] as const;

@@ -15,21 +15,25 @@ export function createPostLookupsRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    /** Posts of the account whose backup completed (stories have no comments to read). */
+    /** Posts of the account from the API whose backup completed (stories have no comments to read). */
     backedUpPosts(accountId: string) {
-      return db
-        .selectFrom("posts as p")
-        .innerJoin("backups as b", "b.post_id", "p.id")
-        .select(["p.id as post_id", "p.posted_at"])
-        .where("p.account_id", "=", accountId)
-        .where("b.status", "=", "completed")
-        .where((eb) =>
-          eb.or([
-            eb("p.media_product_type", "is", null),
-            eb("p.media_product_type", "!=", "STORY"),
-          ]),
-        )
-        .execute();
+      return (
+        db
+          .selectFrom("posts as p")
+          .innerJoin("backups as b", "b.post_id", "p.id")
+          .select(["p.id as post_id", "p.posted_at"])
+          .where("p.account_id", "=", accountId)
+          // An imported post has no comments Instagram serves (archived, or a story).
+          .where("p.source", "=", "api")
+          .where("b.status", "=", "completed")
+          .where((eb) =>
+            eb.or([
+              eb("p.media_product_type", "is", null),
+              eb("p.media_product_type", "!=", "STORY"),
+            ]),
+          )
+          .execute()
+      );
     },
 
     /** The post's `…_meta.json` as its backup recorded it (absent until it is in Drive). */

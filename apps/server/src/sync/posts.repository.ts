@@ -138,6 +138,41 @@ export function createPostsRepository(db: Kysely<Database>) {
       return new Set(byId.keys());
     },
 
+    /**
+     * An item an import put in Drive, as a post of its account (source 'export'); answers its
+     * id, or null when the account already has a post of that id (from the API: its own
+     * backup stands).
+     */
+    async recordImported(
+      p: Omit<
+        PostUpsert,
+        "like_count" | "comments_count" | "permalink" | "shortcode" | "media_url" | "thumbnail_url"
+      >,
+      now: Date,
+    ): Promise<string | null> {
+      const inserted = await db
+        .insertInto("posts")
+        .values({
+          ...p,
+          children: JSON.stringify(p.children),
+          source: "export",
+          first_seen_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.columns(["account_id", "instagram_id"]).doNothing())
+        .returning(["id"])
+        .executeTakeFirst();
+      if (inserted) return inserted.id;
+      const mine = await db
+        .selectFrom("posts")
+        .select("id")
+        .where("account_id", "=", p.account_id)
+        .where("instagram_id", "=", p.instagram_id)
+        .where("source", "=", "export")
+        .executeTakeFirst();
+      return mine?.id ?? null;
+    },
+
     updatePostMedia(
       postId: string,
       m: { media_url: string | null; thumbnail_url: string | null; children: PostChild[] },
@@ -202,14 +237,16 @@ export function createPostsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * What an import matches its items against (issue 31): the account's posts with one of
-     * `ids` (as the post or a carousel child), or posted between `from` and `to`.
+     * What an import matches its items against (issue 31): the account's posts from the API
+     * with one of `ids` (as the post or a carousel child), or posted between `from` and `to`.
+     * (Imported posts are the import's own items: it matches those itself.)
      */
     async postsForImportMatch(accountId: string, ids: string[], from: Date, to: Date) {
       const rows = await db
         .selectFrom("posts")
         .select(["instagram_id", "posted_at", "caption", "children"])
         .where("account_id", "=", accountId)
+        .where("source", "=", "api")
         .where((eb) =>
           eb.or([
             ...(ids.length > 0 ? [eb("instagram_id", "in", ids)] : []),
@@ -225,12 +262,16 @@ export function createPostsRepository(db: Kysely<Database>) {
       }));
     },
 
-    /** The times of the user's `limit` newest posts, newest first (the post limit's measure). */
+    /**
+     * The times of the user's `limit` newest posts from the API, newest first (the import's
+     * post limit ranks them with its own items, imported ones included).
+     */
     async newestPostTimes(userId: string, limit: number): Promise<Date[]> {
       const rows = await db
         .selectFrom("posts")
         .select("posted_at")
         .where("user_id", "=", userId)
+        .where("source", "=", "api")
         .orderBy("posted_at", "desc")
         .limit(limit)
         .execute();

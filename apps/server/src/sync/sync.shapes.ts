@@ -72,6 +72,7 @@ export function toPost(p: PostRow, backup: { status: BackupRow["status"] | null 
     not_backed_up_reason:
       p.not_backed_up_reason ??
       (backup?.status === "unavailable" ? syncMessages.mediaUnavailable : null),
+    source: p.source ?? "api",
   };
 }
 

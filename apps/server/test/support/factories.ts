@@ -282,6 +282,13 @@ export function rowFactories(db: Db) {
     },
     /** archive/: the walks over each account's list and each post's presence in them. */
     archive: {
+      /** Posts as walks have seen them, and their readings (the engagement history). */
+      async insertPresence(values: New<"post_presence">[]) {
+        await db.insertInto("post_presence").values(values).execute();
+      },
+      async insertReadings(values: New<"post_metrics">[]) {
+        await db.insertInto("post_metrics").values(values).execute();
+      },
       /** Moves every account's last walk `days` into the past (a walk is due again). */
       async ageWalks(days: number) {
         await db

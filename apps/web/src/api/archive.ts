@@ -9,8 +9,10 @@ export const archiveKeys = {
   stats: (accountId: string | undefined) => ["archive", "stats", accountId ?? null] as const,
 };
 
-export function usePostHistory(accountId: string, instagramId: string) {
+/** A post's readings; `enabled` false for a post that has none to ask for (an imported one). */
+export function usePostHistory(accountId: string, instagramId: string, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: archiveKeys.history(accountId, instagramId),
     queryFn: async (): Promise<PostHistory> => {
       const { data } = await api.get(
@@ -33,16 +35,22 @@ export function useArchiveStats(accountId: string | undefined) {
   });
 }
 
-/** Fetches the stats CSV with the session's token and saves it as a file. */
-export async function downloadStatsCsv(accountId: string | undefined) {
+/**
+ * Fetches the stats CSV with the session's token and saves it as a file: every reading of every
+ * post (`history`), or each post's latest (`snapshot`).
+ */
+export async function downloadStatsCsv(
+  accountId: string | undefined,
+  view: "history" | "snapshot" = "history",
+) {
   const { data } = await api.get<Blob>("/archive/stats.csv", {
-    params: accountId ? { account_id: accountId } : {},
+    params: { ...(accountId ? { account_id: accountId } : {}), view },
     responseType: "blob",
   });
   const url = URL.createObjectURL(data);
   const link = document.createElement("a");
   link.href = url;
-  link.download = "keepsake-stats.csv";
+  link.download = view === "snapshot" ? "keepsake-stats-snapshot.csv" : "keepsake-stats.csv";
   document.body.append(link);
   link.click();
   link.remove();

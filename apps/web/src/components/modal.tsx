@@ -12,11 +12,14 @@ export function Modal({
   onClose,
   children,
   actions,
+  className,
 }: {
   title: string;
   onClose: () => void;
   children: ReactNode;
   actions: ReactNode;
+  /** Another class beside `modal` (a wider dialog, say). */
+  className?: string;
 }) {
   const titleId = useId();
   const ref = useRef<HTMLDialogElement>(null);
@@ -36,7 +39,7 @@ export function Modal({
   return (
     <dialog
       ref={ref}
-      className="modal"
+      className={className ? `modal ${className}` : "modal"}
       aria-labelledby={titleId}
       // Escape: the caller decides (it may be busy); the dialog stays until it is unrendered.
       onCancel={(e) => {

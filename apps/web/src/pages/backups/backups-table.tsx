@@ -5,6 +5,7 @@ import { BusyButton } from "../../components/busy-button.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { formatBytes, formatDate } from "../../lib/format.ts";
 import { RestoreNote } from "../dashboard/archive/restore-note.tsx";
+import "../dashboard/archive/export-badge.css";
 
 const STATUS_BADGE: Record<Backup["status"], string> = {
   completed: "badge badge-success",
@@ -85,6 +86,11 @@ export function BackupsTable({
                             : "Photo"}{" "}
                     · {formatDate(post.timestamp)}
                   </p>
+                  {post.source === "export" && (
+                    <span className="post-export-badge" data-testid="export-badge">
+                      From your export
+                    </span>
+                  )}
                   {post.instagram_status === "gone" && (
                     <>
                       <span className="post-gone-badge" data-testid="gone-badge">

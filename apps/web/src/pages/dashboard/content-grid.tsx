@@ -71,7 +71,12 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
 
   const openPost = useCallback((post: Post, trigger: HTMLElement) => {
     // SPEC §2: a video plays in the modal, an image opens its media URL in a new tab; every
-    // post's detail view (counts, history, comments) is its ⓘ button.
+    // post's detail view (counts, history, comments) is its ⓘ button. An item imported from
+    // the export has no media URL: its tile opens its details.
+    if (post.source === "export") {
+      setDetails({ post, trigger });
+      return;
+    }
     if (post.media_type === "video") {
       setPlaying({ post, trigger });
       return;

@@ -4,6 +4,7 @@ import { memo, useEffect, useState } from "react";
 import { api } from "../../api/client.ts";
 import { formatCount, formatDate } from "../../lib/format.ts";
 import { mediaTypeLabel, postBadge } from "./post-badge.ts";
+import "./post-tile.css";
 
 /** SPEC §7: the media proxy used once when an image fails to load (under the /api base). */
 export function mediaProxyPath(instagramId: string): string {
@@ -51,16 +52,22 @@ function useProxiedImage(instagramId: string, wanted: boolean) {
 
 type ImageStage = "original" | "proxy" | "broken";
 
-/** Lazy image: the stored URL, then once through the media proxy, then a placeholder. */
+/**
+ * Lazy image: the stored URL, then once through the media proxy, then a placeholder. An item
+ * imported from the export has no URL and Instagram has none to give: its placeholder says so.
+ */
 function TileImage({ post }: { post: Post }) {
   const first = tileImageUrl(post);
-  const [stage, setStage] = useState<ImageStage>(first ? "original" : "proxy");
+  const imported = post.source === "export";
+  const [stage, setStage] = useState<ImageStage>(
+    first ? "original" : imported ? "broken" : "proxy",
+  );
   const proxied = useProxiedImage(post.instagram_id, stage === "proxy");
   if (stage === "broken" || (stage === "proxy" && proxied.failed)) {
     return (
       <div className="post-tile-placeholder" data-testid="image-placeholder">
-        <span aria-hidden="true">🖼</span>
-        <span>Preview unavailable</span>
+        <span aria-hidden="true">{post.media_type === "video" ? "▶" : "🖼"}</span>
+        <span>{imported ? "In your Drive" : "Preview unavailable"}</span>
       </div>
     );
   }
@@ -94,7 +101,13 @@ export const PostTile = memo(function PostTile({ post, onOpen, onDetails }: Post
   const likes = post.like_count;
   const gone = post.instagram_status === "gone";
   const caption = post.caption?.trim();
-  const action = post.media_type === "video" ? "Play video" : "Open image";
+  const imported = post.source === "export";
+  // An imported item has no media URL: its tile opens its details (caption, time, Drive).
+  const action = imported
+    ? "Open details"
+    : post.media_type === "video"
+      ? "Play video"
+      : "Open image";
   return (
     <li
       className={`post-tile${isStory ? " post-tile-story" : ""}${gone ? " post-tile-gone" : ""}`}
@@ -116,6 +129,11 @@ export const PostTile = memo(function PostTile({ post, onOpen, onDetails }: Post
         <span className={`post-tile-badge ${badge.className}`} data-badge={badge.kind}>
           {badge.label}
         </span>
+        {imported && (
+          <span className="post-tile-export-badge" data-testid="export-badge">
+            From your export
+          </span>
+        )}
         {gone && (
           <span className="post-tile-gone-badge" data-testid="gone-badge">
             No longer on Instagram
@@ -135,7 +153,7 @@ export const PostTile = memo(function PostTile({ post, onOpen, onDetails }: Post
           </span>
         </span>
       </button>
-      {onDetails && !isStory && (
+      {onDetails && !isStory && !imported && (
         <button
           type="button"
           className="post-tile-details"

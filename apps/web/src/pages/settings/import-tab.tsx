@@ -1,31 +1,16 @@
 import type { ImportPlan } from "@keepsake/contracts/import";
 import { ExportRefusedError } from "@keepsake/contracts/instagram-export";
+import { useQueryClient } from "@tanstack/react-query";
 import { type ChangeEvent, useEffect, useRef, useState } from "react";
 import { ApiError, errorDetail } from "../../api/client.ts";
 import { useInstagramAccounts } from "../../api/connections.ts";
 import { planImport, putImportFile } from "../../api/import.ts";
-import { ProgressBar } from "../../components/progress-bar.tsx";
+import { syncKeys } from "../../api/sync.ts";
 import { Spinner } from "../../components/spinner.tsx";
-import { formatCount, formatDate } from "../../lib/format.ts";
 import { useSearchParams } from "../../lib/navigation.tsx";
 import { type OpenedExport, openExport } from "./export-reader.ts";
+import { type Phase, Preview, type Progress } from "./import-preview.tsx";
 import "./import-tab.css";
-
-type Phase =
-  | { step: "choose" }
-  | { step: "reading" }
-  | { step: "preview"; plan: ImportPlan }
-  | { step: "importing"; plan: ImportPlan }
-  | { step: "stopped"; plan: ImportPlan; error: string | null }
-  | { step: "done"; plan: ImportPlan };
-
-interface Progress {
-  /** Items of this import in Drive (of those to import). */
-  done: number;
-  total: number;
-  current: { id: string; name: string; percent: number } | null;
-  finished: { id: string; name: string }[];
-}
 
 const mimeOf = (name: string, type: "IMAGE" | "VIDEO") =>
   /\.png$/i.test(name)
@@ -46,6 +31,7 @@ const mimeOf = (name: string, type: "IMAGE" | "VIDEO") =>
  */
 export function ImportTab() {
   const accounts = useInstagramAccounts();
+  const queryClient = useQueryClient();
   const [params] = useSearchParams();
   // Connected Accounts links here with `?account=` (each account's "Import export").
   const [accountId, setAccountId] = useState<string>(params.get("account") ?? "");
@@ -158,8 +144,12 @@ export function ImportTab() {
         state.current = null;
         setProgress({ ...state, finished: [...state.finished] });
       }
+      // The imported items are posts of the account now: the grid, /backups and the counts.
+      void queryClient.invalidateQueries({ queryKey: syncKeys.all });
       setPhase({ step: "done", plan });
     } catch (err) {
+      // What reached Drive is in the grid, /backups and the counts already.
+      void queryClient.invalidateQueries({ queryKey: syncKeys.all });
       if (controller.signal.aborted) {
         setPhase({ step: "stopped", plan, error: null });
       } else {
@@ -271,118 +261,5 @@ export function ImportTab() {
         />
       )}
     </div>
-  );
-}
-
-function Preview(props: {
-  plan: ImportPlan;
-  phase: Phase;
-  progress: Progress | null;
-  onStart: () => void;
-  onStop: () => void;
-  onResume: () => void;
-  onReset: () => void;
-}) {
-  const { plan, phase, progress } = props;
-  const toImport = plan.summary.reduce((n, s) => n + s.to_import, 0);
-  const overall = progress?.total ? Math.round((progress.done / progress.total) * 100) : 0;
-  return (
-    <section className="card import-card" aria-label="Import preview">
-      <h2 className="import-title">Export of @{plan.username}</h2>
-      {plan.first_at && plan.last_at && (
-        <p className="text-muted" data-testid="import-range">
-          From {formatDate(plan.first_at)} to {formatDate(plan.last_at)}
-        </p>
-      )}
-      <table className="import-summary">
-        <thead>
-          <tr>
-            <th scope="col">In the export</th>
-            <th scope="col">Total</th>
-            <th scope="col">Keepsake already has</th>
-            <th scope="col">To import</th>
-          </tr>
-        </thead>
-        <tbody>
-          {plan.summary.map((s) => (
-            <tr key={s.kind} data-testid={`import-kind-${s.kind}`}>
-              <th scope="row">{s.label}</th>
-              <td>{formatCount(s.total)}</td>
-              <td>{formatCount(s.already)}</td>
-              <td>
-                {formatCount(s.to_import)}
-                {s.over_limit > 0 && (
-                  <span className="text-muted">
-                    {" "}
-                    ({formatCount(s.over_limit)} beyond your plan)
-                  </span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <p className="import-limit">{plan.limit_note}</p>
-
-      {phase.step === "preview" &&
-        (toImport > 0 ? (
-          <button type="button" className="btn btn-primary" onClick={props.onStart}>
-            Start import ({formatCount(toImport)} {toImport === 1 ? "item" : "items"})
-          </button>
-        ) : (
-          <p role="status">Nothing to import: Keepsake already has everything in this export.</p>
-        ))}
-
-      {progress && phase.step !== "preview" && (
-        <div className="import-progress">
-          <p role="status" data-testid="import-status">
-            {phase.step === "done"
-              ? `Import complete: ${formatCount(progress.done)} of ${formatCount(progress.total)} items are in your Google Drive.`
-              : `${formatCount(progress.done)} of ${formatCount(progress.total)} items imported`}
-          </p>
-          <ProgressBar percent={overall} label="Import progress" />
-          {progress.current && phase.step === "importing" && (
-            <div className="import-current">
-              <span>{progress.current.name}</span>
-              <ProgressBar percent={progress.current.percent} label="Current item" />
-            </div>
-          )}
-          {progress.finished.length > 0 && (
-            <ul className="import-finished" aria-label="Imported">
-              {progress.finished.map((f) => (
-                <li key={f.id}>✓ {f.name}</li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
-
-      {phase.step === "importing" && (
-        <button type="button" className="btn btn-secondary" onClick={props.onStop}>
-          Stop
-        </button>
-      )}
-      {phase.step === "stopped" && (
-        <div className="import-stopped">
-          {phase.error && (
-            <p className="form-error" role="alert">
-              {phase.error}
-            </p>
-          )}
-          <p>
-            What is in Drive stays there. Continue now, or choose the same export later: the import
-            goes on where it stopped.
-          </p>
-          <button type="button" className="btn btn-primary" onClick={props.onResume}>
-            Continue import
-          </button>
-        </div>
-      )}
-      {phase.step === "done" && (
-        <button type="button" className="btn btn-secondary" onClick={props.onReset}>
-          Import another export
-        </button>
-      )}
-    </section>
   );
 }

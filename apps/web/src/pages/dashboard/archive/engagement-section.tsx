@@ -10,15 +10,15 @@ const AccountCharts = lazy(() => import("./account-charts.tsx"));
 /** The dashboard's "Engagement" card: charts on demand and the stats CSV. */
 export function EngagementSection({ accountId }: { accountId: string | undefined }) {
   const [open, setOpen] = useState(false);
-  const [downloading, setDownloading] = useState(false);
-  async function download() {
-    setDownloading(true);
+  const [downloading, setDownloading] = useState<"history" | "snapshot" | null>(null);
+  async function download(view: "history" | "snapshot") {
+    setDownloading(view);
     try {
-      await downloadStatsCsv(accountId);
+      await downloadStatsCsv(accountId, view);
     } catch {
       toast.error("Failed to download the stats");
     } finally {
-      setDownloading(false);
+      setDownloading(null);
     }
   }
   return (
@@ -36,8 +36,19 @@ export function EngagementSection({ accountId }: { accountId: string | undefined
           >
             {open ? "Hide charts" : "Show charts"}
           </button>
-          <BusyButton busy={downloading} busyLabel="Preparing..." onClick={download}>
+          <BusyButton
+            busy={downloading === "history"}
+            busyLabel="Preparing..."
+            onClick={() => download("history")}
+          >
             {archiveMessages.downloadStats}
+          </BusyButton>
+          <BusyButton
+            busy={downloading === "snapshot"}
+            busyLabel="Preparing..."
+            onClick={() => download("snapshot")}
+          >
+            {archiveMessages.downloadSnapshot}
           </BusyButton>
         </div>
       </div>
