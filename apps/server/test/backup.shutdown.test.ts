@@ -48,6 +48,7 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
         keys.length > 0 && uploads.uploads.some((x) => x.received > 0 && x.file_id === null),
     );
     const exited = new Promise<number | null>((r) => stopping.once("exit", (code) => r(code)));
+    const stoppedAt = Date.now();
     stopping.kill("SIGTERM");
     // It stops on its own, well before a supervisor would SIGKILL it.
     expect(await exited).toBe(0);
@@ -84,6 +85,11 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
       .execute();
     for (const b of held) expect(b.lease_expires_at!.getTime()).toBeLessThanOrEqual(Date.now());
 
+    // The sandbox sleeps out a request's latency before it reads the body, so the chunk requests
+    // the stop broke off are still asleep there: let them wake and find their client gone (a
+    // real Drive notices at once) before the next worker writes to the same sessions. The next
+    // worker still starts well inside the 45 s lease a held claim would keep it out for.
+    await new Promise((r) => setTimeout(r, Math.max(0, stoppedAt + 9000 - Date.now())));
     await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 0 } });
     await startWorker();
     const job = await until(
