@@ -224,6 +224,9 @@ export function createImportService(deps: ImportServiceDeps) {
   }
 
   return {
+    /** The account, when it is the user's (404 otherwise): checked before a plan's body is read. */
+    ownAccount,
+
     /** Reads the export's JSON, records its items once and answers the preview and what is left. */
     async plan(userId: string, accountId: string, body: ImportPlanRequest): Promise<ImportPlan> {
       const account = await ownAccount(userId, accountId);
