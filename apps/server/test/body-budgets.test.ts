@@ -1,4 +1,4 @@
-import { request } from "node:http";
+import { IncomingMessage, request, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { IMPORT_PLAN_MAX_BYTES } from "@keepsake/contracts/import";
 import {
@@ -9,7 +9,8 @@ import {
 import { DEMO_IG } from "@keepsake/sandbox";
 import { TextWriter, Uint8ArrayReader, ZipReader } from "@zip.js/zip.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { planBusy } from "../src/import/plan-slots.ts";
+import { planBusy, planSlots, plansBusy } from "../src/import/plan-slots.ts";
+import { AppError } from "../src/lib/errors.ts";
 import { backupHelpers } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 
@@ -153,7 +154,9 @@ describe("body limits per route", () => {
     });
     const res = await r.answer;
     expect(res.status).toBe(413);
-    expect(res.body.detail).toBe("Request body is too large: at most 8 MiB here");
+    expect(res.body.detail).toBe(
+      `Request body is too large: at most ${IMPORT_PLAN_MAX_BYTES / (1024 * 1024)} MiB here`,
+    );
     expect(res.sentWhenAnswered).toBe(10);
   });
 
@@ -196,7 +199,7 @@ describe("the import plan", () => {
     const res = await r.answer;
     expect(res.status).toBe(404);
     expect(res.body.detail).toBe("Instagram account not found");
-    // Answered while the client had sent 22 bytes of 8 MiB.
+    // Answered while the client had sent 22 bytes of the announced 2 MiB.
     expect(res.sentWhenAnswered).toBeLessThan(100);
     // Nor is a body read without a session.
     const anonymous = await slowRequest(`/api/import/accounts/${owner.accountId}/plan`, {
@@ -271,6 +274,40 @@ describe("the import plan", () => {
     }
     // Read (and refused: an empty plan is no export), no longer busy.
     expect(res.status).toBe(422);
+  });
+
+  it("parses one plan at a time in the process: a body that arrives meanwhile answers 503", () => {
+    const slots = planSlots();
+    const response = () => new ServerResponse(new IncomingMessage(null as never));
+    const first = response();
+    slots.take("u1", first);
+    slots.take("u2", response());
+    // u2's body has arrived first: it is parsed; u1's, arriving while u2's is read, is refused.
+    slots.parse("u2");
+    let refused: unknown;
+    try {
+      slots.parse("u1");
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).kind).toBe("unavailable");
+    expect((refused as AppError).message).toBe(plansBusy);
+    expect((refused as AppError).options.retryAfterSeconds).toBe(5);
+    // The same user again while theirs is sent: 409.
+    expect(() => slots.take("u1", response())).toThrow(planBusy);
+    first.emit("close");
+    slots.take("u1", response());
+  });
+
+  it("answers a malformed plan with 400", async () => {
+    const res = await t.call("POST", `/api/import/accounts/${owner.accountId}/plan`, {
+      token: owner.token,
+      body: '{"paths": [',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: "Malformed JSON body" });
   });
 
   it("reads the compact export the browser sends as it reads the export itself", async () => {

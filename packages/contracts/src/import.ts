@@ -22,8 +22,8 @@ export const importPlanRequest = z.object({
   paths: z.array(z.string().max(1000)).max(1000),
   files: z.array(z.object({ path: z.string().max(1000), text: z.string() })).max(200),
 });
-/** The largest plan request the server reads: room for about 60,000 stories or 15,000 posts. */
-export const IMPORT_PLAN_MAX_BYTES = 8 * 1024 * 1024;
+/** The largest plan request the server reads: about 16,000 stories, or 4,000 posts with 300-character captions. */
+export const IMPORT_PLAN_MAX_BYTES = 2 * 1024 * 1024;
 export type ImportPlanRequest = z.infer<typeof importPlanRequest>;
 
 export const importFile = z.object({

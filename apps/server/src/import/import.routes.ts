@@ -32,39 +32,54 @@ export interface ImportRouteDeps {
 
 /** Issue 31, Settings → Import: the export's plan, then each media file streamed to Drive. */
 export function registerImportRoutes(app: FastifyInstance, ctx: ImportRouteDeps) {
-  const r = app.withTypeProvider<ZodTypeProvider>();
   const onRequest = ctx.guards.requireUser;
   const slots = planSlots();
 
-  r.post(
-    "/api/import/accounts/:id/plan",
-    {
-      // Before a byte of the body is read: the caller, the account is theirs, and no other plan
-      // of theirs is being read (the body of one is parsed at a time per user).
-      onRequest: [
-        onRequest,
-        async (req, reply) => {
-          const userId = principalOf(req).user.id;
-          const { id } = req.params as { id: string };
-          await ctx.importer.ownAccount(userId, idOf(id, "Instagram account not found"));
-          slots.take(userId, reply.raw);
-        },
-      ],
-      bodyLimit: IMPORT_PLAN_MAX_BYTES,
-      schema: {
-        tags,
-        params: accountParams,
-        body: importPlanRequest,
-        response: { 200: importPlan },
+  app.register(async (scope) => {
+    // The plan's JSON is parsed once its body has arrived and no other plan is being parsed.
+    scope.addContentTypeParser(
+      "application/json",
+      { parseAs: "buffer", bodyLimit: IMPORT_PLAN_MAX_BYTES },
+      (req, body, done) => {
+        try {
+          slots.parse(principalOf(req).user.id);
+          done(null, JSON.parse(body.toString("utf8")));
+        } catch (err) {
+          const malformed = err instanceof SyntaxError;
+          done(malformed ? new AppError("bad_request", "Malformed JSON body") : (err as Error));
+        }
       },
-    },
-    async (req) =>
-      ctx.importer.plan(
-        principalOf(req).user.id,
-        idOf(req.params.id, "Instagram account not found"),
-        req.body,
-      ),
-  );
+    );
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      "/api/import/accounts/:id/plan",
+      {
+        // Before a byte of the body is read: the caller, the account is theirs, and no other
+        // plan of theirs is being sent or read.
+        onRequest: [
+          onRequest,
+          async (req, reply) => {
+            const userId = principalOf(req).user.id;
+            const { id } = req.params as { id: string };
+            await ctx.importer.ownAccount(userId, idOf(id, "Instagram account not found"));
+            slots.take(userId, reply.raw);
+          },
+        ],
+        bodyLimit: IMPORT_PLAN_MAX_BYTES,
+        schema: {
+          tags,
+          params: accountParams,
+          body: importPlanRequest,
+          response: { 200: importPlan },
+        },
+      },
+      async (req) =>
+        ctx.importer.plan(
+          principalOf(req).user.id,
+          idOf(req.params.id, "Instagram account not found"),
+          req.body,
+        ),
+    );
+  });
 
   // The media file is the raw request body, handed to the service as a stream: nothing of it
   // is buffered whole or written to disk here.

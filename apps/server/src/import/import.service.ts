@@ -241,12 +241,14 @@ export function createImportService(deps: ImportServiceDeps) {
         now,
       );
       // Posts the API brought in since an earlier import of this export.
+      const apiKeys = new Set(wanted.filter((it) => fromApi.has(it)).map(exportItemKey));
       const knownNow = rows.filter(
         (r) =>
           r.item.status !== "completed" &&
           r.item.status !== "known" &&
-          wanted.some((it) => fromApi.has(it) && exportItemKey(it) === r.item.item_key),
+          apiKeys.has(r.item.item_key),
       );
+      const knownIds = new Set(knownNow.map((r) => r.item.id));
       if (knownNow.length > 0) {
         await repo.setStatuses(
           knownNow.map((r) => r.item.id),
@@ -258,7 +260,8 @@ export function createImportService(deps: ImportServiceDeps) {
       const lim = await withinLimit(userId);
       const open = rows.filter(
         (r) =>
-          (r.item.status === "pending" || r.item.status === "over_limit") && !knownNow.includes(r),
+          (r.item.status === "pending" || r.item.status === "over_limit") &&
+          !knownIds.has(r.item.id),
       );
       if (lim.allowed) {
         const over = open.filter((r) => !lim.allowed.has(r.item.id)).map((r) => r.item.id);
@@ -272,12 +275,7 @@ export function createImportService(deps: ImportServiceDeps) {
           now,
         );
       }
-      rows = await repo.recordItems(
-        userId,
-        accountId,
-        wanted.map((it) => toRecord(it, fromApi.has(it))),
-        now,
-      );
+      rows = await repo.itemsOf(accountId, wanted.map(exportItemKey));
       const items = rows
         .map(({ item, files }) => ({
           id: item.id,
