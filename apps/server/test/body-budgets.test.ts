@@ -310,6 +310,20 @@ describe("the import plan", () => {
     expect(res.body).toEqual({ detail: "Malformed JSON body" });
   });
 
+  it("matches an export against the account's posts by any number of media ids (one array parameter)", async () => {
+    // Over a statement's 65,535 parameters: each id its own parameter failed with a bind error.
+    const ids = Array.from({ length: 70_000 }, (_, i) =>
+      String(17_900_000_000_000_000n + BigInt(i)),
+    );
+    const known = await t.ctx.syncRepos.posts.postsForImportMatch(
+      owner.accountId,
+      ids,
+      new Date(0),
+      new Date(1),
+    );
+    expect(known).toEqual([]);
+  });
+
   it("reads the compact export the browser sends as it reads the export itself", async () => {
     const ex = await openExport(DEMO_IG.business.username);
     const size = (files: { text: string }[]) => files.reduce((n, f) => n + f.text.length, 0);
