@@ -85,7 +85,7 @@ describe("HTTP conventions", () => {
       body: { full_name: "x".repeat(5000), email: "a@b.co", password: "Abcdefg1" },
     });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ detail: "Request body is too large" });
+    expect(res.body).toEqual({ detail: "Request body is too large: at most 2 KiB here" });
   });
 
   it("sets security headers and echoes a request id", async () => {

@@ -1,6 +1,11 @@
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJsonPaths, exportMessages } from "@keepsake/contracts/instagram-export";
+import {
+  compactExportJson,
+  exportJsonPaths,
+  exportMessages,
+  exportPlanPaths,
+} from "@keepsake/contracts/instagram-export";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { TextWriter, Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.js/zip.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,13 +40,14 @@ async function openExport(account: string, query = ""): Promise<OpenedExport> {
   expect(res.status).toBe(200);
   const zip = new ZipReader(new Uint8ArrayReader(new Uint8Array(await res.arrayBuffer())));
   const entries = await zip.getEntries();
-  const paths = entries.map((e) => e.filename);
   const byPath = new Map(entries.map((e) => [e.filename, e]));
+  // The browser sends the JSON files' paths (an HTML export's pages) and their compact text (apps/web's export-reader).
+  const paths = exportPlanPaths(entries.map((e) => e.filename));
   const files = [];
   for (const path of exportJsonPaths(paths)) {
     const entry = byPath.get(path);
     if (entry && !entry.directory)
-      files.push({ path, text: await entry.getData(new TextWriter()) });
+      files.push({ path, text: compactExportJson(await entry.getData(new TextWriter())) });
   }
   return {
     paths,

@@ -14,13 +14,16 @@ export const importKindLabels: Record<(typeof importItemKinds)[number], string> 
 };
 
 /**
- * What the browser sends of the export it opened: every entry's path (of every part) and the
- * text of the JSON files `exportJsonPaths` names. The server parses them itself.
+ * What the browser sends of the export it opened: the paths of the JSON files `exportJsonPaths`
+ * names and their text, compacted to what the reader reads (`compactExportJson`). The server
+ * parses them itself. At most `IMPORT_PLAN_MAX_BYTES` (413 beyond).
  */
 export const importPlanRequest = z.object({
-  paths: z.array(z.string().max(1000)).max(500_000),
+  paths: z.array(z.string().max(1000)).max(1000),
   files: z.array(z.object({ path: z.string().max(1000), text: z.string() })).max(200),
 });
+/** The largest plan request the server reads: about 16,000 stories, or 4,000 posts with 300-character captions. */
+export const IMPORT_PLAN_MAX_BYTES = 2 * 1024 * 1024;
 export type ImportPlanRequest = z.infer<typeof importPlanRequest>;
 
 export const importFile = z.object({

@@ -113,6 +113,55 @@ export function exportJsonPaths(paths: readonly string[]): string[] {
   );
 }
 
+/**
+ * The paths a plan request names: the JSON files the reader reads and, for an HTML export (which
+ * has none), a few of its activity pages, so that the server refuses it with the right words.
+ */
+export function exportPlanPaths(paths: readonly string[]): string[] {
+  const html = paths.filter((p) => /(^|\/)your_instagram_activity\/.*\.html$/.test(p)).slice(0, 10);
+  return [...exportJsonPaths(paths), ...html];
+}
+
+/** The only keys `readInstagramExport` reads; everything else in the export's JSON is dropped. */
+const READ_KEYS = new Set([
+  "title",
+  "creation_timestamp",
+  "media",
+  "uri",
+  "ig_stories",
+  "ig_reels_media",
+  "ig_archived_post_media",
+  "profile_user",
+  "string_map_data",
+  "Username",
+  "username",
+  "value",
+]);
+
+function keepRead(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(keepRead);
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (READ_KEYS.has(k)) out[k] = keepRead(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * One of the export's JSON files as the browser sends it: only what the reader reads (no EXIF,
+ * no e-mail or phone of `personal_information.json`), without indentation, strings untouched
+ * (the server repairs them as it would the original). Text that is not JSON is sent as it is,
+ * for the server to refuse. A year of stories shrinks to about a third.
+ */
+export function compactExportJson(text: string): string {
+  try {
+    return JSON.stringify(keepRead(JSON.parse(text)));
+  } catch {
+    return text;
+  }
+}
+
 /** `…_n_17912345678901234.jpg` → the media id. */
 export function mediaIdOf(uri: string): string | null {
   const m = /_(\d{15,20})\.[A-Za-z0-9]+$/.exec(uri);

@@ -14,6 +14,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { clientOf } from "../http/client-address.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import type { AccountMailService } from "./account-mail.service.ts";
 import type { AuthGuards } from "./auth.guards.ts";
@@ -51,7 +52,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AuthRouteDeps) {
     { schema: { tags, security: PUBLIC, body: loginRequest, response: { 200: tokenResponse } } },
     async (req) => {
       const token = await auth.login(req.body, {
-        ip: req.ip,
+        ip: clientOf(req),
         userAgent: req.headers["user-agent"] ?? null,
       });
       return { access_token: token, token_type: "bearer" as const };
@@ -93,7 +94,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AuthRouteDeps) {
   r.post(
     "/api/auth/forgot-password",
     { schema: { tags, security: PUBLIC, body: forgotPasswordRequest, response: ok } },
-    async (req) => accountMail.requestPasswordReset(req.body.email, req.ip),
+    async (req) => accountMail.requestPasswordReset(req.body.email, clientOf(req)),
   );
 
   r.post(
@@ -111,13 +112,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AuthRouteDeps) {
   r.post(
     "/api/auth/verify-email/resend",
     { onRequest, schema: { tags, response: ok } },
-    async (req) => accountMail.resendVerification(principalOf(req).user, req.ip),
+    async (req) => accountMail.resendVerification(principalOf(req).user, clientOf(req)),
   );
 
   r.post(
     "/api/auth/me/email",
     { onRequest, schema: { tags, body: changeEmailRequest, response: ok } },
-    async (req) => accountMail.requestEmailChange(principalOf(req).user, req.body, req.ip),
+    async (req) => accountMail.requestEmailChange(principalOf(req).user, req.body, clientOf(req)),
   );
 
   r.post(

@@ -10,6 +10,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { AuthGuards } from "../auth/auth.guards.ts";
 import { principalOf } from "../auth/auth.guards.ts";
+import { BODY_LIMITS } from "../http/body-limits.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import type { BillingService } from "./billing.service.ts";
 import type { BillingWebhookService } from "./billing-webhook.service.ts";
@@ -61,6 +62,7 @@ export async function registerBillingRoutes(app: FastifyInstance, ctx: BillingRo
     scope.withTypeProvider<ZodTypeProvider>().post(
       "/api/webhooks/stripe",
       {
+        bodyLimit: BODY_LIMITS.stripeWebhook,
         schema: {
           tags,
           security: PUBLIC,

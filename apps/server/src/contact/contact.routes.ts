@@ -12,6 +12,8 @@ import { z } from "zod";
 import type { AuthGuards } from "../auth/auth.guards.ts";
 import { principalOf } from "../auth/auth.guards.ts";
 import type { Config } from "../config.ts";
+import { BODY_LIMITS } from "../http/body-limits.ts";
+import { clientOf } from "../http/client-address.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ContactService } from "./contact.service.ts";
@@ -47,6 +49,7 @@ export function registerContactRoutes(app: FastifyInstance, ctx: ContactRouteDep
   r.post(
     "/api/contact",
     {
+      bodyLimit: BODY_LIMITS.contact,
       schema: {
         tags,
         security: PUBLIC,
@@ -55,7 +58,7 @@ export function registerContactRoutes(app: FastifyInstance, ctx: ContactRouteDep
       },
     },
     async (req, reply) => {
-      const saved = await contact.submit(req.body, req.ip);
+      const saved = await contact.submit(req.body, clientOf(req));
       return reply.code(201).send(saved);
     },
   );
@@ -77,6 +80,7 @@ export function registerContactRoutes(app: FastifyInstance, ctx: ContactRouteDep
     "/api/admin/messages/:id/reply",
     {
       onRequest,
+      bodyLimit: BODY_LIMITS.adminReply,
       schema: { tags, params, body: contactReplyRequest, response: { 201: contactMessage } },
     },
     async (req, reply) => {

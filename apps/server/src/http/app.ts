@@ -24,6 +24,7 @@ import { registerStatusRoutes } from "../status/status.routes.ts";
 import { registerSyncRoutes } from "../sync/sync.routes.ts";
 import { registerUserRoutes } from "../users/users.routes.ts";
 import { registerV1Routes } from "../v1/v1.routes.ts";
+import { trustProxyOption } from "./client-address.ts";
 import { isDatabaseUnavailable, sendAppError, sendDatabaseUnavailable } from "./errors.ts";
 import { registerHealthRoutes } from "./health.ts";
 import { loggerOptions, OneLineRequestLog } from "./logging.ts";
@@ -36,6 +37,9 @@ import { frameworkErrors, rejectUnfitText } from "./validation.ts";
 const PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()";
 /** The longest path segment (an id) the router reads; longer ones answer 414. */
 const MAX_PARAM_LENGTH = 100;
+
+const kib = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${Math.floor(bytes / 1024)} KiB`;
 
 export interface AppOptions {
   /** The built SPA (apps/web/dist); when absent the API is served alone. */
@@ -75,7 +79,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
     logger: options.logger === false ? false : loggerOptions(ctx.config.LOG_LEVEL),
     logController: new OneLineRequestLog(),
     bodyLimit: ctx.config.BODY_LIMIT_BYTES,
-    trustProxy: ctx.config.TRUST_PROXY,
+    trustProxy: trustProxyOption(ctx.config.TRUST_PROXY),
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -131,7 +135,10 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
       return reply.code(400).send({ detail: "Malformed JSON body" });
     }
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-      return reply.code(413).send({ detail: "Request body is too large" });
+      const limit = req.routeOptions.bodyLimit ?? ctx.config.BODY_LIMIT_BYTES;
+      return reply
+        .code(413)
+        .send({ detail: `Request body is too large: at most ${kib(limit)} here` });
     }
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: error.message });

@@ -3,9 +3,13 @@ import { createServer, type Server } from "node:http";
 import type { FastifyInstance } from "fastify";
 import client from "prom-client";
 import { httpDuration, registry } from "../lib/metrics.ts";
+import { cameThroughProxy } from "./client-address.ts";
 
 export interface MetricsOptions {
-  /** METRICS_TOKEN: required as `Authorization: Bearer …`; without it, loopback callers only. */
+  /**
+   * METRICS_TOKEN: required as `Authorization: Bearer …`; without it, loopback callers only, and
+   * none that came through a proxy.
+   */
   token: string | undefined;
 }
 
@@ -29,15 +33,18 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
 /**
  * Who may read /metrics: with METRICS_TOKEN set, whoever sends it as a bearer token; without,
- * only the machine itself (a scraper beside the process). Answers null or the refusal.
+ * only the machine itself (a scraper beside the process) — never a request that came through a
+ * proxy (`forwarded`: it carries forwarding headers or passed a trusted proxy), which a proxy on
+ * the same machine would make look local. Answers null or the refusal.
  */
 export function metricsRefusal(
   authorization: string | undefined,
   remoteAddress: string | undefined,
   token: string | undefined,
+  forwarded: boolean,
 ): { status: number; detail: string } | null {
   if (!token) {
-    return remoteAddress && LOOPBACK.has(remoteAddress)
+    return remoteAddress && LOOPBACK.has(remoteAddress) && !forwarded
       ? null
       : {
           status: 403,
@@ -114,6 +121,7 @@ export function registerMetrics(
       req.headers.authorization,
       req.socket.remoteAddress,
       options.token,
+      cameThroughProxy(req.headers, req.ips),
     );
     if (refused) return reply.code(refused.status).send({ detail: refused.detail });
     const merged = client.Registry.merge([registry, cluster]);
@@ -140,6 +148,7 @@ export async function serveWorkerMetrics(
       req.headers.authorization,
       req.socket.remoteAddress,
       options.token,
+      cameThroughProxy(req.headers),
     );
     if (refused) return json(refused.status, { detail: refused.detail });
     try {

@@ -18,6 +18,36 @@ export interface NewImportItem {
   files: { file_key: string; uri: string; name: string; media_type: "IMAGE" | "VIDEO" }[];
 }
 
+const ITEMS_PER_INSERT = 5000;
+const FILES_PER_INSERT = 8000;
+
+async function itemsWithFiles(
+  db: Db,
+  accountId: string,
+  keys: string[],
+): Promise<{ item: ImportItemRow; files: ImportFileRow[] }[]> {
+  const rows = await db
+    .selectFrom("import_items")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where(sql<boolean>`item_key = ANY(${keys}::text[])`)
+    .execute();
+  const ids = rows.map((r) => r.id);
+  const files = await db
+    .selectFrom("import_files")
+    .selectAll()
+    .where(sql<boolean>`item_id = ANY(${ids}::uuid[])`)
+    .orderBy("position")
+    .execute();
+  const byItem = new Map<string, ImportFileRow[]>();
+  for (const f of files) {
+    const list = byItem.get(f.item_id);
+    if (list) list.push(f);
+    else byItem.set(f.item_id, [f]);
+  }
+  return rows.map((item) => ({ item, files: byItem.get(item.id) ?? [] }));
+}
+
 /** The import_items and import_files tables (migration 1080); only this file touches them. */
 export function createImportRepository(db: Db) {
   return {
@@ -34,8 +64,10 @@ export function createImportRepository(db: Db) {
     ): Promise<{ item: ImportItemRow; files: ImportFileRow[] }[]> {
       if (items.length === 0) return [];
       return inTransaction(db, async (tx) => {
-        for (let i = 0; i < items.length; i += 500) {
-          const batch = items.slice(i, i + 500);
+        // Batches as large as a statement's 65,535 parameters allow (9 per item, 7 per file):
+        // a large export is a few statements, not hundreds.
+        for (let i = 0; i < items.length; i += ITEMS_PER_INSERT) {
+          const batch = items.slice(i, i + ITEMS_PER_INSERT);
           const inserted = await tx
             .insertInto("import_items")
             .values(
@@ -66,55 +98,37 @@ export function createImportRepository(db: Db) {
               updated_at: now,
             })),
           );
-          for (let k = 0; k < files.length; k += 1000) {
+          for (let k = 0; k < files.length; k += FILES_PER_INSERT) {
             await tx
               .insertInto("import_files")
-              .values(files.slice(k, k + 1000))
+              .values(files.slice(k, k + FILES_PER_INSERT))
               .onConflict((oc) => oc.columns(["item_id", "file_key"]).doNothing())
               .execute();
           }
         }
-        const keys = items.map((it) => it.item_key);
-        const rows: ImportItemRow[] = [];
-        for (let i = 0; i < keys.length; i += 1000) {
-          rows.push(
-            ...(await tx
-              .selectFrom("import_items")
-              .selectAll()
-              .where("account_id", "=", accountId)
-              .where("item_key", "in", keys.slice(i, i + 1000))
-              .execute()),
-          );
-        }
-        const files: ImportFileRow[] = [];
-        const ids = rows.map((r) => r.id);
-        for (let i = 0; i < ids.length; i += 1000) {
-          files.push(
-            ...(await tx
-              .selectFrom("import_files")
-              .selectAll()
-              .where("item_id", "in", ids.slice(i, i + 1000))
-              .orderBy("position")
-              .execute()),
-          );
-        }
-        const byItem = new Map<string, ImportFileRow[]>();
-        for (const f of files) byItem.set(f.item_id, [...(byItem.get(f.item_id) ?? []), f]);
-        return rows.map((item) => ({ item, files: byItem.get(item.id) ?? [] }));
+        return itemsWithFiles(
+          tx,
+          accountId,
+          items.map((it) => it.item_key),
+        );
       });
+    },
+
+    /** The account's items of these keys with their files (what `recordItems` answers). */
+    itemsOf(accountId: string, keys: string[]) {
+      return itemsWithFiles(db, accountId, keys);
     },
 
     /** Sets the status of items not completed yet (known, over the limit, or pending again). */
     async setStatuses(ids: string[], status: ImportItemStatus, now: Date) {
-      for (let i = 0; i < ids.length; i += 1000) {
-        await db
-          .updateTable("import_items")
-          .set({ status, updated_at: now })
-          .where("id", "in", ids.slice(i, i + 1000))
-          .where("status", "<>", "completed")
-          .where("status", "<>", status)
-          .execute();
-      }
+      if (ids.length === 0) return;
+      await db
+        .updateTable("import_items")
+        .set({ status, updated_at: now })
+        .where(sql<boolean>`id = ANY(${ids}::uuid[])`)
+        .where("status", "<>", "completed")
+        .where("status", "<>", status)
+        .execute();
     },
 
     /** Items of the account recorded by earlier imports (for matching by time and caption). */

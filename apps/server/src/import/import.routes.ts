@@ -1,4 +1,9 @@
-import { importFileResult, importPlan, importPlanRequest } from "@keepsake/contracts/import";
+import {
+  IMPORT_PLAN_MAX_BYTES,
+  importFileResult,
+  importPlan,
+  importPlanRequest,
+} from "@keepsake/contracts/import";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -6,13 +11,12 @@ import type { AuthGuards } from "../auth/auth.guards.ts";
 import { principalOf } from "../auth/auth.guards.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ImportService } from "./import.service.ts";
+import { planSlots } from "./plan-slots.ts";
 
 const tags = ["import"];
 const uuid = z.uuid();
 const accountParams = z.object({ id: z.string() });
 const fileParams = z.object({ item: z.string(), key: z.string() });
-/** The JSON of a large export (years of stories) runs to megabytes. */
-const PLAN_BODY_LIMIT = 64 * 1024 * 1024;
 
 function idOf(value: string, what: string): string {
   const parsed = uuid.safeParse(value);
@@ -28,28 +32,54 @@ export interface ImportRouteDeps {
 
 /** Issue 31, Settings → Import: the export's plan, then each media file streamed to Drive. */
 export function registerImportRoutes(app: FastifyInstance, ctx: ImportRouteDeps) {
-  const r = app.withTypeProvider<ZodTypeProvider>();
   const onRequest = ctx.guards.requireUser;
+  const slots = planSlots();
 
-  r.post(
-    "/api/import/accounts/:id/plan",
-    {
-      onRequest,
-      bodyLimit: PLAN_BODY_LIMIT,
-      schema: {
-        tags,
-        params: accountParams,
-        body: importPlanRequest,
-        response: { 200: importPlan },
+  app.register(async (scope) => {
+    // The plan's JSON is parsed once its body has arrived and no other plan is being parsed.
+    scope.addContentTypeParser(
+      "application/json",
+      { parseAs: "buffer", bodyLimit: IMPORT_PLAN_MAX_BYTES },
+      (req, body, done) => {
+        try {
+          slots.parse(principalOf(req).user.id);
+          done(null, JSON.parse(body.toString("utf8")));
+        } catch (err) {
+          const malformed = err instanceof SyntaxError;
+          done(malformed ? new AppError("bad_request", "Malformed JSON body") : (err as Error));
+        }
       },
-    },
-    async (req) =>
-      ctx.importer.plan(
-        principalOf(req).user.id,
-        idOf(req.params.id, "Instagram account not found"),
-        req.body,
-      ),
-  );
+    );
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      "/api/import/accounts/:id/plan",
+      {
+        // Before a byte of the body is read: the caller, the account is theirs, and no other
+        // plan of theirs is being sent or read.
+        onRequest: [
+          onRequest,
+          async (req, reply) => {
+            const userId = principalOf(req).user.id;
+            const { id } = req.params as { id: string };
+            await ctx.importer.ownAccount(userId, idOf(id, "Instagram account not found"));
+            slots.take(userId, reply.raw);
+          },
+        ],
+        bodyLimit: IMPORT_PLAN_MAX_BYTES,
+        schema: {
+          tags,
+          params: accountParams,
+          body: importPlanRequest,
+          response: { 200: importPlan },
+        },
+      },
+      async (req) =>
+        ctx.importer.plan(
+          principalOf(req).user.id,
+          idOf(req.params.id, "Instagram account not found"),
+          req.body,
+        ),
+    );
+  });
 
   // The media file is the raw request body, handed to the service as a stream: nothing of it
   // is buffered whole or written to disk here.

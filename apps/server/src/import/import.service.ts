@@ -226,6 +226,9 @@ export function createImportService(deps: ImportServiceDeps) {
   }
 
   return {
+    /** The account, when it is the user's (404 otherwise): checked before a plan's body is read. */
+    ownAccount,
+
     /** Reads the export's JSON, records its items once and answers the preview and what is left. */
     async plan(userId: string, accountId: string, body: ImportPlanRequest): Promise<ImportPlan> {
       const account = await ownAccount(userId, accountId);
@@ -240,12 +243,14 @@ export function createImportService(deps: ImportServiceDeps) {
         now,
       );
       // Posts the API brought in since an earlier import of this export.
+      const apiKeys = new Set(wanted.filter((it) => fromApi.has(it)).map(exportItemKey));
       const knownNow = rows.filter(
         (r) =>
           r.item.status !== "completed" &&
           r.item.status !== "known" &&
-          wanted.some((it) => fromApi.has(it) && exportItemKey(it) === r.item.item_key),
+          apiKeys.has(r.item.item_key),
       );
+      const knownIds = new Set(knownNow.map((r) => r.item.id));
       if (knownNow.length > 0) {
         await repo.setStatuses(
           knownNow.map((r) => r.item.id),
@@ -257,7 +262,8 @@ export function createImportService(deps: ImportServiceDeps) {
       const lim = await withinLimit(userId);
       const open = rows.filter(
         (r) =>
-          (r.item.status === "pending" || r.item.status === "over_limit") && !knownNow.includes(r),
+          (r.item.status === "pending" || r.item.status === "over_limit") &&
+          !knownIds.has(r.item.id),
       );
       if (lim.allowed) {
         const over = open.filter((r) => !lim.allowed.has(r.item.id)).map((r) => r.item.id);
@@ -271,12 +277,7 @@ export function createImportService(deps: ImportServiceDeps) {
           now,
         );
       }
-      rows = await repo.recordItems(
-        userId,
-        accountId,
-        wanted.map((it) => toRecord(it, fromApi.has(it))),
-        now,
-      );
+      rows = await repo.itemsOf(accountId, wanted.map(exportItemKey));
       const items = rows
         .map(({ item, files }) => ({
           id: item.id,

@@ -6,6 +6,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { clientOf } from "../http/client-address.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import type { StatusService } from "./status.service.ts";
 
@@ -39,7 +40,7 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: StatusRouteDeps)
         response: { 200: statusSubscribeResponse },
       },
     },
-    async (req) => ctx.status.subscribe(req.body.email, req.ip),
+    async (req) => ctx.status.subscribe(req.body.email, clientOf(req)),
   );
 
   r.post(

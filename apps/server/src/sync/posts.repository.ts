@@ -249,7 +249,8 @@ export function createPostsRepository(db: Kysely<Database>) {
         .where("source", "=", "api")
         .where((eb) =>
           eb.or([
-            ...(ids.length > 0 ? [eb("instagram_id", "in", ids)] : []),
+            // One array parameter: a large export names more ids than a statement has parameters.
+            ...(ids.length > 0 ? [sql<boolean>`instagram_id = ANY(${ids}::text[])`] : []),
             eb.and([eb("posted_at", ">=", from), eb("posted_at", "<=", to)]),
           ]),
         )

@@ -1,5 +1,7 @@
 import {
+  compactExportJson,
   exportJsonPaths,
+  exportPlanPaths,
   type ParsedExport,
   readInstagramExport,
 } from "@keepsake/contracts/instagram-export";
@@ -18,6 +20,7 @@ configure({ useWebWorkers: false });
 /** An export opened in this browser: its ZIP (or its parts) read by random access, never whole. */
 export interface OpenedExport {
   parsed: ParsedExport;
+  /** What the server's plan reads: the paths of the export's JSON files and their compact text. */
   paths: string[];
   files: { path: string; text: string }[];
   /** One media file of the export, extracted in the browser. */
@@ -52,10 +55,12 @@ export async function openExport(parts: File[], username: string): Promise<Opene
   };
   const parsed = await readInstagramExport({ paths, readText }, username);
   const files = [];
-  for (const path of exportJsonPaths(paths)) files.push({ path, text: await readText(path) });
+  for (const path of exportJsonPaths(paths)) {
+    files.push({ path, text: compactExportJson(await readText(path)) });
+  }
   return {
     parsed,
-    paths,
+    paths: exportPlanPaths(paths),
     files,
     async blob(path, type) {
       // Some exports nest everything in one top folder; the JSON names paths from inside it.
