@@ -19,6 +19,7 @@ export const DIFFERS_ON_A_SERVER = [
   "test/backup.sync.test.ts",
   "test/api.shutdown.test.ts",
   "test/billing-concurrency.test.ts",
+  "test/billing-no-transaction.test.ts",
   "test/billing-limits.test.ts",
   "test/sync-start.burst.test.ts",
   "test/counters.test.ts",
