@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { redactUrl } from "../src/http/logging.ts";
@@ -82,6 +84,24 @@ describe("secrets on a PostgreSQL server", () => {
     expect(message).toContain(`${missing}: required when DATABASE_URL is set`);
     const other = missing === "JWT_SECRET" ? "ENCRYPTION_KEY" : "JWT_SECRET";
     expect(message).not.toContain(other);
+  });
+
+  it("the server process exits 1 before touching the database, naming both", () => {
+    const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+    const { JWT_SECRET: _j, ENCRYPTION_KEY: _e, ...env } = process.env;
+    // No server listens there: the configuration stops it first.
+    const run = spawnSync(process.execPath, [main, "api"], {
+      env: {
+        ...env,
+        DATABASE_URL: "postgres://keepsake@127.0.0.1:1/keepsake",
+        LOG_LEVEL: "silent",
+      },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("JWT_SECRET: required when DATABASE_URL is set");
+    expect(run.stderr).toContain("ENCRYPTION_KEY: required when DATABASE_URL is set");
   });
 
   it("a blank value counts as missing", () => {
