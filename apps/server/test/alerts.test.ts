@@ -42,6 +42,7 @@ beforeAll(async () => {
   await h.listPosts(maya);
 }, 60_000);
 afterAll(async () => {
+  await peers?.close();
   await t?.close();
 });
 
@@ -92,17 +93,12 @@ const runCheck = () => alertsCheckJob.handler({}, t.ctx, { id: "test", retryCoun
  * The alerts check run at once by this app and by three other processes' worth of pools on its
  * database (support/peers.ts), as several workers might: what is told once stays once.
  */
+let peers: Awaited<ReturnType<typeof peerApps>> | undefined;
 async function raceChecks() {
-  const peers = await peerApps(t, 3, { SMTP_URL: t.sandbox.urls.smtp });
-  try {
-    await Promise.all(
-      [t, ...peers.apps].map((a) =>
-        alertsCheckJob.handler({}, a.ctx, { id: "race", retryCount: 0 }),
-      ),
-    );
-  } finally {
-    await peers.close();
-  }
+  peers ??= await peerApps(t, 3, { SMTP_URL: t.sandbox.urls.smtp });
+  await Promise.all(
+    [t, ...peers.apps].map((a) => alertsCheckJob.handler({}, a.ctx, { id: "race", retryCount: 0 })),
+  );
 }
 
 describe("connection alerts", () => {

@@ -136,7 +136,6 @@ describe("the outbox", () => {
       }
       await new Promise((r) => setTimeout(r, 1500)); // a late duplicate would have landed by now
       for (const to of addresses) expect(await inbox(to), to).toHaveLength(1);
-      for (const id of ids) expect((await row(id)).attempts).toBe(1);
     } finally {
       await peers.close();
     }

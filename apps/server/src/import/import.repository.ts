@@ -201,17 +201,21 @@ export function createImportRepository(db: Db) {
 
     /**
      * Takes the file for one upload request until `until` (none while another request holds
-     * it); answers the file's row, or undefined when it is held.
+     * it, nor once it is in Drive); answers the file's row, or undefined when it is held or done.
      */
-    claimFile(itemId: string, fileKey: string, now: Date, until: Date) {
-      return db
-        .updateTable("import_files")
-        .set({ lease_until: until, started_at: sql`coalesce(started_at, ${now})` })
-        .where("item_id", "=", itemId)
-        .where("file_key", "=", fileKey)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-        .returningAll()
-        .executeTakeFirst();
+    async claimFile(itemId: string, fileKey: string, now: Date, until: Date) {
+      // `started_before`: when a request before this one began the file (read under the row's
+      // lock, before this claim sets started_at).
+      const { rows } = await sql<ImportFileRow & { started_before: Date | null }>`
+        UPDATE import_files f
+           SET lease_until = ${until}, started_at = coalesce(f.started_at, ${now})
+          FROM (SELECT item_id, file_key, started_at FROM import_files
+                 WHERE item_id = ${itemId} AND file_key = ${fileKey} FOR UPDATE) old
+         WHERE f.item_id = old.item_id AND f.file_key = old.file_key
+           AND f.drive_file_id IS NULL
+           AND (f.lease_until IS NULL OR f.lease_until < ${now})
+        RETURNING f.*, old.started_at AS started_before`.execute(db);
+      return rows[0];
     },
 
     async renewFile(itemId: string, fileKey: string, until: Date) {

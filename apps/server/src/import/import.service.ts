@@ -356,7 +356,14 @@ export function createImportService(deps: ImportServiceDeps) {
         now,
         new Date(now.getTime() + FILE_LEASE_MS),
       );
-      if (!claimed) throw new AppError("conflict", messages.busy);
+      if (!claimed) {
+        // Another request holds it, or finished it since this one read it: then it is done.
+        const now = (await repo.itemFiles(itemId)).find((f) => f.file_key === fileKey);
+        if (now?.drive_file_id) {
+          return done(item, fileKey, now.drive_file_id, await finishItem(userId, item));
+        }
+        throw new AppError("conflict", messages.busy);
+      }
       const renew = setInterval(() => {
         repo
           .renewFile(itemId, fileKey, new Date(clock.now().getTime() + FILE_LEASE_MS))
@@ -364,7 +371,11 @@ export function createImportService(deps: ImportServiceDeps) {
       }, FILE_LEASE_MS / 3);
       renew.unref();
       try {
-        const fileId = await putMedia(userId, google.google_sub, item, file, body, contentLength);
+        // The claimed row as it is now (an upload session or an earlier start recorded since
+        // this request read it); started_at only when a request before this one set it.
+        const { started_before, ...row } = claimed;
+        const fresh = { ...row, started_at: started_before };
+        const fileId = await putMedia(userId, google.google_sub, item, fresh, body, contentLength);
         return done(item, fileKey, fileId, await finishItem(userId, item));
       } catch (err) {
         throw asAppError(err);
