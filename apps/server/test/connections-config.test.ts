@@ -33,6 +33,8 @@ describe("provider configuration", () => {
       GOOGLE_CLIENT_SECRET: "gsecret",
       INSTAGRAM_GRAPH_URL: "http://127.0.0.1:9999/graph/",
       DATABASE_URL: "postgres://db.example/keepsake",
+      JWT_SECRET: "j".repeat(32),
+      ENCRYPTION_KEY: "e".repeat(64),
     });
     expect(c.sandboxMode).toBe(false);
     expect(c.providers.instagram.clientId).toBe("id");

@@ -257,6 +257,17 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
 // Signing out (and self-deletion) would end the session the rest of the fuzz uses.
 const SKIPPED = new Set(["POST /api/auth/logout", "DELETE /api/auth/me"]);
 
+/**
+ * The import plan's route checks that the account is the caller's before it reads a byte of the
+ * body (issue 35: a large body is never parsed for a stranger), so a body probe on another's
+ * account is refused with 404 before the body's text is looked at.
+ */
+function refusedBeforeBody(p: Probe, status: number): boolean {
+  return (
+    p.body !== undefined && status === 404 && /^\/api\/import\/accounts\/[^/]+\/plan$/.test(p.url)
+  );
+}
+
 interface Probe {
   method: string;
   url: string;
@@ -344,7 +355,8 @@ describe("every route, fuzzed", () => {
         const what = `${p.method} ${p.url.slice(0, 120)} ${JSON.stringify(p.body ?? p.raw ?? "").slice(0, 80)} → ${res.statusCode} ${res.body.slice(0, 160)}`;
         if (res.statusCode >= 500) failures.push(what);
         else if (res.statusCode >= 400 && typeof body?.detail !== "string") failures.push(what);
-        else if (p.nul && res.statusCode !== 422) failures.push(`expected 422: ${what}`);
+        else if (p.nul && res.statusCode !== 422 && !refusedBeforeBody(p, res.statusCode))
+          failures.push(`expected 422: ${what}`);
       }
     }
     expect(failures).toEqual([]);
@@ -354,7 +366,8 @@ describe("every route, fuzzed", () => {
 
 describe("deeply nested bodies", () => {
   it("answer 4xx, and a NUL deep inside is found", async () => {
-    const depth = 50_000;
+    // Deep, yet within the contact route's 64 KiB body limit.
+    const depth = 30_000;
     const deep = `${"[".repeat(depth)}"a\\u0000b"${"]".repeat(depth)}`;
     const res = await t.call("POST", "/api/contact", {
       body: deep,

@@ -11,6 +11,7 @@ export function createAuthRepository(db: Db) {
      */
     async deleteUser(userId: string, address: string): Promise<boolean> {
       await db.deleteFrom("login_failures").where("email", "=", address).execute();
+      await db.deleteFrom("account_mail_requests").where("email", "=", address).execute();
       const r = await db.deleteFrom("users").where("id", "=", userId).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },

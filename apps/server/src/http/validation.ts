@@ -186,6 +186,16 @@ export function findNonUtf8Query(url: string): string | null {
 }
 
 /** Refuses, with 422, any request whose path, query or body holds text that cannot be kept. */
+/** Throws the 422 a NUL or lone surrogate anywhere in `part` gets (a hook that runs early uses it too). */
+export function assertFitText(part: unknown): void {
+  const found = findUnfitText(part);
+  if (found) {
+    // A lone surrogate key is named by its code points, which a JSON answer can carry.
+    const label = fieldLabel(found.path.map((k) => (typeof k === "string" ? k.toWellFormed() : k)));
+    throw new AppError("invalid", `${label} ${UNFIT_WORDS[found.why]}`);
+  }
+}
+
 export function rejectUnfitText(app: FastifyInstance) {
   app.addHook("preValidation", async (req: FastifyRequest) => {
     // API requests only: a page's URL (an old link in Latin-1, say) still gets its page.
@@ -193,16 +203,7 @@ export function rejectUnfitText(app: FastifyInstance) {
     if (query) {
       throw new AppError("invalid", `${query} must be UTF-8 text (its percent-encoding is not)`);
     }
-    for (const part of [req.params, req.query, req.body]) {
-      const found = findUnfitText(part);
-      if (found) {
-        // A lone surrogate key is named by its code points, which a JSON answer can carry.
-        const label = fieldLabel(
-          found.path.map((k) => (typeof k === "string" ? k.toWellFormed() : k)),
-        );
-        throw new AppError("invalid", `${label} ${UNFIT_WORDS[found.why]}`);
-      }
-    }
+    for (const part of [req.params, req.query, req.body]) assertFitText(part);
   });
 }
 

@@ -9,6 +9,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AuthGuards } from "../auth/auth.guards.ts";
 import { principalOf } from "../auth/auth.guards.ts";
+import { assertFitText } from "../http/validation.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ImportService } from "./import.service.ts";
 import { planSlots } from "./plan-slots.ts";
@@ -60,6 +61,7 @@ export function registerImportRoutes(app: FastifyInstance, ctx: ImportRouteDeps)
           async (req, reply) => {
             const userId = principalOf(req).user.id;
             const { id } = req.params as { id: string };
+            assertFitText(req.params);
             await ctx.importer.ownAccount(userId, idOf(id, "Instagram account not found"));
             slots.take(userId, reply.raw);
           },
