@@ -36,6 +36,8 @@ export const syncJob = z.object({
   status: syncJobStatus,
   posts_processed: z.number().int(),
   posts_total: z.number().int(),
+  /** Of the processed posts, how many backups failed (the run then did not fully succeed). */
+  posts_failed: z.number().int(),
   error_message: z.string().nullable(),
   started_at: z.string(),
   completed_at: z.string().nullable(),

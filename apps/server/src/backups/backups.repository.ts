@@ -136,7 +136,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
           .executeTakeFirst();
         if (run?.sync_job_id) await runs.lockRunning(run.sync_job_id);
         const done = await end(trx);
-        if (done?.sync_job_id) await runs.countBackupEnded(done.sync_job_id, now);
+        if (done?.sync_job_id)
+          await runs.countBackupEnded(done.sync_job_id, now, done.status === "failed");
         return done;
       });
     },
@@ -300,6 +301,42 @@ export function createBackupsRepository(db: Kysely<Database>) {
         .orderBy("p.posted_at")
         .limit(1000)
         .execute();
+    },
+
+    /**
+     * Each account's failed backups: how many, since when, and the newest failure's words (the
+     * health state's "failing since"; failed rows are few and read by backups_user_status_idx).
+     */
+    async failuresByAccount(userId: string) {
+      const rows = await db
+        .selectFrom("backups")
+        .select([
+          "account_id",
+          sql<string>`count(*)`.as("n"),
+          sql<Date>`min(updated_at)`.as("since"),
+          sql<string | null>`(array_agg(error_message ORDER BY updated_at DESC))[1]`.as("latest"),
+        ])
+        .where("user_id", "=", userId)
+        .where("status", "=", "failed")
+        .groupBy("account_id")
+        .execute();
+      return rows.map((r) => ({
+        accountId: r.account_id,
+        failed: Number(r.n),
+        since: new Date(r.since),
+        latest: r.latest,
+      }));
+    },
+
+    /** How many of an account's backups are failed (from the counters). */
+    async failedBackupsOf(accountId: string): Promise<number> {
+      const row = await db
+        .selectFrom("backup_counts")
+        .select(sql<string>`coalesce(sum(n), 0)`.as("n"))
+        .where("account_id", "=", accountId)
+        .where("status", "=", "failed")
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
     },
 
     /** A user's backups completed since `since`, failed ones waiting, and the bytes in Drive. */

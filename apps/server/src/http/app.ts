@@ -17,6 +17,7 @@ import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
 import { pendingMigrations } from "../db/migrate.ts";
+import { registerHealthRoutes } from "../health/health.routes.ts";
 import { registerImportRoutes } from "../import/import.routes.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerLibraryRoutes } from "../library/library.routes.ts";
@@ -56,6 +57,7 @@ const registrars: RouteRegistrar[] = [
   registerConnectionRoutes,
   registerAccountRoutes,
   registerSyncRoutes,
+  registerHealthRoutes,
   registerLibraryRoutes,
   registerBackupsRoutes,
   registerArchiveRoutes,
