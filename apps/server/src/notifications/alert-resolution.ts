@@ -9,7 +9,8 @@ export const alertCause = {
     `connection:${provider}:${subjectId}`,
   tokenExpiring: (accountId: string) => `token-expiring:${accountId}`,
   driveFull: (userId: string) => `drive-full:${userId}`,
-  backupFailures: (accountId: string) => `backup-failures:${accountId}`,
+  /** Each day's summary names new failures: a cause per day, resolved when none is left. */
+  backupFailures: (accountId: string, day: string) => `backup-failures:${accountId}:${day}`,
   syncStale: (accountId: string) => `sync-stale:${accountId}`,
 } as const;
 
@@ -65,7 +66,7 @@ export function createAlertResolution(deps: {
           fixed.push(a.cause);
       }
       for (const a of await notifications.openAlerts("backup-failures:")) {
-        const accountId = a.cause.slice("backup-failures:".length);
+        const accountId = a.cause.split(":")[1] ?? "";
         if ((await sources.failedBackupsOf(accountId)) === 0) fixed.push(a.cause);
       }
       const stale = await notifications.openAlerts("sync-stale:");

@@ -125,7 +125,7 @@ export function createAlerts(deps: AlertsDeps) {
       const n = failures.length;
       const r = await notifications.notify(user_id, {
         key,
-        cause: alertCause.backupFailures(account_id),
+        cause: alertCause.backupFailures(account_id, day(now)),
         category: "alert_backup_failures",
         title: `${n} ${n === 1 ? "backup" : "backups"} of @${owner.username} failed`,
         paragraphs: [
