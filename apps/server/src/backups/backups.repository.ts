@@ -232,17 +232,19 @@ export function createBackupsRepository(db: Kysely<Database>) {
         .where("p.user_id", "=", userId)
         .select((eb) => [
           eb.fn.countAll<number>().as("total_posts"),
+          // One definition (issue 36): each post is in exactly one of backed up, pending,
+          // failed, unavailable and beyond the plan's limit, so the five add up to the total.
+          // A post in Drive counts as backed up even when the limit left it out later.
           sql<number>`count(*) FILTER (WHERE b.status = 'completed')`.as("backed_up"),
-          // Waiting: queued or running, or listed within the plan and not yet given a backup.
-          sql<number>`count(*) FILTER (WHERE b.status IN ('pending', 'processing') OR (b.id IS NULL AND p.not_backed_up_reason IS NULL))`.as(
+          // Waiting, within the plan: queued or running, or listed and not yet given a backup.
+          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NULL AND (b.id IS NULL OR b.status IN ('pending', 'processing')))`.as(
             "pending",
           ),
-          // Not in Drive and still to back up (media Instagram withholds is not).
-          sql<number>`count(*) FILTER (WHERE b.status IS NULL OR b.status NOT IN ('completed', 'unavailable'))`.as(
-            "unbacked",
+          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NULL AND b.status = 'failed')`.as(
+            "failed",
           ),
-          sql<number>`count(*) FILTER (WHERE b.status = 'failed')`.as("failed"),
-          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND b.status IS DISTINCT FROM 'completed')`.as(
+          sql<number>`count(*) FILTER (WHERE b.status = 'unavailable')`.as("unavailable"),
+          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND (b.id IS NULL OR b.status NOT IN ('completed', 'unavailable')))`.as(
             "over_limit",
           ),
           sql<number>`coalesce(sum(b.backup_size_bytes) FILTER (WHERE b.status = 'completed'), 0)`.as(
@@ -257,8 +259,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
         totalPosts: Number(row.total_posts),
         backedUp: Number(row.backed_up),
         pending: Number(row.pending),
-        unbacked: Number(row.unbacked),
         failed: Number(row.failed),
+        unavailable: Number(row.unavailable),
         overLimit: Number(row.over_limit),
         bytes: Number(row.bytes),
         feedPosts: Number(row.feed_posts),

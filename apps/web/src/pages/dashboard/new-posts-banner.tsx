@@ -20,9 +20,11 @@ function summary(check: NewPostsCheck, driveMissing: boolean): string {
   const parts: string[] = [];
   if (check.new_posts_count > 0)
     parts.push(`${check.new_posts_count} new post${check.new_posts_count === 1 ? "" : "s"}`);
+  // The dashboard's Pending plus its failed backups (one definition on the server, issue 36).
+  const failed = check.failed_backups_count ?? 0;
   if (check.unbacked_posts_count > 0)
     parts.push(
-      `${check.unbacked_posts_count} post${check.unbacked_posts_count === 1 ? "" : "s"} not backed up yet`,
+      `${check.unbacked_posts_count} post${check.unbacked_posts_count === 1 ? "" : "s"} not backed up yet${failed > 0 ? ` (${failed} failed)` : ""}`,
     );
   return parts.length > 0 ? `You have ${parts.join(" and ")}.` : "You have new posts to back up.";
 }
