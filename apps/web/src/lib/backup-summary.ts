@@ -15,6 +15,14 @@ export function overLimitText(
   return `${plural(n, "older post is", "older posts are")} beyond your ${planFor(tier).name} plan's ${formatCount(stats.post_limit)}-post limit and not backed up. Upgrade to back ${n === 1 ? "it" : "them"} up.`;
 }
 
+/** Posts in Drive beyond the plan's newest N: backed up before the limit left them out. */
+function keptBeyond(stats: Pick<DashboardStats, "backed_up_posts" | "post_limit">): string {
+  const extra = stats.post_limit === null ? 0 : stats.backed_up_posts - stats.post_limit;
+  return extra > 0
+    ? ` (${plural(extra, "older one", "older ones")} from before your plan's ${formatCount(stats.post_limit ?? 0)}-post limit stay there)`
+    : "";
+}
+
 /**
  * What a finished backup run did, from the server's numbers: the completion toast. A run that
  * found nothing to do says so instead of claiming a backup; failures name their cause from the
@@ -41,7 +49,7 @@ export function backupDoneText(
   if (!stats) return failure ? `${head} ${failure}` : head;
   return [
     head,
-    `${plural(stats.backed_up_posts, "post is", "posts are")} in your Google Drive.`,
+    `${plural(stats.backed_up_posts, "post is", "posts are")} in your Google Drive${keptBeyond(stats)}.`,
     failure,
     overLimitText(stats, tier),
   ]

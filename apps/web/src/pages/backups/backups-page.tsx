@@ -41,7 +41,11 @@ const LABELS: Record<Filter, string> = {
 /** SPEC §2 /backups: the current sync, the backups (polled every 5 s), filters and retries. */
 export function BackupsPage() {
   const { user } = useAuth();
-  const [filter, setFilter] = useState<Filter>("all");
+  // `?filter=failed` (the health state's "Retry failed backups" fix) opens on that filter.
+  const [filter, setFilter] = useState<Filter>(() => {
+    const asked = new URLSearchParams(window.location.search).get("filter");
+    return (FILTERS as string[]).includes(asked ?? "") ? (asked as Filter) : "all";
+  });
   const [accountId, setAccountId] = useState("");
   const multiAccountTier = isMultiAccountTier(user?.subscription_tier);
   const accounts = useInstagramAccounts(multiAccountTier);
