@@ -91,5 +91,13 @@ describe("counts that agree", () => {
         .poll(async () => `${filter}: ${number(await count.textContent())}`, WAIT)
         .toBe(`${filter}: ${expected}`);
     }
+    // The health state's "Retry failed backups" fix opens the Failed filter.
+    await page.goto(`${ks.url}/backups?filter=failed`);
+    await expect
+      .poll(async () => number(await count.textContent()), WAIT)
+      .toBe(stats.failed_backups);
+    expect(
+      await page.getByRole("button", { name: "Failed", exact: true }).getAttribute("aria-pressed"),
+    ).toBe("true");
   }, 240_000);
 });

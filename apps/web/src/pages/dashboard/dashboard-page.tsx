@@ -183,7 +183,12 @@ export function DashboardPage() {
           accountId={hasAccountsPanel ? accountId : undefined}
           live={live}
           awaitingDrive={
-            driveMissing ? { onInstagram: newPosts.data?.new_posts_count ?? null } : undefined
+            driveMissing
+              ? {
+                  onInstagram: newPosts.data?.new_posts_count ?? null,
+                  reconnect: connections.data?.google_needs_reconnect === true,
+                }
+              : undefined
           }
         />
       )}
