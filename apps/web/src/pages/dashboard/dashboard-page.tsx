@@ -153,6 +153,7 @@ export function DashboardPage() {
           step={nextStep}
           onStartBackup={() => void backup.start()}
           backupBusy={backup.isBusy}
+          running={health.data?.state === "syncing" || runningJob !== undefined}
         />
       )}
 

@@ -11,10 +11,13 @@ export function FirstRunCard({
   step,
   onStartBackup,
   backupBusy,
+  running,
 }: {
   step: NextStep;
   onStartBackup: () => void;
   backupBusy: boolean;
+  /** A backup runs on the server (the step's text says so). */
+  running: boolean;
 }) {
   return (
     <section className="card first-run" aria-label="Getting started" data-testid="first-run">
@@ -38,14 +41,13 @@ export function FirstRunCard({
         {step.fix ? (
           <FixLink fix={step.fix} />
         ) : (
-          <button
-            type="button"
-            className="btn btn-primary btn-sm"
-            onClick={onStartBackup}
-            disabled={backupBusy}
-          >
-            {backupBusy ? "Backing up..." : "Start your first backup"}
-          </button>
+          // While the first backup runs the header's button says so: no second one here.
+          !running &&
+          !backupBusy && (
+            <button type="button" className="btn btn-primary btn-sm" onClick={onStartBackup}>
+              Start your first backup
+            </button>
+          )
         )}
       </div>
     </section>
