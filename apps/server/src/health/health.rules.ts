@@ -94,10 +94,9 @@ export function destinationHealth(f: HealthFacts): DestinationHealth {
       since: iso(f.drive.updated_at),
     };
   }
-  // Drive refused the newest failed backup for want of space: nothing fits until there is room.
-  const newest = [...f.failures].sort((a, b) => +b.since - +a.since)[0];
+  // Drive refused a backup for want of space and nothing was retried since: nothing fits.
   const full = f.failures.filter((x) => x.latest === syncMessages.driveFull);
-  if (newest && full.length > 0) {
+  if (full.length > 0) {
     return {
       ...base,
       state: "full",
