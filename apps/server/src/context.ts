@@ -548,6 +548,7 @@ export function createContext(deps: ContextDeps): AppContext {
       accounts: connectionsRepo.listInstagramAccounts,
       drive: connectionsRepo.findGoogleConnection,
       failures: backupsReads.failuresByAccount,
+      lastCompletedAt: backupsReads.lastCompletedAt,
       recentRuns: (userId) => sync.runs.syncJobs(userId, 20),
       lastCompletedRun: async (userId) => {
         const at = (await sync.repos.runs.lastCompletedSync(userId))?.at;

@@ -21,6 +21,7 @@ const facts = (over: Partial<HealthFacts> = {}): HealthFacts => ({
   accounts: [account()],
   drive: { google_email: "j@example.com", status: "active", status_reason: null, updated_at: now },
   failures: [],
+  lastCompletedAt: null,
   latestRun: null,
   runningAccountIds: new Set(),
   firstBackupDone: true,
@@ -36,7 +37,11 @@ describe("health rules", () => {
   it("Drive full: broken, the cause and where to free space, since the first refusal", () => {
     const since = new Date(now.getTime() - 3600_000);
     const h = syncHealth(
-      facts({ failures: [{ accountId: "a1", failed: 3, since, latest: syncMessages.driveFull }] }),
+      facts({
+        failures: [
+          { accountId: "a1", failed: 3, since, latestAt: since, latest: syncMessages.driveFull },
+        ],
+      }),
     );
     expect(h).toMatchObject({
       state: "broken",
@@ -50,6 +55,16 @@ describe("health rules", () => {
     });
     // The account itself is fine: Drive explains the failures.
     expect(h.accounts[0]?.state).toBe("ok");
+    // Drive took a backup after the refusal: there is room again.
+    const later = syncHealth(
+      facts({
+        failures: [
+          { accountId: "a1", failed: 1, since, latestAt: since, latest: syncMessages.driveFull },
+        ],
+        lastCompletedAt: now,
+      }),
+    );
+    expect(later.destinations[0]?.state).toBe("ok");
   });
 
   it("backups failing for an account: attention, failing since, retry", () => {
@@ -57,7 +72,13 @@ describe("health rules", () => {
     const h = syncHealth(
       facts({
         failures: [
-          { accountId: "a1", failed: 2, since, latest: "Instagram did not answer in time" },
+          {
+            accountId: "a1",
+            failed: 2,
+            since,
+            latestAt: since,
+            latest: "Instagram did not answer in time",
+          },
         ],
       }),
     );
@@ -101,7 +122,9 @@ describe("health rules", () => {
   it("a run whose backups partly failed is 'finished with errors', not a success", () => {
     const h = syncHealth(
       facts({
-        failures: [{ accountId: "a1", failed: 1, since: now, latest: "the CDN answered 403" }],
+        failures: [
+          { accountId: "a1", failed: 1, since: now, latestAt: now, latest: "the CDN answered 403" },
+        ],
         latestRun: {
           id: "r1",
           account_id: "a1",

@@ -316,6 +316,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
           "account_id",
           sql<string>`count(*)`.as("n"),
           sql<Date>`min(updated_at)`.as("since"),
+          sql<Date>`max(updated_at)`.as("latest_at"),
           sql<string | null>`(array_agg(error_message ORDER BY updated_at DESC))[1]`.as("latest"),
         ])
         .where("user_id", "=", userId)
@@ -326,8 +327,22 @@ export function createBackupsRepository(db: Kysely<Database>) {
         accountId: r.account_id,
         failed: Number(r.n),
         since: new Date(r.since),
+        latestAt: new Date(r.latest_at),
         latest: r.latest,
       }));
+    },
+
+    /** When a backup of the user last completed (the newest by the status index), or null. */
+    async lastCompletedAt(userId: string): Promise<Date | null> {
+      const row = await db
+        .selectFrom("backups")
+        .select("updated_at")
+        .where("user_id", "=", userId)
+        .where("status", "=", "completed")
+        .orderBy("updated_at", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return row ? new Date(row.updated_at) : null;
     },
 
     /** How many of an account's backups are failed (from the counters). */

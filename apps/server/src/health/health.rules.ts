@@ -51,6 +51,8 @@ export interface FailureFacts {
   accountId: string;
   failed: number;
   since: Date;
+  /** When the newest failure happened, and its words. */
+  latestAt: Date;
   latest: string | null;
 }
 
@@ -59,6 +61,8 @@ export interface HealthFacts {
   accounts: AccountFacts[];
   drive: DriveFacts | undefined;
   failures: FailureFacts[];
+  /** When Drive last took a backup (a refusal for space before it is over). */
+  lastCompletedAt: Date | null;
   /** The latest run (any account), and whether one is running now. */
   latestRun: SyncJob | null;
   runningAccountIds: Set<string>;
@@ -94,8 +98,12 @@ export function destinationHealth(f: HealthFacts): DestinationHealth {
       since: iso(f.drive.updated_at),
     };
   }
-  // Drive refused a backup for want of space and nothing was retried since: nothing fits.
-  const full = f.failures.filter((x) => x.latest === syncMessages.driveFull);
+  // Drive refused a backup for want of space and took none since: nothing fits.
+  const full = f.failures.filter(
+    (x) =>
+      x.latest === syncMessages.driveFull &&
+      (f.lastCompletedAt === null || +x.latestAt > +f.lastCompletedAt),
+  );
   if (full.length > 0) {
     return {
       ...base,

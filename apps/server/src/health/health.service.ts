@@ -12,6 +12,7 @@ export interface HealthSources {
   accounts(userId: string): Promise<AccountFacts[]>;
   drive(userId: string): Promise<DriveFacts | undefined>;
   failures(userId: string): Promise<FailureFacts[]>;
+  lastCompletedAt(userId: string): Promise<Date | null>;
   /** The user's newest runs, newest first (any running one among them). */
   recentRuns(userId: string): Promise<SyncJob[]>;
   /** When a run of the user last completed (null: never). */
@@ -23,10 +24,11 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
   const { sources, clock } = deps;
   return {
     async health(userId: string): Promise<SyncHealth> {
-      const [accounts, drive, failures, runs, lastDone] = await Promise.all([
+      const [accounts, drive, failures, lastCompletedAt, runs, lastDone] = await Promise.all([
         sources.accounts(userId),
         sources.drive(userId),
         sources.failures(userId),
+        sources.lastCompletedAt(userId),
         sources.recentRuns(userId),
         sources.lastCompletedRun(userId),
       ]);
@@ -36,6 +38,7 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
         accounts,
         drive,
         failures,
+        lastCompletedAt,
         latestRun: running[0] ?? runs[0] ?? null,
         runningAccountIds: new Set(running.flatMap((r) => (r.account_id ? [r.account_id] : []))),
         firstBackupDone: lastDone !== null,
