@@ -132,6 +132,7 @@ export const seedOps = {
         body: a.body,
         action_label: a.action?.[0] ?? null,
         action_path: a.action?.[1] ?? null,
+        cause: null,
       },
       new Date(),
     );
@@ -221,6 +222,69 @@ export const seedOps = {
           reposts: null,
         })),
       );
+    }
+  },
+
+  /**
+   * An account with posts in every state (issue 36's counts): each entry of `states` is one
+   * post, newest first; "beyond" posts are left out by the plan's limit (no backup, or a
+   * completed one from before). The profile counts them all and was read just now.
+   */
+  async accountInStates(
+    db: Db,
+    a: {
+      email: string;
+      instagramUserId: string;
+      username: string;
+      states: ("completed" | "failed" | "pending" | "listed" | "beyond" | "beyond-completed")[];
+    },
+  ): Promise<void> {
+    const rows = rowFactories(db);
+    const userId = await rows.auth.userIdByEmail(a.email);
+    const account = await rows.connections.insertInstagramAccount({
+      user_id: userId,
+      instagram_user_id: a.instagramUserId,
+      connected_via: "instagram",
+      username: a.username,
+      access_token_encrypted: "not-a-token",
+      token_issued_at: new Date(),
+      last_validated_at: new Date(Date.now() + 3600_000),
+      media_count: a.states.length,
+    });
+    for (const [i, state] of a.states.entries()) {
+      const beyond = state.startsWith("beyond");
+      const [post] = await rows.sync.insertPosts([
+        {
+          user_id: userId,
+          account_id: account.id,
+          instagram_id: `${a.username}-${i + 1}`,
+          media_type: "IMAGE",
+          media_product_type: "FEED",
+          caption: `${state} ${i + 1}`,
+          posted_at: new Date(Date.UTC(2026, 2, 30 - i, 12)),
+          like_count: 1,
+          not_backed_up_reason: beyond ? "Beyond your plan's 100-post limit" : null,
+        },
+      ]);
+      const byState: Record<string, "completed" | "failed" | "pending" | undefined> = {
+        completed: "completed",
+        "beyond-completed": "completed",
+        failed: "failed",
+        pending: "pending",
+      };
+      const status = byState[state];
+      if (!status) continue;
+      await rows.backups.insertBackups([
+        {
+          post_id: post?.id as string,
+          user_id: userId,
+          account_id: account.id,
+          status,
+          backup_size_bytes: status === "completed" ? 1000 : null,
+          completed_at: status === "completed" ? new Date() : null,
+          error_message: status === "failed" ? "Backup failed after 4 attempts" : null,
+        },
+      ]);
     }
   },
 

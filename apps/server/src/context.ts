@@ -39,6 +39,7 @@ import { createPlatformSignalsRepository } from "./connections/platform-signals.
 import { createContactRepository } from "./contact/contact.repository.ts";
 import { type ContactService, createContactService } from "./contact/contact.service.ts";
 import type { Db } from "./db/database.ts";
+import { createHealthService, type HealthService } from "./health/health.service.ts";
 import { createImportRepository } from "./import/import.repository.ts";
 import { createImportService, type ImportService } from "./import/import.service.ts";
 import { jobRegistry } from "./job-registry.ts";
@@ -56,6 +57,7 @@ import { createPostLookupsRepository } from "./library/post-lookups.repository.t
 import { createMailRepository } from "./mail/mail.repository.ts";
 import { createMailService, type MailService } from "./mail/mail.service.ts";
 import { createSmtpSender } from "./mail/smtp.ts";
+import { createAlertResolution } from "./notifications/alert-resolution.ts";
 import { type Alerts, createAlerts } from "./notifications/alerts.ts";
 import { createNotificationsRepository } from "./notifications/notifications.repository.ts";
 import {
@@ -129,6 +131,8 @@ export interface AppContext extends ContextDeps {
   notifications: NotificationsService;
   /** Alert detection: hooks of the other areas and the periodic checks (notifications/alerts.ts). */
   alerts: Alerts;
+  /** One health state per account and destination (issue 36, health/health.rules.ts). */
+  health: HealthService;
   guards: ReturnType<typeof authGuards>;
   queue: JobQueue<AppContext>;
   /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
@@ -194,7 +198,11 @@ export function createContext(deps: ContextDeps): AppContext {
     google: createGoogleOAuthClient(providers.google, calls.fetchFor("google")),
     ...(deps.log ? { log: deps.log } : {}),
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
-    onConnected: (userId, accountIds) => sync.runs.startAfterConnect(userId, accountIds),
+    // A connection that works again resolves its open alerts (issue 36).
+    onConnected: async (userId, accountIds) => {
+      await resolution.connectionsRestored(userId, accountIds);
+      return sync.runs.startAfterConnect(userId, accountIds);
+    },
     // A connection a provider ended: the user is told at once, once per grant.
     onNeedsReconnection: (lost) => alerts.connectionLost(lost),
     // A disconnected account's running syncs end; a freed slot resumes a paused account.
@@ -347,8 +355,26 @@ export function createContext(deps: ContextDeps): AppContext {
     ...(deps.log ? { log: deps.log } : {}),
   });
   const backupsReads = backupsRepository(deps.db);
+  const resolution = createAlertResolution({
+    notifications,
+    sources: {
+      failedBackupsOf: backupsReads.failedBackupsOf,
+      completedSince: async (userId, since) =>
+        (await backupsReads.userSummary(userId, since)).backed_up_since,
+      staleAccountIds: async (before) =>
+        new Set(
+          (await accountsRepo.staleAutoSyncAccounts(AUTO_SYNC_TIERS, before)).map((a) => a.id),
+        ),
+      stillNeedsReconnection: async (provider, subjectId) =>
+        provider === "google"
+          ? (await connectionsRepo.findGoogleConnection(subjectId))?.status === "needs_reconnection"
+          : (await connectionsRepo.findInstagramAccountById(subjectId))?.status ===
+            "needs_reconnection",
+    },
+  });
   const alerts = createAlerts({
     notifications,
+    resolution,
     repo: notificationsRepo,
     clock: deps.clock,
     sources: {
@@ -540,8 +566,23 @@ export function createContext(deps: ContextDeps): AppContext {
     },
     clock: deps.clock,
   });
+  const health = createHealthService({
+    clock: deps.clock,
+    sources: {
+      accounts: connectionsRepo.listInstagramAccounts,
+      drive: connectionsRepo.findGoogleConnection,
+      failures: backupsReads.failuresByAccount,
+      lastCompletedAt: backupsReads.lastCompletedAt,
+      recentRuns: (userId) => sync.runs.syncJobs(userId, 20),
+      lastCompletedRun: async (userId) => {
+        const at = (await sync.repos.runs.lastCompletedSync(userId))?.at;
+        return at ? new Date(at) : null;
+      },
+    },
+  });
   return {
     ...deps,
+    health,
     importer,
     archive,
     apiKeys,

@@ -234,6 +234,7 @@ describe("posts beyond the plan's limit", () => {
       has_new_posts: false,
       new_posts_count: 0,
       unbacked_posts_count: 0,
+      failed_backups_count: 0,
       upgrade_message: "Upgrade to Premium for automatic backups every 10 minutes.",
     });
     // The header says how many posts the limit leaves out: the check does not say it again.

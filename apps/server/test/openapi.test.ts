@@ -55,6 +55,7 @@ describe("schemas on routes and the OpenAPI documents", () => {
       "/accounts",
       "/backups",
       "/backups/{post_id}/retry",
+      "/health",
       "/posts",
       "/stats",
       "/sync",

@@ -1,5 +1,6 @@
-import { cleanup, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import type { ReactElement } from "react";
 import { describe, expect, it, vi } from "vitest";
 import { makePost } from "./fake-api.ts";
 import {
@@ -336,9 +337,14 @@ describe("content grid", () => {
       ),
     );
     await userEvent.click(screen.getByRole("button", { name: "Refresh" }));
-    await waitFor(() =>
-      expect(toastError).toHaveBeenLastCalledWith("Please connect your Google Drive account first"),
+    // Issue 36: a "connect first" answer is toasted with the link to where it is done.
+    await waitFor(() => expect(toastError.mock.calls.length).toBeGreaterThan(1));
+    const shown = render(toastError.mock.lastCall?.[0] as ReactElement);
+    expect(shown.container.textContent).toContain("Please connect your Google Drive account first");
+    expect(shown.container.querySelector("a")?.getAttribute("href")).toBe(
+      "/settings?tab=connections",
     );
+    shown.unmount();
   });
 
   it("does not ask for the same page twice", async () => {

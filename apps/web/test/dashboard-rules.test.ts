@@ -137,6 +137,7 @@ describe("tier state and progress wording", () => {
       has_new_posts: false,
       new_posts_count: 0,
       unbacked_posts_count: 0,
+      failed_backups_count: 0,
       upgrade_message: null,
     };
     expect(hasNewOrUnbacked(undefined)).toBe(false);

@@ -147,6 +147,7 @@ describe("dashboard header, stats and banner", () => {
       has_new_posts: true,
       new_posts_count: 152,
       unbacked_posts_count: 0,
+      failed_backups_count: 0,
       upgrade_message: "Upgrade to Premium for automatic backups every 10 minutes.",
     };
     renderDashboard("free");
@@ -190,6 +191,7 @@ describe("dashboard header, stats and banner", () => {
       has_new_posts: true,
       new_posts_count: 3,
       unbacked_posts_count: 2,
+      failed_backups_count: 0,
       upgrade_message: "Upgrade to Premium for automatic backups.",
     };
     renderDashboard("free");

@@ -80,6 +80,7 @@ export function makeJob(overrides: Record<string, unknown> = {}) {
     status: "running",
     posts_processed: 0,
     posts_total: 0,
+    posts_failed: 0,
     error_message: null,
     started_at: "2026-03-05T12:00:00.000Z",
     completed_at: null,

@@ -1,6 +1,6 @@
 import { QueryClientProvider } from "@tanstack/react-query";
-import { act, renderHook } from "@testing-library/react";
-import type { ReactNode } from "react";
+import { act, render, renderHook } from "@testing-library/react";
+import type { ReactElement, ReactNode } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueryClient } from "../src/app.tsx";
 import { toast } from "../src/lib/toast.ts";
@@ -12,6 +12,23 @@ import {
   useManualBackup,
 } from "../src/pages/dashboard/use-manual-backup.ts";
 import { type FakeRequest, fakeFetch, makeJob, startAnswer } from "./fake-api.ts";
+
+/** A toast's words (a toast with a link renders it; the link's own words are left out). */
+function toastText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  const { container, unmount } = render(content as ReactElement);
+  const link = container.querySelector("a")?.textContent ?? "";
+  const text = container.textContent?.replace(link, "").trim();
+  unmount();
+  return text;
+}
+/** Where a toast's link leads. */
+function toastLink(content: unknown): string | null | undefined {
+  const { container, unmount } = render(content as ReactElement);
+  const href = container.querySelector("a")?.getAttribute("href");
+  unmount();
+  return href;
+}
 
 const connected: ManualBackupConnections = { instagramConnected: true, googleConnected: true };
 
@@ -210,7 +227,10 @@ describe("manual backup flow (SPEC §4, §9)", () => {
 
     startReply = [400, { detail: "Please connect your Google Drive account first" }];
     await act(() => result.current.start());
-    expect(spies.error).toHaveBeenLastCalledWith("Please connect your Google Drive account first");
+    // Issue 36: a "connect first" toast carries the link to where the connection is made.
+    expect(toastText(spies.error.mock.lastCall?.[0])).toBe(
+      "Please connect your Google Drive account first",
+    );
     await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs * 3));
     expect(statusPolls()).toBe(0);
   });
@@ -218,10 +238,17 @@ describe("manual backup flow (SPEC §4, §9)", () => {
   it("asks for the missing connection before calling the server (SPEC §5)", async () => {
     const noInstagram = setup({ instagramConnected: false, googleConnected: false });
     await act(() => noInstagram.result.current.start());
-    expect(spies.error).toHaveBeenLastCalledWith("Please connect your Instagram account first");
+    // Issue 36: each "connect first" toast carries the link to where the connection is made.
+    expect(toastText(spies.error.mock.lastCall?.[0])).toBe(
+      "Please connect your Instagram account first",
+    );
+    expect(toastLink(spies.error.mock.lastCall?.[0])).toBe("/settings?tab=connections");
     const noDrive = setup({ instagramConnected: true, googleConnected: false });
     await act(() => noDrive.result.current.start());
-    expect(spies.error).toHaveBeenLastCalledWith("Please connect your Google Drive account first");
+    expect(toastText(spies.error.mock.lastCall?.[0])).toBe(
+      "Please connect your Google Drive account first",
+    );
+    expect(toastLink(spies.error.mock.lastCall?.[0])).toBe("/settings?tab=connections");
     expect(calls.filter((c) => c.path === "/sync/start")).toHaveLength(0);
   });
 

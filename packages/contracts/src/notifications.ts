@@ -12,6 +12,8 @@ export const notificationItem = z.object({
   action_path: z.string().nullable(),
   created_at: z.string(),
   read: z.boolean(),
+  /** When its cause was fixed (a reconnection, backups that succeed again); null while open. */
+  resolved_at: z.string().nullable(),
 });
 export type NotificationItem = z.infer<typeof notificationItem>;
 

@@ -36,6 +36,8 @@ export const syncJob = z.object({
   status: syncJobStatus,
   posts_processed: z.number().int(),
   posts_total: z.number().int(),
+  /** Of the processed posts, how many backups failed (the run then did not fully succeed). */
+  posts_failed: z.number().int(),
   error_message: z.string().nullable(),
   started_at: z.string(),
   completed_at: z.string().nullable(),
@@ -136,6 +138,12 @@ export const dashboardStats = z.object({
   failed_backups: z.number().int(),
   /** Posts listed from Instagram that the plan's post limit leaves out of Drive. */
   posts_over_limit: z.number().int(),
+  /**
+   * Posts whose media Instagram withholds (their sidecar is in Drive). Each post is counted in
+   * exactly one of backed_up_posts, pending_backups, failed_backups, unavailable_posts and
+   * posts_over_limit: together they make total_posts (issue 36).
+   */
+  unavailable_posts: z.number().int(),
   /** The plan's post limit (SPEC §9); null is unlimited. */
   post_limit: z.number().int().nullable(),
   /** Bytes. */
@@ -157,8 +165,13 @@ export type SyncStatus = z.infer<typeof syncStatus>;
 export const newPostsCheck = z.object({
   has_new_posts: z.boolean(),
   new_posts_count: z.number().int(),
-  /** Posts within the plan's post limit not backed up yet (what Backup Now would back up). */
+  /**
+   * Posts within the plan's post limit not backed up yet (what Backup Now would back up): the
+   * dashboard's pending_backups plus failed_backups_count.
+   */
   unbacked_posts_count: z.number().int(),
+  /** Of `unbacked_posts_count`, the failed ones (the dashboard's failed_backups). */
+  failed_backups_count: z.number().int(),
   upgrade_message: z.string().nullable(),
 });
 export type NewPostsCheck = z.infer<typeof newPostsCheck>;

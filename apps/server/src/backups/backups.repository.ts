@@ -137,7 +137,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
           .executeTakeFirst();
         if (run?.sync_job_id) await runs.lockRunning(run.sync_job_id);
         const done = await end(trx);
-        if (done?.sync_job_id) await runs.countBackupEnded(done.sync_job_id, now);
+        if (done?.sync_job_id)
+          await runs.countBackupEnded(done.sync_job_id, now, done.status === "failed");
         return done;
       });
     },
@@ -268,17 +269,19 @@ export function createBackupsRepository(db: Kysely<Database>) {
         .where("p.user_id", "=", userId)
         .select((eb) => [
           eb.fn.countAll<number>().as("total_posts"),
+          // One definition (issue 36): each post is in exactly one of backed up, pending,
+          // failed, unavailable and beyond the plan's limit, so the five add up to the total.
+          // A post in Drive counts as backed up even when the limit left it out later.
           sql<number>`count(*) FILTER (WHERE b.status = 'completed')`.as("backed_up"),
-          // Waiting: queued or running, or listed within the plan and not yet given a backup.
-          sql<number>`count(*) FILTER (WHERE b.status IN ('pending', 'processing') OR (b.id IS NULL AND p.not_backed_up_reason IS NULL))`.as(
+          // Waiting, within the plan: queued or running, or listed and not yet given a backup.
+          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NULL AND (b.id IS NULL OR b.status IN ('pending', 'processing')))`.as(
             "pending",
           ),
-          // Not in Drive and still to back up (media Instagram withholds is not).
-          sql<number>`count(*) FILTER (WHERE b.status IS NULL OR b.status NOT IN ('completed', 'unavailable'))`.as(
-            "unbacked",
+          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NULL AND b.status = 'failed')`.as(
+            "failed",
           ),
-          sql<number>`count(*) FILTER (WHERE b.status = 'failed')`.as("failed"),
-          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND b.status IS DISTINCT FROM 'completed')`.as(
+          sql<number>`count(*) FILTER (WHERE b.status = 'unavailable')`.as("unavailable"),
+          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND (b.id IS NULL OR b.status NOT IN ('completed', 'unavailable')))`.as(
             "over_limit",
           ),
           sql<number>`coalesce(sum(b.backup_size_bytes) FILTER (WHERE b.status = 'completed'), 0)`.as(
@@ -294,8 +297,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
         totalPosts: Number(row.total_posts),
         backedUp: Number(row.backed_up),
         pending: Number(row.pending),
-        unbacked: Number(row.unbacked),
         failed: Number(row.failed),
+        unavailable: Number(row.unavailable),
         overLimit: Number(row.over_limit),
         bytes: Number(row.bytes),
         feedPosts: Number(row.feed_posts),
@@ -338,6 +341,57 @@ export function createBackupsRepository(db: Kysely<Database>) {
         .orderBy("p.posted_at")
         .limit(1000)
         .execute();
+    },
+
+    /**
+     * Each account's failed backups: how many, since when, and the newest failure's words (the
+     * health state's "failing since"; failed rows are few and read by backups_user_status_idx).
+     */
+    async failuresByAccount(userId: string) {
+      const rows = await db
+        .selectFrom("backups")
+        .select([
+          "account_id",
+          sql<string>`count(*)`.as("n"),
+          sql<Date>`min(updated_at)`.as("since"),
+          sql<Date>`max(updated_at)`.as("latest_at"),
+          sql<string | null>`(array_agg(error_message ORDER BY updated_at DESC))[1]`.as("latest"),
+        ])
+        .where("user_id", "=", userId)
+        .where("status", "=", "failed")
+        .groupBy("account_id")
+        .execute();
+      return rows.map((r) => ({
+        accountId: r.account_id,
+        failed: Number(r.n),
+        since: new Date(r.since),
+        latestAt: new Date(r.latest_at),
+        latest: r.latest,
+      }));
+    },
+
+    /** When a backup of the user last completed (the newest by the status index), or null. */
+    async lastCompletedAt(userId: string): Promise<Date | null> {
+      const row = await db
+        .selectFrom("backups")
+        .select("updated_at")
+        .where("user_id", "=", userId)
+        .where("status", "=", "completed")
+        .orderBy("updated_at", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return row ? new Date(row.updated_at) : null;
+    },
+
+    /** How many of an account's backups are failed (from the counters). */
+    async failedBackupsOf(accountId: string): Promise<number> {
+      const row = await db
+        .selectFrom("backup_counts")
+        .select(sql<string>`coalesce(sum(n), 0)`.as("n"))
+        .where("account_id", "=", accountId)
+        .where("status", "=", "failed")
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
     },
 
     /** A user's backups completed since `since`, failed ones waiting, and the bytes in Drive. */

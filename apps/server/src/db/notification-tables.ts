@@ -16,6 +16,9 @@ export interface NotificationsTable {
   mail_skipped: string | null;
   created_at: GeneratedTimestamp;
   read_at: Timestamp | null;
+  /** What the alert is about (migration 1111): one open alert per cause. */
+  cause: string | null;
+  resolved_at: Timestamp | null;
 }
 
 export interface NotificationBackupFailuresTable {

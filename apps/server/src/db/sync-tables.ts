@@ -53,6 +53,8 @@ export interface SyncJobsTable {
   status: SyncJobRowStatus;
   posts_processed: Generated<number>;
   posts_total: Generated<number>;
+  /** Of the ended backups, how many failed (migration 1110). */
+  posts_failed: Generated<number>;
   error_message: string | null;
   started_at: GeneratedTimestamp;
   completed_at: Timestamp | null;

@@ -15,6 +15,7 @@ import { registerConnectionRoutes } from "../connections/connections.routes.ts";
 import { registerPlatformSignalRoutes } from "../connections/platform-signals.routes.ts";
 import { registerContactRoutes } from "../contact/contact.routes.ts";
 import type { AppContext } from "../context.ts";
+import { registerHealthStateRoutes } from "../health/health.routes.ts";
 import { registerImportRoutes } from "../import/import.routes.ts";
 import { AppError } from "../lib/errors.ts";
 import { registerLibraryRoutes } from "../library/library.routes.ts";
@@ -59,6 +60,7 @@ const registrars: RouteRegistrar[] = [
   registerPlatformSignalRoutes,
   registerAccountRoutes,
   registerSyncRoutes,
+  registerHealthStateRoutes,
   registerLibraryRoutes,
   registerBackupsRoutes,
   registerArchiveRoutes,

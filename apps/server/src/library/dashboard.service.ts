@@ -141,6 +141,7 @@ export function createDashboardService(deps: DashboardServiceDeps) {
         pending_backups: s.pending,
         failed_backups: s.failed,
         posts_over_limit: s.overLimit,
+        unavailable_posts: s.unavailable,
         post_limit: postLimit(plan),
         total_storage_used: s.bytes,
         next_sync_in: next ?? null,
@@ -164,9 +165,10 @@ export function createDashboardService(deps: DashboardServiceDeps) {
       const onInstagram = accounts.reduce((n, a) => n + a.media_count, 0);
       const newPosts = Math.max(0, onInstagram - known);
       const limit = postLimit(plan);
-      // Posts the plan leaves out are not "to back up": Backup Now cannot back them up, only
-      // an upgrade can (the dashboard's header says how many there are).
-      const unbacked = Math.max(0, s.unbacked - s.overLimit);
+      // Not backed up yet: the dashboard's Pending and the failed ones, the same definition
+      // (issue 36). Posts the plan leaves out are not "to back up": Backup Now cannot back
+      // them up, only an upgrade can (the dashboard's header says how many there are).
+      const unbacked = s.pending + s.failed;
       let upgrade: string | null = null;
       if (plan === "free") {
         if (s.overLimit === 0 && limit !== null && Math.max(onInstagram, s.totalPosts) > limit) {
@@ -179,6 +181,7 @@ export function createDashboardService(deps: DashboardServiceDeps) {
         has_new_posts: newPosts > 0 || unbacked > 0,
         new_posts_count: newPosts,
         unbacked_posts_count: unbacked,
+        failed_backups_count: s.failed,
         upgrade_message: upgrade,
       };
     },

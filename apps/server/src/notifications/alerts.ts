@@ -1,6 +1,9 @@
 import type { Clock } from "../lib/clock.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import { asError } from "../lib/log.ts";
+import { type AlertResolution, alertCause } from "./alert-resolution.ts";
+import type { AlertSources, BillingEvent, FailedBackup, LostConnection } from "./alert-sources.ts";
+import { bytesWords, dateWords, day, isoWeek } from "./alert-words.ts";
 import type { NotificationsRepository } from "./notifications.repository.ts";
 import { type Alert, type NotificationsService, shortHash } from "./notifications.service.ts";
 
@@ -14,129 +17,14 @@ export const FIX = {
   driveStorage: "https://drive.google.com/settings/storage",
 } as const;
 
-/** A connection the provider ended (the connections area reports it when it marks it). */
-export interface LostConnection {
-  provider: "instagram" | "google";
-  userId: string;
-  /** The Instagram account's id, or the user's id for Google. */
-  subjectId: string;
-  /** "@username" or the Google address. */
-  label: string;
-  /** Why, in words a person understands. */
-  reason: string;
-  /** Identifies the grant that ended (a new grant can end again and is a new event). */
-  grant: string;
-}
-
-/** A backup that failed for good (the backups area reports its outcome). */
-export interface FailedBackup {
-  accountId: string;
-  postId: string;
-  /** The outcome's reason word (drive_full, retries_exhausted, google_revoked…). */
-  reason: string;
-  message: string;
-}
-
-/** A Stripe event the billing area handled. */
-export interface BillingEvent {
-  userId: string;
-  eventId: string;
-  type: string;
-  before: string;
-  after: string;
-  /** When the subscription's current period ends (payment failures: until when the plan runs). */
-  periodEnd: Date | null;
-}
-
-/** What the checks read of other areas (functions of their repositories, wired in context.ts). */
-export interface AlertSources {
-  accountOwner(accountId: string): Promise<{ user_id: string; username: string } | undefined>;
-  expiringTokens(
-    now: Date,
-    until: Date,
-  ): Promise<
-    {
-      id: string;
-      user_id: string;
-      username: string;
-      connected_via: "instagram" | "facebook";
-      token_issued_at: Date;
-      token_expires_at: Date | null;
-    }[]
-  >;
-  staleAccounts(before: Date): Promise<
-    {
-      id: string;
-      user_id: string;
-      username: string;
-      last_sync_at: Date | null;
-      connected_at: Date;
-    }[]
-  >;
-  expiredStories(
-    from: Date,
-    to: Date,
-  ): Promise<
-    {
-      post_id: string;
-      account_id: string;
-      user_id: string;
-      posted_at: Date;
-      error_message: string | null;
-    }[]
-  >;
-  pausedAccounts(userId: string): Promise<string[]>;
-  digestUsers(): Promise<string[]>;
-  userSummary(
-    userId: string,
-    since: Date,
-  ): Promise<{
-    backed_up_since: number;
-    completed_total: number;
-    failed_total: number;
-    bytes_total: number;
-  }>;
-  /** The actions the user's connections need ("Reconnect @x"), for the digest. */
-  connectionActions(userId: string): Promise<string[]>;
-  mayReceiveDigest(userId: string): Promise<boolean>;
-}
-
 export interface AlertsDeps {
   notifications: NotificationsService;
+  /** Resolves the alerts whose cause was fixed (each check runs it first). */
+  resolution?: AlertResolution;
   repo: NotificationsRepository;
   sources: AlertSources;
   clock: Clock;
   log?: ServiceLog;
-}
-
-const day = (d: Date) => d.toISOString().slice(0, 10);
-const dateWords = (d: Date) =>
-  d.toLocaleDateString("en-US", {
-    month: "long",
-    day: "numeric",
-    year: "numeric",
-    timeZone: "UTC",
-  });
-
-/** ISO week of a date, e.g. "2026-W48". */
-export function isoWeek(d: Date): string {
-  const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
-  const dow = t.getUTCDay() || 7;
-  t.setUTCDate(t.getUTCDate() + 4 - dow);
-  const yearStart = new Date(Date.UTC(t.getUTCFullYear(), 0, 1));
-  const week = Math.ceil(((t.getTime() - yearStart.getTime()) / DAY_MS + 1) / 7);
-  return `${t.getUTCFullYear()}-W${String(week).padStart(2, "0")}`;
-}
-
-function bytesWords(n: number): string {
-  const units = ["bytes", "KB", "MB", "GB", "TB"];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[i]}`;
 }
 
 /** Reasons whose own alert covers them (a connection alert), left out of the daily summary. */
@@ -163,8 +51,13 @@ export function createAlerts(deps: AlertsDeps) {
 
   async function connectionLost(c: LostConnection) {
     const google = c.provider === "google";
+    let key = `alert:connection:${c.provider}:${c.subjectId}:${c.grant}`;
+    // The same grant refused again after its alert was resolved is a new event.
+    const told = await notifications.byKey(key);
+    if (told?.resolved_at) key = `${key}:after:${new Date(told.resolved_at).getTime()}`;
     const alert: Alert = {
-      key: `alert:connection:${c.provider}:${c.subjectId}:${c.grant}`,
+      key,
+      cause: alertCause.connection(c.provider, c.subjectId),
       category: "alert_connection",
       title: google
         ? "Reconnect Google Drive: your backups have stopped"
@@ -189,6 +82,7 @@ export function createAlerts(deps: AlertsDeps) {
     if (f.reason === "drive_full") {
       await notifications.notify(owner.user_id, {
         key: `alert:drive-full:${owner.user_id}:${day(now)}`,
+        cause: alertCause.driveFull(owner.user_id),
         category: "alert_drive_full",
         title: "Your Google Drive is full: backups are on hold",
         paragraphs: [
@@ -232,6 +126,7 @@ export function createAlerts(deps: AlertsDeps) {
       const n = failures.length;
       const r = await notifications.notify(user_id, {
         key,
+        cause: alertCause.backupFailures(account_id, day(now)),
         category: "alert_backup_failures",
         title: `${n} ${n === 1 ? "backup" : "backups"} of @${owner.username} failed`,
         paragraphs: [
@@ -264,6 +159,7 @@ export function createAlerts(deps: AlertsDeps) {
       }
       const r = await notifications.notify(a.user_id, {
         key: `alert:token-expiring:${a.id}:${expires.toISOString()}`,
+        cause: alertCause.tokenExpiring(a.id),
         category: "alert_connection",
         title: `Reconnect @${a.username} before ${dateWords(expires)}`,
         paragraphs: [
@@ -284,6 +180,7 @@ export function createAlerts(deps: AlertsDeps) {
       const since = a.last_sync_at ? new Date(a.last_sync_at) : null;
       const r = await notifications.notify(a.user_id, {
         key: `alert:sync-stale:${a.id}:${since ? since.toISOString() : `never:${new Date(a.connected_at).toISOString()}`}`,
+        cause: alertCause.syncStale(a.id),
         category: "alert_sync_stale",
         title: `@${a.username} hasn't been backed up for a day`,
         paragraphs: [
@@ -425,6 +322,7 @@ export function createAlerts(deps: AlertsDeps) {
     async check() {
       const now = clock.now();
       return {
+        resolved: (await deps.resolution?.reconcile(now)) ?? 0,
         expiring_tokens: await expiringTokens(now),
         stale_syncs: await staleSyncs(now),
         failure_summaries: await summariseFailures(now),

@@ -9,17 +9,21 @@ export interface NewNotification {
   body: string;
   action_label: string | null;
   action_path: string | null;
+  cause: string | null;
 }
 
 /** The notifications area's tables: notifications, notification_backup_failures, notification_marks. */
 export function createNotificationsRepository(db: Db) {
   return {
-    /** Records an event once: the row when this call created it, undefined when the key existed. */
+    /**
+     * Records an event once: the row when this call created it, undefined when the key existed
+     * or an alert of the same cause is open (either unique index).
+     */
     insert(n: NewNotification, now: Date) {
       return db
         .insertInto("notifications")
         .values({ ...n, created_at: now })
-        .onConflict((oc) => oc.column("event_key").doNothing())
+        .onConflict((oc) => oc.doNothing())
         .returningAll()
         .executeTakeFirst();
     },
@@ -30,6 +34,43 @@ export function createNotificationsRepository(db: Db) {
         .selectAll()
         .where("event_key", "=", key)
         .executeTakeFirst();
+    },
+
+    /** The open (unresolved) alert of a cause, if any. */
+    findOpen(cause: string) {
+      return db
+        .selectFrom("notifications")
+        .selectAll()
+        .where("cause", "=", cause)
+        .where("resolved_at", "is", null)
+        .executeTakeFirst();
+    },
+
+    /** Marks the open alerts of these causes resolved (and read); answers how many. */
+    async resolve(causes: string[], now: Date): Promise<number> {
+      if (causes.length === 0) return 0;
+      const r = await db
+        .updateTable("notifications")
+        .set({ resolved_at: now, read_at: sql`coalesce(read_at, ${now}::timestamptz)` })
+        .where("cause", "in", causes)
+        .where("resolved_at", "is", null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+
+    /** The open alerts whose cause starts with `prefix` (e.g. "backup-failures:"). */
+    async openAlerts(
+      prefix: string,
+    ): Promise<{ cause: string; user_id: string; created_at: Date }[]> {
+      const rows = await db
+        .selectFrom("notifications")
+        .select(["cause", "user_id", "created_at"])
+        .where("cause", "like", `${prefix}%`)
+        .where("resolved_at", "is", null)
+        .execute();
+      return rows.flatMap((r) =>
+        r.cause ? [{ cause: r.cause, user_id: r.user_id, created_at: new Date(r.created_at) }] : [],
+      );
     },
 
     async recordMail(id: string, mail: { id: string | null; skipped: string | null }) {

@@ -28,6 +28,11 @@ export const NOTIFICATION_CATEGORIES = [
 export interface Alert {
   /** The event's identity: one notification and one e-mail per key, ever. */
   key: string;
+  /**
+   * What it is about, without the event's details (`connection:google:<user>`): while an alert
+   * of this cause is open no other is recorded; `resolve` closes it when the cause is fixed.
+   */
+  cause?: string;
   category: AlertCategory;
   title: string;
   /** Paragraphs: the first is what the bell shows. */
@@ -69,6 +74,8 @@ export function createNotificationsService(deps: NotificationsDeps) {
      */
     async notify(userId: string, alert: Alert): Promise<{ created: boolean }> {
       if (await repo.findByKey(alert.key)) return { created: false };
+      // One open alert per cause: a second detection while it is open adds nothing.
+      if (alert.cause && (await repo.findOpen(alert.cause))) return { created: false };
       const summary = alert.paragraphs[0] ?? alert.title;
       let sent: { id: string | null; skipped: string | null } = { id: null, skipped: null };
       try {
@@ -108,6 +115,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
           body: items.length > 1 ? `${summary} (${items.length} items)` : summary,
           action_label: alert.action?.label ?? null,
           action_path: alert.action?.path ?? null,
+          cause: alert.cause ?? null,
         },
         clock.now(),
       );
@@ -140,6 +148,11 @@ export function createNotificationsService(deps: NotificationsDeps) {
 
     byKey: (key: string) => repo.findByKey(key),
 
+    /** The causes are fixed: their open alerts are marked resolved (and read). */
+    resolve: (causes: string[]) => repo.resolve(causes, clock.now()),
+
+    openAlerts: (prefix: string) => repo.openAlerts(prefix),
+
     /** The bell: the newest notifications and how many are unread. */
     async list(userId: string, limit = 30) {
       const [rows, unread] = await Promise.all([
@@ -157,6 +170,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
           action_path: r.action_path,
           created_at: new Date(r.created_at).toISOString(),
           read: r.read_at !== null,
+          resolved_at: r.resolved_at ? new Date(r.resolved_at).toISOString() : null,
         })),
       };
     },

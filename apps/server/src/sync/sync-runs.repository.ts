@@ -21,12 +21,13 @@ export function createSyncRunsRepository(db: Kysely<Database>) {
     },
 
     /** Counts one ended backup in its running run, completing the run with its last one. */
-    async countBackupEnded(runId: string, now: Date): Promise<void> {
+    async countBackupEnded(runId: string, now: Date, failed = false): Promise<void> {
       const last = sql<boolean>`posts_total > 0 AND posts_processed + 1 >= posts_total`;
       await db
         .updateTable("sync_jobs")
         .set((eb) => ({
           posts_processed: eb("posts_processed", "+", 1),
+          posts_failed: eb("posts_failed", "+", failed ? 1 : 0),
           heartbeat_at: now,
           status: sql<"running" | "completed">`CASE WHEN ${last} THEN 'completed' ELSE status END`,
           completed_at: sql<Date | null>`CASE WHEN ${last} THEN ${now}::timestamptz ELSE completed_at END`,

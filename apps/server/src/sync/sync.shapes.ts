@@ -31,6 +31,7 @@ export function toSyncJob(j: SyncJobRow): SyncJob {
     status: j.status,
     posts_processed: j.posts_processed,
     posts_total: j.posts_total,
+    posts_failed: j.posts_failed,
     error_message: j.error_message,
     started_at: iso(j.started_at) as string,
     completed_at: iso(j.completed_at),

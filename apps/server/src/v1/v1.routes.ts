@@ -4,6 +4,7 @@ import {
   instagramAccountsResponse,
   retryBackupResponse,
   startSyncResponse,
+  syncHealth,
   syncMessages,
   v1BackupsQuery,
   v1BackupsResponse,
@@ -21,6 +22,7 @@ import { z } from "zod";
 import type { AccountsService } from "../accounts/accounts.service.ts";
 import type { ApiKeysService } from "../api-keys/api-keys.service.ts";
 import type { BackupsService } from "../backups/backups.service.ts";
+import type { HealthService } from "../health/health.service.ts";
 import { V1_PREFIX } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
 import type { CursorListingService } from "../library/cursor-listing.service.ts";
@@ -50,6 +52,7 @@ export interface V1RouteDeps {
   requireApiKey: ReturnType<typeof apiKeyGuard>;
   sync: { runs: SyncRunsService; dashboard: DashboardService };
   backups: BackupsService;
+  health: HealthService;
 }
 
 export function registerV1Routes(app: FastifyInstance, ctx: V1RouteDeps) {
@@ -130,6 +133,19 @@ export function registerV1Routes(app: FastifyInstance, ctx: V1RouteDeps) {
       },
     },
     async (req) => dashboard.stats(me(req)),
+  );
+
+  r.get(
+    `${V1_PREFIX}/health`,
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "Health of each account and destination, with each cause and its fix",
+        response: { 200: syncHealth, ...errors },
+      },
+    },
+    async (req) => ctx.health.health(me(req)),
   );
 
   r.post(

@@ -19,6 +19,7 @@ import {
   useQuery,
   useQueryClient,
 } from "@tanstack/react-query";
+import { errorToast } from "../lib/fix-toast.tsx";
 import { toast } from "../lib/toast.ts";
 import { api, errorDetail } from "./client.ts";
 
@@ -149,7 +150,7 @@ export function useRefreshInstagramPosts() {
       await queryClient.invalidateQueries({ queryKey: syncKeys.all });
     },
     onError: (error) => {
-      toast.error(errorDetail(error, "Failed to refresh posts"));
+      errorToast(errorDetail(error, "Failed to refresh posts"));
     },
   });
 }
@@ -204,7 +205,7 @@ export function useRetryBackup() {
       }, RETRY_REFETCH_MS);
     },
     onError: (error) => {
-      toast.error(errorDetail(error, "Failed to retry backup"));
+      errorToast(errorDetail(error, "Failed to retry backup"));
     },
   });
 }

@@ -50,14 +50,23 @@ export function NotificationList() {
           return (
             <li
               key={n.id}
-              className={n.read ? "bell-item" : "bell-item bell-item-unread"}
+              className={`bell-item${n.read ? "" : " bell-item-unread"}${n.resolved_at ? " bell-item-resolved" : ""}`}
               data-testid="notification-item"
+              data-resolved={n.resolved_at ? "true" : undefined}
             >
-              <div className="bell-item-title">{n.title}</div>
+              <div className="bell-item-title">
+                {n.resolved_at && (
+                  <span className="badge badge-success bell-resolved" title={when(n.resolved_at)}>
+                    ✓ Resolved
+                  </span>
+                )}{" "}
+                {n.title}
+              </div>
               <div className="bell-item-body">{n.body}</div>
               <div className="bell-item-foot">
                 <time dateTime={n.created_at}>{when(n.created_at)}</time>
-                {n.action_path &&
+                {!n.resolved_at &&
+                  n.action_path &&
                   n.action_label &&
                   (external ? (
                     <a href={n.action_path} target="_blank" rel="noreferrer" onClick={onFollow}>

@@ -100,6 +100,7 @@ export function withDashboardApi() {
       has_new_posts: false,
       new_posts_count: 0,
       unbacked_posts_count: 0,
+      failed_backups_count: 0,
       upgrade_message: null,
     };
     dash.refreshReply = [202, startAnswer("Refreshing your posts")];

@@ -1,7 +1,9 @@
 import type { BackupStatus } from "@keepsake/contracts";
 import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts/sync-messages";
-import { useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { useInstagramAccounts } from "../../api/connections.ts";
+import { healthKey, useSyncHealth } from "../../api/health.ts";
 import {
   useBackups,
   useDashboardStats,
@@ -39,7 +41,11 @@ const LABELS: Record<Filter, string> = {
 /** SPEC §2 /backups: the current sync, the backups (polled every 5 s), filters and retries. */
 export function BackupsPage() {
   const { user } = useAuth();
-  const [filter, setFilter] = useState<Filter>("all");
+  // `?filter=failed` (the health state's "Retry failed backups" fix) opens on that filter.
+  const [filter, setFilter] = useState<Filter>(() => {
+    const asked = new URLSearchParams(window.location.search).get("filter");
+    return (FILTERS as string[]).includes(asked ?? "") ? (asked as Filter) : "all";
+  });
   const [accountId, setAccountId] = useState("");
   const multiAccountTier = isMultiAccountTier(user?.subscription_tier);
   const accounts = useInstagramAccounts(multiAccountTier);
@@ -61,9 +67,16 @@ export function BackupsPage() {
   const { retryAll, isRetrying } = useRetryAllFailed(account);
 
   const stats = useDashboardStats({ refetchInterval: 5_000 });
+  // The run's words come from the health state, read again whenever the latest run changes.
+  const health = useSyncHealth();
+  const queryClient = useQueryClient();
   const rows = visibleBackups(backups.data?.backups ?? []);
   const total = backups.data?.total ?? 0;
   const job = jobs.data?.[0];
+  const jobState = job ? `${job.id}:${job.status}` : "";
+  useEffect(() => {
+    if (jobState) void queryClient.invalidateQueries({ queryKey: healthKey });
+  }, [jobState, queryClient]);
   const overLimit = stats.data
     ? overLimitText(stats.data, user?.subscription_tier ?? "free")
     : null;
@@ -79,7 +92,7 @@ export function BackupsPage() {
         </span>
       </PageHeader>
 
-      {job && <SyncJobCard job={job} overLimit={overLimit} />}
+      {job && <SyncJobCard job={job} overLimit={overLimit} run={health.data?.last_run} />}
 
       <div className="backups-toolbar">
         <fieldset className="filter-buttons">

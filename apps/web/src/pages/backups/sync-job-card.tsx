@@ -1,5 +1,6 @@
-import type { SyncJob } from "@keepsake/contracts";
+import type { RunHealth, SyncJob } from "@keepsake/contracts";
 import { syncMessages } from "@keepsake/contracts/sync-messages";
+import { FixLink } from "../../components/fix-link.tsx";
 import { ProgressBar } from "../../components/progress-bar.tsx";
 import { completedJobText, REFRESHING } from "../../lib/backup-summary.ts";
 import { Link } from "../../lib/navigation.tsx";
@@ -27,25 +28,47 @@ const TITLES: Record<SyncJob["status"], string> = {
   cancelled: "Last sync cancelled",
 };
 
-/** The current (or latest) sync: its state text and, while it runs, a progress bar. */
-export function SyncJobCard({ job, overLimit }: { job: SyncJob; overLimit?: string | null }) {
+/**
+ * The current (or latest) sync: its state text and, while it runs, a progress bar. The server's
+ * words for the run (`run`, from the health state) win: a run whose backups failed says what
+ * failed and links the fix, never "Successfully processed".
+ */
+export function SyncJobCard({
+  job,
+  overLimit,
+  run,
+}: {
+  job: SyncJob;
+  overLimit?: string | null;
+  run?: RunHealth | null | undefined;
+}) {
   const running = job.status === "running";
   const percent = progressPercent(job);
+  const words = run && run.id === job.id && !running ? run : null;
+  const failedRun = words ? words.outcome === "partial" || words.outcome === "failed" : false;
   return (
     <section
-      className={`card sync-job-card sync-job-${job.status}`}
+      className={`card sync-job-card sync-job-${failedRun || (job.status === "completed" && job.posts_failed > 0) ? "failed" : job.status}`}
       aria-live="polite"
       aria-label="Current sync"
     >
       <div className="sync-job-head">
         {running && <span className="spinner spinner-sm" aria-hidden="true" />}
         <p className="sync-job-title">
-          {TITLES[job.status]}
+          {words?.title ??
+            (job.status === "completed" && job.posts_failed > 0
+              ? "Last sync finished with errors"
+              : TITLES[job.status])}
           {job.job_type === "scheduled_sync" ? " (automatic)" : ""}
         </p>
         {running && <span className="sync-job-percent">{percent}%</span>}
       </div>
-      <p className="sync-job-text">{syncJobText(job)}</p>
+      <p className="sync-job-text">{words?.text ?? syncJobText(job)}</p>
+      {words?.fix && (
+        <p className="sync-job-text sync-job-fix">
+          <FixLink fix={words.fix} />
+        </p>
+      )}
       {overLimit && (
         <p className="sync-job-text sync-job-limit" data-testid="over-limit">
           {overLimit} <Link to="/pricing">Upgrade</Link>

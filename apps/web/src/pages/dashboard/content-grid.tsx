@@ -37,7 +37,8 @@ interface ContentGridProps {
    * Google Drive is not connected yet, so no post has been read into Keepsake: the empty grid
    * says why, and how many posts wait on Instagram when that is known.
    */
-  awaitingDrive?: { onInstagram: number | null } | undefined;
+  /** `reconnect`: Drive was connected and its access ended (Reconnect, not Connect). */
+  awaitingDrive?: { onInstagram: number | null; reconnect?: boolean } | undefined;
 }
 
 /** SPEC §2 "Your Instagram Content": search, type filter, Refresh, tiles, pagination. */
@@ -130,10 +131,12 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
           {n
             ? `Your ${formatCount(n)} Instagram post${n === 1 ? "" : "s"} appear${n === 1 ? "s" : ""} here as ${n === 1 ? "it is" : "they are"} backed up.`
             : "Your Instagram posts appear here as they are backed up."}{" "}
-          Connect Google Drive to start the first backup.
+          {awaitingDrive.reconnect
+            ? "Reconnect Google Drive to resume backups."
+            : "Connect Google Drive to start the first backup."}
         </p>
         <Link to="/settings" className="btn btn-primary btn-sm">
-          Connect Google Drive
+          {awaitingDrive.reconnect ? "Reconnect Google Drive" : "Connect Google Drive"}
         </Link>
       </div>
     );

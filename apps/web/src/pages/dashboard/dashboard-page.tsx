@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { useSubscription } from "../../api/billing.ts";
 import { useConnectionsStatus, useInstagramAccounts } from "../../api/connections.ts";
+import { useSyncHealth } from "../../api/health.ts";
 import { syncKeys, useDashboardStats, useNewPostsCheck, useSyncJobs } from "../../api/sync.ts";
 import { useAuth } from "../../lib/auth.tsx";
 import { overLimitText } from "../../lib/backup-summary.ts";
@@ -12,6 +13,7 @@ import { AccountsPanel } from "./accounts-panel.tsx";
 import { EngagementSection } from "./archive/engagement-section.tsx";
 import { ConnectionBanner } from "./connection-banner.tsx";
 import { ContentGrid } from "./content-grid.tsx";
+import { FirstRunCard } from "./first-run-card.tsx";
 import { hasNewOrUnbacked, NewPostsBanner } from "./new-posts-banner.tsx";
 import { PausedAccountsNotice } from "./paused-accounts-notice.tsx";
 import { ReadyForBackupBadge } from "./ready-badge.tsx";
@@ -56,6 +58,9 @@ export function DashboardPage() {
   }, [refreshUser]);
 
   const connections = useConnectionsStatus(user !== null);
+  // The server's health state: the first-run step, Connect or Reconnect (issue 36).
+  const health = useSyncHealth({ enabled: user !== null });
+  const nextStep = health.data?.next_step ?? null;
   const instagramConnected = connections.data?.instagram_connected === true;
   const googleConnected = connections.data?.google_connected === true;
   // Accounts whose access ended are named in the tier card, with their Reconnect (every plan).
@@ -139,8 +144,18 @@ export function DashboardPage() {
           missing={missingConnections(connections.data)}
           overLimit={stats.data ? overLimitText(stats.data, tier) : null}
           stopped={stopped}
+          health={health.data}
         />
       </header>
+
+      {nextStep && (
+        <FirstRunCard
+          step={nextStep}
+          onStartBackup={() => void backup.start()}
+          backupBusy={backup.isBusy}
+          running={health.data?.state === "syncing" || runningJob !== undefined}
+        />
+      )}
 
       <PausedAccountsNotice />
 
@@ -160,6 +175,7 @@ export function DashboardPage() {
           onBackupNow={() => void backup.start()}
           backupBusy={backup.isBusy}
           driveMissing={driveMissing}
+          driveNeedsReconnect={connections.data?.google_needs_reconnect === true}
         />
       )}
 
@@ -168,7 +184,12 @@ export function DashboardPage() {
           accountId={hasAccountsPanel ? accountId : undefined}
           live={live}
           awaitingDrive={
-            driveMissing ? { onInstagram: newPosts.data?.new_posts_count ?? null } : undefined
+            driveMissing
+              ? {
+                  onInstagram: newPosts.data?.new_posts_count ?? null,
+                  reconnect: connections.data?.google_needs_reconnect === true,
+                }
+              : undefined
           }
         />
       )}

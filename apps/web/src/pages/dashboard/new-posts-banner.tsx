@@ -20,9 +20,11 @@ function summary(check: NewPostsCheck, driveMissing: boolean): string {
   const parts: string[] = [];
   if (check.new_posts_count > 0)
     parts.push(`${check.new_posts_count} new post${check.new_posts_count === 1 ? "" : "s"}`);
+  // The dashboard's Pending plus its failed backups (one definition on the server, issue 36).
+  const failed = check.failed_backups_count ?? 0;
   if (check.unbacked_posts_count > 0)
     parts.push(
-      `${check.unbacked_posts_count} post${check.unbacked_posts_count === 1 ? "" : "s"} not backed up yet`,
+      `${check.unbacked_posts_count} post${check.unbacked_posts_count === 1 ? "" : "s"} not backed up yet${failed > 0 ? ` (${failed} failed)` : ""}`,
     );
   return parts.length > 0 ? `You have ${parts.join(" and ")}.` : "You have new posts to back up.";
 }
@@ -35,6 +37,8 @@ interface NewPostsBannerProps {
   backupBusy: boolean;
   /** Google Drive is not connected (or its access ended): nothing can be backed up yet. */
   driveMissing?: boolean;
+  /** Drive was connected and its access ended: it needs reconnecting, not connecting. */
+  driveNeedsReconnect?: boolean;
 }
 
 /** SPEC §2 free-user banner. */
@@ -45,17 +49,24 @@ export function NewPostsBanner({
   onBackupNow,
   backupBusy,
   driveMissing = false,
+  driveNeedsReconnect = false,
 }: NewPostsBannerProps) {
   return (
     <section className="banner banner-info new-posts-banner" aria-label="New posts">
       <div className="banner-body">
         <p className="banner-title">{summary(check, driveMissing)}</p>
-        {driveMissing && (
-          <p>
-            Backups are saved to your Google Drive, and your posts appear below as they are backed
-            up. <Link to="/settings">Connect Google Drive</Link> first.
-          </p>
-        )}
+        {driveMissing &&
+          (driveNeedsReconnect ? (
+            <p>
+              Keepsake's access to your Google Drive ended, so nothing can be backed up.{" "}
+              <Link to="/settings?tab=connections">Reconnect Google Drive</Link> to resume.
+            </p>
+          ) : (
+            <p>
+              Backups are saved to your Google Drive, and your posts appear below as they are backed
+              up. <Link to="/settings">Connect Google Drive</Link> first.
+            </p>
+          ))}
         <p>{check.upgrade_message || DEFAULT_UPGRADE_MESSAGE}</p>
         <p className="banner-note">
           New posts may take 5-15 minutes to appear after you publish them.

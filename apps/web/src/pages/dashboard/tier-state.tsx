@@ -1,5 +1,6 @@
-import type { InstagramAccount } from "@keepsake/contracts";
+import type { InstagramAccount, SyncHealth } from "@keepsake/contracts";
 import { AUTO_SYNC_TIERS, SYNC_INTERVAL_MINUTES } from "@keepsake/contracts/sync-messages";
+import { FixLink } from "../../components/fix-link.tsx";
 import { Link } from "../../lib/navigation.tsx";
 import { ReconnectButton } from "./account-controls.tsx";
 
@@ -62,6 +63,19 @@ interface TierStateProps {
   overLimit: string | null;
   /** Accounts whose access ended (see stoppedAccounts); undefined while they load. */
   stopped: { accounts: InstagramAccount[]; all: boolean } | undefined;
+  /** The server's health state: a full Drive or failing backups are named with their fix. */
+  health?: SyncHealth | undefined;
+}
+
+/** What the health state adds to the card: Drive full, failing backups, a token ending. */
+function healthTrouble(health: SyncHealth | undefined) {
+  if (!health) return null;
+  const drive = health.destinations.find((d) => d.kind === "google_drive");
+  if (drive?.state === "full") return { cause: drive.cause, fix: drive.fix, stops: true };
+  const account = health.accounts.find(
+    (a) => a.state === "failing" || a.state === "token_expiring",
+  );
+  return account ? { cause: account.cause, fix: account.fix, stops: false } : null;
 }
 
 /**
@@ -78,7 +92,19 @@ export function TierState({
   missing,
   overLimit,
   stopped,
+  health,
 }: TierStateProps) {
+  const trouble = healthTrouble(health);
+  const troubleNote = trouble && (
+    <div className="tier-state-stopped" data-testid="health-trouble">
+      <p className="tier-state-detail">{trouble.cause}</p>
+      {trouble.fix && (
+        <div className="tier-state-actions">
+          <FixLink fix={trouble.fix} className="btn btn-secondary btn-sm" />
+        </div>
+      )}
+    </div>
+  );
   const backupButton = (className: string, label: string) => (
     <button
       type="button"
@@ -117,7 +143,7 @@ export function TierState({
     if (missing === undefined || stopped === undefined) {
       return <div className="tier-state" data-testid="tier-state" aria-busy="true" />;
     }
-    if (missing.length > 0 || stopped.all) {
+    if (missing.length > 0 || stopped.all || trouble?.stops) {
       return (
         <div className="tier-state tier-state-paused" data-testid="tier-state">
           <span className="status-dot status-dot-paused" aria-hidden="true" />
@@ -129,6 +155,7 @@ export function TierState({
               </p>
             )}
             {stoppedNote}
+            {troubleNote}
             <div className="tier-state-actions">
               {missing.map((m) => (
                 <Link key={m.label} to="/settings" className="btn btn-primary btn-sm">
@@ -158,6 +185,7 @@ export function TierState({
             ) : null}
           </p>
           {stoppedNote}
+          {troubleNote}
           {limitNote}
         </div>
         {backupButton("btn btn-secondary btn-sm", "Backup now")}
@@ -169,6 +197,7 @@ export function TierState({
       <div>
         <p className="tier-state-title">Manual backup mode</p>
         {stoppedNote}
+        {troubleNote}
         {limitNote}
       </div>
       {backupButton("btn btn-primary", "Start Backup")}

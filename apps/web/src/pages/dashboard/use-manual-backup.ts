@@ -3,8 +3,10 @@ import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorDetail } from "../../api/client.ts";
+import { fetchSyncHealth, healthKey } from "../../api/health.ts";
 import { fetchDashboardStats, fetchSyncStatus, startSync, syncKeys } from "../../api/sync.ts";
 import { backupDoneText } from "../../lib/backup-summary.ts";
+import { errorToast, fixToast } from "../../lib/fix-toast.tsx";
 import { toast } from "../../lib/toast.ts";
 
 /** SPEC §4 and §9: first poll after 2 s, then every 3 s, at most 60, a progress toast every 4th. */
@@ -76,13 +78,24 @@ export function useManualBackup(connections: ManualBackupConnections | undefined
       void refreshData();
       if (job?.status === "completed") {
         // The toast says what the server counts: backed up, failed, beyond the plan's limit.
-        const stats = await fetchDashboardStats().catch(() => null);
+        const [stats, health] = await Promise.all([
+          fetchDashboardStats().catch(() => null),
+          fetchSyncHealth().catch(() => null),
+        ]);
         if (run.current !== id) return;
         if (stats) queryClient.setQueryData(syncKeys.stats, stats);
-        toast.success(backupDoneText(job, stats, tier));
-      } else if (job?.status === "failed")
-        toast.error(job.error_message || syncMessages.syncFailed);
-      else if (job?.status === "cancelled") toast.info(manualBackupMessages.cancelled);
+        if (health) queryClient.setQueryData(healthKey, health);
+        const text = backupDoneText(job, stats, tier, health);
+        // A run whose backups failed is not a success: the toast says why and links the fix.
+        if (job.posts_failed > 0 || (stats?.failed_backups ?? 0) > 0) {
+          const fix = health?.state === "broken" ? health.fix : (health?.last_run?.fix ?? null);
+          fixToast(job.posts_failed > 0 ? "error" : "warning", text, fix);
+        } else toast.success(text);
+      } else if (job?.status === "failed") {
+        const health = await fetchSyncHealth().catch(() => null);
+        if (run.current !== id) return;
+        fixToast("error", job.error_message || syncMessages.syncFailed, health?.fix ?? null);
+      } else if (job?.status === "cancelled") toast.info(manualBackupMessages.cancelled);
     },
     [queryClient, refreshData, tier],
   );
@@ -123,12 +136,13 @@ export function useManualBackup(connections: ManualBackupConnections | undefined
   );
 
   const start = useCallback(async (): Promise<StartSyncResponse | null> => {
+    // "Connect first" messages link to where the connection is made (issue 36).
     if (connections && !connections.instagramConnected) {
-      toast.error(syncMessages.instagramNotConnected);
+      errorToast(syncMessages.instagramNotConnected);
       return null;
     }
     if (connections && !connections.googleConnected) {
-      toast.error(syncMessages.googleNotConnected);
+      errorToast(syncMessages.googleNotConnected);
       return null;
     }
     if (isStarting || isWaiting) return null;
@@ -137,7 +151,7 @@ export function useManualBackup(connections: ManualBackupConnections | undefined
     try {
       started = await startSync();
     } catch (error) {
-      toast.error(errorDetail(error, manualBackupMessages.startFailed));
+      errorToast(errorDetail(error, manualBackupMessages.startFailed));
       return null;
     } finally {
       setIsStarting(false);

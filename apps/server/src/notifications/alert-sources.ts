@@ -1,0 +1,88 @@
+/** What the alerts are told by other areas, and what their checks read of them. */
+
+/** A connection the provider ended (the connections area reports it when it marks it). */
+export interface LostConnection {
+  provider: "instagram" | "google";
+  userId: string;
+  /** The Instagram account's id, or the user's id for Google. */
+  subjectId: string;
+  /** "@username" or the Google address. */
+  label: string;
+  /** Why, in words a person understands. */
+  reason: string;
+  /** Identifies the grant that ended (a new grant can end again and is a new event). */
+  grant: string;
+}
+
+/** A backup that failed for good (the backups area reports its outcome). */
+export interface FailedBackup {
+  accountId: string;
+  postId: string;
+  /** The outcome's reason word (drive_full, retries_exhausted, google_revoked…). */
+  reason: string;
+  message: string;
+}
+
+/** A Stripe event the billing area handled. */
+export interface BillingEvent {
+  userId: string;
+  eventId: string;
+  type: string;
+  before: string;
+  after: string;
+  /** When the subscription's current period ends (payment failures: until when the plan runs). */
+  periodEnd: Date | null;
+}
+
+/** What the checks read of other areas (functions of their repositories, wired in context.ts). */
+export interface AlertSources {
+  accountOwner(accountId: string): Promise<{ user_id: string; username: string } | undefined>;
+  expiringTokens(
+    now: Date,
+    until: Date,
+  ): Promise<
+    {
+      id: string;
+      user_id: string;
+      username: string;
+      connected_via: "instagram" | "facebook";
+      token_issued_at: Date;
+      token_expires_at: Date | null;
+    }[]
+  >;
+  staleAccounts(before: Date): Promise<
+    {
+      id: string;
+      user_id: string;
+      username: string;
+      last_sync_at: Date | null;
+      connected_at: Date;
+    }[]
+  >;
+  expiredStories(
+    from: Date,
+    to: Date,
+  ): Promise<
+    {
+      post_id: string;
+      account_id: string;
+      user_id: string;
+      posted_at: Date;
+      error_message: string | null;
+    }[]
+  >;
+  pausedAccounts(userId: string): Promise<string[]>;
+  digestUsers(): Promise<string[]>;
+  userSummary(
+    userId: string,
+    since: Date,
+  ): Promise<{
+    backed_up_since: number;
+    completed_total: number;
+    failed_total: number;
+    bytes_total: number;
+  }>;
+  /** The actions the user's connections need ("Reconnect @x"), for the digest. */
+  connectionActions(userId: string): Promise<string[]>;
+  mayReceiveDigest(userId: string): Promise<boolean>;
+}
