@@ -1,5 +1,6 @@
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountMailJob } from "../src/auth/account-mail.job.ts";
 import { backupPostJob } from "../src/backups/jobs/backup-post.job.ts";
 import { deliverMailJob, mailSweepJob } from "../src/mail/mail.jobs.ts";
 import { alertsCheckJob } from "../src/notifications/alerts.jobs.ts";
@@ -16,7 +17,7 @@ beforeAll(async () => {
   t = await createSandboxedApp(
     {},
     {
-      jobs: [deliverMailJob, mailSweepJob, syncAccountJob, backupPostJob],
+      jobs: [deliverMailJob, mailSweepJob, syncAccountJob, backupPostJob, accountMailJob],
       engineSettings: FAST_ENGINE,
     },
   );
