@@ -49,8 +49,15 @@ export async function registerNewUser(
 }
 
 export async function openSettings(page: Page, ks: RunningKeepsake) {
-  await page.getByRole("link", { name: "Settings" }).first().click();
-  await page.waitForURL(`${ks.url}/settings`);
+  const link = page.getByRole("link", { name: "Settings", exact: true }).first();
+  const there = `${ks.url}/settings`;
+  // A click that lands while the dashboard re-renders (its first data arriving, the sign-up
+  // toast) can be lost on a loaded machine: click again, as a person would, at most twice more.
+  for (let attempt = 0; attempt < 3 && page.url() !== there; attempt++) {
+    await link.click();
+    await page.waitForURL(there, { timeout: 8_000 }).catch(() => undefined);
+  }
+  await page.waitForURL(there);
   // The URL changes at once; the previous screen stays until the Settings chunk has loaded.
   await page.getByRole("tablist", { name: "Settings" }).waitFor();
 }
