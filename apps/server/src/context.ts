@@ -39,6 +39,7 @@ import { createPlatformSignalsRepository } from "./connections/platform-signals.
 import { createContactRepository } from "./contact/contact.repository.ts";
 import { type ContactService, createContactService } from "./contact/contact.service.ts";
 import type { Db } from "./db/database.ts";
+import { inTransaction } from "./db/transaction.ts";
 import { createHealthService, type HealthService } from "./health/health.service.ts";
 import { createImportRepository } from "./import/import.repository.ts";
 import { createImportService, type ImportService } from "./import/import.service.ts";
@@ -77,6 +78,7 @@ import {
   type AccountsRepository,
   createAccountsRepository,
 } from "./sync/account-directory.repository.ts";
+import { createPostsRepository } from "./sync/posts.repository.ts";
 import {
   createSyncModule,
   type EngineSettings,
@@ -549,11 +551,19 @@ export function createContext(deps: ContextDeps): AppContext {
       findGoogleConnection: connectionsRepo.findGoogleConnection,
       postsForImportMatch: sync.repos.posts.postsForImportMatch,
       newestPostTimes: sync.repos.posts.newestPostTimes,
+      // The post and its completed backup in one transaction: a crash between them would leave
+      // an imported post without a backup, which a sync could then claim for the Graph API.
       async recordImportedPost({ backup, ...post }) {
         const now = deps.clock.now();
-        const postId = await sync.repos.posts.recordImported(post, now);
-        if (postId)
-          await backupsRepo.recordImportedBackup({ ...backup, ...post, post_id: postId }, now);
+        await inTransaction(deps.db, async (tx) => {
+          const postId = await createPostsRepository(tx).recordImported(post, now);
+          if (postId) {
+            await backupsRepository(tx).recordImportedBackup(
+              { ...backup, ...post, post_id: postId },
+              now,
+            );
+          }
+        });
       },
     },
     connections: { googleAccessToken: connections.tokens.googleAccessToken },
