@@ -14,6 +14,7 @@ const vitest = join(ROOT, "node_modules/vitest/vitest.mjs");
 const reports = mkdtempSync(join(tmpdir(), "keepsake-test-"));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures: string[] = [];
+const failedTests: string[] = [];
 const stages: { label: string; seconds: number; ok: boolean }[] = [];
 const began = Date.now();
 
@@ -77,6 +78,31 @@ async function suite(label: string, root: string, env: Record<string, string> = 
   totals.passed += r.numPassedTests;
   totals.failed += r.numFailedTests;
   totals.skipped += r.numPendingTests + r.numTodoTests;
+  // The failed tests by name, with the first line of their message, for the summary at the end
+  // (a CI log is often read from its tail).
+  for (const file of r.testResults ?? []) {
+    for (const t of file.assertionResults ?? []) {
+      if (t.status !== "failed") continue;
+      const why = String(t.failureMessages?.[0] ?? "")
+        .split("\n")[0]
+        .slice(0, 300);
+      failedTests.push(
+        `${label}: ${file.name.replace(`${ROOT}/`, "")} › ${t.fullName}\n      ${why}`,
+      );
+    }
+    if (
+      file.status === "failed" &&
+      !(file.assertionResults ?? []).some((t: { status: string }) => t.status === "failed")
+    ) {
+      failedTests.push(
+        `${label}: ${file.name.replace(`${ROOT}/`, "")} failed outside a test\n      ${String(
+          file.message ?? "",
+        )
+          .split("\n")[0]
+          .slice(0, 300)}`,
+      );
+    }
+  }
   if (r.numTotalTests === 0) failures.push(`${label}: ran no test`);
 }
 
@@ -136,6 +162,7 @@ for (const x of stages) {
 const wall = (Date.now() - began) / 1000;
 console.log(`    ${"total (wall clock)".padEnd(width)}  ${wall.toFixed(1).padStart(6)} s`);
 console.log("");
+for (const f of failedTests) console.log(`✘ ${f}`);
 for (const f of failures) console.log(`✘ ${f}`);
 console.log(`Tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exitCode = failures.length > 0 || totals.failed > 0 ? 1 : 0;
