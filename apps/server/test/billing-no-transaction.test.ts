@@ -239,11 +239,19 @@ describe("the billing claim", () => {
     const taken = new Promise<void>((resolve) => {
       takenOver = resolve;
     });
+    let firstHolds = () => {};
+    const holding = new Promise<void>((resolve) => {
+      firstHolds = resolve;
+    });
     const slowChange = short.hold(u.user.id, "busy", async (claim) => {
+      firstHolds();
       await taken;
       stillHeld = await claim.held(repo);
     });
-    // The second change gets the claim once the first one's lease lapses.
+    // Only once the first change holds the claim (its query and the second's go through
+    // different connections of the pool, in either order) ...
+    await holding;
+    // ... the second change asks, and gets the claim once the first one's lease lapses.
     await createBillingClaims(repo, { waitMs: 10_000 }).hold(u.user.id, "busy", async (claim) => {
       expect(await claim.held(repo)).toBe(true);
       takenOver();
