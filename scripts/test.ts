@@ -84,7 +84,8 @@ async function suite(label: string, root: string, env: Record<string, string> = 
     for (const t of file.assertionResults ?? []) {
       if (t.status !== "failed") continue;
       const why = String(t.failureMessages?.[0] ?? "")
-        .split("\n")[0]
+        .split("\n", 1)
+        .join("")
         .slice(0, 300);
       failedTests.push(
         `${label}: ${file.name.replace(`${ROOT}/`, "")} › ${t.fullName}\n      ${why}`,
@@ -98,7 +99,8 @@ async function suite(label: string, root: string, env: Record<string, string> = 
         `${label}: ${file.name.replace(`${ROOT}/`, "")} failed outside a test\n      ${String(
           file.message ?? "",
         )
-          .split("\n")[0]
+          .split("\n", 1)
+          .join("")
           .slice(0, 300)}`,
       );
     }
