@@ -139,7 +139,7 @@ export function docFiles(root: string): string[] {
 }
 
 /** Longest table cell a README or doc may have: a cell is one line, never a paragraph. */
-export const MAX_CELL = 160;
+export const MAX_CELL = 140;
 
 /**
  * Every table cell at most MAX_CELL characters, and no path that leaves the repository

@@ -90,7 +90,7 @@ describe("the docs' tables and paths (scripts/area-docs.ts)", () => {
     writeFileSync(join(root, "apps/server/README.md"), "Up: [docs](../../docs/api.md).\n");
     writeFileSync(join(root, "docs/api.md"), "| a | `x\\|y` |\n| --- | --- |\n");
     expect(docsProblems(root)).toEqual([
-      "README.md:3: a table cell of 199 characters (at most 160: one line)",
+      "README.md:3: a table cell of 199 characters (at most 140: one line)",
       "README.md:5: a path outside the repository (See `../shared/DESIGN.md`.)",
     ]);
   });
