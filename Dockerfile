@@ -30,6 +30,6 @@ WORKDIR /app
 COPY --from=build /app /app
 USER node
 EXPOSE 8080
-# Node itself gets SIGTERM (graceful shutdown: README, Shutting down): no npm, no shell in
+# Node itself gets SIGTERM (graceful shutdown: docs/operations.md, Shutting down): no npm, no shell in
 # between. The API answers GET /api/health/live and /api/health/ready; compose.yaml checks them.
 CMD ["node", "--max-semi-space-size=4", "apps/server/dist/main.js", "api"]

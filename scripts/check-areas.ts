@@ -15,6 +15,7 @@
 // `.transaction()` elsewhere: it marks them, so no provider is called while one is open.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
+import { areaDocProblems, docsProblems } from "./area-docs.ts";
 import { ROOT } from "./web-build.ts";
 
 const SRC = join(ROOT, "apps/server/src");
@@ -244,10 +245,15 @@ for (const file of files) {
   }
 }
 
+// The server README's areas and ownership tables name every area on disk once, as its tables.ts
+// says; no README or doc has a paragraph in a table cell or a path outside the repository.
+const docs = await areaDocProblems(SRC, join(ROOT, "apps/server/README.md"));
+problems.push(...docs.problems, ...docsProblems(ROOT));
+
 if (problems.length > 0) {
   for (const p of [...new Set(problems)]) console.error(`✘ ${p}`);
   process.exit(1);
 }
 console.log(
-  `✔ ${owner.size} tables, each written only by its owning area; ${readCount} declared reads, each downstream of its owner; every transaction starts in ${TRANSACTION_HELPER}`,
+  `✔ ${owner.size} tables, each written only by its owning area; ${readCount} declared reads, each downstream of its owner; every transaction starts in ${TRANSACTION_HELPER}; apps/server/README.md's tables name each of the ${docs.areas.length} areas once`,
 );

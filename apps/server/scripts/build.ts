@@ -44,7 +44,7 @@ if (!rolldown) {
       : `The server is not built (${DIST} is missing), and this install has no build tools (a production install, npm ci --omit=dev).`,
   );
   console.error(
-    "Build it with the development dependencies first: npm ci && npm run build && npm run build:server, then npm ci --omit=dev (README, Production install).",
+    "Build it with the development dependencies first: npm ci && npm run build && npm run build:server, then npm ci --omit=dev (docs/operations.md, Production install).",
   );
   process.exit(1);
 }

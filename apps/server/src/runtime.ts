@@ -114,7 +114,7 @@ export async function startKeepsake(options: {
       // A worker needs only the sandbox's credentials; the emulators load where they run.
       const missing = () => {
         throw new Error(
-          "Sandbox mode needs the development dependencies (npm install). For live mode set the Instagram, Facebook and Google credentials (README, Live mode).",
+          "Sandbox mode needs the development dependencies (npm install). For live mode set the Instagram, Facebook and Google credentials (docs/configuration.md, Sandbox and live mode).",
         );
       };
       const credentials = await import("@keepsake/sandbox/credentials").catch(missing);

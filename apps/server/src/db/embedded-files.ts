@@ -224,7 +224,7 @@ export function refuseLegacy(dataDir: string, pgdata: string): void {
   const legacy = join(dataDir, "pglite");
   if (existsSync(legacy) && !existsSync(join(pgdata, "PG_VERSION"))) {
     throw new Error(
-      `${resolve(legacy)} holds the database of an earlier Keepsake (PGlite), which this version does not open. To keep its data, start the earlier version and copy it with pg_dump from the URL in ${resolve(dataDir, "pglite.socket.json")}, then load it with psql into this version's database (README, "The embedded database"); to start empty, rename or remove that folder.`,
+      `${resolve(legacy)} holds the database of an earlier Keepsake (PGlite), which this version does not open. To keep its data, start the earlier version and copy it with pg_dump from the URL in ${resolve(dataDir, "pglite.socket.json")}, then load it with psql into this version's database (docs/operations.md, "The embedded database"); to start empty, rename or remove that folder.`,
     );
   }
 }

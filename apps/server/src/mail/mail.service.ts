@@ -81,8 +81,8 @@ const addressRecipient = (email: string) => `address:${email.trim().toLowerCase(
 
 /**
  * The mail area: an outbox (a row per event, then a job per row) that sends each message
- * exactly once, templates, categories with unsubscribe, and the admin's view. See the README
- * (Mail) for how a crash is handled.
+ * exactly once, templates, categories with unsubscribe, and the admin's view. See
+ * apps/server/README.md (Mail) for how a crash is handled.
  */
 export function createMailService(deps: MailServiceDeps) {
   const { repo, clock, settings } = deps;
