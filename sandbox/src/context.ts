@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { GraphCallLog } from "./call-log.ts";
-import { type DestinationFaults, noDestinationFaults } from "./destination-faults.ts";
 import { Clock } from "./clock.ts";
+import { type DestinationFaults, noDestinationFaults } from "./destination-faults.ts";
 import type { SandboxState, Store } from "./state.ts";
 import { randomId, sleep } from "./util.ts";
 

@@ -69,7 +69,9 @@ describe("Dropbox faults", () => {
     await h.ctl("dropbox/cut", { after_bytes: MiB });
     const cursor = { session_id, offset: 0 };
     expect(
-      await failure(dbx.filesUploadSessionAppendV2({ cursor, contents: data.subarray(0, 4 * MiB) })),
+      await failure(
+        dbx.filesUploadSessionAppendV2({ cursor, contents: data.subarray(0, 4 * MiB) }),
+      ),
     ).toEqual({ network: true });
     const sessions = await h.ctl<{ sessions: { id: string; size: number }[] }>("dropbox/files");
     expect(sessions.sessions).toEqual([expect.objectContaining({ id: session_id, size: 0 })]);
@@ -159,9 +161,10 @@ describe("Dropbox faults", () => {
     expect(res.headers.get("retry-after")).toBe("3");
     await dbx.filesUpload({ path: "/Keepsake/x.jpg", contents: bytes(10) });
     await h.ctl("dropbox/quota", { email: DEMO_DROPBOX.jordan.email, bytes: 15 });
-    expect(await failure(dbx.filesUpload({ path: "/y.jpg", contents: bytes(10) }))).toMatchObject(
-      { status: 409, summary: "path/insufficient_space/." },
-    );
+    expect(await failure(dbx.filesUpload({ path: "/y.jpg", contents: bytes(10) }))).toMatchObject({
+      status: 409,
+      summary: "path/insufficient_space/.",
+    });
     const listing = await h.ctl<{
       accounts: { email: string; files: { path: string; size: number }[] }[];
     }>("dropbox/files");

@@ -1,11 +1,11 @@
 import { type Sandbox, startSandbox } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { dropboxContentHash } from "../src/providers/dropbox/content-hash.ts";
+import { createDropboxClient } from "../src/providers/dropbox/dropbox.client.ts";
 import {
   createDropboxOAuthClient,
   DROPBOX_SCOPES,
 } from "../src/providers/dropbox/dropbox-oauth.client.ts";
-import { createDropboxClient } from "../src/providers/dropbox/dropbox.client.ts";
 import {
   type DropboxSessionState,
   uploadThroughSession,
@@ -97,10 +97,17 @@ describe("Dropbox files", () => {
     const data = bytes(9 * MiB + 321);
     const told: { state: DropboxSessionState; held: number }[] = [];
     const file = await uploadThroughSession(client(), t, {
-      commit: { path: "/Keepsake/@lumen.studio/2025/video.mp4", mode: "add", clientModified: POSTED },
+      commit: {
+        path: "/Keepsake/@lumen.studio/2025/video.mp4",
+        mode: "add",
+        clientModified: POSTED,
+      },
       source: pieces(data),
       onSession: async (state) => {
-        const s = await control<{ sessions: { id: string; size: number }[] }>(sandbox, "dropbox/files");
+        const s = await control<{ sessions: { id: string; size: number }[] }>(
+          sandbox,
+          "dropbox/files",
+        );
         told.push({ state, held: s.sessions.find((x) => x.id === state.sessionId)?.size ?? -1 });
       },
     });
@@ -198,7 +205,12 @@ describe("Dropbox files", () => {
     expect(err).toMatchObject({ kind: "transient", code: "content_hash_mismatch" });
     const small = Buffer.from("sidecar");
     const err2 = await failureOf(
-      client().upload(t, { path: "/Keepsake/c.json", mode: "overwrite" }, [small], dropboxContentHash(small)),
+      client().upload(
+        t,
+        { path: "/Keepsake/c.json", mode: "overwrite" },
+        [small],
+        dropboxContentHash(small),
+      ),
     );
     expect(err2).toMatchObject({ kind: "transient", code: "content_hash_mismatch" });
     expect(await client().listFolder(t, "", true)).toEqual([]);

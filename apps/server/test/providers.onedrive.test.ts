@@ -38,7 +38,7 @@ const POSTED = "2024-11-12T13:14:15Z";
 const oauth = () => createMicrosoftOAuthClient(microsoftSettings(sandbox));
 const client = () => createOneDriveClient(microsoftSettings(sandbox));
 
-async function connect(account = onedriveUser) {
+async function connect(account: string = onedriveUser) {
   const back = await consent(oauth().authUrl({ redirectUri: REDIRECT, state: "st" }), {
     decision: "allow",
     account,
@@ -56,7 +56,8 @@ const failureOf = async (p: Promise<unknown>) => {
   throw new Error("expected a failure");
 };
 const ranges = async () =>
-  (await control<{ calls: Record<string, number> }>(sandbox, "calls")).calls["onedrive.upload"] ?? 0;
+  (await control<{ calls: Record<string, number> }>(sandbox, "calls")).calls["onedrive.upload"] ??
+  0;
 const files = async () =>
   (
     await control<{ users: { email: string; files: { path: string; size: number }[] }[] }>(
@@ -97,22 +98,35 @@ describe("OneDrive files", () => {
     });
     expect(told).toEqual([0]);
     expect(await ranges()).toBe(3);
-    expect(item).toMatchObject({ size: data.length, quickXorHash: quickXorHash(data), fileModified: POSTED });
-    expect((await client().getByPath(t, "/Keepsake/@lumen.studio/2024/reel.mp4"))?.id).toBe(item.id);
+    expect(item).toMatchObject({
+      size: data.length,
+      quickXorHash: quickXorHash(data),
+      fileModified: POSTED,
+    });
+    expect((await client().getByPath(t, "/Keepsake/@lumen.studio/2024/reel.mp4"))?.id).toBe(
+      item.id,
+    );
     expect(await client().getByPath(t, "/Keepsake/none.jpg")).toBeNull();
 
     const side = "/Keepsake/@lumen.studio/2024/reel.json";
-    const first = await client().putSmall(t, side, Buffer.from("{}"), "replace", "application/json");
+    const first = await client().putSmall(
+      t,
+      side,
+      Buffer.from("{}"),
+      "replace",
+      "application/json",
+    );
     const second = await client().putSmall(t, side, Buffer.from('{"a":1}'), "replace");
     expect(second).toMatchObject({ id: first.id, size: 7 });
     const timed = await client().setTimes(t, second.id, { modified: POSTED });
     expect(timed.fileModified).toBe(POSTED);
-    expect((await client().listChildren(t, "/Keepsake/@lumen.studio/2024")).map((i) => i.name).sort()).toEqual([
-      "reel.json",
-      "reel.mp4",
-    ]);
+    expect(
+      (await client().listChildren(t, "/Keepsake/@lumen.studio/2024")).map((i) => i.name).sort(),
+    ).toEqual(["reel.json", "reel.mp4"]);
     expect(await client().listChildren(t, "/Keepsake/none")).toEqual([]);
-    expect((await failureOf(client().putSmall(t, side, Buffer.from("x"), "fail"))).code).toBe("conflict");
+    expect((await failureOf(client().putSmall(t, side, Buffer.from("x"), "fail"))).code).toBe(
+      "conflict",
+    );
     await client().remove(t, second.id);
     await client().remove(t, second.id);
     expect(await client().getByPath(t, side)).toBeNull();
@@ -145,7 +159,10 @@ describe("OneDrive files", () => {
       fragmentBytes: 2 * UNIT,
     });
     expect(last).toMatchObject({ size: small.length, quickXorHash: quickXorHash(small) });
-    expect((await files()).map((f) => f.path)).toEqual(["/Apps/Keepsake/Keepsake/cut.mp4", "/Apps/Keepsake/Keepsake/last.mp4"]);
+    expect((await files()).map((f) => f.path)).toEqual([
+      "/Apps/Keepsake/Keepsake/cut.mp4",
+      "/Apps/Keepsake/Keepsake/last.mp4",
+    ]);
   });
 
   it("a restart resumes the recorded upload URL from where the session stands", async () => {
@@ -156,15 +173,28 @@ describe("OneDrive files", () => {
       yield* pieces(data.subarray(0, 3 * UNIT));
       throw new ProviderError("instagram", "network", "The download broke off");
     }
-    const upload = { path: "/Keepsake/r.mp4", conflict: "fail" as const, total: data.length, fragmentBytes: 2 * UNIT };
+    const upload = {
+      path: "/Keepsake/r.mp4",
+      conflict: "fail" as const,
+      total: data.length,
+      fragmentBytes: 2 * UNIT,
+    };
     await expect(
-      uploadThroughSession(client(), t, { ...upload, source: breaksOff(), onSession: (u) => {
-        recorded = u;
-      } }),
+      uploadThroughSession(client(), t, {
+        ...upload,
+        source: breaksOff(),
+        onSession: (u) => {
+          recorded = u;
+        },
+      }),
     ).rejects.toThrow("broke off");
     expect(await client().sessionStatus(recorded!)).toBe(2 * UNIT);
     const before = await ranges();
-    const item = await uploadThroughSession(client(), t, { ...upload, source: pieces(data), session: recorded });
+    const item = await uploadThroughSession(client(), t, {
+      ...upload,
+      source: pieces(data),
+      session: recorded,
+    });
     expect(item).toMatchObject({ size: data.length, quickXorHash: quickXorHash(data) });
     expect((await ranges()) - before).toBe(2);
   });
@@ -174,7 +204,12 @@ describe("OneDrive files", () => {
     const data = bytes(2 * UNIT + 1);
     await control(sandbox, "onedrive/corrupt", {});
     const err = await failureOf(
-      uploadThroughSession(client(), t, { path: "/Keepsake/c.mp4", conflict: "fail", source: pieces(data), total: data.length }),
+      uploadThroughSession(client(), t, {
+        path: "/Keepsake/c.mp4",
+        conflict: "fail",
+        source: pieces(data),
+        total: data.length,
+      }),
     );
     expect(err).toMatchObject({ kind: "transient", code: "quickxor_mismatch" });
     expect(await files()).toEqual([]);
@@ -203,27 +238,48 @@ describe("OneDrive files", () => {
     );
     expect(err).toMatchObject({ kind: "unknown", code: "length_required" });
     expect(err.message).toMatch(/size was not given/);
-    expect((await control<{ calls: Record<string, number> }>(sandbox, "calls")).calls).toEqual(before.calls);
+    expect((await control<{ calls: Record<string, number> }>(sandbox, "calls")).calls).toEqual(
+      before.calls,
+    );
   });
 
   it("507 is quota; 429 waits as asked; a revoked grant is token_invalid", async () => {
     const { accessToken: t, refreshToken } = await connect();
     const data = bytes(1000);
     const upload = () =>
-      uploadThroughSession(client(), t, { path: "/Keepsake/q.jpg", conflict: "replace", source: pieces(data), total: data.length });
+      uploadThroughSession(client(), t, {
+        path: "/Keepsake/q.jpg",
+        conflict: "replace",
+        source: pieces(data),
+        total: data.length,
+      });
     await control(sandbox, "onedrive/quota", { email: onedriveEmail, bytes: 500 });
     expect(await failureOf(upload())).toMatchObject({ kind: "quota", code: "quotaLimitReached" });
     await control(sandbox, "onedrive/quota", { email: onedriveEmail, bytes: 10 ** 9 });
 
-    await control(sandbox, "faults", { endpoint: "onedrive.upload", error: "onedrive:activityLimitReached", retry_after: 3 });
-    await control(sandbox, "faults", { endpoint: "onedrive.items", error: "onedrive:serviceNotAvailable", retry_after: 1 });
+    await control(sandbox, "faults", {
+      endpoint: "onedrive.upload",
+      error: "onedrive:activityLimitReached",
+      retry_after: 3,
+    });
+    await control(sandbox, "faults", {
+      endpoint: "onedrive.items",
+      error: "onedrive:serviceNotAvailable",
+      retry_after: 1,
+    });
     const waits: number[] = [];
     const item = await withBackoff(upload, recordingRetry(waits));
     expect(waits).toEqual([1000, 3000]);
     expect(item.quickXorHash).toBe(quickXorHash(data));
 
     await control(sandbox, "tokens/revoke", { microsoft_email: onedriveEmail });
-    expect(await failureOf(client().appFolder(t))).toMatchObject({ kind: "token_invalid", code: "InvalidAuthenticationToken" });
-    expect(await failureOf(oauth().refreshAccessToken(refreshToken!))).toMatchObject({ kind: "token_invalid", code: "invalid_grant" });
+    expect(await failureOf(client().appFolder(t))).toMatchObject({
+      kind: "token_invalid",
+      code: "InvalidAuthenticationToken",
+    });
+    expect(await failureOf(oauth().refreshAccessToken(refreshToken!))).toMatchObject({
+      kind: "token_invalid",
+      code: "invalid_grant",
+    });
   });
 });

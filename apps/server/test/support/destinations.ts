@@ -1,8 +1,8 @@
 import { DEMO_DROPBOX, DEMO_ONEDRIVE, SANDBOX_CREDENTIALS, type Sandbox } from "@keepsake/sandbox";
 import type { DropboxSettings } from "../../src/providers/dropbox/dropbox-oauth.client.ts";
 import type { MicrosoftSettings } from "../../src/providers/microsoft/microsoft-oauth.client.ts";
-import type { S3Settings } from "../../src/providers/s3/s3.client.ts";
 import type { RetrySettings } from "../../src/providers/retry.ts";
+import type { S3Settings } from "../../src/providers/s3/s3.client.ts";
 
 /** The sandbox's hosts and fixed credentials for the destination clients (one prefix per host). */
 export const dropboxSettings = (sandbox: Sandbox): DropboxSettings => ({
@@ -53,7 +53,11 @@ export const onedriveUser = DEMO_ONEDRIVE.jordan.id;
 export const onedriveEmail = DEMO_ONEDRIVE.jordan.email;
 
 /** Calls the sandbox's control API. */
-export async function control<T = unknown>(sandbox: Sandbox, path: string, body?: unknown): Promise<T> {
+export async function control<T = unknown>(
+  sandbox: Sandbox,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`${sandbox.url}/_control/${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: body === undefined ? {} : { "content-type": "application/json" },

@@ -2,9 +2,9 @@ import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
+import { readBodyCut } from "../../destination-faults.ts";
 import type { OneDriveSession } from "../../state.ts";
 import { driveItem, GraphApiError, onedriveState } from "./common.ts";
-import { readBodyCut } from "../../destination-faults.ts";
 import { commitFile, FRAGMENT_UNIT, MAX_FRAGMENT } from "./files.ts";
 
 type Guard = (

@@ -37,18 +37,29 @@ export function dropboxError(status: number, body: unknown): ProviderError {
     return fail("token_invalid", tag, `Dropbox refused the access token (${tag})`);
   }
   if (status === 429) {
-    const tag = has("too_many_write_operations") ? "too_many_write_operations" : "too_many_requests";
+    const tag = has("too_many_write_operations")
+      ? "too_many_write_operations"
+      : "too_many_requests";
     return fail("throttled", tag, `Dropbox asks to slow down (${tag})`);
   }
   if (has("insufficient_space"))
     return fail("quota", "insufficient_space", "The Dropbox is full (insufficient_space)");
   if (has("content_hash_mismatch"))
-    return fail("transient", "content_hash_mismatch", "Dropbox received other bytes than were sent (content_hash)");
+    return fail(
+      "transient",
+      "content_hash_mismatch",
+      "Dropbox received other bytes than were sent (content_hash)",
+    );
   if (has("incorrect_offset"))
-    return fail("unknown", "incorrect_offset", "Dropbox holds another offset of the upload session");
+    return fail(
+      "unknown",
+      "incorrect_offset",
+      "Dropbox holds another offset of the upload session",
+    );
   if (has("not_found"))
     return fail("not_found", "not_found", `Dropbox has no such file or session (${summary})`);
-  if (has("conflict")) return fail("unknown", "conflict", `Dropbox: a file is in the way (${summary})`);
+  if (has("conflict"))
+    return fail("unknown", "conflict", `Dropbox: a file is in the way (${summary})`);
   if (has("no_write_permission") || has("disallowed_name") || status === 403)
     return fail("permission", tags[0] ?? "forbidden", `Dropbox refused the write (${summary})`);
   if (status >= 500) return fail("transient", `http_${status}`, `Dropbox answered HTTP ${status}`);

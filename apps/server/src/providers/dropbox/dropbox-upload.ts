@@ -148,7 +148,15 @@ async function finishRecovering(
 ): Promise<DropboxFile> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await client.finish(token, state.sessionId, state.offset, commit, expected, parts, signal);
+      return await client.finish(
+        token,
+        state.sessionId,
+        state.offset,
+        commit,
+        expected,
+        parts,
+        signal,
+      );
     } catch (err) {
       if (!isCut(err) || attempt + 1 >= RECOVERIES) throw err;
       if (err instanceof ProviderError && err.code === "content_hash_mismatch") throw err;

@@ -90,7 +90,11 @@ function toEntry(raw: files.MetadataReference | Record<string, unknown>): Dropbo
 /** A failure of the SDK's calls as a ProviderError (its `DropboxResponseError` carries the answer). */
 export function fromSdkError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
-  const e = err as { status?: unknown; headers?: { get?: (n: string) => string | null }; error?: unknown };
+  const e = err as {
+    status?: unknown;
+    headers?: { get?: (n: string) => string | null };
+    error?: unknown;
+  };
   if (typeof e.status !== "number")
     return new ProviderError("dropbox", "unknown", "Dropbox could not be called");
   const classified = dropboxError(e.status, e.error);
@@ -127,7 +131,9 @@ export function createDropboxClient(
   const now = options.now ?? Date.now;
   const timeout = options.timeoutMs ?? PROVIDER_TIMEOUT_MS * 3;
   const DROPBOX = { provider: "dropbox", label: "Dropbox" } as const;
-  const STREAMED = options.recordStreamed ? { ...DROPBOX, record: options.recordStreamed } : DROPBOX;
+  const STREAMED = options.recordStreamed
+    ? { ...DROPBOX, record: options.recordStreamed }
+    : DROPBOX;
 
   const hosts: [string, string][] = [
     ["https://api.dropboxapi.com/", `${settings.apiUrl}/`],
@@ -158,9 +164,7 @@ export function createDropboxClient(
     signal?: AbortSignal,
   ): Promise<unknown> {
     const parts = Array.isArray(body) ? (body as readonly Uint8Array[]) : null;
-    const length = parts
-      ? parts.reduce((n, p) => n + p.length, 0)
-      : (body as PipedChunk).length;
+    const length = parts ? parts.reduce((n, p) => n + p.length, 0) : (body as PipedChunk).length;
     const res = await sendStream(
       new URL(`${settings.contentUrl}/2/${route}`),
       {
@@ -218,11 +222,7 @@ export function createDropboxClient(
     },
 
     /** Everything under `path` ("" is the app folder), every page; an absent folder is empty. */
-    async listFolder(
-      token: string,
-      path: string,
-      recursive = false,
-    ): Promise<DropboxEntry[]> {
+    async listFolder(token: string, path: string, recursive = false): Promise<DropboxEntry[]> {
       const client = sdk(token);
       const out: DropboxEntry[] = [];
       let page: files.ListFolderResult;
@@ -302,7 +302,11 @@ export function createDropboxClient(
      * Where a session stands (Dropbox has no status call): an empty append at the offset we
      * believe; `incorrect_offset` answers the real one. Null when the session is gone.
      */
-    async sessionOffset(token: string, sessionId: string, believed: number): Promise<number | null> {
+    async sessionOffset(
+      token: string,
+      sessionId: string,
+      believed: number,
+    ): Promise<number | null> {
       try {
         await this.append(token, sessionId, believed, []);
         return believed;

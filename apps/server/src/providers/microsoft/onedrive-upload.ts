@@ -104,7 +104,8 @@ export async function uploadThroughSession(
     throw new Error("OneDrive fragments are multiples of 320 KiB, at most 60 MiB");
   let source = p.source;
   let total = p.total;
-  if (total === null) ({ total, source } = await readAhead(source, p.readAheadLimit ?? MAX_FRAGMENT));
+  if (total === null)
+    ({ total, source } = await readAhead(source, p.readAheadLimit ?? MAX_FRAGMENT));
   if (total === 0) {
     const item = await client.putSmall(token, p.path, new Uint8Array(0), p.conflict);
     return p.times ? client.setTimes(token, item.id, p.times) : item;

@@ -86,8 +86,7 @@ function toItem(raw: unknown): DriveItem {
     name: typeof i.name === "string" ? i.name : "",
     size: typeof i.size === "number" ? i.size : 0,
     folder: i.folder !== undefined,
-    quickXorHash:
-      typeof file?.hashes?.quickXorHash === "string" ? file.hashes.quickXorHash : null,
+    quickXorHash: typeof file?.hashes?.quickXorHash === "string" ? file.hashes.quickXorHash : null,
     fileCreated: typeof fsi.createdDateTime === "string" ? fsi.createdDateTime : null,
     fileModified: typeof fsi.lastModifiedDateTime === "string" ? fsi.lastModifiedDateTime : null,
     parentPath: typeof parent.path === "string" ? parent.path : null,
@@ -144,7 +143,11 @@ export function createOneDriveClient(
   /** The pre-authenticated upload URL must be Graph's (it is sent no token, but bytes). */
   function uploadUrl(url: string): URL {
     const u = new URL(url);
-    if (u.origin !== origin && !u.hostname.endsWith(".sharepoint.com") && !u.hostname.endsWith(".1drv.com"))
+    if (
+      u.origin !== origin &&
+      !u.hostname.endsWith(".sharepoint.com") &&
+      !u.hostname.endsWith(".1drv.com")
+    )
       throw new ProviderError("microsoft", "unknown", "Unexpected upload session host");
     return u;
   }
@@ -153,7 +156,9 @@ export function createOneDriveClient(
     if (res.status === 200 || res.status === 201)
       return { done: true, item: toItem(await readJson(res)) };
     if (res.status === 202 || res.status === 416) {
-      const next = nextOf(((await readJson(res)) as { nextExpectedRanges?: unknown })?.nextExpectedRanges);
+      const next = nextOf(
+        ((await readJson(res)) as { nextExpectedRanges?: unknown })?.nextExpectedRanges,
+      );
       if (next !== null) return { done: false, next };
       if (res.status === 202) throw new ProviderError("microsoft", "unknown", "No expected range");
     }
@@ -183,7 +188,8 @@ export function createOneDriveClient(
     /** The children of the folder at `path` ("" is the app folder), every page; none when absent. */
     async listChildren(token: string, path: string): Promise<DriveItem[]> {
       const out: DriveItem[] = [];
-      let url: string | null = `${root}${path.replace(/^\/+|\/+$/g, "") ? pathSegment(path) : ""}/children?$top=200`;
+      let url: string | null =
+        `${root}${path.replace(/^\/+|\/+$/g, "") ? pathSegment(path) : ""}/children?$top=200`;
       while (url) {
         const res: Response = await send(url, { headers: auth(token) });
         if (res.status === 404 && out.length === 0) {
@@ -199,10 +205,13 @@ export function createOneDriveClient(
     },
 
     async remove(token: string, itemId: string): Promise<void> {
-      const res = await send(`${settings.graphUrl}/v1.0/me/drive/items/${encodeURIComponent(itemId)}`, {
-        method: "DELETE",
-        headers: auth(token),
-      });
+      const res = await send(
+        `${settings.graphUrl}/v1.0/me/drive/items/${encodeURIComponent(itemId)}`,
+        {
+          method: "DELETE",
+          headers: auth(token),
+        },
+      );
       if (res.status === 404 || res.ok) {
         await res.body?.cancel().catch(() => {});
         return;
@@ -212,16 +221,19 @@ export function createOneDriveClient(
 
     /** Sets an item's file-system times (the post's time). */
     async setTimes(token: string, itemId: string, times: FileTimes): Promise<DriveItem> {
-      const res = await send(`${settings.graphUrl}/v1.0/me/drive/items/${encodeURIComponent(itemId)}`, {
-        method: "PATCH",
-        headers: auth(token, { "content-type": "application/json" }),
-        body: JSON.stringify({
-          fileSystemInfo: {
-            createdDateTime: iso(times.created ?? times.modified),
-            lastModifiedDateTime: iso(times.modified ?? times.created),
-          },
-        }),
-      });
+      const res = await send(
+        `${settings.graphUrl}/v1.0/me/drive/items/${encodeURIComponent(itemId)}`,
+        {
+          method: "PATCH",
+          headers: auth(token, { "content-type": "application/json" }),
+          body: JSON.stringify({
+            fileSystemInfo: {
+              createdDateTime: iso(times.created ?? times.modified),
+              lastModifiedDateTime: iso(times.modified ?? times.created),
+            },
+          }),
+        },
+      );
       return toItem(await json(res));
     },
 
