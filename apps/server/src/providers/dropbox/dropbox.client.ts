@@ -269,6 +269,11 @@ export function createDropboxClient(
       contentHash: string,
       signal?: AbortSignal,
     ): Promise<DropboxFile> {
+      const length = Array.isArray(body)
+        ? (body as readonly Uint8Array[]).reduce((n, p) => n + p.length, 0)
+        : (body as PipedChunk).length;
+      if (length > DROPBOX_MAX_SINGLE)
+        throw new Error("files/upload takes at most 150 MB: use an upload session");
       const arg = { ...commitArg(commit), content_hash: contentHash };
       return toFile(await content(token, "files/upload", arg, body, signal));
     },
