@@ -1,5 +1,6 @@
 import { type Sandbox, startSandbox } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { CallInTransactionError, withinTransactionScope } from "../src/lib/transaction-scope.ts";
 import { dropboxContentHash } from "../src/providers/dropbox/content-hash.ts";
 import { createDropboxClient } from "../src/providers/dropbox/dropbox.client.ts";
 import {
@@ -238,6 +239,10 @@ describe("Dropbox files", () => {
     expect(waits).toEqual([2000]);
     expect(file.size).toBe(100);
 
+    // The SDK's calls go through the HTTP layer, which refuses to call inside a transaction.
+    await expect(
+      withinTransactionScope(() => client().getMetadata(t, commit.path)),
+    ).rejects.toThrow(CallInTransactionError);
     await control(sandbox, "tokens/revoke", { dropbox_email: dropboxEmail });
     expect(await failureOf(client().getMetadata(t, commit.path))).toMatchObject({
       kind: "token_invalid",

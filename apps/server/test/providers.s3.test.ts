@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { type Sandbox, startSandbox } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { CallInTransactionError, withinTransactionScope } from "../src/lib/transaction-scope.ts";
 import { ProviderError } from "../src/providers/provider-error.ts";
 import { withBackoff } from "../src/providers/retry.ts";
 import { createS3Client, POSTED_AT_META } from "../src/providers/s3/s3.client.ts";
@@ -175,7 +176,7 @@ describe("S3 objects", () => {
     expect(md5(await s3.read("c.mp4"))).toBe(md5(data));
   });
 
-  it("a full store is quota; SlowDown waits as asked; revoked keys are token_invalid", async () => {
+  it("a full store is quota; SlowDown waits as asked; no call inside a transaction; revoked keys are token_invalid", async () => {
     const s3 = client();
     await control(sandbox, "s3/quota", { bucket: s3Settings(sandbox).bucket, bytes: 100 });
     expect(await failureOf(s3.put("q.bin", [bytes(200)]))).toMatchObject({
@@ -187,6 +188,9 @@ describe("S3 objects", () => {
     const waits: number[] = [];
     await withBackoff(() => s3.put("q.bin", [bytes(200)]), recordingRetry(waits));
     expect(waits).toEqual([2000]);
+    await expect(withinTransactionScope(() => s3.head("q.bin"))).rejects.toThrow(
+      CallInTransactionError,
+    );
     await control(sandbox, "faults", { endpoint: "s3.head", error: "s3:InvalidAccessKeyId" });
     expect(await failureOf(s3.head("q.bin"))).toMatchObject({ kind: "token_invalid" });
   });

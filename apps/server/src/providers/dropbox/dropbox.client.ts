@@ -1,4 +1,5 @@
 import { Dropbox, type files } from "dropbox";
+import { CallInTransactionError } from "../../lib/transaction-scope.ts";
 import type { PipedChunk } from "../google/drive.client.ts";
 import {
   type FetchLike,
@@ -151,6 +152,8 @@ export function createDropboxClient(
     try {
       return (await call()).result;
     } catch (err) {
+      // A call refused inside a database transaction is a programming error: kept as it is.
+      if (err instanceof CallInTransactionError) throw err;
       throw fromSdkError(err);
     }
   }
