@@ -124,6 +124,10 @@ describe("OneDrive files", () => {
       (await client().listChildren(t, "/Keepsake/@lumen.studio/2024")).map((i) => i.name).sort(),
     ).toEqual(["reel.json", "reel.mp4"]);
     expect(await client().listChildren(t, "/Keepsake/none")).toEqual([]);
+    expect((await client().listTree(t, "")).map((f) => f.path).sort()).toEqual([
+      "/Keepsake/@lumen.studio/2024/reel.json",
+      "/Keepsake/@lumen.studio/2024/reel.mp4",
+    ]);
     expect((await failureOf(client().putSmall(t, side, Buffer.from("x"), "fail"))).code).toBe(
       "conflict",
     );

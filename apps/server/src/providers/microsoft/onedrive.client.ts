@@ -204,6 +204,23 @@ export function createOneDriveClient(
       return out;
     },
 
+    /**
+     * Every file below the folder at `path` ("" is the app folder), with its path relative to
+     * it: what Keepsake wrote there (Graph keeps no app-private metadata to search by).
+     */
+    async listTree(token: string, path: string): Promise<{ path: string; item: DriveItem }[]> {
+      const out: { path: string; item: DriveItem }[] = [];
+      const folders = [path.replace(/\/+$/, "")];
+      for (let at = folders.shift(); at !== undefined; at = folders.shift()) {
+        for (const item of await this.listChildren(token, at)) {
+          const child = `${at}/${item.name}`;
+          if (item.folder) folders.push(child);
+          else out.push({ path: child, item });
+        }
+      }
+      return out;
+    },
+
     async remove(token: string, itemId: string): Promise<void> {
       const res = await send(
         `${settings.graphUrl}/v1.0/me/drive/items/${encodeURIComponent(itemId)}`,
@@ -248,6 +265,8 @@ export function createOneDriveClient(
       conflict: Conflict,
       contentType = "application/octet-stream",
     ): Promise<DriveItem> {
+      if (body.length > MAX_SIMPLE_UPLOAD)
+        throw new Error("A simple upload takes at most 4 MB: use an upload session");
       const u = new URL(`${root}${pathSegment(path)}/content`);
       u.searchParams.set("@microsoft.graph.conflictBehavior", conflict);
       const res = await send(u, {
