@@ -4,7 +4,6 @@ import { join } from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { GraphCallLog } from "./call-log.ts";
 import { Clock } from "./clock.ts";
-import { type DestinationFaults, noDestinationFaults } from "./destination-faults.ts";
 import type { SandboxState, Store } from "./state.ts";
 import { randomId, sleep } from "./util.ts";
 
@@ -265,8 +264,6 @@ export class Ctx {
   s3Flavor: "aws" | "r2" = "aws";
   s3Cuts: { afterBytes: number; remaining: number }[] = [];
   s3CorruptWrites = 0;
-  /** Dropbox and OneDrive upload faults (`/_control/{dropbox,onedrive}/cut|corrupt`). */
-  destinationFaults: Record<"dropbox" | "onedrive", DestinationFaults> = noDestinationFaults();
   readonly blobDir: string;
   readonly largeVideoBytes: number;
   readonly cdnSecret: string;
@@ -338,7 +335,6 @@ export class Ctx {
     this.s3Flavor = "aws";
     this.s3Cuts = [];
     this.s3CorruptWrites = 0;
-    this.destinationFaults = noDestinationFaults();
     this.clock.offsetMs = 0;
   }
 

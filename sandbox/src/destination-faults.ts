@@ -1,4 +1,5 @@
 /** Upload faults of the Dropbox and OneDrive emulators (`/_control/{dropbox,onedrive}/cut|corrupt`). */
+import type { Ctx } from "./context.ts";
 
 /**
  * A cut of an upload request: the connection drops once `afterBytes` of its body arrived (what
@@ -32,10 +33,26 @@ export function corruptCommit(faults: DestinationFaults, data: Buffer): Buffer {
   return out;
 }
 
-export const noDestinationFaults = (): Record<"dropbox" | "onedrive", DestinationFaults> => ({
+const noDestinationFaults = (): Record<"dropbox" | "onedrive", DestinationFaults> => ({
   dropbox: { cuts: [], corrupt: 0 },
   onedrive: { cuts: [], corrupt: 0 },
 });
+
+const byCtx = new WeakMap<Ctx, Record<"dropbox" | "onedrive", DestinationFaults>>();
+
+/** A sandbox's pending Dropbox or OneDrive faults (cleared by a reset: `clearDestinationFaults`). */
+export function destinationFaults(ctx: Ctx, provider: "dropbox" | "onedrive"): DestinationFaults {
+  let faults = byCtx.get(ctx);
+  if (!faults) {
+    faults = noDestinationFaults();
+    byCtx.set(ctx, faults);
+  }
+  return faults[provider];
+}
+
+export function clearDestinationFaults(ctx: Ctx): void {
+  byCtx.delete(ctx);
+}
 
 /**
  * Reads an upload request's body under the first pending cut, which applies once a body reaches

@@ -113,6 +113,19 @@ describe("OneDrive faults", () => {
     expect(clean.file.hashes.quickXorHash).toBe(quickXorHash(data));
   });
 
+  it("a reset clears pending cuts and corruption", async () => {
+    await h.ctl("onedrive/corrupt", {});
+    await h.ctl("onedrive/cut", { after_bytes: 1 });
+    await h.ctl("reset", {});
+    const { graph } = await connect();
+    const data = bytes(2000);
+    const url = await session(graph, "r.bin");
+    const item = await json<{ file: { hashes: { quickXorHash: string } } }>(
+      put(url, data, 0, data.length),
+    );
+    expect(item.file.hashes.quickXorHash).toBe(quickXorHash(data));
+  });
+
   it("a revoked grant: Graph answers 401 and the refresh token is refused", async () => {
     const { graph, tokens } = await connect();
     const revoked = await h.ctl<{ revoked: number }>("tokens/revoke", {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Ctx } from "../../context.ts";
+import { clearDestinationFaults, destinationFaults } from "../../destination-faults.ts";
 import { CONTROL as c, handle } from "./handle.ts";
 
 /**
@@ -11,6 +12,7 @@ import { CONTROL as c, handle } from "./handle.ts";
  * a flipped first byte, so their hash differs from what was sent.
  */
 export function registerDestinationControl(app: FastifyInstance, ctx: Ctx): void {
+  ctx.resetHooks.push(() => clearDestinationFaults(ctx));
   for (const provider of ["dropbox", "onedrive"] as const) {
     app.post(
       `${c}/${provider}/cut`,
@@ -21,7 +23,7 @@ export function registerDestinationControl(app: FastifyInstance, ctx: Ctx): void
           lose_answer: z.boolean().default(false),
         }),
         (b) => {
-          const faults = ctx.destinationFaults[provider];
+          const faults = destinationFaults(ctx, provider);
           faults.cuts.push({
             afterBytes: b.after_bytes,
             remaining: b.count,
@@ -34,7 +36,7 @@ export function registerDestinationControl(app: FastifyInstance, ctx: Ctx): void
     app.post(
       `${c}/${provider}/corrupt`,
       handle(z.object({ count: z.number().int().min(1).default(1) }), (b) => {
-        const faults = ctx.destinationFaults[provider];
+        const faults = destinationFaults(ctx, provider);
         faults.corrupt += b.count;
         return { corrupt_commits: faults.corrupt };
       }),

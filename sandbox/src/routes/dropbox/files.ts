@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type Ctx, sendDropboxError } from "../../context.ts";
-import { corruptCommit, readBodyCut } from "../../destination-faults.ts";
+import { corruptCommit, destinationFaults, readBodyCut } from "../../destination-faults.ts";
 import type { DropboxAccount } from "../../state.ts";
 import {
   accountOf,
@@ -37,7 +37,7 @@ async function readBody(ctx: Ctx, req: FastifyRequest) {
     req.raw,
     MAX_REQUEST_BYTES,
     () => new DropboxRouteError("payload_too_large", { ".tag": "payload_too_large" }),
-    ctx.destinationFaults.dropbox,
+    destinationFaults(ctx, "dropbox"),
   );
 }
 
@@ -62,7 +62,7 @@ function commit(
   if (!key) throw new DropboxBadInput("'path' must not be the root");
   const display = String(c.path);
   // A corrupted commit stores other bytes than were sent: the hash then tells.
-  const data = corruptCommit(ctx.destinationFaults.dropbox, sent);
+  const data = corruptCommit(destinationFaults(ctx, "dropbox"), sent);
   const computed = contentHash(data);
   if (typeof hash === "string" && hash !== computed) {
     throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });

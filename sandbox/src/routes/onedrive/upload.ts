@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { readBodyCut } from "../../destination-faults.ts";
+import { destinationFaults, readBodyCut } from "../../destination-faults.ts";
 import type { OneDriveSession } from "../../state.ts";
 import { driveItem, GraphApiError, onedriveState } from "./common.ts";
 import { commitFile, FRAGMENT_UNIT, MAX_FRAGMENT } from "./files.ts";
@@ -88,7 +88,7 @@ export function registerUploadUrl(scope: FastifyInstance, ctx: Ctx, guard: Guard
         req.raw,
         MAX_FRAGMENT,
         () => new GraphApiError(413, "requestTooLarge", "The request is too large."),
-        ctx.destinationFaults.onedrive,
+        destinationFaults(ctx, "onedrive"),
       );
       if (cut === "mid") {
         // An interrupted fragment keeps its whole 320 KiB units; nextExpectedRanges tells.
