@@ -14,6 +14,8 @@ export type { SandboxOptions } from "./context.ts";
 export { SANDBOX_CREDENTIALS, SANDBOX_PRICE_AMOUNTS, SANDBOX_PRICES } from "./credentials.ts";
 export { DEMO_FB, DEMO_GOOGLE, DEMO_IG } from "./demo/index.ts";
 export type { SandboxMail } from "./mail.ts";
+export { DEMO_DROPBOX } from "./routes/dropbox/index.ts";
+export { DEMO_ONEDRIVE } from "./routes/onedrive/index.ts";
 
 export interface SandboxUrls {
   instagramWww: string;

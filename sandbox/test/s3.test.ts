@@ -181,6 +181,17 @@ describe("objects", () => {
     ).toEqual({ name: "PreconditionFailed", status: 412 });
     expect((await read("once.json")).toString()).toBe("1");
   });
+
+  it("stores JSON and text bodies as sent (no body parser in the way)", async () => {
+    const s3 = plain();
+    for (const [Key, ContentType] of [
+      ["a.json", "application/json"],
+      ["b.txt", "text/plain"],
+    ]) {
+      await s3.send(new PutObjectCommand({ Bucket, Key, Body: '{"x":1}', ContentType }));
+      expect((await read(Key!)).toString()).toBe('{"x":1}');
+    }
+  });
 });
 
 describe("multipart uploads", () => {

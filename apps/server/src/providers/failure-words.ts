@@ -5,7 +5,14 @@ import { ProviderError } from "./provider-error.ts";
  * Backups list, after a connect attempt. Callers pick the situation; the wording lives here.
  */
 
-const WHO = { instagram: "Instagram", facebook: "Instagram", google: "Google Drive" } as const;
+const WHO = {
+  instagram: "Instagram",
+  facebook: "Instagram",
+  google: "Google Drive",
+  dropbox: "Dropbox",
+  microsoft: "OneDrive",
+  s3: "The S3 storage",
+} as const;
 
 /** A provider that did not answer (5xx, timeout, network), as it is said everywhere. */
 export const notResponding = (who: string) => `${who} is not responding right now`;

@@ -56,6 +56,9 @@ const LABEL: Record<ProviderName, string> = {
   instagram: "Instagram",
   facebook: "Facebook",
   google: "Google",
+  dropbox: "Dropbox",
+  microsoft: "OneDrive",
+  s3: "the S3 storage",
 };
 
 export interface SendOptions {

@@ -15,7 +15,7 @@ export type ProviderErrorKind =
   | "not_found"
   | "unknown";
 
-export type ProviderName = "instagram" | "facebook" | "google";
+export type ProviderName = "instagram" | "facebook" | "google" | "dropbox" | "microsoft" | "s3";
 
 export class ProviderError extends Error {
   readonly provider: ProviderName;

@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Ctx } from "../../context.ts";
 import type { StripeSim } from "../stripe/index.ts";
+import { registerDestinationControl } from "./destinations.ts";
 import { registerDriveControl } from "./drive.ts";
 import { CONTROL as c, handle } from "./handle.ts";
 import { registerInstagramControl } from "./instagram.ts";
@@ -136,6 +137,7 @@ export function registerControl(app: FastifyInstance, ctx: Ctx, stripe: StripeSi
   registerSignals(app, ctx);
   registerInstagramControl(app, ctx);
   registerDriveControl(app, ctx);
+  registerDestinationControl(app, ctx);
   registerStripeControl(app, ctx, stripe);
 }
 

@@ -10,6 +10,9 @@ export const tokenSelector = z.object({
   instagram_user_id: z.string().optional(),
   facebook_user_id: z.string().optional(),
   google_email: z.string().optional(),
+  /** A Dropbox demo account's or a Microsoft demo user's e-mail address. */
+  dropbox_email: z.string().optional(),
+  microsoft_email: z.string().optional(),
   subcode: z.number().int().optional(),
   message: z.string().optional(),
 });
@@ -26,6 +29,16 @@ export function selectTokens(ctx: Ctx, sel: z.infer<typeof tokenSelector>): Toke
   if (sel.google_email) {
     const user = Object.values(ctx.state.googleUsers).find((u) => u.email === sel.google_email);
     return all.filter((t) => t.provider === "google" && t.subject === user?.sub);
+  }
+  if (sel.dropbox_email) {
+    const accounts = Object.values(ctx.state.dropbox?.accounts ?? {});
+    const account = accounts.find((a) => a.email === sel.dropbox_email);
+    return all.filter((t) => t.provider === "dropbox" && t.subject === account?.accountId);
+  }
+  if (sel.microsoft_email) {
+    const users = Object.values(ctx.state.onedrive?.users ?? {});
+    const user = users.find((u) => u.email === sel.microsoft_email);
+    return all.filter((t) => t.provider === "microsoft" && t.subject === user?.id);
   }
   return [];
 }

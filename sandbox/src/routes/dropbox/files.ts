@@ -3,6 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type Ctx, sendDropboxError } from "../../context.ts";
+import { corruptCommit, destinationFaults, readBodyCut } from "../../destination-faults.ts";
 import type { DropboxAccount } from "../../state.ts";
 import {
   accountOf,
@@ -30,17 +31,21 @@ type Handler = (
   reply: FastifyReply,
 ) => unknown;
 
-async function readBody(req: FastifyRequest): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req.raw) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) {
-      throw new DropboxRouteError("payload_too_large", { ".tag": "payload_too_large" });
-    }
-    parts.push(chunk as Buffer);
-  }
-  return Buffer.concat(parts);
+/** An upload's body, under the control API's cuts (a cut mid-body stores nothing of it). */
+async function readBody(ctx: Ctx, req: FastifyRequest) {
+  return readBodyCut(
+    req.raw,
+    MAX_REQUEST_BYTES,
+    () => new DropboxRouteError("payload_too_large", { ".tag": "payload_too_large" }),
+    destinationFaults(ctx, "dropbox"),
+  );
+}
+
+/** Drops the connection without an answer (a cut). */
+function dropConnection(socket: FastifyRequest["raw"]["socket"], reply: FastifyReply) {
+  socket.destroy();
+  reply.hijack();
+  return reply;
 }
 
 const parseMs = (v: unknown) => (typeof v === "string" ? Date.parse(v) : Number.NaN);
@@ -49,13 +54,15 @@ const parseMs = (v: unknown) => (typeof v === "string" ? Date.parse(v) : Number.
 function commit(
   ctx: Ctx,
   account: DropboxAccount,
-  data: Buffer,
+  sent: Buffer,
   c: Record<string, unknown>,
   hash?: unknown,
 ) {
   const key = pathKey(account, c.path);
   if (!key) throw new DropboxBadInput("'path' must not be the root");
   const display = String(c.path);
+  // A corrupted commit stores other bytes than were sent: the hash then tells.
+  const data = corruptCommit(destinationFaults(ctx, "dropbox"), sent);
   const computed = contentHash(data);
   if (typeof hash === "string" && hash !== computed) {
     throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
@@ -238,9 +245,13 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
             .type("text/plain")
             .send(`Error in call to API function "${route}": could not decode input as JSON`);
         }
-        return run(`dropbox.${route}`, req, reply, arg, async (a, parsed, r, rep) =>
-          fn(a, parsed, await readBody(r), rep),
-        );
+        return run(`dropbox.${route}`, req, reply, arg, async (a, parsed, r, rep) => {
+          const socket = r.raw.socket;
+          const body = await readBody(ctx, r);
+          if (body.cut === "mid") return dropConnection(socket, rep);
+          const out = await fn(a, parsed, body.data, rep);
+          return body.cut === "answer" ? dropConnection(socket, rep) : out;
+        });
       });
     const sessions = () => dropboxState(ctx).sessions;
     const sessionOf = (a: DropboxAccount, cursor: unknown) => {

@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
+import { corruptCommit, destinationFaults } from "../../destination-faults.ts";
 import type { OneDriveItem, OneDriveUser } from "../../state.ts";
 import { childNamed, GraphApiError, itemId, usedBytes } from "./common.ts";
 import { quickXorHash } from "./quickxor.ts";
@@ -46,9 +47,11 @@ export function commitFile(
   user: OneDriveUser,
   parent: OneDriveItem,
   wanted: string,
-  data: Buffer,
+  sent: Buffer,
   opts: { conflict: Conflict; fsCreated?: number; fsModified?: number; mimeType?: string },
 ) {
+  // A corrupted commit stores other bytes than were sent: quickXorHash then tells.
+  const data = corruptCommit(destinationFaults(ctx, "onedrive"), sent);
   let name = wanted;
   let existing = childNamed(user, parent.id, name);
   if (existing && opts.conflict === "fail")

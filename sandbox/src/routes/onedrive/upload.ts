@@ -2,9 +2,10 @@ import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
+import { destinationFaults, readBodyCut } from "../../destination-faults.ts";
 import type { OneDriveSession } from "../../state.ts";
 import { driveItem, GraphApiError, onedriveState } from "./common.ts";
-import { commitFile, FRAGMENT_UNIT, MAX_FRAGMENT, readBody } from "./files.ts";
+import { commitFile, FRAGMENT_UNIT, MAX_FRAGMENT } from "./files.ts";
 
 type Guard = (
   endpoint: string,
@@ -82,14 +83,36 @@ export function registerUploadUrl(scope: FastifyInstance, ctx: Ctx, guard: Guard
           "Fragments must be a multiple of 320 KiB (327,680 bytes), at most 60 MiB, but for the last.",
         );
       }
-      const data = await readBody(req, MAX_FRAGMENT);
+      const socket = req.raw.socket;
+      const { data, cut } = await readBodyCut(
+        req.raw,
+        MAX_FRAGMENT,
+        () => new GraphApiError(413, "requestTooLarge", "The request is too large."),
+        destinationFaults(ctx, "onedrive"),
+      );
+      if (cut === "mid") {
+        // An interrupted fragment keeps its whole 320 KiB units; nextExpectedRanges tells.
+        const kept = Math.floor(data.length / FRAGMENT_UNIT) * FRAGMENT_UNIT;
+        if (kept > 0) appendFileSync(join(ctx.blobDir, s.blob), data.subarray(0, kept));
+        s.total = total;
+        s.received += kept;
+        ctx.changed();
+        socket.destroy();
+        reply.hijack();
+        return reply;
+      }
       if (data.length !== length)
         throw new GraphApiError(400, "invalidRequest", "The body does not match Content-Range.");
       appendFileSync(join(ctx.blobDir, s.blob), data);
       s.total = total;
       s.received += length;
       ctx.changed();
-      if (!last) return reply.code(202).send(status(s));
+      const lost = () => {
+        socket.destroy();
+        reply.hijack();
+        return reply;
+      };
+      if (!last) return cut === "answer" ? lost() : reply.code(202).send(status(s));
       const user = onedriveState(ctx).users[s.userId]!;
       const parent = user.items[s.parentId];
       if (!parent) throw new GraphApiError(404, "itemNotFound", "The parent folder is gone.");
@@ -100,6 +123,7 @@ export function registerUploadUrl(scope: FastifyInstance, ctx: Ctx, guard: Guard
           fsCreated: s.fsCreated,
           fsModified: s.fsModified,
         });
+        if (cut === "answer") return lost();
         return reply.code(created ? 201 : 200).send(driveItem(ctx.baseUrl(req), user, item));
       } finally {
         rmSync(join(ctx.blobDir, s.blob), { force: true });

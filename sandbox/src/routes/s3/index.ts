@@ -54,6 +54,8 @@ export function registerS3(app: FastifyInstance, ctx: Ctx): void {
   registerS3Control(app, ctx);
   app.register(async (scope) => {
     // Bodies are read raw: signatures, payload hashes and aws-chunked need the bytes as sent.
+    // Every body is the object's bytes, JSON and text too (a sidecar is application/json).
+    scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_req, _payload, done) => done(null));
     const route =
       (endpoint: (req: FastifyRequest) => string, handler: Handler) =>

@@ -1,0 +1,169 @@
+import { ProviderError } from "../provider-error.ts";
+import { DROPBOX_BLOCK, DropboxContentHasher } from "./content-hash.ts";
+import {
+  type DropboxClient,
+  type DropboxCommit,
+  type DropboxFile,
+  SessionOffsetError,
+} from "./dropbox.client.ts";
+
+/** Where an upload session stands: record it (the ledger) to resume after a cut or a restart. */
+export interface DropboxSessionState {
+  sessionId: string;
+  /** Bytes Dropbox holds: a multiple of 4 MiB. */
+  offset: number;
+}
+
+/** Appends per request by default: 8 MiB (two of Dropbox's 4 MiB blocks). */
+export const DROPBOX_CHUNK = 2 * DROPBOX_BLOCK;
+/** Cuts recovered in a row (asking where the session stands) before the failure is the caller's. */
+const RECOVERIES = 3;
+
+export interface DropboxSessionUpload {
+  commit: DropboxCommit;
+  /** The media from its first byte (on resume too: every byte is hashed; held bytes are skipped). */
+  source: AsyncIterable<Uint8Array>;
+  /** A session recorded earlier (resume), or none (a new one is opened). */
+  session?: DropboxSessionState | null;
+  /**
+   * Told the session before its first byte is sent, and again after each append: record it.
+   * A session that is gone (expired, finished) is replaced by a new one, told here too.
+   */
+  onSession?: (state: DropboxSessionState) => Promise<void> | void;
+  /** Bytes per append, a multiple of 4 MiB (default 8 MiB); one such chunk is held at a time. */
+  chunkBytes?: number;
+  signal?: AbortSignal;
+}
+
+const isCut = (err: unknown) =>
+  err instanceof ProviderError && (err.kind === "network" || err.kind === "transient");
+
+export const hashMismatch = () =>
+  new ProviderError(
+    "dropbox",
+    "transient",
+    "The file in Dropbox does not match what was sent (content_hash); uploading again",
+    { code: "content_hash_mismatch" },
+  );
+
+/**
+ * An upload through an upload session: the session recorded before the first byte, appends of
+ * `chunkBytes` (4 MiB multiples), and the content hash computed on the way and compared at
+ * finish (Dropbox refuses a mismatch; a file whose hash still differs is removed in `add` mode
+ * and the upload fails as transient, to be sent again). After a cut, the session's offset is
+ * asked (`incorrect_offset` answers it) and the upload goes on from there: an append whose
+ * answer was lost is not sent twice. Throttling, a full Dropbox and a refused token are thrown
+ * as classified (retry with the recorded session: the source is read again from its start).
+ */
+export async function uploadThroughSession(
+  client: DropboxClient,
+  token: string,
+  p: DropboxSessionUpload,
+): Promise<DropboxFile> {
+  const chunkBytes = p.chunkBytes ?? DROPBOX_CHUNK;
+  if (chunkBytes <= 0 || chunkBytes % DROPBOX_BLOCK !== 0)
+    throw new Error("Dropbox appends are multiples of 4 MiB");
+  let state = await openOrResume(client, token, p.session ?? null);
+  await p.onSession?.(state);
+
+  const hasher = new DropboxContentHasher();
+  let position = 0;
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  for await (const piece of p.source) {
+    hasher.update(piece);
+    const start = position;
+    position += piece.length;
+    if (position <= state.offset) continue; // Dropbox holds these bytes already.
+    let rest = start < state.offset ? piece.subarray(state.offset - start) : piece;
+    while (rest.length > 0) {
+      const take = Math.min(chunkBytes - heldBytes, rest.length);
+      held.push(rest.subarray(0, take));
+      heldBytes += take;
+      rest = rest.subarray(take);
+      if (heldBytes === chunkBytes) {
+        state = await appendRecovering(client, token, state, held, heldBytes, p.signal);
+        await p.onSession?.(state);
+        held = [];
+        heldBytes = 0;
+      }
+    }
+  }
+  if (position < state.offset)
+    throw new ProviderError("dropbox", "unknown", "The upload session holds more than the media");
+  const expected = hasher.digest();
+  const file = await finishRecovering(client, token, state, p.commit, expected, held, p.signal);
+  if (file.contentHash !== null && file.contentHash !== expected) {
+    if (p.commit.mode === "add") await client.remove(token, file.id);
+    throw hashMismatch();
+  }
+  return file;
+}
+
+async function openOrResume(
+  client: DropboxClient,
+  token: string,
+  session: DropboxSessionState | null,
+): Promise<DropboxSessionState> {
+  if (session) {
+    const offset = await client.sessionOffset(token, session.sessionId, session.offset);
+    if (offset !== null) return { sessionId: session.sessionId, offset };
+  }
+  return { sessionId: await client.startSession(token), offset: 0 };
+}
+
+/** One append; after a cut, the session's offset decides whether it is sent again. */
+async function appendRecovering(
+  client: DropboxClient,
+  token: string,
+  state: DropboxSessionState,
+  parts: Uint8Array[],
+  length: number,
+  signal?: AbortSignal,
+): Promise<DropboxSessionState> {
+  const after = { sessionId: state.sessionId, offset: state.offset + length };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.append(token, state.sessionId, state.offset, parts, signal);
+      return after;
+    } catch (err) {
+      if (err instanceof SessionOffsetError && err.offset === after.offset) return after;
+      if (!isCut(err) || attempt + 1 >= RECOVERIES) throw err;
+      const held = await client.sessionOffset(token, state.sessionId, state.offset);
+      if (held === after.offset) return after; // It arrived; its answer was lost.
+      if (held !== state.offset) throw err;
+    }
+  }
+}
+
+/** The finish; after a cut, a file already committed with our hash is the answer. */
+async function finishRecovering(
+  client: DropboxClient,
+  token: string,
+  state: DropboxSessionState,
+  commit: DropboxCommit,
+  expected: string,
+  parts: Uint8Array[],
+  signal?: AbortSignal,
+): Promise<DropboxFile> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await client.finish(
+        token,
+        state.sessionId,
+        state.offset,
+        commit,
+        expected,
+        parts,
+        signal,
+      );
+    } catch (err) {
+      if (!isCut(err) || attempt + 1 >= RECOVERIES) throw err;
+      if (err instanceof ProviderError && err.code === "content_hash_mismatch") throw err;
+      const there = await client.getMetadata(token, commit.path);
+      if (there?.file?.contentHash === expected) return there.file;
+      const held = await client.sessionOffset(token, state.sessionId, state.offset);
+      if (held !== state.offset) throw err;
+    }
+  }
+}

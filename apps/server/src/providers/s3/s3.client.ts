@@ -1,0 +1,337 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  ListPartsCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
+import { assertOutsideTransaction } from "../../lib/transaction-scope.ts";
+import { PROVIDER_TIMEOUT_MS } from "../http.ts";
+import { ProviderError } from "../provider-error.ts";
+import { s3Error } from "./s3-error.ts";
+
+/** An S3-compatible destination (AWS S3, Cloudflare R2, Backblaze B2, MinIO). */
+export interface S3Settings {
+  /** `https://s3.eu-west-1.amazonaws.com`, `https://<account>.r2.cloudflarestorage.com`… */
+  endpoint: string;
+  region: string;
+  bucket: string;
+  /** Keys start with it (`""` or e.g. `backups/`). */
+  prefix: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Path-style addressing (`{endpoint}/{bucket}/{key}`): what most compatible stores need. */
+  forcePathStyle?: boolean;
+}
+
+export interface S3Object {
+  /** Without the prefix. */
+  key: string;
+  size: number;
+  etag: string;
+  lastModified: string | null;
+}
+
+/** The post's time and Keepsake's own fields, as `x-amz-meta-*` (S3 sets no modified time). */
+export interface S3Write {
+  contentType?: string;
+  postedAt?: Date | string;
+  metadata?: Record<string, string>;
+  /** Replace an object in place (sidecars); else `If-None-Match: *` refuses to overwrite. */
+  overwrite?: boolean;
+}
+
+/** S3 refuses parts under 5 MiB (but the last) and more than 10,000 of them. */
+export const MIN_PART = 5 * 1024 * 1024;
+export const MAX_PARTS = 10_000;
+export const POSTED_AT_META = "keepsake-posted-at";
+
+const md5 = (parts: readonly Uint8Array[]) => {
+  const h = createHash("md5");
+  for (const p of parts) h.update(p);
+  return h.digest();
+};
+const unquote = (etag: string | undefined) => (etag ?? "").replace(/"/g, "").toLowerCase();
+const metadataOf = (w: S3Write): Record<string, string> => ({
+  ...(w.metadata ?? {}),
+  ...(w.postedAt !== undefined ? { [POSTED_AT_META]: new Date(w.postedAt).toISOString() } : {}),
+});
+
+/** The stored bytes differ from what was sent (the ETag is not their md5). */
+export const etagMismatch = (what: string) =>
+  new ProviderError(
+    "s3",
+    "transient",
+    `The S3 storage holds other bytes than were sent (${what})`,
+    {
+      code: "etag_mismatch",
+    },
+  );
+
+/** The multipart ETag S3 computes: md5 of the parts' md5s, then `-N`. */
+export function multipartEtag(partMd5s: readonly Buffer[]): string {
+  return `${createHash("md5").update(Buffer.concat(partMd5s)).digest("hex")}-${partMd5s.length}`;
+}
+
+/**
+ * S3 through the official `@aws-sdk/client-s3`, set for compatible stores: no flexible
+ * checksums unless an operation requires them (`WHEN_REQUIRED`: R2, B2 and older MinIO refuse
+ * the SDK's default CRC headers) and integrity by `Content-MD5` instead, which every store
+ * checks (a changed byte on the way is refused: `BadDigest`); each part's ETag and the final
+ * ETag are compared with the md5s of what was sent. One attempt per call (`maxAttempts: 1`):
+ * retrying is `retry.ts`'s. Refuses to call inside a database transaction.
+ */
+export function createS3Client(settings: S3Settings, options: { timeoutMs?: number } = {}) {
+  const sdk = new S3Client({
+    endpoint: settings.endpoint,
+    region: settings.region,
+    forcePathStyle: settings.forcePathStyle ?? true,
+    credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    maxAttempts: 1,
+    requestHandler: {
+      requestTimeout: options.timeoutMs ?? PROVIDER_TIMEOUT_MS * 3,
+      connectionTimeout: PROVIDER_TIMEOUT_MS,
+    },
+  });
+  const Bucket = settings.bucket;
+  const full = (key: string) => `${settings.prefix}${key.replace(/^\/+/, "")}`;
+  async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    assertOutsideTransaction(`S3 ${what}`);
+    try {
+      return await run();
+    } catch (err) {
+      throw s3Error(err);
+    }
+  }
+
+  const client = {
+    /** The object at `key` (below the prefix), or null. */
+    async head(key: string) {
+      try {
+        const h = await call("HeadObject", () =>
+          sdk.send(new HeadObjectCommand({ Bucket, Key: full(key) })),
+        );
+        return {
+          size: h.ContentLength ?? 0,
+          etag: unquote(h.ETag),
+          metadata: h.Metadata ?? {},
+          lastModified: h.LastModified?.toISOString() ?? null,
+        };
+      } catch (err) {
+        if (err instanceof ProviderError && err.kind === "not_found") return null;
+        throw err;
+      }
+    },
+
+    /** Every object below `prefix` (itself below the destination's prefix), every page. */
+    async list(prefix = ""): Promise<S3Object[]> {
+      const out: S3Object[] = [];
+      let token: string | undefined;
+      do {
+        const page = await call("ListObjectsV2", () =>
+          sdk.send(
+            new ListObjectsV2Command({
+              Bucket,
+              Prefix: full(prefix),
+              ContinuationToken: token,
+              MaxKeys: 1000,
+            }),
+          ),
+        );
+        for (const o of page.Contents ?? []) {
+          if (!o.Key) continue;
+          out.push({
+            key: o.Key.slice(settings.prefix.length),
+            size: o.Size ?? 0,
+            etag: unquote(o.ETag),
+            lastModified: o.LastModified?.toISOString() ?? null,
+          });
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return out;
+    },
+
+    async remove(key: string): Promise<void> {
+      await call("DeleteObject", () =>
+        sdk.send(new DeleteObjectCommand({ Bucket, Key: full(key) })),
+      );
+    },
+
+    async read(key: string): Promise<Buffer> {
+      const res = await call("GetObject", () =>
+        sdk.send(new GetObjectCommand({ Bucket, Key: full(key) })),
+      );
+      return Buffer.from(await call("GetObject", () => res.Body!.transformToByteArray()));
+    },
+
+    /**
+     * One PutObject of the bytes `parts` (held: S3 needs Content-MD5 before the body), with
+     * `If-None-Match: *` unless `overwrite`; the answered ETag is compared with their md5.
+     */
+    async put(
+      key: string,
+      parts: readonly Uint8Array[],
+      w: S3Write = {},
+    ): Promise<{ etag: string }> {
+      const digest = md5(parts);
+      const res = await call("PutObject", () =>
+        sdk.send(
+          new PutObjectCommand({
+            Bucket,
+            Key: full(key),
+            Body: Buffer.concat(parts),
+            ContentMD5: digest.toString("base64"),
+            ContentType: w.contentType ?? "application/octet-stream",
+            Metadata: metadataOf(w),
+            ...(w.overwrite ? {} : { IfNoneMatch: "*" }),
+          }),
+        ),
+      );
+      const etag = unquote(res.ETag);
+      if (/^[0-9a-f]{32}$/.test(etag) && etag !== digest.toString("hex")) throw etagMismatch("md5");
+      return { etag };
+    },
+
+    async createMultipart(key: string, w: S3Write = {}): Promise<string> {
+      const res = await call("CreateMultipartUpload", () =>
+        sdk.send(
+          new CreateMultipartUploadCommand({
+            Bucket,
+            Key: full(key),
+            ContentType: w.contentType ?? "application/octet-stream",
+            Metadata: metadataOf(w),
+          }),
+        ),
+      );
+      if (!res.UploadId)
+        throw new ProviderError("s3", "unknown", "The S3 storage did not open a multipart upload");
+      return res.UploadId;
+    },
+
+    /** One part with Content-MD5; its ETag must be that md5 (else the stored part differs). */
+    async uploadPart(
+      key: string,
+      uploadId: string,
+      partNumber: number,
+      parts: readonly Uint8Array[],
+    ): Promise<{ etag: string; md5: Buffer }> {
+      const digest = md5(parts);
+      const res = await call("UploadPart", () =>
+        sdk.send(
+          new UploadPartCommand({
+            Bucket,
+            Key: full(key),
+            UploadId: uploadId,
+            PartNumber: partNumber,
+            Body: Buffer.concat(parts),
+            ContentMD5: digest.toString("base64"),
+          }),
+        ),
+      );
+      const etag = unquote(res.ETag);
+      if (etag !== digest.toString("hex")) throw etagMismatch(`part ${partNumber}`);
+      return { etag, md5: digest };
+    },
+
+    /** The parts an open upload holds (resuming after a cut or a restart); null when it is gone. */
+    async listParts(key: string, uploadId: string) {
+      const out: { partNumber: number; etag: string; size: number }[] = [];
+      let marker: string | undefined;
+      try {
+        do {
+          const page = await call("ListParts", () =>
+            sdk.send(
+              new ListPartsCommand({
+                Bucket,
+                Key: full(key),
+                UploadId: uploadId,
+                PartNumberMarker: marker,
+              }),
+            ),
+          );
+          for (const p of page.Parts ?? [])
+            out.push({ partNumber: p.PartNumber ?? 0, etag: unquote(p.ETag), size: p.Size ?? 0 });
+          marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+        } while (marker);
+      } catch (err) {
+        if (err instanceof ProviderError && err.kind === "not_found") return null;
+        throw err;
+      }
+      return out;
+    },
+
+    /** Completes with `If-None-Match: *` (unless `overwrite`) and checks the multipart ETag. */
+    async completeMultipart(
+      key: string,
+      uploadId: string,
+      parts: readonly { etag: string; md5: Buffer }[],
+      overwrite = false,
+    ): Promise<{ etag: string }> {
+      const res = await call("CompleteMultipartUpload", () =>
+        sdk.send(
+          new CompleteMultipartUploadCommand({
+            Bucket,
+            Key: full(key),
+            UploadId: uploadId,
+            MultipartUpload: {
+              Parts: parts.map((p, i) => ({ PartNumber: i + 1, ETag: `"${p.etag}"` })),
+            },
+            ...(overwrite ? {} : { IfNoneMatch: "*" }),
+          }),
+        ),
+      );
+      const etag = unquote(res.ETag);
+      if (/-\d+$/.test(etag) && etag !== multipartEtag(parts.map((p) => p.md5)))
+        throw etagMismatch("multipart");
+      return { etag };
+    },
+
+    async abortMultipart(key: string, uploadId: string): Promise<void> {
+      await call("AbortMultipartUpload", () =>
+        sdk.send(new AbortMultipartUploadCommand({ Bucket, Key: full(key), UploadId: uploadId })),
+      );
+    },
+
+    /**
+     * "Test connection": writes a probe object (conditionally), reads it back, deletes it. Any
+     * failure is thrown classified (wrong keys: token_invalid; no bucket: permission…).
+     */
+    async testConnection(): Promise<void> {
+      const key = `.keepsake-probe-${randomBytes(8).toString("hex")}`;
+      const body = Buffer.from(`Keepsake connection test ${new Date().toISOString()}`);
+      await client.put(key, [body], { contentType: "text/plain" });
+      try {
+        const back = await client.read(key);
+        if (!back.equals(body))
+          throw new ProviderError(
+            "s3",
+            "unknown",
+            "The S3 storage gave back other bytes than were written",
+            {
+              code: "probe_mismatch",
+            },
+          );
+      } finally {
+        await client.remove(key);
+      }
+    },
+
+    /** Ends the SDK's sockets. */
+    close() {
+      sdk.destroy();
+    },
+  };
+  return client;
+}
+
+export type S3DestinationClient = ReturnType<typeof createS3Client>;
