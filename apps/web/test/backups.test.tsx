@@ -58,7 +58,26 @@ beforeEach(() => {
         return [200, { backups: matching.slice(offset, offset + limit), total: matching.length }];
       }
       if (req.path === "/sync/sync-jobs") {
-        return [200, [makeJob({ status: "running", posts_processed: 3, posts_total: 12 })]];
+        // The run's own counters differ: the card says the server's progress (issue 36).
+        return [200, [makeJob({ status: "running", posts_processed: 1, posts_total: 4 })]];
+      }
+      if (req.path === "/sync/dashboard/stats") {
+        return [
+          200,
+          {
+            total_posts: 20,
+            backed_up_posts: 10,
+            pending_backups: 9,
+            failed_backups: 1,
+            posts_over_limit: 0,
+            unavailable_posts: 0,
+            post_limit: null,
+            total_storage_used: 0,
+            next_sync_in: null,
+            last_sync: null,
+            sync_progress: { processed: 3, total: 12 },
+          },
+        ];
       }
       if (req.path === "/accounts/instagram-accounts") {
         const account = (id: string, username: string) => makeAccount({ id, username });
@@ -265,9 +284,13 @@ describe("sync job texts (SPEC §4)", () => {
   it("say what happened in each state", () => {
     const job = (o: Record<string, unknown>) => makeJob(o) as Parameters<typeof syncJobText>[0];
     expect(syncJobText(job({ status: "running", posts_total: 0 }))).toBe("Starting sync...");
-    expect(syncJobText(job({ status: "running", posts_processed: 2, posts_total: 5 }))).toBe(
-      "Processing 2 of 5 posts...",
-    );
+    expect(syncJobText(job({ status: "running", posts_total: 5 }), null)).toBe("Starting sync...");
+    expect(
+      syncJobText(job({ status: "running", posts_processed: 1, posts_total: 5 }), {
+        processed: 2,
+        total: 5,
+      }),
+    ).toBe("Processing 2 of 5 posts...");
     expect(syncJobText(job({ status: "completed", posts_processed: 7 }))).toBe(
       "Successfully processed 7 posts",
     );

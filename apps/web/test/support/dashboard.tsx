@@ -18,6 +18,8 @@ export const stats = {
   total_storage_used: 2.5 * 1024 * 1024,
   next_sync_in: 7,
   last_sync: null,
+  /** The running backups' progress (null: none holds backups). */
+  sync_progress: null as { processed: number; total: number } | null,
 };
 
 /** What a test may change before rendering; reset before each test. */
@@ -104,6 +106,8 @@ export function withDashboardApi() {
       upgrade_message: null,
     };
     dash.refreshReply = [202, startAnswer("Refreshing your posts")];
+    stats.sync_progress = null;
+    stats.pending_backups = 0;
     toastError.mockClear();
     vi.stubGlobal(
       "fetch",
