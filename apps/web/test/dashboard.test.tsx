@@ -109,6 +109,19 @@ describe("dashboard header, stats and banner", () => {
     async (tier, via, path) => {
       dash.oauth = { ...dash.oauth, instagram_needs_reconnect: true };
       dash.accounts = accountsOf([revoked(via)], tier);
+      // The header's badge says the server's health state (issue 36).
+      dash.health = {
+        state: "broken",
+        ready: false,
+        headline: "Backups paused for @lumen.studio",
+        cause: revokedReason,
+        fix: { label: "Reconnect @lumen.studio", path: "/settings?tab=connections" },
+        since: null,
+        next_step: null,
+        accounts: [],
+        destinations: [],
+        last_run: null,
+      };
       renderDashboard(tier);
       const state = await screen.findByTestId("stopped-accounts");
       const card = state.closest("[data-testid=tier-state]") as HTMLElement;

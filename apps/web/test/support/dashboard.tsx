@@ -35,6 +35,8 @@ export const dash = {
   searchCap: Number.POSITIVE_INFINITY,
   /** The accounts answer, when a test needs other accounts than the two healthy ones. */
   accounts: null as unknown,
+  /** The server's health state (`/sync/health`); null answers 404. */
+  health: null as unknown,
 };
 
 function account(id: string, username: string) {
@@ -96,6 +98,7 @@ export function withDashboardApi() {
     dash.allPosts = [];
     dash.searchCap = Number.POSITIVE_INFINITY;
     dash.accounts = null;
+    dash.health = null;
     dash.postsFail = false;
     dash.jobs = [];
     dash.newPosts = {
@@ -119,6 +122,8 @@ export function withDashboardApi() {
             return [200, stats];
           case "GET /sync/sync-jobs":
             return [200, dash.jobs];
+          case "GET /sync/health":
+            return dash.health ? [200, dash.health] : [404, { detail: "Not Found" }];
           case "GET /sync/posts":
             return postsAnswer(req.params);
           case "GET /sync/check-new-posts":
