@@ -271,12 +271,15 @@ export function createArchiveRepository(db: Kysely<Database>) {
       const { rows } = await sql<{
         month: string;
         posts: string;
+        stories: string;
         likes: string | null;
         comments: string | null;
         views: string | null;
       }>`
         SELECT to_char(date_trunc('month', p.posted_at AT TIME ZONE 'UTC'), 'YYYY-MM') AS month,
-               count(*) AS posts, sum(m.likes) AS likes, sum(m.comments) AS comments,
+               count(*) AS posts,
+               count(*) FILTER (WHERE p.media_product_type = 'STORY') AS stories,
+               sum(m.likes) AS likes, sum(m.comments) AS comments,
                sum(m.views) AS views
           FROM posts p
           LEFT JOIN LATERAL (

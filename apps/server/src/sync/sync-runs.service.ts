@@ -187,7 +187,7 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
         return { is_syncing: true, sync_job: toSyncJob(running), progress };
       }
       const [latest] = await repos.runs.listSyncJobs(userId, 1);
-      return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null };
+      return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null, progress: null };
     },
   };
 }
