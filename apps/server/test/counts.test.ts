@@ -180,7 +180,11 @@ describe("counts that agree", () => {
       { body: { count: 1, posts: 6 } },
     );
     const ig = accounts[0]!;
-    const u = await h.connectedUser({ instagram: ig.id, google: DEMO_GOOGLE.sam.sub, tier: "free" });
+    const u = await h.connectedUser({
+      instagram: ig.id,
+      google: DEMO_GOOGLE.sam.sub,
+      tier: "free",
+    });
     const get = async (path: string) => {
       const res = await t.call("GET", path, { token: u.token });
       expect(res.status).toBe(200);

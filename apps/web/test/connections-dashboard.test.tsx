@@ -1,4 +1,3 @@
-import type { SyncHealth } from "@keepsake/contracts";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
@@ -14,11 +13,6 @@ const { AccountsPanel, limitNotice, tokenExpiresSoon } = await import(
   "../src/pages/dashboard/accounts-panel.tsx"
 );
 const { ConnectionBanner } = await import("../src/pages/dashboard/connection-banner.tsx");
-const { HEALTH_PENDING, ReadyForBackupBadge } = await import(
-  "../src/pages/dashboard/ready-badge.tsx"
-);
-const { fakeFetch } = await import("./fake-api.ts");
-const { useConnectionsStatus } = await import("../src/api/connections.ts");
 const { useConnectionRedirect, CONNECTED_TOASTS } = await import(
   "../src/pages/dashboard/use-connection-redirect.tsx"
 );
@@ -124,85 +118,6 @@ describe("dashboard arrival after a connection", () => {
   it("leaves a plain /dashboard alone", async () => {
     renderArrival("?page=2");
     expect(screen.getByTestId("url").textContent).toBe("/dashboard?page=2");
-  });
-});
-
-describe("ready-for-backup badge", () => {
-  const health = (over: Partial<SyncHealth>): SyncHealth => ({
-    state: "ready",
-    ready: true,
-    headline: "✓ Ready for backup",
-    cause: null,
-    fix: null,
-    since: null,
-    next_step: null,
-    accounts: [],
-    destinations: [],
-    last_run: null,
-    ...over,
-  });
-  const connected = status({ instagram_connected: true, google_connected: true });
-
-  /** The badge beside the connection status (which says both are connected). */
-  async function renderBadge(answer: () => Promise<[number, unknown]>) {
-    vi.stubGlobal(
-      "fetch",
-      fakeFetch((req) => (req.path === "/sync/health" ? answer() : [200, connected])),
-    );
-    function StatusLoaded() {
-      return useConnectionsStatus().data ? <span>status loaded</span> : null;
-    }
-    const view = renderWithAuth(
-      <>
-        <ReadyForBackupBadge />
-        <StatusLoaded />
-      </>,
-      { auth: makeAuth({ user: makeUser() }) },
-    );
-    // The old connection status has arrived: it is never what the badge says (issue 36).
-    await screen.findByText("status loaded");
-    return view;
-  }
-
-  it("is neutral while the health state loads, never 'Ready' from the connection status", async () => {
-    let answer: (a: [number, unknown]) => void = () => {};
-    await renderBadge(() => new Promise((resolve) => (answer = resolve)));
-    const badge = screen.getByTestId("health-badge");
-    expect(badge.getAttribute("data-state")).toBe("loading");
-    expect(badge.textContent).toBe(HEALTH_PENDING.loading);
-    expect(screen.queryByText(/Ready/)).toBeNull();
-    expect(badge.className).not.toContain("badge-success");
-    // Then the server's state, here broken: its headline, never "Ready".
-    answer([
-      200,
-      health({ state: "broken", ready: false, headline: "Backups paused: reconnect Google Drive" }),
-    ]);
-    await waitFor(() =>
-      expect(screen.getByTestId("health-badge").textContent).toBe(
-        "Backups paused: reconnect Google Drive",
-      ),
-    );
-    expect(screen.queryByText(/Ready/)).toBeNull();
-  });
-
-  it("says the status is unavailable when the health state cannot be read", async () => {
-    await renderBadge(async () => [500, { detail: "boom" }]);
-    await waitFor(() =>
-      expect(screen.getByTestId("health-badge").getAttribute("data-state")).toBe("unknown"),
-    );
-    expect(screen.getByTestId("health-badge").textContent).toBe(HEALTH_PENDING.unknown);
-    expect(screen.queryByText(/Ready/)).toBeNull();
-  });
-
-  it.each([
-    [health({}), "✓ Ready for backup"],
-    [health({ state: "syncing", headline: "Backing up now" }), "✓ Ready for backup"],
-    [health({ state: "attention", headline: "Some backups failed" }), "Some backups failed"],
-    [health({ state: "setup", ready: false, headline: "Connect Google Drive to start" }), null],
-  ])("health %# → %s", async (answer, text) => {
-    const { container } = await renderBadge(async () => [200, answer]);
-    if (text) expect(await screen.findByText(text)).toBeTruthy();
-    else await waitFor(() => expect(container.querySelector(".ready-badge")).toBeNull());
   });
 });
 

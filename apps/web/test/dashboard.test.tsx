@@ -242,9 +242,7 @@ describe("dashboard header, stats and banner", () => {
     stats.pending_backups = 9;
     renderDashboard("free");
     const card = await screen.findByRole("region", { name: "Sync in progress" });
-    await waitFor(() =>
-      expect(within(card).getByText("Processing 3 of 12 posts...")).toBeTruthy(),
-    );
+    await waitFor(() => expect(within(card).getByText("Processing 3 of 12 posts...")).toBeTruthy());
     expect(within(card).getByRole("progressbar").getAttribute("aria-valuenow")).toBe("25");
     const pending = screen.getByText("Pending").closest(".stat-card") as HTMLElement;
     expect(within(pending).getByText("9")).toBeTruthy();

@@ -183,7 +183,8 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
       const running = await repos.runs.latestRunningSyncJob(userId);
       if (running) {
         // "Processing X of Y" as the dashboard's stats give it: Y - X is the Pending count.
-        const progress = running.mode === "backup" ? await repos.backups.syncProgress(userId) : null;
+        const progress =
+          running.mode === "backup" ? await repos.backups.syncProgress(userId) : null;
         return { is_syncing: true, sync_job: toSyncJob(running), progress };
       }
       const [latest] = await repos.runs.listSyncJobs(userId, 1);
