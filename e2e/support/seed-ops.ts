@@ -228,7 +228,10 @@ export const seedOps = {
   /**
    * An account with posts in every state (issue 36's counts): each entry of `states` is one
    * post, newest first; "beyond" posts are left out by the plan's limit (no backup, or a
-   * completed one from before). The profile counts them all and was read just now.
+   * completed one from before). The profile counts them all and was read just now. `drive`:
+   * a Google Drive is connected too (its tokens are never used: nothing is queued). `run`: a
+   * manual backup run is going on (its heartbeat now) and holds the backups of the posts at
+   * these indices, its own counters settled from them (how many it holds, how many ended).
    */
   async accountInStates(
     db: Db,
@@ -237,10 +240,29 @@ export const seedOps = {
       instagramUserId: string;
       username: string;
       states: ("completed" | "failed" | "pending" | "listed" | "beyond" | "beyond-completed")[];
+      drive?: boolean;
+      run?: number[];
     },
-  ): Promise<void> {
+  ): Promise<{ accountId: string }> {
     const rows = rowFactories(db);
     const userId = await rows.auth.userIdByEmail(a.email);
+    if (a.drive) {
+      await db
+        .insertInto("google_connections")
+        .values({
+          user_id: userId,
+          google_sub: `sub-${a.instagramUserId}`,
+          google_email: `${a.username}@example.com`,
+          scopes: "https://www.googleapis.com/auth/drive.file",
+          refresh_token_encrypted: "not-a-token",
+          access_token_encrypted: null,
+          access_token_expires_at: null,
+          root_folder_id: null,
+          status_reason: null,
+          last_validated_at: new Date(),
+        })
+        .execute();
+    }
     const account = await rows.connections.insertInstagramAccount({
       user_id: userId,
       instagram_user_id: a.instagramUserId,
@@ -251,6 +273,19 @@ export const seedOps = {
       last_validated_at: new Date(Date.now() + 3600_000),
       media_count: a.states.length,
     });
+    const run = a.run
+      ? await rows.sync.insertSyncJob({
+          user_id: userId,
+          account_id: account.id,
+          job_type: "manual",
+          mode: "backup",
+          status: "running",
+          started_at: new Date(),
+          heartbeat_at: new Date(),
+        })
+      : null;
+    let held = 0;
+    let ended = 0;
     for (const [i, state] of a.states.entries()) {
       const beyond = state.startsWith("beyond");
       const [post] = await rows.sync.insertPosts([
@@ -283,9 +318,22 @@ export const seedOps = {
           backup_size_bytes: status === "completed" ? 1000 : null,
           completed_at: status === "completed" ? new Date() : null,
           error_message: status === "failed" ? "Backup failed after 4 attempts" : null,
+          sync_job_id: run && a.run?.includes(i) ? run.id : null,
         },
       ]);
+      if (run && a.run?.includes(i)) {
+        held++;
+        if (status !== "pending") ended++;
+      }
     }
+    if (run) {
+      await db
+        .updateTable("sync_jobs")
+        .set({ posts_total: held, posts_processed: ended })
+        .where("id", "=", run.id)
+        .execute();
+    }
+    return { accountId: account.id };
   },
 
   /**

@@ -584,6 +584,7 @@ export function createContext(deps: ContextDeps): AppContext {
       failures: backupsReads.failuresByAccount,
       lastCompletedAt: backupsReads.lastCompletedAt,
       recentRuns: (userId) => sync.runs.syncJobs(userId, 20),
+      progress: backupsRepo.syncProgress,
       lastCompletedRun: async (userId) => {
         const at = (await sync.repos.runs.lastCompletedSync(userId))?.at;
         return at ? new Date(at) : null;

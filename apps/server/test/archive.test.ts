@@ -301,20 +301,32 @@ describe("posts deleted or archived on Instagram", () => {
     });
     expect(stats.status).toBe(200);
     expect(stats.body.gone).toBe(2);
-    expect(stats.body.posts).toBe(
-      (await h.media(DEMO_IG.creator.username)).filter((m) => m.media_product_type !== "STORY")
-        .length + 2,
-    );
+    // Every post Keepsake keeps, stories included: the dashboard's Total Posts (issue 36).
+    const media = await h.media(DEMO_IG.creator.username);
+    const stories = (
+      await t.ctx.db
+        .selectFrom("posts")
+        .select("id")
+        .where("account_id", "=", u.accountId)
+        .where("media_product_type", "=", "STORY")
+        .execute()
+    ).length;
+    expect(stories).toBeGreaterThan(0);
+    expect(stats.body).toMatchObject({ posts: media.length + 2 + stories, stories });
+    const dashboard = await t.call("GET", "/api/sync/dashboard/stats", { token: u.token });
+    expect(dashboard.body.total_posts).toBe(stats.body.posts);
     const csv = await t.call("GET", "/api/archive/stats.csv", { token: u.token });
     expect(csv.status).toBe(200);
     expect(String(csv.headers["content-type"])).toMatch(/^text\/csv/);
     // One row per post per reading (archive.csv.test.ts has the columns); the snapshot one per post.
     const rows = parse(String(csv.body), { columns: true }) as Record<string, string>[];
-    expect(new Set(rows.map((r) => r.instagram_id)).size).toBe(stats.body.posts);
+    // The CSV has the feed posts (a story has no counters to chart).
+    const feed = stats.body.posts - stats.body.stories;
+    expect(new Set(rows.map((r) => r.instagram_id)).size).toBe(feed);
     const snapshot = await t.call("GET", "/api/archive/stats.csv?view=snapshot", {
       token: u.token,
     });
-    expect(parse(String(snapshot.body), { columns: true })).toHaveLength(stats.body.posts);
+    expect(parse(String(snapshot.body), { columns: true })).toHaveLength(feed);
     const row = rows.find((r) => r.instagram_id === deleted)!;
     expect(row.account).toBe(DEMO_IG.creator.username);
     expect(row.on_instagram).toBe("no");

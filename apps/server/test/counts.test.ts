@@ -108,5 +108,165 @@ describe("counts that agree", () => {
     expect((await get("/api/sync/backups?status_filter=failed&limit=1")).total).toBe(
       stats.failed_backups,
     );
+    // The archive's charts count the same posts.
+    expect((await get(`/api/archive/stats?account_id=${u.accountId}`)).posts).toBe(
+      stats.total_posts,
+    );
+
+    // An item imported from the user's export (a post with its completed backup) is counted
+    // on every screen alike: one more post, one more backed up.
+    const [imported] = await t.rows.sync.insertPosts([
+      {
+        user_id: u.user.id,
+        account_id: u.accountId,
+        instagram_id: "export-item-1",
+        media_type: "IMAGE",
+        media_product_type: "FEED",
+        posted_at: new Date("2019-05-01T12:00:00Z"),
+        source: "export",
+      },
+    ]);
+    await t.rows.backups.insertBackups([
+      {
+        post_id: imported!.id,
+        user_id: u.user.id,
+        account_id: u.accountId,
+        status: "completed",
+        backup_size_bytes: 1000,
+        completed_at: t.clock.now(),
+      },
+    ]);
+    const after = await get("/api/sync/dashboard/stats");
+    expect(after).toMatchObject({
+      total_posts: stats.total_posts + 1,
+      backed_up_posts: stats.backed_up_posts + 1,
+      pending_backups: stats.pending_backups,
+      failed_backups: stats.failed_backups,
+      posts_over_limit: stats.posts_over_limit,
+    });
+    const [panelAfter] = (await get("/api/accounts/instagram-accounts")).accounts;
+    expect(panelAfter).toMatchObject({
+      synced_posts_count: after.total_posts,
+      backed_up_posts_count: after.backed_up_posts,
+    });
+    expect((await get("/api/sync/backups?status_filter=completed&limit=1")).total).toBe(
+      after.backed_up_posts,
+    );
+    expect((await get("/api/sync/posts?limit=1")).total).toBe(after.total_posts);
+    expect((await get(`/api/archive/stats?account_id=${u.accountId}`)).posts).toBe(
+      after.total_posts,
+    );
+    expect((await get("/api/archive/stats")).posts).toBe(after.total_posts);
+
+    // With the accounts panel (pro), the stats of one account: the same definition, and only
+    // the caller's (another user's account counts nothing).
+    await t.setTier(u.user.id, "pro");
+    const { total_posts, backed_up_posts, pending_backups, failed_backups } = after;
+    expect(await get(`/api/sync/dashboard/stats?account_id=${u.accountId}`)).toMatchObject({
+      total_posts,
+      backed_up_posts,
+      pending_backups,
+      failed_backups,
+    });
+    const other = await h.connectedUser({ tier: "pro" });
+    expect(await get(`/api/sync/dashboard/stats?account_id=${other.accountId}`)).toMatchObject({
+      total_posts: 0,
+      backed_up_posts: 0,
+    });
+  }, 240_000);
+  it("'Processing X of Y' while backups run: Y - X is the Pending card, the banner's and health's too", async () => {
+    const { accounts } = await h.control<{ accounts: { id: string; username: string }[] }>(
+      "/instagram/accounts",
+      { body: { count: 1, posts: 6 } },
+    );
+    const ig = accounts[0]!;
+    const u = await h.connectedUser({
+      instagram: ig.id,
+      google: DEMO_GOOGLE.sam.sub,
+      tier: "free",
+    });
+    const get = async (path: string) => {
+      const res = await t.call("GET", path, { token: u.token });
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    // A backup run lists the posts (and stories) and claims them; nothing has run yet.
+    const started = await t.ctx.sync.runs.start(u.user.id, u.accountId);
+    const runId = started.sync_job.id;
+    await t.ctx.syncEngine.run(
+      { accountId: u.accountId, syncJobId: runId, kind: "manual", mode: "backup" },
+      { retryCount: 0, retryLimit: 3 },
+    );
+    const claimed = await t.ctx.db
+      .selectFrom("backups")
+      .select("post_id")
+      .where("sync_job_id", "=", runId)
+      .execute();
+    const n = claimed.length;
+    expect(n).toBeGreaterThanOrEqual(6);
+    let stats = await get("/api/sync/dashboard/stats");
+    expect(stats).toMatchObject({ pending_backups: n, sync_progress: { processed: 0, total: n } });
+
+    // Two are backed up, one fails for good (Drive full), the others still wait.
+    for (const { post_id } of claimed.slice(0, 2)) {
+      await t.ctx.backupEngine.run(post_id, { retryCount: 0, retryLimit: 3 });
+    }
+    await h.control("/faults", {
+      body: { endpoint: "drive.upload", error: "drive:storageQuotaExceeded", count: 1 },
+    });
+    await t.ctx.backupEngine.run(claimed[2]!.post_id, { retryCount: 3, retryLimit: 3 });
+    await h.control("/faults", { method: "DELETE" });
+    // And a post listed beside the run, which no run holds yet: it waits too (Pending).
+    await t.rows.sync.insertPosts([
+      {
+        user_id: u.user.id,
+        account_id: u.accountId,
+        instagram_id: "listed-beside-the-run",
+        media_type: "IMAGE",
+        media_product_type: "FEED",
+        posted_at: t.clock.now(),
+      },
+    ]);
+    // The run's own counters say 3 of n; every screen says the one definition instead.
+    expect(await t.ctx.syncRepos.runs.findSyncJob(runId)).toMatchObject({
+      status: "running",
+      posts_processed: 3,
+      posts_total: n,
+    });
+
+    stats = await get("/api/sync/dashboard/stats");
+    expect(stats).toMatchObject({
+      backed_up_posts: 2,
+      failed_backups: 1,
+      pending_backups: n - 3 + 1,
+      sync_progress: { processed: 3, total: n + 1 },
+    });
+    const { processed, total } = stats.sync_progress;
+    expect(total - processed).toBe(stats.pending_backups);
+    // The status poll (the progress toast) reads the same progress.
+    const status = await get("/api/sync/status");
+    expect(status).toMatchObject({ is_syncing: true, progress: stats.sync_progress });
+    // The free banner: not backed up yet = what is still to process + the failed ones.
+    t.clock.advance(10 * 60_000);
+    const check = await get("/api/sync/check-new-posts");
+    expect(check).toMatchObject({
+      unbacked_posts_count: total - processed + stats.failed_backups,
+      failed_backups_count: stats.failed_backups,
+    });
+    // The health state's run says it in the same words.
+    const health = await get("/api/sync/health");
+    expect(health.last_run).toMatchObject({
+      outcome: "running",
+      text: `Processing ${processed} of ${total} posts...`,
+    });
+
+    // Once nothing of the run waits, it completes and no progress is shown.
+    for (const { post_id } of claimed.slice(3)) {
+      await t.ctx.backupEngine.run(post_id, { retryCount: 0, retryLimit: 3 });
+    }
+    expect(await t.ctx.syncRepos.runs.findSyncJob(runId)).toMatchObject({ status: "completed" });
+    stats = await get("/api/sync/dashboard/stats");
+    expect(stats).toMatchObject({ pending_backups: 1, sync_progress: null });
+    expect(await get("/api/sync/status")).toMatchObject({ is_syncing: false, progress: null });
   }, 240_000);
 });

@@ -58,7 +58,26 @@ beforeEach(() => {
         return [200, { backups: matching.slice(offset, offset + limit), total: matching.length }];
       }
       if (req.path === "/sync/sync-jobs") {
-        return [200, [makeJob({ status: "running", posts_processed: 3, posts_total: 12 })]];
+        // The run's own counters differ: the card says the server's progress (issue 36).
+        return [200, [makeJob({ status: "running", posts_processed: 1, posts_total: 4 })]];
+      }
+      if (req.path === "/sync/dashboard/stats") {
+        return [
+          200,
+          {
+            total_posts: 20,
+            backed_up_posts: 10,
+            pending_backups: 9,
+            failed_backups: 1,
+            posts_over_limit: 0,
+            unavailable_posts: 0,
+            post_limit: null,
+            total_storage_used: 0,
+            next_sync_in: null,
+            last_sync: null,
+            sync_progress: { processed: 3, total: 12 },
+          },
+        ];
       }
       if (req.path === "/accounts/instagram-accounts") {
         const account = (id: string, username: string) => makeAccount({ id, username });
@@ -165,12 +184,14 @@ describe("Backups screen (SPEC §2 /backups)", () => {
         .map((b) => b.textContent),
     ).toEqual(["1", "2", "3"]);
     fireEvent.click(within(nav).getByRole("button", { name: "Page 3" }));
+    // The list's own requests (the running sync's card polls beside them).
+    const lastListing = () => calls.filter((c) => c.path === "/sync/backups").at(-1);
     await waitFor(() => expect(screen.getAllByTestId("backup-row")).toHaveLength(20));
-    expect(calls.at(-1)?.params).toMatchObject({ limit: 50, offset: 100 });
+    expect(lastListing()?.params).toMatchObject({ limit: 50, offset: 100 });
 
     fireEvent.click(screen.getByRole("button", { name: "Failed" }));
     expect(await screen.findByText("60 backups")).toBeTruthy();
-    expect(calls.at(-1)?.params).toMatchObject({ status_filter: "failed", offset: 0 });
+    expect(lastListing()?.params).toMatchObject({ status_filter: "failed", offset: 0 });
   });
 
   it("shows the first-sync hint when there are no backups at all", async () => {
@@ -265,9 +286,13 @@ describe("sync job texts (SPEC §4)", () => {
   it("say what happened in each state", () => {
     const job = (o: Record<string, unknown>) => makeJob(o) as Parameters<typeof syncJobText>[0];
     expect(syncJobText(job({ status: "running", posts_total: 0 }))).toBe("Starting sync...");
-    expect(syncJobText(job({ status: "running", posts_processed: 2, posts_total: 5 }))).toBe(
-      "Processing 2 of 5 posts...",
-    );
+    expect(syncJobText(job({ status: "running", posts_total: 5 }), null)).toBe("Starting sync...");
+    expect(
+      syncJobText(job({ status: "running", posts_processed: 1, posts_total: 5 }), {
+        processed: 2,
+        total: 5,
+      }),
+    ).toBe("Processing 2 of 5 posts...");
     expect(syncJobText(job({ status: "completed", posts_processed: 7 }))).toBe(
       "Successfully processed 7 posts",
     );

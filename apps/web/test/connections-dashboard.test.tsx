@@ -13,8 +13,6 @@ const { AccountsPanel, limitNotice, tokenExpiresSoon } = await import(
   "../src/pages/dashboard/accounts-panel.tsx"
 );
 const { ConnectionBanner } = await import("../src/pages/dashboard/connection-banner.tsx");
-const { ReadyForBackupBadge } = await import("../src/pages/dashboard/ready-badge.tsx");
-const { useConnectionsStatus } = await import("../src/api/connections.ts");
 const { useConnectionRedirect, CONNECTED_TOASTS } = await import(
   "../src/pages/dashboard/use-connection-redirect.tsx"
 );
@@ -120,38 +118,6 @@ describe("dashboard arrival after a connection", () => {
   it("leaves a plain /dashboard alone", async () => {
     renderArrival("?page=2");
     expect(screen.getByTestId("url").textContent).toBe("/dashboard?page=2");
-  });
-});
-
-describe("ready-for-backup badge", () => {
-  it.each([
-    [status({ instagram_connected: true, google_connected: true }), "✓ Ready for backup"],
-    [status({ instagram_connected: true }), null],
-    [status({ google_connected: true }), null],
-    [
-      status({ instagram_connected: true, google_connected: true, google_needs_reconnect: true }),
-      "Backups paused: reconnect Google Drive",
-    ],
-  ])("%o → %s", async (answer, text) => {
-    vi.stubGlobal(
-      "fetch",
-      serve(() => [200, answer]),
-    );
-    // Renders in the same commit as the badge, once the status has arrived.
-    function StatusLoaded() {
-      return useConnectionsStatus().data ? <span>status loaded</span> : null;
-    }
-    const { container } = renderWithAuth(
-      <>
-        <ReadyForBackupBadge />
-        <StatusLoaded />
-      </>,
-      { auth: makeAuth({ user: makeUser() }) },
-    );
-    await screen.findByText("status loaded");
-    expect(calls).toContain("GET /oauth/status");
-    if (text) expect(screen.getByText(text)).toBeTruthy();
-    else expect(container.querySelector(".ready-badge")).toBeNull();
   });
 });
 

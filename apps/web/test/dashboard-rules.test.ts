@@ -122,14 +122,14 @@ describe("tier state and progress wording", () => {
     expect(nextSyncText(null)).toBeNull();
   });
 
-  it("words progress as the running card does", () => {
+  it("words the server's progress as the running card does", () => {
     expect(progressText(null)).toBe("Starting sync...");
-    expect(progressText({ posts_processed: 0, posts_total: 0 })).toBe("Starting sync...");
-    expect(progressText({ posts_processed: 3, posts_total: 12 })).toBe(
-      "Processing 3 of 12 posts...",
-    );
-    expect(progressPercent({ posts_processed: 3, posts_total: 12 })).toBe(25);
-    expect(progressPercent({ posts_processed: 0, posts_total: 0 })).toBe(0);
+    expect(progressText(undefined)).toBe("Starting sync...");
+    expect(progressText({ processed: 0, total: 0 })).toBe("Starting sync...");
+    expect(progressText({ processed: 3, total: 12 })).toBe("Processing 3 of 12 posts...");
+    expect(progressPercent({ processed: 3, total: 12 })).toBe(25);
+    expect(progressPercent({ processed: 0, total: 0 })).toBe(0);
+    expect(progressPercent(null)).toBe(0);
   });
 
   it("shows the banner for new or unbacked posts only", () => {

@@ -109,6 +109,19 @@ describe("dashboard header, stats and banner", () => {
     async (tier, via, path) => {
       dash.oauth = { ...dash.oauth, instagram_needs_reconnect: true };
       dash.accounts = accountsOf([revoked(via)], tier);
+      // The header's badge says the server's health state (issue 36).
+      dash.health = {
+        state: "broken",
+        ready: false,
+        headline: "Backups paused for @lumen.studio",
+        cause: revokedReason,
+        fix: { label: "Reconnect @lumen.studio", path: "/settings?tab=connections" },
+        since: null,
+        next_step: null,
+        accounts: [],
+        destinations: [],
+        last_run: null,
+      };
       renderDashboard(tier);
       const state = await screen.findByTestId("stopped-accounts");
       const card = state.closest("[data-testid=tier-state]") as HTMLElement;
@@ -221,12 +234,27 @@ describe("dashboard header, stats and banner", () => {
     expect(screen.queryByRole("region", { name: "New posts" })).toBeNull();
   });
 
-  it("shows the running job", async () => {
-    dash.jobs = [makeJob({ posts_processed: 3, posts_total: 12 })];
+  it("shows the running job with the server's progress, which the Pending card agrees with", async () => {
+    // The run's own counters (2 of 5) are not what the card says: the stats' progress is,
+    // and 12 - 3 is the Pending card beside it (issue 36).
+    dash.jobs = [makeJob({ posts_processed: 2, posts_total: 5 })];
+    stats.sync_progress = { processed: 3, total: 12 };
+    stats.pending_backups = 9;
     renderDashboard("free");
     const card = await screen.findByRole("region", { name: "Sync in progress" });
-    expect(within(card).getByText("Processing 3 of 12 posts...")).toBeTruthy();
+    await waitFor(() => expect(within(card).getByText("Processing 3 of 12 posts...")).toBeTruthy());
     expect(within(card).getByRole("progressbar").getAttribute("aria-valuenow")).toBe("25");
+    const pending = screen.getByText("Pending").closest(".stat-card") as HTMLElement;
+    expect(within(pending).getByText("9")).toBeTruthy();
+  });
+
+  it("says 'Starting sync...' while the running sync holds no backups yet", async () => {
+    dash.jobs = [makeJob({ posts_processed: 2, posts_total: 5 })];
+    renderDashboard("free");
+    const card = await screen.findByRole("region", { name: "Sync in progress" });
+    // Once the stats (without progress) are shown, the card still has no numbers.
+    await screen.findByText("1,234");
+    expect(within(card).getByText("Starting sync...")).toBeTruthy();
   });
 
   it("hides the content grid until Instagram is connected", async () => {

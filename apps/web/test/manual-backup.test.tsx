@@ -41,7 +41,12 @@ let calls: FakeRequest[];
 function syncing(processed: number, total: number): StatusAnswer {
   return [
     200,
-    { is_syncing: true, sync_job: makeJob({ posts_processed: processed, posts_total: total }) },
+    {
+      is_syncing: true,
+      // The toast says the server's progress, not the run's own counters (issue 36).
+      sync_job: makeJob({ posts_processed: 0, posts_total: 1 }),
+      progress: { processed, total },
+    },
   ];
 }
 function done(status: string, extra: Record<string, unknown> = {}): StatusAnswer {

@@ -61,9 +61,15 @@ export const monthStats = z.object({
 });
 export type MonthStats = z.infer<typeof monthStats>;
 
+/**
+ * The charts: `posts` is every post Keepsake keeps (stories, imported ones and those beyond the
+ * plan's limit included), the dashboard's `total_posts` of the same account(s) (issue 36); of
+ * them `stories`, and `gone` no longer on Instagram.
+ */
 export const archiveStats = z.object({
   months: z.array(monthStats),
   posts: z.number().int(),
+  stories: z.number().int(),
   gone: z.number().int(),
 });
 export type ArchiveStats = z.infer<typeof archiveStats>;

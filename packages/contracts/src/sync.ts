@@ -129,6 +129,18 @@ export type Backup = z.infer<typeof backup>;
 export const backupsResponse = z.object({ backups: z.array(backup), total: z.number().int() });
 export type BackupsResponse = z.infer<typeof backupsResponse>;
 
+/**
+ * The progress of the backups running now, from the same counts as `pending_backups` (issue
+ * 36): `processed` backups of the running runs ended (backed up, failed or unavailable), and
+ * `total` is those plus every pending post, so `total - processed` is always the Pending count.
+ * Null while no backup run holds backups (none is running, or it is still listing posts).
+ */
+export const syncProgress = z.object({
+  processed: z.number().int(),
+  total: z.number().int(),
+});
+export type SyncProgress = z.infer<typeof syncProgress>;
+
 /** SPEC §3 "Dashboard stats". */
 export const dashboardStats = z.object({
   total_posts: z.number().int(),
@@ -151,6 +163,8 @@ export const dashboardStats = z.object({
   /** Minutes until the next automatic sync; null for free users (manual only). */
   next_sync_in: z.number().int().nullable(),
   last_sync: z.string().nullable(),
+  /** "Processing X of Y posts...": the running backups' progress (see `syncProgress`). */
+  sync_progress: syncProgress.nullable().optional(),
 });
 export type DashboardStats = z.infer<typeof dashboardStats>;
 
@@ -158,6 +172,8 @@ export type DashboardStats = z.infer<typeof dashboardStats>;
 export const syncStatus = z.object({
   is_syncing: z.boolean(),
   sync_job: syncJob.nullable(),
+  /** The running backups' progress, as the dashboard's stats give it (see `syncProgress`). */
+  progress: syncProgress.nullable().optional(),
 });
 export type SyncStatus = z.infer<typeof syncStatus>;
 
@@ -227,6 +243,10 @@ export const postsQuery = z.object({
 });
 export type PostsQuery = z.input<typeof postsQuery>;
 export type PostsQueryParsed = z.infer<typeof postsQuery>;
+
+/** The dashboard's stats of one account (plans with the accounts panel), else of all. */
+export const dashboardStatsQuery = z.object({ account_id: optionalQuery(accountId) });
+export type DashboardStatsQuery = z.input<typeof dashboardStatsQuery>;
 
 /** `status_filter` "all" (or absent) lists every status. */
 export const backupsQuery = z.object({

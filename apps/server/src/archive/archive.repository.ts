@@ -262,19 +262,26 @@ export function createArchiveRepository(db: Kysely<Database>) {
       return q.execute();
     },
 
-    /** The user's feed posts per month (UTC) with their latest counters summed. */
+    /**
+     * The user's posts per month (UTC) with their latest counters summed: every post Keepsake
+     * has (stories, imported ones and those beyond the plan's limit included), the dashboard's
+     * Total Posts and the accounts panel's "In Keepsake" (one definition, issue 36).
+     */
     async monthly(userId: string, accountId: string | undefined) {
       const { rows } = await sql<{
         month: string;
         posts: string;
+        stories: string;
         likes: string | null;
         comments: string | null;
         views: string | null;
       }>`
         SELECT to_char(date_trunc('month', p.posted_at AT TIME ZONE 'UTC'), 'YYYY-MM') AS month,
-               count(*) AS posts, sum(m.likes) AS likes, sum(m.comments) AS comments,
+               count(*) AS posts,
+               count(*) FILTER (WHERE p.media_product_type = 'STORY') AS stories,
+               sum(m.likes) AS likes, sum(m.comments) AS comments,
                sum(m.views) AS views
-          FROM post_presence p
+          FROM posts p
           LEFT JOIN LATERAL (
             SELECT likes, comments, views FROM post_metrics m
              WHERE m.account_id = p.account_id AND m.instagram_id = p.instagram_id

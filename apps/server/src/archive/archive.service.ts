@@ -269,7 +269,10 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
       };
     },
 
-    /** Posts per month and their engagement (the account's charts). */
+    /**
+     * Posts per month and their engagement (the account's charts): every post Keepsake keeps,
+     * counted as the dashboard's Total Posts and the accounts panel's "In Keepsake" (issue 36).
+     */
     async stats(userId: string, accountId?: string) {
       const [months, gone] = await Promise.all([
         repo.monthly(userId, accountId),
@@ -282,7 +285,12 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
         comments: Number(m.comments ?? 0),
         views: Number(m.views ?? 0),
       }));
-      return { months: rows, posts: rows.reduce((n, m) => n + m.posts, 0), gone };
+      return {
+        months: rows,
+        posts: rows.reduce((n, m) => n + m.posts, 0),
+        stories: months.reduce((n, m) => n + Number(m.stories), 0),
+        gone,
+      };
     },
 
     /**

@@ -5,5 +5,8 @@
  */
 export const ownedTables = ["post_metrics", "post_presence", "archive_walks"] as const;
 
-/** The stats CSV names each post as the grid does: its id, type, caption and permalink. */
+/**
+ * The stats CSV names each post as the grid does (its id, type, caption and permalink); the
+ * charts count the posts per month as the dashboard counts them.
+ */
 export const readsTables = ["posts"] as const;

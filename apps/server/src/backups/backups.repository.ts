@@ -4,6 +4,7 @@ import type { BackupFileRow, PostRow } from "../db/sync-tables.ts";
 import { inTransaction } from "../db/transaction.ts";
 import type { PostLimit } from "../sync/posts.repository.ts";
 import { createSyncRunsRepository } from "../sync/sync-runs.repository.ts";
+import { createBackupStats } from "./backup-stats.ts";
 
 /** The backups and backup_files tables: claims and leases, outcomes, the files in Drive, totals. */
 export function createBackupsRepository(db: Kysely<Database>) {
@@ -258,52 +259,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.account_id, Number(r.n)]));
     },
 
-    async backupStats(userId: string) {
-      const row = await db
-        .selectFrom("posts as p")
-        // The owner in the join lets Postgres read only this user's backups (by
-        // backups_user_status_idx) instead of scanning the whole table (issue 6, 10,000 posts).
-        .leftJoin("backups as b", (j) =>
-          j.onRef("b.post_id", "=", "p.id").on("b.user_id", "=", userId),
-        )
-        .where("p.user_id", "=", userId)
-        .select((eb) => [
-          eb.fn.countAll<number>().as("total_posts"),
-          // One definition (issue 36): each post is in exactly one of backed up, pending,
-          // failed, unavailable and beyond the plan's limit, so the five add up to the total.
-          // A post in Drive counts as backed up even when the limit left it out later.
-          sql<number>`count(*) FILTER (WHERE b.status = 'completed')`.as("backed_up"),
-          // Waiting, within the plan: queued or running, or listed and not yet given a backup.
-          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NULL AND (b.id IS NULL OR b.status IN ('pending', 'processing')))`.as(
-            "pending",
-          ),
-          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NULL AND b.status = 'failed')`.as(
-            "failed",
-          ),
-          sql<number>`count(*) FILTER (WHERE b.status = 'unavailable')`.as("unavailable"),
-          sql<number>`count(*) FILTER (WHERE p.not_backed_up_reason IS NOT NULL AND (b.id IS NULL OR b.status NOT IN ('completed', 'unavailable')))`.as(
-            "over_limit",
-          ),
-          sql<number>`coalesce(sum(b.backup_size_bytes) FILTER (WHERE b.status = 'completed'), 0)`.as(
-            "bytes",
-          ),
-          // Posts Instagram's media_count counts (an imported one is archived or older).
-          sql<number>`count(*) FILTER (WHERE p.media_product_type IS DISTINCT FROM 'STORY' AND p.source = 'api')`.as(
-            "feed_posts",
-          ),
-        ])
-        .executeTakeFirstOrThrow();
-      return {
-        totalPosts: Number(row.total_posts),
-        backedUp: Number(row.backed_up),
-        pending: Number(row.pending),
-        failed: Number(row.failed),
-        unavailable: Number(row.unavailable),
-        overLimit: Number(row.over_limit),
-        bytes: Number(row.bytes),
-        feedPosts: Number(row.feed_posts),
-      };
-    },
+    ...createBackupStats(db),
 
     backupFiles(backupId: string): Promise<BackupFileRow[]> {
       return db.selectFrom("backup_files").selectAll().where("backup_id", "=", backupId).execute();

@@ -5,6 +5,7 @@
 export const ownedTables = ["backups", "backup_files", "drive_folders", "backup_counts"] as const;
 /**
  * Read, never written: the posts (sync/) a backup copies, joined for the backups' totals, the
- * failed backups a retry may reset (not those beyond the plan's limit) and the stories lost.
+ * failed backups a retry may reset (not those beyond the plan's limit) and the stories lost;
+ * the running sync runs (sync/) whose backups make the totals' progress.
  */
-export const readsTables = ["posts"] as const;
+export const readsTables = ["posts", "sync_jobs"] as const;

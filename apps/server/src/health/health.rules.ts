@@ -6,6 +6,7 @@ import {
   type RunHealth,
   type SyncHealth,
   type SyncJob,
+  type SyncProgress,
   syncMessages,
 } from "@keepsake/contracts";
 
@@ -66,6 +67,11 @@ export interface HealthFacts {
   /** The latest run (any account), and whether one is running now. */
   latestRun: SyncJob | null;
   runningAccountIds: Set<string>;
+  /**
+   * The running backups' progress from the Pending count's definition (backups' `syncProgress`):
+   * a running run says "Processing X of Y posts..." with it, never from its own counters.
+   */
+  progress?: SyncProgress | null;
   /** Whether a backup run ever ended or a post is in Drive (the first-run path is done). */
   firstBackupDone: boolean;
   /** Days before an Instagram token ends that a Facebook Login token is called expiring. */
@@ -162,11 +168,19 @@ export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
   return { ...base, state: "ok", cause: null, fix: null, since: null };
 }
 
+/** SPEC §4 running card, from the running backups' progress (null: still listing). */
+export function progressText(progress: SyncProgress | null): string {
+  return progress && progress.total > 0
+    ? `Processing ${progress.processed} of ${progress.total} posts...`
+    : "Starting sync...";
+}
+
 /** The latest run in words: a run whose backups failed is never "completed successfully". */
 export function runHealth(
   job: SyncJob | null,
   drive: DestinationHealth,
   accounts: AccountHealth[],
+  progress: SyncProgress | null = null,
 ): RunHealth | null {
   if (!job) return null;
   const base = { id: job.id };
@@ -175,10 +189,7 @@ export function runHealth(
       ...base,
       outcome: "running",
       title: "Sync in progress",
-      text:
-        job.posts_total > 0
-          ? `Processing ${job.posts_processed} of ${job.posts_total} posts...`
-          : "Starting sync...",
+      text: progressText(job.mode === "backup" ? progress : null),
       fix: null,
     };
   }
@@ -289,7 +300,7 @@ export function syncHealth(f: HealthFacts): SyncHealth {
   const drive = destinationHealth(f);
   const accounts = f.accounts.map((a) => accountHealth(a, f));
   const step = nextStep(f);
-  const lastRun = runHealth(f.latestRun, drive, accounts);
+  const lastRun = runHealth(f.latestRun, drive, accounts, f.progress ?? null);
   const synced = accounts.filter((a) => a.state !== "paused_by_plan");
   const stopped = synced.filter((a) => a.state === "needs_reconnection");
   const troubled = accounts.filter((a) =>

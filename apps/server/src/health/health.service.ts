@@ -1,4 +1,9 @@
-import { type SyncHealth, type SyncJob, TOKEN_WARNING_WINDOW_MS } from "@keepsake/contracts";
+import {
+  type SyncHealth,
+  type SyncJob,
+  type SyncProgress,
+  TOKEN_WARNING_WINDOW_MS,
+} from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
 import {
   type AccountFacts,
@@ -17,6 +22,8 @@ export interface HealthSources {
   recentRuns(userId: string): Promise<SyncJob[]>;
   /** When a run of the user last completed (null: never). */
   lastCompletedRun(userId: string): Promise<Date | null>;
+  /** The running backups' progress, from the Pending count's definition (backups area). */
+  progress?(userId: string): Promise<SyncProgress | null>;
 }
 
 /** One health state per account and destination for a user (issue 36; see health.rules.ts). */
@@ -33,6 +40,8 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
         sources.lastCompletedRun(userId),
       ]);
       const running = runs.filter((r) => r.status === "running");
+      const progress =
+        running.length > 0 && sources.progress ? await sources.progress(userId) : null;
       return syncHealth({
         now: clock.now(),
         accounts,
@@ -42,6 +51,7 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
         latestRun: running[0] ?? runs[0] ?? null,
         runningAccountIds: new Set(running.flatMap((r) => (r.account_id ? [r.account_id] : []))),
         firstBackupDone: lastDone !== null,
+        progress,
         expiringWindowMs: TOKEN_WARNING_WINDOW_MS,
       });
     },

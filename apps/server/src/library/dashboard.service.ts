@@ -114,9 +114,10 @@ export function createDashboardService(deps: DashboardServiceDeps) {
       return { backups: backups.map((b, i) => ({ ...b, instagram_post: posts[i]! })), total };
     },
 
-    async stats(userId: string): Promise<DashboardStats> {
+    /** The one definition of every count (issue 36); of one account when one is given. */
+    async stats(userId: string, accountId?: string): Promise<DashboardStats> {
       const [s, tier, last, accounts, google] = await Promise.all([
-        repos.backups.backupStats(userId),
+        repos.backups.backupStats(userId, accountId),
         directory.userTier(userId),
         repos.runs.lastCompletedSync(userId),
         directory.userAccounts(userId),
@@ -146,6 +147,7 @@ export function createDashboardService(deps: DashboardServiceDeps) {
         total_storage_used: s.bytes,
         next_sync_in: next ?? null,
         last_sync: iso(last?.at ?? null),
+        sync_progress: s.progress,
       };
     },
 

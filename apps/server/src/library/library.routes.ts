@@ -2,6 +2,7 @@ import {
   backupsQuery,
   backupsResponse,
   dashboardStats,
+  dashboardStatsQuery,
   newPostsCheck,
   postsQuery,
   postsResponse,
@@ -51,8 +52,11 @@ export function registerLibraryRoutes(app: FastifyInstance, ctx: LibraryRouteDep
 
   r.get(
     "/api/sync/dashboard/stats",
-    { onRequest, schema: { tags, response: { 200: dashboardStats } } },
-    async (req) => dashboard.stats(me(req)),
+    {
+      onRequest,
+      schema: { tags, querystring: dashboardStatsQuery, response: { 200: dashboardStats } },
+    },
+    async (req) => dashboard.stats(me(req), scoped(req, req.query).account_id),
   );
 
   r.get(

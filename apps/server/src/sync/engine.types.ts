@@ -1,3 +1,4 @@
+import type { SyncProgress } from "@keepsake/contracts";
 import type { ConnectionsRepository } from "../connections/connections.repository.ts";
 import type { PostChild } from "../db/sync-tables.ts";
 import type { GraphChild, GraphHost, GraphMedia } from "../providers/instagram/media.client.ts";
@@ -43,6 +44,11 @@ export interface BackupsForSync {
     now: Date,
     postLimit: PostLimit,
   ): Promise<{ post_id: string; id: string; posted_at: Date }[]>;
+  /**
+   * The running backups' progress from the Pending count's definition (issue 36): what the
+   * status poll says as "Processing X of Y posts...".
+   */
+  syncProgress(userId: string): Promise<SyncProgress | null>;
 }
 
 /** A job's place among its attempts, to know when a failure is final. */

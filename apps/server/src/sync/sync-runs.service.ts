@@ -181,9 +181,14 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
     async status(userId: string): Promise<SyncStatus> {
       await expireStale();
       const running = await repos.runs.latestRunningSyncJob(userId);
-      if (running) return { is_syncing: true, sync_job: toSyncJob(running) };
+      if (running) {
+        // "Processing X of Y" as the dashboard's stats give it: Y - X is the Pending count.
+        const progress =
+          running.mode === "backup" ? await repos.backups.syncProgress(userId) : null;
+        return { is_syncing: true, sync_job: toSyncJob(running), progress };
+      }
       const [latest] = await repos.runs.listSyncJobs(userId, 1);
-      return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null };
+      return { is_syncing: false, sync_job: latest ? toSyncJob(latest) : null, progress: null };
     },
   };
 }

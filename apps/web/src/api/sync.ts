@@ -128,12 +128,16 @@ export function usePosts(
 }
 
 /** SPEC §9: polled every 60 s, for free users only. */
-export function useNewPostsCheck(enabled: boolean) {
+/**
+ * The free banner's check, every minute; `refetchMs` while a sync runs, so its "not backed up
+ * yet" follows the Pending card read at the same pace (one definition on the server).
+ */
+export function useNewPostsCheck(enabled: boolean, refetchMs = 60_000) {
   return useQuery({
     queryKey: syncKeys.newPosts,
     queryFn: checkNewPosts,
     enabled,
-    refetchInterval: enabled ? 60_000 : false,
+    refetchInterval: enabled ? refetchMs : false,
   });
 }
 

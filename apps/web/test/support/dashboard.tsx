@@ -18,6 +18,8 @@ export const stats = {
   total_storage_used: 2.5 * 1024 * 1024,
   next_sync_in: 7,
   last_sync: null,
+  /** The running backups' progress (null: none holds backups). */
+  sync_progress: null as { processed: number; total: number } | null,
 };
 
 /** What a test may change before rendering; reset before each test. */
@@ -33,6 +35,8 @@ export const dash = {
   searchCap: Number.POSITIVE_INFINITY,
   /** The accounts answer, when a test needs other accounts than the two healthy ones. */
   accounts: null as unknown,
+  /** The server's health state (`/sync/health`); null answers 404. */
+  health: null as unknown,
 };
 
 function account(id: string, username: string) {
@@ -94,6 +98,7 @@ export function withDashboardApi() {
     dash.allPosts = [];
     dash.searchCap = Number.POSITIVE_INFINITY;
     dash.accounts = null;
+    dash.health = null;
     dash.postsFail = false;
     dash.jobs = [];
     dash.newPosts = {
@@ -104,6 +109,8 @@ export function withDashboardApi() {
       upgrade_message: null,
     };
     dash.refreshReply = [202, startAnswer("Refreshing your posts")];
+    stats.sync_progress = null;
+    stats.pending_backups = 0;
     toastError.mockClear();
     vi.stubGlobal(
       "fetch",
@@ -115,6 +122,8 @@ export function withDashboardApi() {
             return [200, stats];
           case "GET /sync/sync-jobs":
             return [200, dash.jobs];
+          case "GET /sync/health":
+            return dash.health ? [200, dash.health] : [404, { detail: "Not Found" }];
           case "GET /sync/posts":
             return postsAnswer(req.params);
           case "GET /sync/check-new-posts":

@@ -92,7 +92,14 @@ export function BackupsPage() {
         </span>
       </PageHeader>
 
-      {job && <SyncJobCard job={job} overLimit={overLimit} run={health.data?.last_run} />}
+      {job && (
+        <SyncJobCard
+          job={job}
+          overLimit={overLimit}
+          run={health.data?.last_run}
+          progress={stats.data?.sync_progress}
+        />
+      )}
 
       <div className="backups-toolbar">
         <fieldset className="filter-buttons">

@@ -1,4 +1,4 @@
-import type { RunHealth, SyncJob } from "@keepsake/contracts";
+import type { RunHealth, SyncJob, SyncProgress } from "@keepsake/contracts";
 import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { FixLink } from "../../components/fix-link.tsx";
 import { ProgressBar } from "../../components/progress-bar.tsx";
@@ -7,11 +7,14 @@ import { Link } from "../../lib/navigation.tsx";
 import { progressPercent } from "../dashboard/running-job-card.tsx";
 import { manualBackupMessages, progressText } from "../dashboard/use-manual-backup.ts";
 
-/** SPEC §4 texts of a sync job in each state. */
-export function syncJobText(job: SyncJob): string {
+/**
+ * SPEC §4 texts of a sync job in each state; a running one's numbers are the server's
+ * progress (`sync_progress` of the stats: its total less what was processed is Pending).
+ */
+export function syncJobText(job: SyncJob, progress?: SyncProgress | null): string {
   switch (job.status) {
     case "running":
-      return job.mode === "refresh" ? REFRESHING : progressText(job);
+      return job.mode === "refresh" ? REFRESHING : progressText(progress);
     case "completed":
       return completedJobText(job);
     case "failed":
@@ -37,13 +40,16 @@ export function SyncJobCard({
   job,
   overLimit,
   run,
+  progress,
 }: {
   job: SyncJob;
   overLimit?: string | null;
   run?: RunHealth | null | undefined;
+  /** The running backups' progress (the stats' `sync_progress`). */
+  progress?: SyncProgress | null | undefined;
 }) {
   const running = job.status === "running";
-  const percent = progressPercent(job);
+  const percent = running && job.mode !== "refresh" ? progressPercent(progress) : 0;
   const words = run && run.id === job.id && !running ? run : null;
   const failedRun = words ? words.outcome === "partial" || words.outcome === "failed" : false;
   return (
@@ -63,7 +69,7 @@ export function SyncJobCard({
         </p>
         {running && <span className="sync-job-percent">{percent}%</span>}
       </div>
-      <p className="sync-job-text">{words?.text ?? syncJobText(job)}</p>
+      <p className="sync-job-text">{words?.text ?? syncJobText(job, progress)}</p>
       {words?.fix && (
         <p className="sync-job-text sync-job-fix">
           <FixLink fix={words.fix} />

@@ -100,7 +100,10 @@ export function DashboardPage() {
     }
   }, [latestJob, queryClient]);
 
-  const newPosts = useNewPostsCheck(isFree && instagramConnected);
+  const newPosts = useNewPostsCheck(
+    isFree && instagramConnected,
+    live ? PENDING_REFRESH_MS : undefined,
+  );
   // Instagram without a working Drive: nothing is read into Keepsake yet (banner and grid agree).
   const driveMissing =
     instagramConnected && (!googleConnected || connections.data?.google_needs_reconnect === true);
@@ -161,7 +164,7 @@ export function DashboardPage() {
 
       <StatCards stats={stats.data} isLoading={stats.isPending} isError={stats.isError} />
 
-      {runningJob && <RunningJobCard job={runningJob} />}
+      {runningJob && <RunningJobCard job={runningJob} progress={stats.data?.sync_progress} />}
 
       {hasAccountsPanel && (
         <AccountsPanel selectedAccountId={accountId ?? null} onSelect={setSelectedAccountId} />

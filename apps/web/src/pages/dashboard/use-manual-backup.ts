@@ -1,4 +1,4 @@
-import type { StartSyncResponse, SyncStatus } from "@keepsake/contracts";
+import type { StartSyncResponse, SyncProgress, SyncStatus } from "@keepsake/contracts";
 import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -27,10 +27,14 @@ export const manualBackupMessages = {
   cancelled: "Sync was cancelled",
 } as const;
 
-/** SPEC §4 running-card wording, reused for the progress toast. */
-export function progressText(job: { posts_processed: number; posts_total: number } | null): string {
-  if (!job || job.posts_total <= 0) return "Starting sync...";
-  return `Processing ${job.posts_processed} of ${job.posts_total} posts...`;
+/**
+ * SPEC §4 running-card wording, reused for the progress toast: the server's progress of the
+ * running backups (`sync_progress` of the stats, `progress` of the status), whose total less
+ * what was processed is the Pending card (issue 36); never the run's own counters.
+ */
+export function progressText(progress: SyncProgress | null | undefined): string {
+  if (!progress || progress.total <= 0) return "Starting sync...";
+  return `Processing ${progress.processed} of ${progress.total} posts...`;
 }
 
 export interface ManualBackupConnections {
@@ -125,7 +129,7 @@ export function useManualBackup(connections: ManualBackupConnections | undefined
         return;
       }
       if (count % MANUAL_BACKUP.progressEvery === 0) {
-        const text = progressText(status.sync_job);
+        const text = progressText(status.progress);
         if (toast.isActive(PROGRESS_TOAST_ID)) toast.update(PROGRESS_TOAST_ID, { render: text });
         else toast.info(text, { toastId: PROGRESS_TOAST_ID });
         void refreshData();

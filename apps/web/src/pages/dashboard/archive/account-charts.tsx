@@ -26,8 +26,12 @@ export default function AccountCharts({ accountId }: { accountId: string | undef
     return <p className="muted">No posts yet: the charts fill in as posts are backed up.</p>;
   return (
     <div className="archive-charts" data-testid="archive-charts">
-      <p className="muted">
+      {/* Every post Keepsake keeps: the dashboard's Total Posts (issue 36). */}
+      <p className="muted" data-testid="charts-posts">
         {formatCount(stats.data.posts)} posts
+        {stats.data.stories > 0
+          ? ` incl. ${formatCount(stats.data.stories)} ${stats.data.stories === 1 ? "story" : "stories"}`
+          : ""}
         {stats.data.gone > 0 ? ` · ${formatCount(stats.data.gone)} no longer on Instagram` : ""}
       </p>
       <figure aria-label="Posts per month">
