@@ -4,7 +4,7 @@ import type { ServiceLog } from "../lib/log.ts";
 import { asError } from "../lib/log.ts";
 import type { MailService } from "../mail/mail.service.ts";
 import type { Alert } from "./alerts/define.ts";
-import { NOTIFICATION_CATEGORIES } from "./alerts/registry.ts";
+import { NOTIFICATION_CATEGORIES, NOTIFICATION_CATEGORY_TEXT } from "./alerts/registry.ts";
 import type { NotificationsRepository } from "./notifications.repository.ts";
 
 export type { Alert } from "./alerts/define.ts";
@@ -150,6 +150,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
     const prefs = await mail.userPreferences(userId);
     return {
       categories: NOTIFICATION_CATEGORIES.map((c) => ({ category: c, enabled: prefs[c] ?? false })),
+      category_text: NOTIFICATION_CATEGORY_TEXT,
       email_verified: await deps.emailVerified(userId),
     };
   }

@@ -11,6 +11,11 @@ import { type AlertContext, alertKind, defineAlert } from "./define.ts";
 const kind = alertKind("alert_backup_failures", "alert-backup-failures", {
   label: "Failing backups",
   why: "You are receiving this e-mail because backups of one of your accounts keep failing (at most one such e-mail per account per day).",
+  setting: {
+    label: "Failing backups",
+    description:
+      "Backups that keep failing on an account: at most one e-mail per account per day, with what failed.",
+  },
 });
 
 export const backupFailuresCause = (accountId: string, today: string) =>

@@ -9,6 +9,10 @@ import { alertKind, defineAlert } from "./define.ts";
 const kind = alertKind("alert_billing", "alert-billing", {
   label: "Billing alerts",
   why: "You are receiving this e-mail because of a change to your Keepsake subscription.",
+  setting: {
+    label: "Billing",
+    description: "A failed payment, a plan change, accounts paused by a downgrade.",
+  },
 });
 
 const SUBSCRIPTION = "/settings?tab=subscription";

@@ -10,6 +10,11 @@ import { type AlertContext, alertKind, DAY_MS, defineAlert } from "./define.ts";
 const kind = alertKind("alert_connection", "alert-connection", {
   label: "Connection alerts",
   why: "You are receiving this e-mail because a connection your Keepsake backups use needs you.",
+  setting: {
+    label: "Connection alerts",
+    description:
+      "Instagram or Google Drive access was revoked or expired, or an Instagram token will expire soon.",
+  },
 });
 
 export const connectionCause = (provider: "instagram" | "google", subjectId: string) =>

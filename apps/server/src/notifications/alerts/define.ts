@@ -19,13 +19,21 @@ import type { NotificationsRepository } from "../notifications.repository.ts";
 export interface AlertKind {
   category: MailCategoryInfo;
   template: NamedTemplate<AlertMailData>;
+  /** Its toggle in Settings → Notifications: a name and what it covers. */
+  setting: { label: string; description: string };
 }
 
-/** Declares an alert kind's category (non-essential) and its e-mail template. */
+/** Declares an alert kind's category (non-essential), its e-mail template and its toggle. */
 export function alertKind(
   key: string,
   template: string,
-  words: { label: string; why: string; defaultOn?: boolean },
+  words: {
+    /** The category's name on the unsubscribe page, and the e-mail footer's "why". */
+    label: string;
+    why: string;
+    setting: { label: string; description: string };
+    defaultOn?: boolean;
+  },
 ): AlertKind {
   const category = defineCategory({
     key,
@@ -34,7 +42,7 @@ export function alertKind(
     label: words.label,
     why: words.why,
   });
-  return { category, template: alertTemplate(template, category) };
+  return { category, template: alertTemplate(template, category), setting: words.setting };
 }
 
 /** One event a user is told about: in the app (the bell) and by e-mail. */

@@ -9,6 +9,10 @@ import { alertKind, defineAlert } from "./define.ts";
 const kind = alertKind("alert_drive_full", "alert-drive-full", {
   label: "Google Drive full",
   why: "You are receiving this e-mail because your Google Drive has no room for your backups.",
+  setting: {
+    label: "Google Drive full",
+    description: "Your Drive has no room left for backups.",
+  },
 });
 
 export const driveFullCause = (userId: string) => `drive-full:${userId}`;

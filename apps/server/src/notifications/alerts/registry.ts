@@ -29,6 +29,13 @@ export const NOTIFICATION_CATEGORIES: readonly string[] = [
   digestKind.category.key,
 ];
 
+/** Each category's toggle in Settings → Notifications: its name and what it covers. */
+export const NOTIFICATION_CATEGORY_TEXT: Readonly<
+  Record<string, { label: string; description: string }>
+> = Object.fromEntries(
+  [...alertRegistry.map((a) => a.kind), digestKind].map((k) => [k.category.key, k.setting]),
+);
+
 /** The e-mail templates of the alerts and the digest, registered with the mail area at wiring. */
 export const NOTIFICATION_TEMPLATES: readonly NamedTemplate<AlertMailData>[] = [
   ...alertRegistry.map((a) => a.kind.template),

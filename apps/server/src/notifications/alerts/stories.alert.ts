@@ -5,6 +5,10 @@ import { type AlertContext, alertKind, DAY_MS, defineAlert } from "./define.ts";
 const kind = alertKind("alert_stories", "alert-stories", {
   label: "Stories that could not be saved",
   why: "You are receiving this e-mail because stories expired before Keepsake could save them.",
+  setting: {
+    label: "Lost stories",
+    description: "Stories that expired before they could be saved.",
+  },
 });
 
 async function lostStories(ctx: AlertContext, now: Date): Promise<number> {

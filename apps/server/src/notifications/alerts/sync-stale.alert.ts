@@ -5,6 +5,10 @@ import { type AlertContext, alertKind, DAY_MS, defineAlert } from "./define.ts";
 const kind = alertKind("alert_sync_stale", "alert-sync-stale", {
   label: "Backups not running",
   why: "You are receiving this e-mail because one of your accounts has not been backed up for a day.",
+  setting: {
+    label: "Backups not running",
+    description: "No successful sync for 24 hours on a paid plan.",
+  },
 });
 
 export const syncStaleCause = (accountId: string) => `sync-stale:${accountId}`;

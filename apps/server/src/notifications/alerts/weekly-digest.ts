@@ -8,6 +8,10 @@ import { type AlertContext, alertKind, DAY_MS } from "./define.ts";
 export const digestKind = alertKind("digest_weekly", "digest-weekly", {
   label: "Weekly digest",
   why: "You are receiving this e-mail because you turned on Keepsake's weekly digest.",
+  setting: {
+    label: "Weekly digest",
+    description: "What was backed up, storage used, and anything that needs your attention.",
+  },
   defaultOn: false,
 });
 
