@@ -17,8 +17,6 @@ export interface AlertsDeps {
   sources: AlertSources;
   clock: Clock;
   log?: ServiceLog;
-  /** The alerts to run (the registry; a test may pass fewer). */
-  registry?: readonly AlertDefinition[];
 }
 
 /**
@@ -30,7 +28,7 @@ export interface AlertsDeps {
  */
 export function createAlerts(deps: AlertsDeps) {
   const { notifications, clock } = deps;
-  const registry = deps.registry ?? alertRegistry;
+  const registry = alertRegistry;
   const ctx: AlertContext = {
     notify: notifications.notify,
     mailOnly: notifications.mailOnly,
