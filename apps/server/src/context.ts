@@ -58,7 +58,7 @@ import { createPostLookupsRepository } from "./library/post-lookups.repository.t
 import { createMailRepository } from "./mail/mail.repository.ts";
 import { createMailService, type MailService } from "./mail/mail.service.ts";
 import { createSmtpSender } from "./mail/smtp.ts";
-import { createAlertResolution } from "./notifications/alert-resolution.ts";
+import { NOTIFICATION_TEMPLATES } from "./notifications/alerts/registry.ts";
 import { type Alerts, createAlerts } from "./notifications/alerts.ts";
 import { createNotificationsRepository } from "./notifications/notifications.repository.ts";
 import {
@@ -202,7 +202,7 @@ export function createContext(deps: ContextDeps): AppContext {
     // Connecting starts the first sync at once, on every plan (the sync module comes below).
     // A connection that works again resolves its open alerts (issue 36).
     onConnected: async (userId, accountIds) => {
-      await resolution.connectionsRestored(userId, accountIds);
+      await alerts.connectionsRestored(userId, accountIds);
       return sync.runs.startAfterConnect(userId, accountIds);
     },
     // A connection a provider ended: the user is told at once, once per grant.
@@ -330,6 +330,8 @@ export function createContext(deps: ContextDeps): AppContext {
         "password-reset": deps.config.MAIL_HOURLY_CAP_PASSWORD_RESET,
       },
     },
+    // The alerts' and the digest's e-mails, defined in the notifications area.
+    templates: NOTIFICATION_TEMPLATES,
     ...(deps.log ? { log: deps.log } : {}),
   });
   const accountMail = createAccountMailService({
@@ -357,26 +359,8 @@ export function createContext(deps: ContextDeps): AppContext {
     ...(deps.log ? { log: deps.log } : {}),
   });
   const backupsReads = backupsRepository(deps.db);
-  const resolution = createAlertResolution({
-    notifications,
-    sources: {
-      failedBackupsOf: backupsReads.failedBackupsOf,
-      completedSince: async (userId, since) =>
-        (await backupsReads.userSummary(userId, since)).backed_up_since,
-      staleAccountIds: async (before) =>
-        new Set(
-          (await accountsRepo.staleAutoSyncAccounts(AUTO_SYNC_TIERS, before)).map((a) => a.id),
-        ),
-      stillNeedsReconnection: async (provider, subjectId) =>
-        provider === "google"
-          ? (await connectionsRepo.findGoogleConnection(subjectId))?.status === "needs_reconnection"
-          : (await connectionsRepo.findInstagramAccountById(subjectId))?.status ===
-            "needs_reconnection",
-    },
-  });
   const alerts = createAlerts({
     notifications,
-    resolution,
     repo: notificationsRepo,
     clock: deps.clock,
     sources: {
@@ -396,6 +380,21 @@ export function createContext(deps: ContextDeps): AppContext {
       connectionActions: async (userId) =>
         (await connections.health.connectionStatus(userId)).actions,
       mayReceiveDigest: (userId) => mail.mayReceive(userId, "digest_weekly"),
+      // The health state's reading of failed backups (its words head the failure summary).
+      failures: backupsReads.failuresByAccount,
+      // What the resolution of open alerts reads.
+      failedBackupsOf: backupsReads.failedBackupsOf,
+      completedSince: async (userId, since) =>
+        (await backupsReads.userSummary(userId, since)).backed_up_since,
+      staleAccountIds: async (before) =>
+        new Set(
+          (await accountsRepo.staleAutoSyncAccounts(AUTO_SYNC_TIERS, before)).map((a) => a.id),
+        ),
+      stillNeedsReconnection: async (provider, subjectId) =>
+        provider === "google"
+          ? (await connectionsRepo.findGoogleConnection(subjectId))?.status === "needs_reconnection"
+          : (await connectionsRepo.findInstagramAccountById(subjectId))?.status ===
+            "needs_reconnection",
     },
     ...(deps.log ? { log: deps.log } : {}),
   });

@@ -30,6 +30,8 @@ export const markAllReadResponse = z.object({ marked: z.number().int(), unread: 
 
 export const notificationPreferences = z.object({
   categories: z.array(z.object({ category: z.string(), enabled: z.boolean() })),
+  /** Each category's name and what it covers, as Settings → Notifications shows them. */
+  category_text: z.record(z.string(), z.object({ label: z.string(), description: z.string() })),
   /** Alerts are e-mailed only to a verified address. */
   email_verified: z.boolean(),
 });
@@ -39,37 +41,3 @@ export const setNotificationPreference = z.object({
   category: z.string().min(1).max(64),
   enabled: z.boolean(),
 });
-
-/** Labels and descriptions of the categories, as Settings → Notifications shows them. */
-export const NOTIFICATION_CATEGORY_TEXT: Record<string, { label: string; description: string }> = {
-  alert_connection: {
-    label: "Connection alerts",
-    description:
-      "Instagram or Google Drive access was revoked or expired, or an Instagram token will expire soon.",
-  },
-  alert_backup_failures: {
-    label: "Failing backups",
-    description:
-      "Backups that keep failing on an account: at most one e-mail per account per day, with what failed.",
-  },
-  alert_drive_full: {
-    label: "Google Drive full",
-    description: "Your Drive has no room left for backups.",
-  },
-  alert_sync_stale: {
-    label: "Backups not running",
-    description: "No successful sync for 24 hours on a paid plan.",
-  },
-  alert_stories: {
-    label: "Lost stories",
-    description: "Stories that expired before they could be saved.",
-  },
-  alert_billing: {
-    label: "Billing",
-    description: "A failed payment, a plan change, accounts paused by a downgrade.",
-  },
-  digest_weekly: {
-    label: "Weekly digest",
-    description: "What was backed up, storage used, and anything that needs your attention.",
-  },
-};

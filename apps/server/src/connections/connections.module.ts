@@ -51,7 +51,10 @@ export interface ConnectionsDeps extends Omit<OAuthServiceDeps, "tokens"> {
   googleClientId: string | undefined;
 }
 
-/** A connection the provider ended, as `onNeedsReconnection` reports it. */
+/**
+ * A connection the provider ended, as `onNeedsReconnection` reports it (the notifications
+ * area's connection alert takes it from here).
+ */
 export interface LostConnection {
   provider: "instagram" | "google";
   userId: string;
@@ -59,7 +62,8 @@ export interface LostConnection {
   subjectId: string;
   /** "@username" or the Google address. */
   label: string;
-  reason: string;
+  /** Why, as the connection recorded it (`status_reason`); null when it kept no words. */
+  reason: string | null;
   /** Identifies the grant: the token's issue time (Instagram), a hash of the sealed refresh token (Google). */
   grant: string;
 }
@@ -78,7 +82,7 @@ function watchReconnections(
       userId: a.user_id,
       subjectId: a.id,
       label: `@${a.username}`,
-      reason: a.status_reason ?? "Instagram ended Keepsake's access to the account.",
+      reason: a.status_reason,
       grant: new Date(a.token_issued_at).toISOString(),
     });
   return {
@@ -101,7 +105,7 @@ function watchReconnections(
           userId: row.user_id,
           subjectId: row.user_id,
           label: row.google_email,
-          reason: row.status_reason ?? "Google Drive access was revoked or has expired.",
+          reason: row.status_reason,
           grant: createHash("sha256")
             .update(row.refresh_token_encrypted)
             .digest("hex")

@@ -1,7 +1,6 @@
 import {
   type AccountHealth,
   type DestinationHealth,
-  type HealthFix,
   type NextStep,
   type RunHealth,
   type SyncHealth,
@@ -9,26 +8,13 @@ import {
   type SyncProgress,
   syncMessages,
 } from "@keepsake/contracts";
+import { CAUSES, FIXES, plural } from "./health.words.ts";
 
 /**
  * The one definition of "is it working" (issue 36): from what Keepsake stores, the state of
  * each account and destination, the latest run and the first-run step. Pure: the service reads
  * the rows, these rules word them. Every screen, the bell's fixes and `/api/v1` read this.
  */
-
-/** Where each fix is done. */
-export const FIXES = {
-  connectInstagram: { label: "Connect Instagram", path: "/settings?tab=connections" },
-  connectDrive: { label: "Connect Google Drive", path: "/settings?tab=connections" },
-  reconnectDrive: { label: "Reconnect Google Drive", path: "/settings?tab=connections" },
-  reconnect: (username: string) => ({
-    label: `Reconnect @${username}`,
-    path: "/settings?tab=connections",
-  }),
-  chooseAccounts: { label: "Choose accounts", path: "/settings?tab=connections" },
-  driveStorage: { label: "Free up Drive space", path: "https://drive.google.com/settings/storage" },
-  retryFailed: { label: "Retry failed backups", path: "/backups?filter=failed" },
-} as const satisfies Record<string, HealthFix | ((u: string) => HealthFix)>;
 
 export interface AccountFacts {
   id: string;
@@ -79,7 +65,6 @@ export interface HealthFacts {
 }
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 /** Failures the destination's own state explains (not the account's). */
 const driveWords = new Set<string | null>([syncMessages.driveFull]);
 const isDriveAccessWords = (s: string | null) => !!s && /Google Drive access/i.test(s);
@@ -90,7 +75,7 @@ export function destinationHealth(f: HealthFacts): DestinationHealth {
     return {
       ...base,
       state: "not_connected",
-      cause: "Google Drive is not connected: backups have nowhere to go.",
+      cause: CAUSES.driveNotConnected,
       fix: FIXES.connectDrive,
       since: null,
     };
@@ -99,7 +84,7 @@ export function destinationHealth(f: HealthFacts): DestinationHealth {
     return {
       ...base,
       state: "needs_reconnection",
-      cause: f.drive.status_reason ?? "Google Drive access was revoked or expired.",
+      cause: CAUSES.driveRevoked(f.drive.status_reason),
       fix: FIXES.reconnectDrive,
       since: iso(f.drive.updated_at),
     };
@@ -114,7 +99,7 @@ export function destinationHealth(f: HealthFacts): DestinationHealth {
     return {
       ...base,
       state: "full",
-      cause: "Your Google Drive is full: new backups are refused until there is space.",
+      cause: CAUSES.driveFull,
       fix: FIXES.driveStorage,
       since: iso(new Date(Math.min(...full.map((x) => +x.since)))),
     };
@@ -129,7 +114,7 @@ export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
     return {
       ...base,
       state: "paused_by_plan",
-      cause: `Backups of @${a.username} are paused: your plan includes fewer accounts.`,
+      cause: CAUSES.accountPaused(a.username),
       fix: FIXES.chooseAccounts,
       since: null,
     };
@@ -138,7 +123,7 @@ export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
     return {
       ...base,
       state: "needs_reconnection",
-      cause: a.status_reason ?? `Instagram access for @${a.username} expired or was revoked.`,
+      cause: CAUSES.accountRevoked(a.username, a.status_reason),
       fix: FIXES.reconnect(a.username),
       since: iso(a.status === "needs_reconnection" ? a.updated_at : expires),
     };
@@ -148,7 +133,7 @@ export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
     return {
       ...base,
       state: "failing",
-      cause: `${plural(failing.failed, "backup", "backups")} of @${a.username} failed${failing.latest ? `: ${failing.latest}` : "."}`,
+      cause: CAUSES.accountFailing(a.username, failing.failed, failing.latest),
       fix: FIXES.retryFailed,
       since: iso(failing.since),
     };
@@ -157,7 +142,7 @@ export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
     return {
       ...base,
       state: "token_expiring",
-      cause: `Access to @${a.username} ends on ${expires.toISOString().slice(0, 10)} and cannot be renewed automatically.`,
+      cause: CAUSES.tokenExpiring(a.username, expires),
       fix: FIXES.reconnect(a.username),
       since: null,
     };

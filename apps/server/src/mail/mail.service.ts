@@ -1,71 +1,15 @@
 import { createHash } from "node:crypto";
 import type { MailStatus } from "../db/mail-tables.ts";
-import type { JobSender } from "../jobs/job.ts";
-import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
-import type { ServiceLog } from "../lib/log.ts";
-import { CAPPED, type MailCapGroup } from "./caps.ts";
-import { categoryInfo, isMailCategory, MAIL_CATEGORIES, type MailCategory } from "./categories.ts";
+import { CAPPED } from "./caps.ts";
+import type { MailCategory, MailCategoryInfo } from "./categories.ts";
 import { deliverMailJob } from "./mail.jobs.ts";
 import type { MailRepository } from "./mail.repository.ts";
-import { addressOf, SmtpError, type SmtpSender } from "./smtp.ts";
-import {
-  isTemplateName,
-  MAIL_TEMPLATES,
-  renderMail,
-  type TemplateData,
-  type TemplateName,
-} from "./templates/index.ts";
+import type { MailQueued, MailRequest, MailServiceDeps } from "./mail.types.ts";
+import { addressOf, SmtpError } from "./smtp.ts";
+import { createMailCatalogue, renderMail, type TemplateRef } from "./templates/index.ts";
 import { unsubscribeTokens } from "./unsubscribe-token.ts";
-
-/** A user's address as the auth area knows it (injected: mail does not read users). */
-export interface MailUserDirectory {
-  address(userId: string): Promise<{ email: string; verified: boolean } | null>;
-}
-
-export interface MailSettings {
-  /** One SMTP conversation's time limit (connect, greeting, each reply). */
-  smtpTimeoutMs: number;
-  /** The first retry's delay after a temporary SMTP failure; doubled each time (max 1 h). */
-  retryBaseMs: number;
-  /** Attempts before a message is marked failed. */
-  maxAttempts: number;
-  /** Messages per hour, across all recipients, of each group an anonymous request can cause. */
-  capsPerHour: Record<MailCapGroup, number>;
-}
-
-export interface MailServiceDeps {
-  repo: MailRepository;
-  clock: Clock;
-  queue: JobSender;
-  smtp: SmtpSender;
-  /** MAIL_FROM. */
-  from: string;
-  /** APP_URL: links in messages and the unsubscribe endpoint. */
-  appUrl: string;
-  /** Signs unsubscribe links. */
-  secret: Uint8Array;
-  /** ENCRYPTION_KEY: seals each message's template data (it may hold single-use links). */
-  sealKey: Buffer;
-  users: MailUserDirectory;
-  settings: MailSettings;
-  log?: ServiceLog;
-}
-
-/** What a caller asks to send; `key` names the event (one message per key, ever). */
-export interface MailRequest<N extends TemplateName> {
-  key: string;
-  template: N;
-  data: TemplateData<N>;
-  /** The global hourly cap this message counts against (mail an anonymous request causes). */
-  cap?: MailCapGroup;
-}
-
-export type MailQueued =
-  | { id: string; created: boolean }
-  /** Not recorded: why, and (over an hourly cap) in how many seconds the cap frees up. */
-  | { id: null; skipped: string; retryAfterSeconds?: number };
 
 export const INTERRUPTED =
   "The worker stopped while the SMTP server was taking this message; it may have been delivered, so it was not sent again.";
@@ -89,6 +33,14 @@ export function createMailService(deps: MailServiceDeps) {
   const tokens = unsubscribeTokens(deps.secret);
   const domain = addressOf(deps.from).split("@")[1] ?? "keepsake.local";
   const leaseMs = () => 2 * settings.smtpTimeoutMs + 5_000;
+  const catalogue = createMailCatalogue(deps.templates);
+  /** A category by its stored name; an unknown one is refused. */
+  const categoryInfo = (key: MailCategory): MailCategoryInfo => {
+    const info = catalogue.category(key);
+    if (!info) throw new AppError("not_found", `Unknown mail category ${key}`);
+    return info;
+  };
+  const isMailCategory = (key: string) => catalogue.category(key) !== undefined;
 
   function unsubscribeLinks(recipient: string, category: MailCategory) {
     const token = tokens.sign(recipient, category);
@@ -106,18 +58,18 @@ export function createMailService(deps: MailServiceDeps) {
     return (await repo.preference(recipient, category)) ?? info.defaultOn;
   }
 
-  async function record<N extends TemplateName>(
-    req: MailRequest<N>,
+  async function record<T extends TemplateRef>(
+    req: MailRequest<T>,
     to: { address: string; recipient: string; userId: string | null },
   ): Promise<MailQueued> {
-    const template = MAIL_TEMPLATES[req.template];
-    const subject = (template.subject as (d: unknown) => string)(req.data);
+    const { name, template } = catalogue.resolve(req.template);
+    const subject = template.subject(req.data);
     const hash = createHash("sha256").update(req.key).digest("hex").slice(0, 40);
     const now = clock.now();
     const message = {
       idempotency_key: req.key,
-      category: template.category,
-      template: req.template,
+      category: template.category.key,
+      template: name,
       recipient: to.recipient,
       user_id: to.userId,
       to_address: to.address,
@@ -136,7 +88,7 @@ export function createMailService(deps: MailServiceDeps) {
       });
       if ("cappedSince" in capped) {
         const wait = capped.cappedSince.getTime() + HOUR_MS - now.getTime();
-        deps.log?.warn({ cap: req.cap, template: req.template }, "hourly mail cap reached");
+        deps.log?.warn({ cap: req.cap, template: name }, "hourly mail cap reached");
         return {
           id: null,
           skipped: CAPPED,
@@ -167,12 +119,12 @@ export function createMailService(deps: MailServiceDeps) {
      * category goes only to a verified address the user has not unsubscribed from: otherwise
      * nothing is recorded and the answer says why (`skipped`).
      */
-    async sendToUser<N extends TemplateName>(
+    async sendToUser<T extends TemplateRef>(
       userId: string,
-      req: MailRequest<N>,
+      req: MailRequest<T>,
       options: { address?: string } = {},
     ): Promise<MailQueued> {
-      const category = MAIL_TEMPLATES[req.template].category;
+      const category = catalogue.resolve(req.template).template.category.key;
       const user = await deps.users.address(userId);
       if (!user) return { id: null, skipped: "no such user" };
       if (!categoryInfo(category).essential) {
@@ -189,11 +141,11 @@ export function createMailService(deps: MailServiceDeps) {
      * someone who wrote through the contact form — once per `key`; a non-essential category
      * only while the address has not unsubscribed from it.
      */
-    async sendToAddress<N extends TemplateName>(
+    async sendToAddress<T extends TemplateRef>(
       address: string,
-      req: MailRequest<N>,
+      req: MailRequest<T>,
     ): Promise<MailQueued> {
-      const category = MAIL_TEMPLATES[req.template].category;
+      const category = catalogue.resolve(req.template).template.category.key;
       const recipient = addressRecipient(address);
       if (!(await enabled(recipient, category))) return { id: null, skipped: "unsubscribed" };
       return record(req, { address: address.trim().toLowerCase(), recipient, userId: null });
@@ -228,7 +180,8 @@ export function createMailService(deps: MailServiceDeps) {
       const attempt = row.attempts;
       const settle = (outcome: Parameters<MailRepository["settle"]>[2]) =>
         repo.settle(id, attempt, outcome);
-      if (!isTemplateName(row.template) || !isMailCategory(row.category)) {
+      const template = catalogue.template(row.template);
+      if (!template || !isMailCategory(row.category)) {
         await settle({
           status: "failed",
           error: `Unknown template ${row.template}`,
@@ -242,7 +195,7 @@ export function createMailService(deps: MailServiceDeps) {
         : unsubscribeLinks(row.recipient, category);
       let rendered: Awaited<ReturnType<typeof renderMail>>;
       try {
-        rendered = await renderMail(row.template, openData(deps.sealKey, row.data), {
+        rendered = await renderMail(template, openData(deps.sealKey, row.data), {
           appUrl: deps.appUrl,
           unsubscribeUrl: links?.page,
         });
@@ -354,8 +307,8 @@ export function createMailService(deps: MailServiceDeps) {
     async userPreferences(userId: string): Promise<Record<string, boolean>> {
       const chosen = await repo.preferences(userRecipient(userId));
       const out: Record<string, boolean> = {};
-      for (const [name, info] of Object.entries(MAIL_CATEGORIES)) {
-        if (!info.essential) out[name] = chosen.get(name) ?? info.defaultOn;
+      for (const info of catalogue.categories()) {
+        if (!info.essential) out[info.key] = chosen.get(info.key) ?? info.defaultOn;
       }
       return out;
     },
@@ -388,5 +341,9 @@ export function createMailService(deps: MailServiceDeps) {
 
 export type MailService = ReturnType<typeof createMailService>;
 export { CAPPED, MAIL_CAP_GROUPS, type MailCapGroup } from "./caps.ts";
-export type { MailCategory } from "./categories.ts";
-export type { TemplateData, TemplateName } from "./templates/index.ts";
+export type { MailCategory, MailCategoryInfo } from "./categories.ts";
+export { defineCategory } from "./categories.ts";
+export type * from "./mail.types.ts";
+export type { AlertMailData } from "./templates/alerts.ts";
+export { alertTemplate } from "./templates/alerts.ts";
+export type { NamedTemplate, TemplateData, TemplateName } from "./templates/index.ts";

@@ -1,18 +1,10 @@
+import type { LostConnection } from "../connections/connections.module.ts";
+import type { FailureFacts } from "../health/health.rules.ts";
+
 /** What the alerts are told by other areas, and what their checks read of them. */
 
-/** A connection the provider ended (the connections area reports it when it marks it). */
-export interface LostConnection {
-  provider: "instagram" | "google";
-  userId: string;
-  /** The Instagram account's id, or the user's id for Google. */
-  subjectId: string;
-  /** "@username" or the Google address. */
-  label: string;
-  /** Why, in words a person understands. */
-  reason: string;
-  /** Identifies the grant that ended (a new grant can end again and is a new event). */
-  grant: string;
-}
+/** A connection the provider ended: the connections area owns its shape and reports it. */
+export type { LostConnection };
 
 /** A backup that failed for good (the backups area reports its outcome). */
 export interface FailedBackup {
@@ -85,4 +77,16 @@ export interface AlertSources {
   /** The actions the user's connections need ("Reconnect @x"), for the digest. */
   connectionActions(userId: string): Promise<string[]>;
   mayReceiveDigest(userId: string): Promise<boolean>;
+  /** Each account's failed backups, as the health state reads them (its `failures` source). */
+  failures(userId: string): Promise<FailureFacts[]>;
+
+  // What the resolution of open alerts reads.
+  /** How many of the account's backups are failed now. */
+  failedBackupsOf(accountId: string): Promise<number>;
+  /** Backups of the user completed since `since` (Drive took files again). */
+  completedSince(userId: string, since: Date): Promise<number>;
+  /** Paid accounts still without a successful sync since `before`. */
+  staleAccountIds(before: Date): Promise<Set<string>>;
+  /** Whether the connection still needs reconnecting (false once it works again or is gone). */
+  stillNeedsReconnection(provider: "instagram" | "google", subjectId: string): Promise<boolean>;
 }

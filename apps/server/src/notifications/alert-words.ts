@@ -1,15 +1,14 @@
+import { createHash } from "node:crypto";
+
 const DAY_MS = 24 * 3600 * 1000;
 
-/** Words and dates the alerts use. */
+/** Words and dates the alerts use (the causes' words are the health state's: health.words.ts). */
+
+export { dateWords, plural } from "../health/health.words.ts";
 
 export const day = (d: Date) => d.toISOString().slice(0, 10);
-export const dateWords = (d: Date) =>
-  d.toLocaleDateString("en-US", {
-    month: "long",
-    day: "numeric",
-    year: "numeric",
-    timeZone: "UTC",
-  });
+
+export const shortHash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 16);
 
 /** ISO week of a date, e.g. "2026-W48". */
 export function isoWeek(d: Date): string {

@@ -1,47 +1,13 @@
-import { createHash } from "node:crypto";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import { asError } from "../lib/log.ts";
-import { isMailCategory, type MailCategory } from "../mail/categories.ts";
-import type { MailService, TemplateName } from "../mail/mail.service.ts";
+import type { MailService } from "../mail/mail.service.ts";
+import type { Alert } from "./alerts/define.ts";
+import { NOTIFICATION_CATEGORIES, NOTIFICATION_CATEGORY_TEXT } from "./alerts/registry.ts";
 import type { NotificationsRepository } from "./notifications.repository.ts";
 
-/** The categories of alerts (each one a mail category the user may turn off). */
-export const ALERT_TEMPLATES = {
-  alert_connection: "alert-connection",
-  alert_backup_failures: "alert-backup-failures",
-  alert_drive_full: "alert-drive-full",
-  alert_sync_stale: "alert-sync-stale",
-  alert_stories: "alert-stories",
-  alert_billing: "alert-billing",
-} as const satisfies Partial<Record<MailCategory, TemplateName>>;
-export type AlertCategory = keyof typeof ALERT_TEMPLATES;
-
-/** The categories Settings → Notifications shows, in its order (the digest last). */
-export const NOTIFICATION_CATEGORIES = [
-  ...(Object.keys(ALERT_TEMPLATES) as AlertCategory[]),
-  "digest_weekly",
-] as const satisfies readonly MailCategory[];
-
-/** One event a user is told about: in the app (the bell) and by e-mail. */
-export interface Alert {
-  /** The event's identity: one notification and one e-mail per key, ever. */
-  key: string;
-  /**
-   * What it is about, without the event's details (`connection:google:<user>`): while an alert
-   * of this cause is open no other is recorded; `resolve` closes it when the cause is fixed.
-   */
-  cause?: string;
-  category: AlertCategory;
-  title: string;
-  /** Paragraphs: the first is what the bell shows. */
-  paragraphs: string[];
-  /** What happened, one line each (the e-mail lists them; the bell shows a count). */
-  items?: string[];
-  /** The fix: an in-app path ("/settings?tab=connections") or an absolute URL. */
-  action: { label: string; path: string } | null;
-}
+export type { Alert } from "./alerts/define.ts";
 
 export interface NotificationsDeps {
   repo: NotificationsRepository;
@@ -54,8 +20,6 @@ export interface NotificationsDeps {
   log?: ServiceLog;
 }
 
-export const shortHash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 16);
-
 /**
  * The notification centre: `notify` records an event once (by its key) in the app and sends
  * its e-mail through the mail area, which sends only to a verified address whose owner has not
@@ -64,6 +28,14 @@ export const shortHash = (s: string) => createHash("sha256").update(s).digest("h
 export function createNotificationsService(deps: NotificationsDeps) {
   const { repo, clock, mail } = deps;
   const urlOf = (path: string) => (/^https?:\/\//.test(path) ? path : `${deps.appUrl}${path}`);
+  /** The alert's e-mail data: the same words as its bell entry. */
+  const mailData = (alert: Omit<Alert, "key" | "cause">) => ({
+    title: alert.title,
+    preview: alert.paragraphs[0] ?? alert.title,
+    paragraphs: alert.paragraphs,
+    items: alert.items ?? [],
+    action: alert.action ? { label: alert.action.label, url: urlOf(alert.action.path) } : null,
+  });
 
   return {
     /**
@@ -81,16 +53,8 @@ export function createNotificationsService(deps: NotificationsDeps) {
       try {
         const queued = await mail.sendToUser(userId, {
           key: alert.key,
-          template: ALERT_TEMPLATES[alert.category],
-          data: {
-            title: alert.title,
-            preview: summary,
-            paragraphs: alert.paragraphs,
-            items: alert.items ?? [],
-            action: alert.action
-              ? { label: alert.action.label, url: urlOf(alert.action.path) }
-              : null,
-          },
+          template: alert.kind.template,
+          data: mailData(alert),
         });
         sent =
           queued.id === null
@@ -110,7 +74,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
         {
           user_id: userId,
           event_key: alert.key,
-          category: alert.category,
+          category: alert.kind.category.key,
           title: alert.title,
           body: items.length > 1 ? `${summary} (${items.length} items)` : summary,
           action_label: alert.action?.label ?? null,
@@ -125,25 +89,8 @@ export function createNotificationsService(deps: NotificationsDeps) {
     },
 
     /** An e-mail only (the weekly digest): no bell entry. */
-    async mailOnly(
-      userId: string,
-      key: string,
-      template: "digest-weekly",
-      alert: Omit<Alert, "key" | "category">,
-    ) {
-      return mail.sendToUser(userId, {
-        key,
-        template,
-        data: {
-          title: alert.title,
-          preview: alert.paragraphs[0] ?? alert.title,
-          paragraphs: alert.paragraphs,
-          items: alert.items ?? [],
-          action: alert.action
-            ? { label: alert.action.label, url: urlOf(alert.action.path) }
-            : null,
-        },
-      });
+    async mailOnly(userId: string, key: string, alert: Omit<Alert, "key" | "cause">) {
+      return mail.sendToUser(userId, { key, template: alert.kind.template, data: mailData(alert) });
     },
 
     byKey: (key: string) => repo.findByKey(key),
@@ -192,10 +139,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
     preferences,
 
     async setPreference(userId: string, category: string, enabled: boolean) {
-      if (
-        !isMailCategory(category) ||
-        !(NOTIFICATION_CATEGORIES as readonly string[]).includes(category)
-      )
+      if (!NOTIFICATION_CATEGORIES.includes(category))
         throw new AppError("not_found", `Unknown notification category ${category}`);
       await mail.setUserPreference(userId, category, enabled);
       return preferences(userId);
@@ -206,6 +150,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
     const prefs = await mail.userPreferences(userId);
     return {
       categories: NOTIFICATION_CATEGORIES.map((c) => ({ category: c, enabled: prefs[c] ?? false })),
+      category_text: NOTIFICATION_CATEGORY_TEXT,
       email_verified: await deps.emailVerified(userId),
     };
   }

@@ -1,4 +1,5 @@
 import { createElement as h } from "react";
+import { MAIL_CATEGORIES } from "../categories.ts";
 import { Button, Heading, LinkLine, P } from "./layout.ts";
 import { defineTemplate } from "./template.ts";
 
@@ -9,7 +10,7 @@ export const verifyEmailTemplate = defineTemplate<{
   url: string;
   change: boolean;
 }>({
-  category: "account",
+  category: MAIL_CATEGORIES.account,
   subject: (d) => (d.change ? "Confirm your new e-mail address" : "Verify your e-mail address"),
   preview: () => "One click to confirm this address for your Keepsake account.",
   body: (d) => [
@@ -41,7 +42,7 @@ export const verifyEmailTemplate = defineTemplate<{
 });
 
 export const passwordResetTemplate = defineTemplate<{ name: string | null; url: string }>({
-  category: "account",
+  category: MAIL_CATEGORIES.account,
   subject: () => "Reset your Keepsake password",
   preview: () => "Choose a new password. The link works for one hour.",
   body: (d) => [
@@ -63,7 +64,7 @@ export const passwordResetTemplate = defineTemplate<{ name: string | null; url: 
 });
 
 export const passwordChangedTemplate = defineTemplate<{ name: string | null; url: string }>({
-  category: "account",
+  category: MAIL_CATEGORIES.account,
   subject: () => "Your Keepsake password was changed",
   preview: () => "Your password was changed and every other session was signed out.",
   body: (d) => [
@@ -84,7 +85,7 @@ export const emailChangedTemplate = defineTemplate<{
   newEmail: string;
   supportEmail: string;
 }>({
-  category: "account",
+  category: MAIL_CATEGORIES.account,
   subject: () => "Your Keepsake e-mail address was changed",
   preview: (d) => `Your account now uses ${d.newEmail}.`,
   body: (d) => [
@@ -105,7 +106,7 @@ export const emailChangedTemplate = defineTemplate<{
  * request submitted (its name) is repeated.
  */
 export const registerTakenTemplate = defineTemplate<{ loginUrl: string; resetUrl: string }>({
-  category: "account",
+  category: MAIL_CATEGORIES.account,
   subject: () => "Someone tried to sign up with your address",
   preview: () => "Your Keepsake account is unchanged. Sign in, or reset your password.",
   body: (d) => [

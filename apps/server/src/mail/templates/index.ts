@@ -1,6 +1,6 @@
 import { render } from "@react-email/render";
 import { createElement } from "react";
-import { categoryInfo } from "../categories.ts";
+import type { MailCategoryInfo } from "../categories.ts";
 import {
   emailChangedTemplate,
   passwordChangedTemplate,
@@ -8,15 +8,6 @@ import {
   registerTakenTemplate,
   verifyEmailTemplate,
 } from "./account.ts";
-import {
-  alertBackupFailuresTemplate,
-  alertBillingTemplate,
-  alertConnectionTemplate,
-  alertDriveFullTemplate,
-  alertStoriesTemplate,
-  alertSyncStaleTemplate,
-  weeklyDigestTemplate,
-} from "./alerts.ts";
 import { Layout } from "./layout.ts";
 import {
   contactAckTemplate,
@@ -24,11 +15,13 @@ import {
   incidentTemplate,
   statusConfirmTemplate,
 } from "./public.ts";
-import type { MailTemplate } from "./template.ts";
+import type { MailTemplate, NamedTemplate } from "./template.ts";
 
 /**
- * Every template by name (the name is stored in mail_outbox.template: never rename one). To add
- * one: write it with `defineTemplate` in a file of this folder and list it here.
+ * The mail area's own templates by name (the name is stored in mail_outbox.template: never
+ * rename one). To add one: write it with `defineTemplate` in a file of this folder and list it
+ * here. Another area's templates (the alerts) are defined in that area as `NamedTemplate`s and
+ * registered at wiring (`createMailService({ templates })`); `createMailCatalogue` joins both.
  */
 export const MAIL_TEMPLATES = {
   "verify-email": verifyEmailTemplate,
@@ -40,22 +33,61 @@ export const MAIL_TEMPLATES = {
   "status-incident": incidentTemplate,
   "contact-ack": contactAckTemplate,
   "contact-reply": contactReplyTemplate,
-  // Alerts and the digest (notifications area).
-  "alert-connection": alertConnectionTemplate,
-  "alert-backup-failures": alertBackupFailuresTemplate,
-  "alert-drive-full": alertDriveFullTemplate,
-  "alert-sync-stale": alertSyncStaleTemplate,
-  "alert-stories": alertStoriesTemplate,
-  "alert-billing": alertBillingTemplate,
-  "digest-weekly": weeklyDigestTemplate,
 } as const;
 
 export type TemplateName = keyof typeof MAIL_TEMPLATES;
 export type TemplateData<N extends TemplateName> =
   (typeof MAIL_TEMPLATES)[N] extends MailTemplate<infer D> ? D : never;
 
-export function isTemplateName(value: string): value is TemplateName {
-  return Object.hasOwn(MAIL_TEMPLATES, value);
+/** A template as a sender names it: one of the mail area's by name, or a registered one. */
+// biome-ignore lint/suspicious/noExplicitAny: a registered template's data is checked by its sender's type
+export type TemplateRef = TemplateName | NamedTemplate<any>;
+export type DataOf<T extends TemplateRef> = T extends TemplateName
+  ? TemplateData<T>
+  : T extends NamedTemplate<infer D>
+    ? D
+    : never;
+
+/** Every template and category the process knows: the mail area's and the registered ones. */
+export interface MailCatalogue {
+  /** The template stored under `name`, or undefined (a row of a template since removed). */
+  template(name: string): MailTemplate<unknown> | undefined;
+  /** A template a sender passes: its stored name and definition (a registered one must be). */
+  resolve(ref: TemplateRef): { name: string; template: MailTemplate<unknown> };
+  category(key: string): MailCategoryInfo | undefined;
+  categories(): MailCategoryInfo[];
+}
+
+export function createMailCatalogue(
+  registered: readonly NamedTemplate<unknown>[] = [],
+): MailCatalogue {
+  const templates = new Map<string, MailTemplate<unknown>>(
+    Object.entries(MAIL_TEMPLATES) as [string, MailTemplate<unknown>][],
+  );
+  const categories = new Map<string, MailCategoryInfo>();
+  const addCategory = (c: MailCategoryInfo) => {
+    const known = categories.get(c.key);
+    if (known && known !== c) throw new Error(`Mail category ${c.key} is declared twice`);
+    categories.set(c.key, c);
+  };
+  for (const t of templates.values()) addCategory(t.category);
+  for (const t of registered) {
+    if (templates.has(t.name)) throw new Error(`Mail template ${t.name} is declared twice`);
+    templates.set(t.name, t);
+    addCategory(t.category);
+  }
+  return {
+    template: (name) => templates.get(name),
+    resolve(ref) {
+      const name = typeof ref === "string" ? ref : ref.name;
+      const template = templates.get(name);
+      if (!template || (typeof ref !== "string" && template !== ref))
+        throw new Error(`Mail template ${name} is not registered with the mail area`);
+      return { name, template };
+    },
+    category: (key) => categories.get(key),
+    categories: () => [...categories.values()],
+  };
 }
 
 export interface RenderedMail {
@@ -66,16 +98,15 @@ export interface RenderedMail {
 
 /** A template with its data as the HTML and text parts, in the layout with its footer. */
 export async function renderMail(
-  name: TemplateName,
+  template: MailTemplate<unknown>,
   data: unknown,
   options: { appUrl: string; unsubscribeUrl?: string | undefined },
 ): Promise<RenderedMail> {
-  const template = MAIL_TEMPLATES[name] as MailTemplate<unknown>;
   const element = createElement(
     Layout,
     {
       preview: template.preview(data),
-      why: categoryInfo(template.category).why,
+      why: template.category.why,
       unsubscribeUrl: options.unsubscribeUrl,
       appUrl: options.appUrl,
     },
@@ -85,5 +116,5 @@ export async function renderMail(
   return { subject: template.subject(data), html, text };
 }
 
-export type { MailTemplate, TemplateContext } from "./template.ts";
+export type { MailTemplate, NamedTemplate, TemplateContext } from "./template.ts";
 export { defineTemplate } from "./template.ts";

@@ -1,11 +1,12 @@
 import { createElement as h } from "react";
+import { MAIL_CATEGORIES } from "../categories.ts";
 import { Button, Heading, LinkLine, P, Quote } from "./layout.ts";
 import { defineTemplate } from "./template.ts";
 
 /** Mails of the public pages: status subscriptions and incidents, the contact form. */
 
 export const statusConfirmTemplate = defineTemplate<{ url: string }>({
-  category: "status_confirm",
+  category: MAIL_CATEGORIES.status_confirm,
   subject: () => "Confirm your Keepsake status subscription",
   preview: () => "One click and we'll e-mail you when an incident opens and when it's resolved.",
   body: (d) => [
@@ -33,7 +34,7 @@ export const incidentTemplate = defineTemplate<{
   duration: string | null;
   statusUrl: string;
 }>({
-  category: "status",
+  category: MAIL_CATEGORIES.status,
   subject: (d) => (d.state === "opened" ? `Incident: ${d.title}` : `Resolved: ${d.title}`),
   preview: (d) =>
     d.state === "opened"
@@ -59,7 +60,7 @@ export const incidentTemplate = defineTemplate<{
  * anyone's words from our domain. Rows recorded before issue 35 hold old data; it is ignored.
  */
 export const contactAckTemplate = defineTemplate<Record<string, never>>({
-  category: "contact",
+  category: MAIL_CATEGORIES.contact,
   subject: () => "We got your message",
   preview: () => "Thanks for writing. We usually answer within one business day.",
   body: () => [
@@ -84,7 +85,7 @@ export const contactReplyTemplate = defineTemplate<{
   reply: string;
   original: string;
 }>({
-  category: "contact",
+  category: MAIL_CATEGORIES.contact,
   subject: (d) => `Re: ${d.subject}`,
   preview: (d) => d.reply.slice(0, 120),
   body: (d) => [

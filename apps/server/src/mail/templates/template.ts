@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { MailCategory } from "../categories.ts";
+import type { MailCategoryInfo } from "../categories.ts";
 
 /** What a template's body may use besides its data. */
 export interface TemplateContext {
@@ -13,11 +13,20 @@ export interface TemplateContext {
  * plain JSON.
  */
 export interface MailTemplate<D> {
-  category: MailCategory;
+  category: MailCategoryInfo;
   subject(data: D): string;
   /** The line mail clients show beside the subject. */
   preview(data: D): string;
   body(data: D, ctx: TemplateContext): ReactNode;
+}
+
+/**
+ * A template another area defines and registers with the mail area at wiring
+ * (`createMailService({ templates })`), sent by passing the template itself. Its name is
+ * stored in mail_outbox.template: never rename one.
+ */
+export interface NamedTemplate<D> extends MailTemplate<D> {
+  name: string;
 }
 
 /** Declares a template; the identity function exists to infer the data type. */

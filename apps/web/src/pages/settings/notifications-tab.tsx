@@ -1,4 +1,3 @@
-import { NOTIFICATION_CATEGORY_TEXT } from "@keepsake/contracts";
 import {
   useNotificationPreferencesQuery,
   useSetNotificationPreferenceMutation,
@@ -33,7 +32,7 @@ export function NotificationsTab() {
       {data && (
         <ul className="notification-prefs">
           {data.categories.map(({ category, enabled }) => {
-            const text = NOTIFICATION_CATEGORY_TEXT[category] ?? {
+            const text = data.category_text[category] ?? {
               label: category,
               description: "",
             };

@@ -1,0 +1,66 @@
+import { CAUSES, FIXES } from "../../health/health.words.ts";
+import { dateWords } from "../alert-words.ts";
+import { alertKind, defineAlert } from "./define.ts";
+
+/**
+ * Billing alerts, once per Stripe event the billing area handled: a failed payment, a plan
+ * change, and the accounts a smaller plan paused (worded as the health state's paused cause).
+ */
+const kind = alertKind("alert_billing", "alert-billing", {
+  label: "Billing alerts",
+  why: "You are receiving this e-mail because of a change to your Keepsake subscription.",
+  setting: {
+    label: "Billing",
+    description: "A failed payment, a plan change, accounts paused by a downgrade.",
+  },
+});
+
+const SUBSCRIPTION = "/settings?tab=subscription";
+
+export const billingAlert = defineAlert({
+  kind,
+  hooks: {
+    async billingEvent(e, ctx) {
+      if (e.type === "invoice.payment_failed") {
+        const until = e.periodEnd ? ` until ${dateWords(e.periodEnd)}` : "";
+        await ctx.notify(e.userId, {
+          key: `alert:payment-failed:${e.eventId}`,
+          kind,
+          title: "Your Keepsake payment failed",
+          paragraphs: [
+            `We couldn't charge your card for your ${e.after} plan. Your plan keeps running${until} while Stripe tries again over the next days.`,
+            "If every retry fails, the subscription ends and your plan returns to Free: automatic backups stop, and accounts beyond the free plan's one are paused. Update your payment method to keep everything running.",
+          ],
+          action: { label: "Update payment method", path: SUBSCRIPTION },
+        });
+      }
+      if (e.after === e.before) return;
+      await ctx.notify(e.userId, {
+        key: `alert:plan-changed:${e.eventId}`,
+        kind,
+        title: `Your plan is now ${e.after[0]?.toUpperCase()}${e.after.slice(1)}`,
+        paragraphs: [
+          `Your Keepsake plan changed from ${e.before} to ${e.after}.`,
+          e.after === "free"
+            ? "Automatic backups have stopped; press Backup now on the dashboard whenever you want a backup."
+            : "Your plan's limits apply now.",
+        ],
+        action: { label: "View subscription", path: SUBSCRIPTION },
+      });
+      const paused = await ctx.sources.pausedAccounts(e.userId);
+      if (paused.length === 0) return;
+      await ctx.notify(e.userId, {
+        key: `alert:accounts-paused:${e.eventId}`,
+        kind,
+        title: `${paused.length} ${paused.length === 1 ? "account is" : "accounts are"} paused on your ${e.after} plan`,
+        paragraphs: [
+          paused.map((u) => CAUSES.accountPaused(u)).join(" "),
+          `Your ${e.after} plan includes fewer Instagram accounts than you have connected. Nothing already in your Drive is touched.`,
+          `${FIXES.chooseAccounts.label}: pick which account to keep in Settings → Connected Accounts, or upgrade to resume them all.`,
+        ],
+        items: paused.map((u) => `@${u}`),
+        action: FIXES.chooseAccounts,
+      });
+    },
+  },
+});
