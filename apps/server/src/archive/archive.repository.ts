@@ -1,8 +1,8 @@
 import { type Kysely, sql } from "kysely";
-import type { MetricsReason } from "../db/archive-tables.ts";
 import type { Database } from "../db/schema.ts";
 import { MISSED_APART_MS } from "./archive.rules.ts";
 import type { StatsCsvRow } from "./stats-csv.ts";
+import type { MetricsReason } from "./tables.ts";
 
 /** One post as a media page shows it, with its counters. */
 export interface SeenPost {

@@ -1,4 +1,4 @@
-import type { MetricsReason } from "../db/archive-tables.ts";
+import type { MetricsReason } from "./tables.ts";
 
 const DAY_MS = 86_400_000;
 

@@ -1,4 +1,4 @@
-import type { GraphMediaType, GraphProductType } from "../db/sync-tables.ts";
+import type { GraphMediaType, GraphProductType } from "../sync/tables.ts";
 
 /** One row of the stats CSV as the archive's repository reads it. */
 export interface StatsCsvRow {

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { MailStatus } from "../db/mail-tables.ts";
 import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
@@ -10,6 +9,7 @@ import { categoryInfo, isMailCategory, MAIL_CATEGORIES, type MailCategory } from
 import { deliverMailJob } from "./mail.jobs.ts";
 import type { MailRepository } from "./mail.repository.ts";
 import { addressOf, SmtpError, type SmtpSender } from "./smtp.ts";
+import type { MailStatus } from "./tables.ts";
 import {
   isTemplateName,
   MAIL_TEMPLATES,

@@ -1,4 +1,4 @@
-import type { GraphMediaType, GraphProductType } from "../../db/sync-tables.ts";
+import type { GraphMediaType, GraphProductType } from "../../sync/tables.ts";
 import { type FetchLike, failure, jsonObject, send } from "../http.ts";
 import { graphError, ProviderError } from "../provider-error.ts";
 
