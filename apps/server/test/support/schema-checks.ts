@@ -75,14 +75,19 @@ export async function ownedTableNames(): Promise<Set<string>> {
 }
 
 /**
- * The checks, one line each, over `Database` and `checksHeader`'s helpers: must declare each table and each column; a table's row type no column the table
- * lacks; each column with the table's nullability, of its kind, and required on insert when the
- * table has no default for it and refuses null.
+ * The checks, one line each, over `Database` and `checksHeader`'s helpers: `Database` has every
+ * table and no other; each row type every column of its table and no other; each column with
+ * the table's nullability, of its kind, and required on insert when the table has no default
+ * for it and refuses null.
  */
 export function columnChecks(tables: string[], columns: Column[]): Check[] {
   const out: Check[] = [];
   const q = JSON.stringify;
   const add = (condition: string, says: string) => out.push({ condition, says });
+  add(
+    `[Exclude<keyof Database, ${tables.map((t) => q(t)).join(" | ")}>] extends [never] ? true : false`,
+    "Database declares a table the migrated schema does not have",
+  );
   for (const t of tables) {
     const cols = columns.filter((c) => c.table_name === t);
     add(
