@@ -1,7 +1,8 @@
 // The server's areas (apps/server/src/<area>/) must import each other without a cycle: the
 // graph between areas stays a tree-like DAG. The composition root (context.ts, http/app.ts,
 // job-registry.ts, runtime.ts, main.ts, cli.ts) may import every area; no area imports it.
-// Type-only imports count. Exits 1 and names the cycle when there is one.
+// Type-only imports count. Exits 1 and names the cycle when there is one. Each area's tables.ts
+// (table names and row types) belongs to the db/ layer here.
 //
 // Second, every table has one owning area, and only that area's modules touch it: each area
 // declares the tables it owns in apps/server/src/<area>/tables.ts (`ownedTables`). A read model
@@ -28,8 +29,17 @@ const COMPOSITION = new Set([
   "job-registry.ts",
 ]);
 
+/**
+ * An area's `tables.ts` (its table names and row types, which import nothing but `db/columns.ts`
+ * and contracts) counts as part of `db/`: `db/schema.ts` joins them into the one `Database`
+ * type every area's repositories use, and any module may name another area's row types.
+ */
 const areaOf = (file: string) =>
-  COMPOSITION.has(file) ? "(composition root)" : (file.split("/")[0] ?? file).replace(/\.ts$/, "");
+  COMPOSITION.has(file)
+    ? "(composition root)"
+    : /^[^/]+\/tables\.ts$/.test(file)
+      ? "db"
+      : (file.split("/")[0] ?? file).replace(/\.ts$/, "");
 
 const files = (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
 const edges = new Map<string, Map<string, string>>();
@@ -38,6 +48,10 @@ for (const file of files) {
   for (const [, spec] of readFileSync(join(SRC, file), "utf8").matchAll(/from "(\.[^"]+)"/g)) {
     const target = relative(SRC, normalize(join(SRC, dirname(file), spec as string)));
     const to = areaOf(target);
+    if (/\/tables\.ts$/.test(file) && to !== "db") {
+      console.error(`✘ ${file} imports ${target}: a tables.ts names only db/ and other tables`);
+      process.exit(1);
+    }
     if (to === from) continue;
     if (to === "(composition root)") {
       console.error(`✘ ${file} imports the composition root (${target})`);

@@ -2,7 +2,7 @@ import { DEMO_IG } from "@keepsake/sandbox";
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { coverUrl } from "../src/backups/naming.ts";
-import type { PostRow } from "../src/db/sync-tables.ts";
+import type { PostRow } from "../src/sync/tables.ts";
 import { backupHelpers, FAST_ENGINE, md5, requests } from "./support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GraphMediaType } from "../src/db/sync-tables.ts";
 import type { PostLimit, PostUpsert } from "../src/sync/posts.repository.ts";
+import type { GraphMediaType } from "../src/sync/tables.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
 /**

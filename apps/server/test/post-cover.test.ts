@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PostChild } from "../src/db/sync-tables.ts";
+import type { PostChild } from "../src/sync/tables.ts";
 import { createTestApp, type TestApp } from "./support/app.ts";
 
 let t: TestApp;

@@ -9,18 +9,30 @@ const optionalQuery = <T extends z.ZodType>(schema: T) =>
 
 /** Why a reading was taken: at backup, about 1, 7 and 30 days after posting, at a weekly walk. */
 export const metricsReason = z.enum(["backup", "day_1", "day_7", "day_30", "walk"]);
+export type MetricsReason = z.infer<typeof metricsReason>;
 
-/** One reading of a post's counters; null: Instagram did not return it (hidden counts). */
-export const metricsReading = z.object({
-  at: z.string(),
-  reason: metricsReason,
-  likes: z.number().int().nullable(),
-  comments: z.number().int().nullable(),
-  views: z.number().int().nullable(),
-  saves: z.number().int().nullable(),
-  shares: z.number().int().nullable(),
-  reposts: z.number().int().nullable(),
-});
+/**
+ * The counters a reading keeps of a post, in the order the API, the sidecar and the stats CSV
+ * show them: every other place derives its fields from this list.
+ */
+export const archiveCounters = [
+  "likes",
+  "comments",
+  "views",
+  "saves",
+  "shares",
+  "reposts",
+] as const;
+export type ArchiveCounter = (typeof archiveCounters)[number];
+/** A post's counters; null: Instagram did not return it (hidden counts). */
+export type ArchiveCounters = Record<ArchiveCounter, number | null>;
+
+const counterFields = Object.fromEntries(
+  archiveCounters.map((c) => [c, z.number().int().nullable()]),
+) as Record<ArchiveCounter, z.ZodNullable<z.ZodNumber>>;
+
+/** One reading of a post's counters. */
+export const metricsReading = z.object({ at: z.string(), reason: metricsReason, ...counterFields });
 export type MetricsReading = z.infer<typeof metricsReading>;
 
 export const postHistoryParams = z.object({ account_id: z.string(), instagram_id: z.string() });

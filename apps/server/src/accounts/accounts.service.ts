@@ -7,7 +7,7 @@ import {
 import { accountLimit, normalizeTier } from "../billing/tier-rules.ts";
 import type { AccountProfilesService } from "../connections/account-profiles.service.ts";
 import { instagramHealth } from "../connections/connection-rules.ts";
-import type { InstagramAccountRow } from "../db/schema.ts";
+import type { InstagramAccountRow } from "../connections/tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 

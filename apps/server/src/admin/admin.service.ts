@@ -6,7 +6,7 @@ import {
 } from "@keepsake/contracts";
 import type { AdminRepository } from "../auth/admin-users.repository.ts";
 import type { AuthService, Principal } from "../auth/auth.service.ts";
-import type { UserRow } from "../db/schema.ts";
+import type { UserRow } from "../auth/tables.ts";
 import type { JobQueue } from "../jobs/queue.ts";
 import { AppError } from "../lib/errors.ts";
 import { syncAccountJob } from "../sync/jobs/sync-account.job.ts";

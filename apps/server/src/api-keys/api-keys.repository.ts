@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { createPlansRepository } from "../auth/plans.repository.ts";
-import type { ApiKeyRow } from "../db/api-tables.ts";
 import type { Db } from "../db/database.ts";
 import { underLimitLocks } from "../db/limits.ts";
+import type { ApiKeyRow } from "./tables.ts";
 
 /** SQL of the public API's own tables: api_keys and api_idempotency_keys. */
 export function createApiKeysRepository(db: Db) {

@@ -9,10 +9,10 @@ import {
   type SubscriptionTier,
 } from "@keepsake/contracts";
 import { hasApiAccess } from "../billing/tier-rules.ts";
-import type { ApiKeyRow } from "../db/api-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ApiKeysRepository } from "./api-keys.repository.ts";
+import type { ApiKeyRow } from "./tables.ts";
 
 export interface ApiKeysServiceDeps {
   repo: ApiKeysRepository;

@@ -1,34 +1,23 @@
+import { type ArchiveCounters, archiveCounters } from "@keepsake/contracts";
 import { type Kysely, sql } from "kysely";
-import type { MetricsReason } from "../db/archive-tables.ts";
 import type { Database } from "../db/schema.ts";
-import { MISSED_APART_MS } from "./archive.rules.ts";
+import { countersOf, MISSED_APART_MS } from "./archive.rules.ts";
 import type { StatsCsvRow } from "./stats-csv.ts";
+import type { MetricsReason } from "./tables.ts";
 
 /** One post as a media page shows it, with its counters. */
-export interface SeenPost {
+export interface SeenPost extends ArchiveCounters {
   instagramId: string;
   postedAt: Date;
-  likes: number | null;
-  comments: number | null;
-  views: number | null;
-  saves: number | null;
-  shares: number | null;
-  reposts: number | null;
 }
 
 /** What the archive knows of a post a page shows: its latest reading and whether walks miss it. */
-export interface KnownState {
+export interface KnownState extends ArchiveCounters {
   instagram_id: string;
   present: boolean;
   missed: boolean;
   gone: boolean;
   last_at: Date | null;
-  likes: number | null;
-  comments: number | null;
-  views: number | null;
-  saves: number | null;
-  shares: number | null;
-  reposts: number | null;
 }
 
 export interface Reading extends SeenPost {
@@ -50,7 +39,8 @@ const walkStateQuery = (accountId: string) => sql`
     FROM (SELECT 1) AS one
     LEFT JOIN archive_walks w ON w.account_id = ${accountId}`;
 
-const COUNTERS = ["likes", "comments", "views", "saves", "shares", "reposts"] as const;
+/** The reading's counters of the post_metrics row aliased `m`, as a select list. */
+const readingColumns = sql.join(archiveCounters.map((c) => sql.ref(`m.${c}`)));
 
 /** SQL of the archive area's tables: post_metrics, post_presence, archive_walks. */
 export function createArchiveRepository(db: Kysely<Database>) {
@@ -71,7 +61,7 @@ export function createArchiveRepository(db: Kysely<Database>) {
                p.account_id IS NOT NULL AS present,
                COALESCE(p.first_missed_at IS NOT NULL, false) AS missed,
                COALESCE(p.gone_detected_at IS NOT NULL, false) AS gone,
-               m.at AS last_at, m.likes, m.comments, m.views, m.saves, m.shares, m.reposts
+               m.at AS last_at, ${readingColumns}
                ${withWalk ? sql`, w.last_walk_at, w.media_count, w.oldest_pending_miss_at` : sql``}
           FROM unnest(${instagramIds}::text[]) AS i(id)
           LEFT JOIN post_presence p ON p.account_id = ${accountId} AND p.instagram_id = i.id
@@ -125,12 +115,7 @@ export function createArchiveRepository(db: Kysely<Database>) {
             instagram_id: r.instagramId,
             at: now,
             reason: r.reason,
-            likes: r.likes,
-            comments: r.comments,
-            views: r.views,
-            saves: r.saves,
-            shares: r.shares,
-            reposts: r.reposts,
+            ...countersOf(r),
           })),
         )
         .onConflict((oc) => oc.columns(["account_id", "instagram_id", "at"]).doNothing())
@@ -210,7 +195,7 @@ export function createArchiveRepository(db: Kysely<Database>) {
     history(accountId: string, instagramId: string) {
       return db
         .selectFrom("post_metrics")
-        .select(["at", "reason", ...COUNTERS])
+        .select(["at", "reason", ...archiveCounters])
         .where("account_id", "=", accountId)
         .where("instagram_id", "=", instagramId)
         .orderBy("at")
@@ -324,7 +309,7 @@ export function createArchiveRepository(db: Kysely<Database>) {
       const { rows } = await sql<StatsCsvRow>`
         SELECT p.account_id, p.instagram_id, p.posted_at, p.gone_detected_at,
                po.id AS post_id, po.media_type, po.media_product_type, po.caption, po.permalink,
-               m.at, m.reason, m.likes, m.comments, m.views, m.saves, m.shares, m.reposts
+               m.at, m.reason, ${readingColumns}
           FROM post_presence p
           LEFT JOIN posts po ON po.account_id = p.account_id AND po.instagram_id = p.instagram_id
           ${readings}

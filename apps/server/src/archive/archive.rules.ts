@@ -1,4 +1,5 @@
-import type { MetricsReason } from "../db/archive-tables.ts";
+import { type ArchiveCounters, archiveCounters } from "@keepsake/contracts";
+import type { MetricsReason } from "./tables.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -22,22 +23,14 @@ const MARKS: [number, MetricsReason][] = [
   [1, "day_1"],
 ];
 
-export interface Counters {
-  likes: number | null;
-  comments: number | null;
-  views: number | null;
-  saves: number | null;
-  shares: number | null;
-  reposts: number | null;
-}
+export type Counters = ArchiveCounters;
+
+/** Just the counters of a row that has more (`archiveCounters`' order). */
+export const countersOf = (r: Counters): Counters =>
+  Object.fromEntries(archiveCounters.map((c) => [c, r[c]])) as Counters;
 
 export const sameCounters = (a: Counters, b: Counters) =>
-  a.likes === b.likes &&
-  a.comments === b.comments &&
-  a.views === b.views &&
-  a.saves === b.saves &&
-  a.shares === b.shares &&
-  a.reposts === b.reposts;
+  archiveCounters.every((c) => a[c] === b[c]);
 
 /**
  * Whether a post's counters are to be kept now, and as which reading: the first time it is

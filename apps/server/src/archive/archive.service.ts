@@ -1,3 +1,4 @@
+import { type ArchiveCounter, archiveCounters } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { asError } from "../lib/log.ts";
@@ -6,6 +7,7 @@ import { ProviderError } from "../providers/provider-error.ts";
 import type { ArchiveRepository, Reading, SeenPost } from "./archive.repository.ts";
 import {
   type Counters,
+  countersOf,
   MEDIA_EDGE_MAX,
   PROBES_PER_WALK,
   readingDue,
@@ -39,15 +41,20 @@ export interface FinishedWalk {
   probe(instagramId: string): Promise<unknown>;
 }
 
+/** Each counter as the Graph media client names it. */
+const GRAPH_COUNTER: Record<ArchiveCounter, keyof GraphMedia & `${string}Count`> = {
+  likes: "likeCount",
+  comments: "commentsCount",
+  views: "viewCount",
+  saves: "savedCount",
+  shares: "sharesCount",
+  reposts: "repostsCount",
+};
+
 const toSeen = (g: GraphMedia): SeenPost => ({
   instagramId: g.id,
   postedAt: g.timestamp,
-  likes: g.likeCount,
-  comments: g.commentsCount,
-  views: g.viewCount,
-  saves: g.savedCount,
-  shares: g.sharesCount,
-  reposts: g.repostsCount,
+  ...(Object.fromEntries(archiveCounters.map((c) => [c, g[GRAPH_COUNTER[c]]])) as Counters),
 });
 
 /** Instagram's answer for a media id that no longer exists (or cannot be read): 100 / 33. */
@@ -62,12 +69,10 @@ const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOStrin
 /** A reading as the API and the sidecar show it (absent counters left out). */
 function readingOut(r: Counters & { at: Date }) {
   const out: Record<string, string | number> = { at: new Date(r.at).toISOString() };
-  if (r.likes !== null) out.likes = r.likes;
-  if (r.comments !== null) out.comments = r.comments;
-  if (r.views !== null) out.views = r.views;
-  if (r.saves !== null) out.saves = r.saves;
-  if (r.shares !== null) out.shares = r.shares;
-  if (r.reposts !== null) out.reposts = r.reposts;
+  for (const c of archiveCounters) {
+    const n = r[c];
+    if (n !== null) out[c] = n;
+  }
   return out;
 }
 
@@ -254,12 +259,7 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
         metrics: rows.map((r) => ({
           at: new Date(r.at).toISOString(),
           reason: r.reason,
-          likes: r.likes,
-          comments: r.comments,
-          views: r.views,
-          saves: r.saves,
-          shares: r.shares,
-          reposts: r.reposts,
+          ...countersOf(r),
         })),
         gone_detected_at: iso(presence?.gone_detected_at),
         restore_until:

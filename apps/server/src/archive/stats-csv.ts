@@ -1,7 +1,8 @@
-import type { GraphMediaType, GraphProductType } from "../db/sync-tables.ts";
+import { type ArchiveCounters, archiveCounters } from "@keepsake/contracts";
+import type { GraphMediaType, GraphProductType } from "../sync/tables.ts";
 
 /** One row of the stats CSV as the archive's repository reads it. */
-export interface StatsCsvRow {
+export interface StatsCsvRow extends ArchiveCounters {
   account_id: string;
   instagram_id: string;
   posted_at: Date;
@@ -13,12 +14,6 @@ export interface StatsCsvRow {
   permalink: string | null;
   at: Date | null;
   reason: string | null;
-  likes: number | null;
-  comments: number | null;
-  views: number | null;
-  saves: number | null;
-  shares: number | null;
-  reposts: number | null;
 }
 
 /** The same columns for both views: a post, then one reading (the latest in the snapshot). */
@@ -32,12 +27,7 @@ export const STATS_CSV_HEADER = [
   "permalink",
   "read_at",
   "reading",
-  "likes",
-  "comments",
-  "views",
-  "saves",
-  "shares",
-  "reposts",
+  ...archiveCounters,
   "on_instagram",
   "gone_detected_at",
 ] as const;
@@ -90,12 +80,7 @@ export function statsCsv(rows: StatsCsvRow[], names: Map<string, string>): strin
       r.permalink,
       iso(r.at),
       r.reason ? (READING[r.reason] ?? r.reason) : null,
-      r.likes,
-      r.comments,
-      r.views,
-      r.saves,
-      r.shares,
-      r.reposts,
+      ...archiveCounters.map((c) => r[c]),
       r.gone_detected_at ? "no" : "yes",
       iso(r.gone_detected_at),
     ]

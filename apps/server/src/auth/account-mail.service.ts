@@ -1,7 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { accountMessages as m } from "@keepsake/contracts";
 import { verify } from "@node-rs/argon2";
-import type { UserRow } from "../db/schema.ts";
 import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -10,6 +9,7 @@ import type { MailService } from "../mail/mail.service.ts";
 import { accountMailJob } from "./account-mail.job.ts";
 import type { AuthRepository } from "./auth.repository.ts";
 import { hashPassword, type Principal } from "./auth.service.ts";
+import type { UserRow } from "./tables.ts";
 
 export interface AccountMailServiceDeps {
   repo: AuthRepository;

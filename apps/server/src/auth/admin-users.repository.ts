@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import type { UserRow } from "../db/schema.ts";
+import type { UserRow } from "./tables.ts";
 
 /** `%`, `_` and `\` match themselves in a LIKE pattern. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);

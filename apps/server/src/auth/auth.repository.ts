@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { underLimitLocks } from "../db/limits.ts";
-import type { NewUser, SessionRow, UserRow, UserUpdate } from "../db/schema.ts";
+import type { NewUser, SessionRow, UserRow, UserUpdate } from "./tables.ts";
 
 export function createAuthRepository(db: Db) {
   return {
@@ -142,7 +142,7 @@ export function createAuthRepository(db: Db) {
 
     /** Takes back a reserved attempt whose password was right. */
     async releaseLoginAttempt(id: string) {
-      await db.deleteFrom("login_failures").where("id", "=", id).execute();
+      await db.deleteFrom("login_failures").where("id", "=", Number(id)).execute();
     },
 
     /**

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { adminMessages, type RegisterRequest, type User } from "@keepsake/contracts";
 import { hash, verify } from "@node-rs/argon2";
 import type { Config } from "../config.ts";
-import type { UserRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { AuthRepository } from "./auth.repository.ts";
+import type { UserRow } from "./tables.ts";
 
 /** What the profile says about the user's connected accounts (filled in by connections). */
 export type SocialAccountsLoader = (

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { syncMessages as m } from "@keepsake/contracts";
-import type { BackupFileRow, BackupRow, PostRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
 import type {
@@ -18,6 +17,7 @@ import type {
 } from "../sync/engine.types.ts";
 import type { EngineSettings } from "../sync/engine-settings.ts";
 import type { GraphPacer } from "../sync/graph-pacer.ts";
+import type { PostRow } from "../sync/tables.ts";
 import type { BackupsRepositories } from "./backups.repositories.ts";
 import { type DriveCall, driveCallerFor } from "./drive-caller.ts";
 import { createFolders } from "./folders.ts";
@@ -34,6 +34,7 @@ import { type BackupOutcome, type FailedBackupEvent, outcomeRecorder } from "./o
 import { planPost } from "./plan.ts";
 import { findInDrive, mayAlreadyBeInDrive, recordedSession } from "./recovery.ts";
 import { type PlacedFile, sidecarBody, type WithheldItem, writeSidecar } from "./sidecar.ts";
+import type { BackupFileRow, BackupRow } from "./tables.ts";
 import { createUploader, type OpenSession, SessionGoneError } from "./upload.ts";
 
 export type { BackupOutcome } from "./outcome.ts";

@@ -1,8 +1,8 @@
-import type { BackupFileRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { DriveFile } from "../providers/google/drive.client.ts";
 import type { BackupsRepository } from "./backups.repository.ts";
 import type { BackupItem } from "./naming.ts";
+import type { BackupFileRow } from "./tables.ts";
 
 /** One item in Drive, as the backup records it. */
 export interface ItemResult {

@@ -1,4 +1,3 @@
-import type { PostChild, PostRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type MediaClient, MediaUrlExpiredError } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
@@ -7,6 +6,7 @@ import { type ConnectionTokens, toPostChild } from "../sync/engine.types.ts";
 import type { EngineSettings } from "../sync/engine-settings.ts";
 import type { GraphPacer } from "../sync/graph-pacer.ts";
 import type { PostsRepository } from "../sync/posts.repository.ts";
+import type { PostChild, PostRow } from "../sync/tables.ts";
 import { type BackupItem, coverUrl } from "./naming.ts";
 
 /** Instagram does not give out this media (copyrighted audio and the like). */

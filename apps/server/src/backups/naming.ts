@@ -1,5 +1,5 @@
 import { syncMessages } from "@keepsake/contracts";
-import type { GraphMediaType, PostRow } from "../db/sync-tables.ts";
+import type { GraphMediaType, PostRow } from "../sync/tables.ts";
 
 /**
  * One file a backup puts in Drive: a media item (carousel children each), the cover image of a

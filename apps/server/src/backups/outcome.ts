@@ -1,5 +1,4 @@
 import { syncMessages as m } from "@keepsake/contracts";
-import type { BackupRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { backupsFinished } from "../lib/metrics.ts";
 import { backupRetryWords, reconnectWords } from "../providers/failure-words.ts";
@@ -14,6 +13,7 @@ import type {
 import type { BackupsRepository } from "./backups.repository.ts";
 import { GoogleRevokedError } from "./drive-caller.ts";
 import type { ItemResult } from "./ledger.ts";
+import type { BackupRow } from "./tables.ts";
 
 export type BackupOutcome =
   | { outcome: "completed"; duplicate: boolean }

@@ -1,5 +1,5 @@
-import type { PostRow } from "../db/sync-tables.ts";
 import type { DriveFileMetadata } from "../providers/google/drive.client.ts";
+import type { PostRow } from "../sync/tables.ts";
 import { type BackupItem, backupItems, folderPath, mimeOf } from "./naming.ts";
 
 /** `appProperties` keys: the item (media id, `<id>_cover`, `<id>_meta`), its post, a folder. */

@@ -1,8 +1,8 @@
-import type { BackupFileRow } from "../db/sync-tables.ts";
 import type { DriveClient, DriveFile } from "../providers/google/drive.client.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { Ledger } from "./ledger.ts";
 import { ITEM_KEY, POST_KEY } from "./plan.ts";
+import type { BackupFileRow } from "./tables.ts";
 import type { OpenSession } from "./upload.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { PostRow } from "../db/sync-tables.ts";
 import type { DriveClient, DriveFileMetadata } from "../providers/google/drive.client.ts";
+import type { PostRow } from "../sync/tables.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { ItemResult, Ledger } from "./ledger.ts";
 import { type BackupItem, sidecar } from "./naming.ts";

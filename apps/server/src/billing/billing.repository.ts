@@ -1,8 +1,8 @@
 import { type Insertable, sql } from "kysely";
 import { createPlansRepository } from "../auth/plans.repository.ts";
-import type { SubscriptionsTable } from "../db/billing-tables.ts";
 import type { Db } from "../db/database.ts";
 import { inTransaction } from "../db/transaction.ts";
+import type { SubscriptionsTable } from "./tables.ts";
 
 export type SubscriptionUpsert = Omit<Insertable<SubscriptionsTable>, "updated_at">;
 

@@ -6,8 +6,8 @@ import {
   type Subscription,
   subscriptionStatus,
 } from "@keepsake/contracts";
+import type { UserRow } from "../auth/tables.ts";
 import type { BillingSettings } from "../config.ts";
-import type { UserRow } from "../db/schema.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import { asError } from "../lib/log.ts";

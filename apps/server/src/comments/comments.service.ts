@@ -5,7 +5,6 @@ import {
   commentMessages as m,
   type PostCommentsResponse,
 } from "@keepsake/contracts";
-import type { PostCommentsTable } from "../db/comments-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { DriveClient } from "../providers/google/drive.client.ts";
@@ -17,6 +16,7 @@ import type { GraphHost } from "../providers/instagram/media.client.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
 import { nextCommentRead } from "./cadence.ts";
 import type { CommentsRepository } from "./comments.repository.ts";
+import type { PostCommentsTable } from "./tables.ts";
 
 /** What the comments area reads of other areas, through their repositories and services. */
 export interface CommentsDirectory {

@@ -1,10 +1,10 @@
 import { connectionMessages as m } from "@keepsake/contracts";
 import { accountLimit } from "../billing/tier-rules.ts";
-import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { notRespondingTryLater } from "../providers/failure-words.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
+import type { InstagramAccountRow } from "./tables.ts";
 import type { TokenCustody } from "./token-custody.service.ts";
 
 export interface AccountProfilesDeps {

@@ -1,12 +1,12 @@
 import { connectionMessages as m, type SubscriptionTier } from "@keepsake/contracts";
 import { accountLimit } from "../billing/tier-rules.ts";
-import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { InstagramProfile } from "../providers/instagram/instagram.client.ts";
 import { ConnectionError } from "./connection-error.ts";
 import { instagramHealth, profileFields } from "./connection-rules.ts";
-import type { ConnectionsRepository, InstagramAccountUpdate } from "./connections.repository.ts";
+import type { ConnectionsRepository } from "./connections.repository.ts";
+import type { InstagramAccountRow, InstagramAccountUpdate } from "./tables.ts";
 
 /**
  * The plan's account limit as the OAuth flows meet it: whether a user may start connecting

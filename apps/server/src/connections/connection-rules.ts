@@ -3,9 +3,8 @@ import {
   type OAuthProvider,
   TOKEN_WARNING_WINDOW_MS,
 } from "@keepsake/contracts";
-import type { GoogleConnectionRow, InstagramAccountRow } from "../db/schema.ts";
 import type { InstagramProfile } from "../providers/instagram/instagram.client.ts";
-import type { InstagramAccountUpdate } from "./connections.repository.ts";
+import type { GoogleConnectionRow, InstagramAccountRow, InstagramAccountUpdate } from "./tables.ts";
 
 /**
  * The small rules the parts of the connections area share (OAuth, token custody, account

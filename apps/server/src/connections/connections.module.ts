@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { InstagramAccountRow } from "../db/schema.ts";
 import {
   type AccountProfilesService,
   createAccountProfilesService,
@@ -16,6 +15,7 @@ import {
   type MetaApp,
   type PlatformSignals,
 } from "./platform-signals.service.ts";
+import type { InstagramAccountRow } from "./tables.ts";
 import { createTokenCustody, type TokenCustody } from "./token-custody.service.ts";
 
 /** The connections area, one part per concern; callers receive the part they use. */

@@ -1,47 +1,17 @@
 import { type Kysely, sql } from "kysely";
 import { createPlansRepository } from "../auth/plans.repository.ts";
 import type { Db } from "../db/database.ts";
+import type { Database } from "../db/schema.ts";
+import { inTransaction } from "../db/transaction.ts";
 import type {
-  ConnectionRowStatus,
-  Database,
   GoogleConnectionRow,
+  GoogleConnectionUpdate,
   InstagramAccountRow,
+  InstagramAccountUpdate,
   NewGoogleConnection,
   NewInstagramAccount,
   OAuthStateRow,
-} from "../db/schema.ts";
-import { inTransaction } from "../db/transaction.ts";
-
-export interface InstagramAccountUpdate {
-  connected_via?: "instagram" | "facebook";
-  facebook_page_id?: string | null;
-  meta_user_id?: string | null;
-  username?: string;
-  display_name?: string | null;
-  account_type?: string | null;
-  profile_picture_url?: string | null;
-  followers_count?: number;
-  follows_count?: number;
-  media_count?: number;
-  access_token_encrypted?: string;
-  token_issued_at?: Date;
-  token_expires_at?: Date | null;
-  status?: ConnectionRowStatus;
-  status_reason?: string | null;
-  last_validated_at?: Date | null;
-}
-
-export interface GoogleConnectionUpdate {
-  google_sub?: string;
-  google_email?: string;
-  scopes?: string;
-  refresh_token_encrypted?: string;
-  access_token_encrypted?: string | null;
-  access_token_expires_at?: Date | null;
-  status?: ConnectionRowStatus;
-  status_reason?: string | null;
-  last_validated_at?: Date | null;
-}
+} from "./tables.ts";
 
 function repository(db: Kysely<Database>) {
   const plans = createPlansRepository(db);

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { connectionMessages as m, type OAuthProvider } from "@keepsake/contracts";
-import type { OAuthStateRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { ConnectionError } from "./connection-error.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
+import type { OAuthStateRow } from "./tables.ts";
 
 /**
  * Why a re-consent for an account already connected was started: its comments permission, or

@@ -3,7 +3,6 @@ import {
   type OAuthCallbackResponse,
   type OAuthProvider,
 } from "@keepsake/contracts";
-import type { InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { asError } from "../lib/log.ts";
@@ -18,6 +17,7 @@ import { ConnectionError } from "./connection-error.ts";
 import { type ConnectionsLog, expiresAt, LABEL } from "./connection-rules.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
 import type { GrantPurpose, OAuthStates } from "./oauth-state.ts";
+import type { InstagramAccountRow } from "./tables.ts";
 import type { TokenCustody } from "./token-custody.service.ts";
 
 const PROFESSIONAL_TYPES = new Set(["BUSINESS", "MEDIA_CREATOR", "CREATOR"]);

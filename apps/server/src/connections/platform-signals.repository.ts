@@ -1,6 +1,5 @@
-import type { Insertable } from "kysely";
 import type { Db } from "../db/database.ts";
-import type { DataDeletionRequestsTable } from "../db/schema.ts";
+import type { NewDataDeletionRequest } from "./tables.ts";
 
 /** What Meta's callbacks and Google's security events look up, and Meta's deletion requests. */
 export function createPlatformSignalsRepository(db: Db) {
@@ -35,7 +34,7 @@ export function createPlatformSignalsRepository(db: Db) {
       return rows.map((r) => r.user_id);
     },
 
-    async recordDeletion(row: Insertable<DataDeletionRequestsTable>): Promise<void> {
+    async recordDeletion(row: NewDataDeletionRequest): Promise<void> {
       await db.insertInto("data_deletion_requests").values(row).execute();
     },
 

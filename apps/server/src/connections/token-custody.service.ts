@@ -1,5 +1,4 @@
 import { connectionMessages as m, TOKEN_WARNING_WINDOW_MS } from "@keepsake/contracts";
-import type { GoogleConnectionRow, InstagramAccountRow } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
@@ -17,7 +16,8 @@ import {
   REFRESH_MIN_AGE_MS,
   viaLabel,
 } from "./connection-rules.ts";
-import type { ConnectionsRepository, InstagramAccountUpdate } from "./connections.repository.ts";
+import type { ConnectionsRepository } from "./connections.repository.ts";
+import type { GoogleConnectionRow, InstagramAccountRow, InstagramAccountUpdate } from "./tables.ts";
 
 /** A Google access token is refreshed when it has less than this left. */
 const GOOGLE_ACCESS_MARGIN_MS = 60_000;

@@ -4,3 +4,11 @@ import type { ColumnType } from "kysely";
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp with a database default. */
 export type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A nullable timestamp a migration added with no default: optional on insert. */
+export type OptionalTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
+/** jsonb: written as JSON text, read as the parsed value. */
+export type Json<T> = ColumnType<T, string | undefined, string>;

@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { FastifyInstance } from "fastify";
 import client from "prom-client";
+import { JOB_STATES, type QueueStats } from "../jobs/queue.ts";
 import { httpDuration, registry } from "../lib/metrics.ts";
 import { cameThroughProxy } from "./client-address.ts";
 
@@ -15,16 +16,7 @@ export interface MetricsOptions {
 
 /** What the API reads from the database at each scrape (the same on every API process). */
 export interface ClusterSources {
-  queueStats(): Promise<
-    {
-      queue: string;
-      waiting: number;
-      scheduled: number;
-      active: number;
-      failed: number;
-      delay: number;
-    }[]
-  >;
+  queueStats(): Promise<QueueStats[]>;
   /** Seconds since each automatically synced account's last successful sync. */
   syncLags(): Promise<number[]>;
 }
@@ -68,7 +60,7 @@ function clusterRegistry(sources: ClusterSources) {
     async collect() {
       this.reset();
       for (const q of await sources.queueStats()) {
-        for (const state of ["waiting", "scheduled", "active", "failed"] as const) {
+        for (const state of JOB_STATES) {
           this.set({ queue: q.queue, state }, q[state]);
         }
       }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ExportItem } from "@keepsake/contracts/instagram-export";
 import { folderPath } from "../backups/naming.ts";
-import type { ImportFileRow, ImportItemRow } from "../db/import-tables.ts";
+import type { ImportFileRow, ImportItemRow } from "./tables.ts";
 
 /** `appProperties` key and value marking what an import put in Drive. */
 export const SOURCE_KEY = "keepsakeSource";

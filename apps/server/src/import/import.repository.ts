@@ -1,22 +1,21 @@
-import { sql } from "kysely";
+import { type Insertable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { inTransaction } from "../db/transaction.ts";
 import type {
   ImportFileRow,
-  ImportItemKind,
+  ImportFilesTable,
   ImportItemRow,
   ImportItemStatus,
-} from "../db/import-tables.ts";
-import { inTransaction } from "../db/transaction.ts";
+  ImportItemsTable,
+} from "./tables.ts";
 
 /** One item of an export as the import records it, with its files. */
-export interface NewImportItem {
-  item_key: string;
-  kind: ImportItemKind;
+export type NewImportItem = Required<
+  Pick<Insertable<ImportItemsTable>, "item_key" | "kind" | "caption" | "status">
+> & {
   taken_at: Date;
-  caption: string | null;
-  status: ImportItemStatus;
-  files: { file_key: string; uri: string; name: string; media_type: "IMAGE" | "VIDEO" }[];
-}
+  files: Required<Pick<Insertable<ImportFilesTable>, "file_key" | "uri" | "name" | "media_type">>[];
+};
 
 const ITEMS_PER_INSERT = 5000;
 const FILES_PER_INSERT = 8000;

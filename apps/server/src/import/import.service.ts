@@ -19,7 +19,6 @@ import {
   SessionGoneError,
 } from "../backups/upload.ts";
 import { postLimit, tierLabel } from "../billing/tier-rules.ts";
-import type { ImportFileRow, ImportItemRow } from "../db/import-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
@@ -42,6 +41,7 @@ import {
 import type { ImportRepository, NewImportItem } from "./import.repository.ts";
 import { importSummary } from "./import.summary.ts";
 import { type ImportedPost, importedPost } from "./imported-post.ts";
+import type { ImportFileRow, ImportItemRow } from "./tables.ts";
 
 /** What the import area reads of other areas: the account, the plan, Drive, known posts. */
 export interface ImportDirectory {

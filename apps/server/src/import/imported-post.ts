@@ -1,5 +1,5 @@
-import type { ImportFileRow, ImportItemRow } from "../db/import-tables.ts";
-import type { GraphMediaType, GraphProductType, PostChild } from "../db/sync-tables.ts";
+import type { GraphMediaType, GraphProductType, PostChild } from "../sync/tables.ts";
+import type { ImportFileRow, ImportItemRow } from "./tables.ts";
 
 /** What an imported item is as a post of its account, and its backup (the files in Drive). */
 export interface ImportedPost {

@@ -1,6 +1,60 @@
+import type { Generated, Selectable } from "kysely";
+import type { Timestamp } from "../db/columns.ts";
+
 /**
  * The tables the import area owns: each item of an imported Instagram export and each of its
- * media files, with their Drive ids and resumable sessions.
+ * media files, with their Drive ids and resumable sessions (migrations 1080, 1140).
  * Only this area's modules touch them; other areas ask its services (scripts/check-areas.ts).
+ * Their row types below are the only declaration besides the migrations
+ * (test/schema-types.test.ts compares the two).
  */
-export const ownedTables = ["import_items", "import_files"] as const;
+export const ownedTables = [
+  "import_items",
+  "import_files",
+] as const satisfies readonly (keyof ImportTables)[];
+
+export interface ImportTables {
+  import_items: ImportItemsTable;
+  import_files: ImportFilesTable;
+}
+
+export type ImportItemKind = "post" | "reel" | "story" | "archived_post";
+export type ImportItemStatus = "pending" | "completed" | "known" | "over_limit";
+
+/** Tables of the import area (migration 1080). */
+export interface ImportItemsTable {
+  id: Generated<string>;
+  user_id: string;
+  account_id: string;
+  item_key: string;
+  kind: ImportItemKind;
+  taken_at: Timestamp;
+  caption: string | null;
+  status: ImportItemStatus;
+  sidecar_file_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
+export interface ImportFilesTable {
+  item_id: string;
+  file_key: string;
+  position: number;
+  uri: string;
+  name: string;
+  media_type: "IMAGE" | "VIDEO";
+  drive_file_id: string | null;
+  size_bytes: number | null;
+  md5: string | null;
+  /** The file's Drive link (migration 1140). */
+  web_url: string | null;
+  upload_session_uri: string | null;
+  upload_total: number | null;
+  started_at: Timestamp | null;
+  lease_until: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export type ImportItemRow = Selectable<ImportItemsTable>;
+export type ImportFileRow = Selectable<ImportFilesTable>;

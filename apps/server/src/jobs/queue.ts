@@ -5,6 +5,14 @@ import { type JobDefinition, type JobSender, QUEUE_DEFAULTS } from "./job.ts";
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
 export type AnyJob<TDeps> = JobDefinition<any, TDeps>;
 
+/** The states a queue's jobs are counted in (`stats`, the `keepsake_jobs` gauge). */
+export const JOB_STATES = ["waiting", "scheduled", "active", "failed"] as const;
+/** One queue's jobs per state, and how long (seconds) its oldest ready job has waited. */
+export type QueueStats = { queue: string; delay: number } & Record<
+  (typeof JOB_STATES)[number],
+  number
+>;
+
 export interface JobQueue<TDeps> extends JobSender {
   /**
    * Deletes a queue's jobs whose payload `field` is one of `values`: every job, or with
@@ -22,16 +30,7 @@ export interface JobQueue<TDeps> extends JobSender {
    * Per queue: jobs waiting (ready to run), scheduled for later, active, and failed (kept for
    * `deleteAfterSeconds`), and how long the oldest waiting one has waited (seconds, 0 if none).
    */
-  stats(): Promise<
-    {
-      queue: string;
-      waiting: number;
-      scheduled: number;
-      active: number;
-      failed: number;
-      delay: number;
-    }[]
-  >;
+  stats(): Promise<QueueStats[]>;
   /** Creates the schema and queues (idempotent). Every role that sends must start. */
   start(): Promise<void>;
   /** Whether `start` finished and `stop` has not begun (readiness). */

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
+import type { BackupRow } from "../backups/tables.ts";
 import type { Database } from "../db/schema.ts";
-import type { BackupRow, PostRow } from "../db/sync-tables.ts";
+import type { PostRow } from "../sync/tables.ts";
 import {
   type BackupFilter,
   type BackupWithPost,

@@ -1,6 +1,7 @@
 import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
+import type { BackupRow, BackupRowStatus } from "../backups/tables.ts";
 import type { Database } from "../db/schema.ts";
-import type { BackupRow, BackupRowStatus, GraphMediaType, PostRow } from "../db/sync-tables.ts";
+import type { GraphMediaType, PostRow } from "../sync/tables.ts";
 
 /**
  * The reads behind the posts grid and the Backups list, shaped for a

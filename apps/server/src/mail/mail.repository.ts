@@ -1,21 +1,25 @@
-import { sql } from "kysely";
+import { type Insertable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { underLimitLocks } from "../db/limits.ts";
-import type { MailStatus } from "../db/mail-tables.ts";
+import type { MailOutboxTable, MailStatus } from "./tables.ts";
 
-export interface NewOutboxMessage {
-  idempotency_key: string;
-  category: string;
-  template: string;
-  recipient: string;
-  user_id: string | null;
-  to_address: string;
-  subject: string;
+export type NewOutboxMessage = Required<
+  Pick<
+    Insertable<MailOutboxTable>,
+    | "idempotency_key"
+    | "category"
+    | "template"
+    | "recipient"
+    | "user_id"
+    | "to_address"
+    | "subject"
+    | "message_id"
+  >
+> & {
   /** The template data, sealed (a string); the repository stores it as it is given. */
   data: string;
-  message_id: string;
   now: Date;
-}
+};
 
 /** An hourly cap: at most `max` messages of `group` recorded since `since`. */
 export interface MailCap {

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { MailStatus } from "../db/mail-tables.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import { CAPPED } from "./caps.ts";
@@ -8,6 +7,7 @@ import { deliverMailJob } from "./mail.jobs.ts";
 import type { MailRepository } from "./mail.repository.ts";
 import type { MailQueued, MailRequest, MailServiceDeps } from "./mail.types.ts";
 import { addressOf, SmtpError } from "./smtp.ts";
+import type { MailStatus } from "./tables.ts";
 import { createMailCatalogue, renderMail, type TemplateRef } from "./templates/index.ts";
 import { unsubscribeTokens } from "./unsubscribe-token.ts";
 

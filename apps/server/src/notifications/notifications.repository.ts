@@ -1,16 +1,21 @@
-import { sql } from "kysely";
+import { type Insertable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import type { NotificationsTable } from "./tables.ts";
 
-export interface NewNotification {
-  user_id: string;
-  event_key: string;
-  category: string;
-  title: string;
-  body: string;
-  action_label: string | null;
-  action_path: string | null;
-  cause: string | null;
-}
+/** An entry as `notify` records it: every field given (null for none). */
+export type NewNotification = Required<
+  Pick<
+    Insertable<NotificationsTable>,
+    | "user_id"
+    | "event_key"
+    | "category"
+    | "title"
+    | "body"
+    | "action_label"
+    | "action_path"
+    | "cause"
+  >
+>;
 
 /** The notifications area's tables: notifications, notification_backup_failures, notification_marks. */
 export function createNotificationsRepository(db: Db) {

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import type { ComponentStatus } from "../db/admin-tables.ts";
 import type { Db } from "../db/database.ts";
 import { underLimitLocks } from "../db/limits.ts";
+import type { ComponentStatus } from "./tables.ts";
 
 /** SQL of the status page: heartbeats, call stats, samples, component states, incidents. */
 export function createStatusRepository(db: Db) {

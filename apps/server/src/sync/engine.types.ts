@@ -1,9 +1,9 @@
 import type { SyncProgress } from "@keepsake/contracts";
 import type { ConnectionsRepository } from "../connections/connections.repository.ts";
-import type { PostChild } from "../db/sync-tables.ts";
 import type { GraphChild, GraphHost, GraphMedia } from "../providers/instagram/media.client.ts";
 import type { AccountsRepository } from "./account-directory.repository.ts";
 import type { PostLimit } from "./posts.repository.ts";
+import type { PostChild } from "./tables.ts";
 
 /** What the sync and backup engines (and the sync services) need from the connections area. */
 export interface ConnectionTokens {

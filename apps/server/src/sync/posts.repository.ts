@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
-import type { PostChild, PostRow } from "../db/sync-tables.ts";
+import type { PostChild, PostRow } from "./tables.ts";
 
 /** A plan's post limit: how many of a user's newest posts may be backed up, and why the rest may not. */
 export interface PostLimit {

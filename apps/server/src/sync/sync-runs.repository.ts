@@ -1,6 +1,6 @@
 import { type Kysely, type QueryCreator, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
-import type { SyncJobRow } from "../db/sync-tables.ts";
+import type { SyncJobRow } from "./tables.ts";
 
 /** The sync_jobs table (one run of a sync and its backups) and account_sync_state (last sync, Graph usage). */
 export function createSyncRunsRepository(db: Kysely<Database>) {

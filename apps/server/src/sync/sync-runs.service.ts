@@ -7,7 +7,6 @@ import {
   type SyncStatus,
 } from "@keepsake/contracts";
 import { hasAutomaticBackups, postLimit, tierLabel } from "../billing/tier-rules.ts";
-import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
@@ -16,6 +15,7 @@ import type { EngineSettings } from "./engine-settings.ts";
 import type { SyncRequest } from "./sync.engine.ts";
 import type { SyncRepositories } from "./sync.repositories.ts";
 import { toSyncJob } from "./sync.shapes.ts";
+import type { SyncJobRow } from "./tables.ts";
 
 export interface SyncRunsServiceDeps {
   repos: Pick<SyncRepositories, "posts" | "backups" | "runs">;

@@ -1,6 +1,5 @@
 import { billingMessages, syncMessages as m } from "@keepsake/contracts";
 import { postLimit, tierLabel } from "../billing/tier-rules.ts";
-import type { SyncJobRow } from "../db/sync-tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { asError } from "../lib/log.ts";
 import { reconnectWords, syncFailureWords } from "../providers/failure-words.ts";
@@ -21,6 +20,7 @@ import type { PostLimit, PostUpsert } from "./posts.repository.ts";
 import { isStoriesRefusal } from "./stories-access.ts";
 import type { SyncRepositories } from "./sync.repositories.ts";
 import type { SyncPass } from "./sync-runs.repository.ts";
+import type { SyncJobRow } from "./tables.ts";
 
 export interface SyncEngineDeps {
   repos: Pick<SyncRepositories, "posts" | "backups" | "runs">;

@@ -5,7 +5,8 @@ import {
   type SyncJob,
   syncMessages,
 } from "@keepsake/contracts";
-import type { BackupRow, GraphMediaType, PostRow, SyncJobRow } from "../db/sync-tables.ts";
+import type { BackupRow } from "../backups/tables.ts";
+import type { GraphMediaType, PostRow, SyncJobRow } from "./tables.ts";
 
 /** The sync area's rows in the API's shapes (the /api/sync and /api/v1 answers share them). */
 

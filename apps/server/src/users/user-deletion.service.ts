@@ -1,6 +1,6 @@
 import type { DeletionResponse } from "@keepsake/contracts";
+import type { UserRow } from "../auth/tables.ts";
 import { backupPostJob } from "../backups/jobs/backup-post.job.ts";
-import type { UserRow } from "../db/schema.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import { syncAccountJob } from "../sync/jobs/sync-account.job.ts";

@@ -63,11 +63,17 @@ export function Modal({
   );
 }
 
-/** SPEC §5: disconnecting asks for confirmation. */
+/**
+ * A question with Cancel and one action (SPEC §5: disconnecting asks for confirmation). A
+ * `danger` action (the default) puts the focus on Cancel; a `primary` one (going on to a
+ * provider's consent screen) on the action itself. While `busy`, the action says `busyLabel`.
+ */
 export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  busyLabel = "Working...",
+  tone = "danger",
   busy = false,
   onConfirm,
   onCancel,
@@ -75,21 +81,35 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  busyLabel?: string;
+  tone?: "danger" | "primary";
   busy?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
+  const focusAction = tone === "primary";
   return (
     <Modal
       title={title}
       onClose={onCancel}
       actions={
         <>
-          <button className="btn btn-secondary" onClick={onCancel} data-autofocus>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={onCancel}
+            data-autofocus={focusAction ? undefined : true}
+          >
             Cancel
           </button>
-          <button className="btn btn-danger" onClick={onConfirm} disabled={busy}>
-            {busy ? "Working..." : confirmLabel}
+          <button
+            type="button"
+            className={`btn btn-${tone}`}
+            onClick={onConfirm}
+            disabled={busy}
+            data-autofocus={focusAction ? true : undefined}
+          >
+            {busy ? busyLabel : confirmLabel}
           </button>
         </>
       }

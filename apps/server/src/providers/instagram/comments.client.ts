@@ -1,12 +1,5 @@
-import type { FetchLike } from "../http.ts";
-import { failure, jsonObject, send } from "../http.ts";
-import { graphError, ProviderError } from "../provider-error.ts";
-import {
-  type GraphHost,
-  type GraphUsage,
-  parseGraphTime,
-  parseUsageHeaders,
-} from "./media.client.ts";
+import { createGraphGet, type GraphHost, type GraphOptions, type GraphSettings } from "./graph.ts";
+import { parseGraphTime } from "./media.client.ts";
 
 /** The permission that lets a token read comment text, per Graph host (PROVIDERS.md). */
 export const COMMENTS_PERMISSION: Record<GraphHost, string> = {
@@ -60,37 +53,8 @@ const nextOf = (body: Record<string, unknown>) => {
  * replies than its first page. Needs the comments permission (COMMENTS_PERMISSION); without it
  * Graph answers a permission error (ProviderError kind `permission`). HTTP only.
  */
-export function createCommentsClient(
-  settings: { instagramGraphUrl: string; facebookGraphUrl: string; graphVersion: string },
-  options: {
-    fetch?: FetchLike;
-    onUsage?: (accountKey: string, usage: GraphUsage) => void;
-    now?: () => number;
-  } = {},
-) {
-  const fetchImpl = options.fetch ?? fetch;
-  const now = options.now ?? Date.now;
-  const base = (host: GraphHost) =>
-    `${host === "instagram" ? settings.instagramGraphUrl : settings.facebookGraphUrl}/${settings.graphVersion}`;
-
-  async function get(host: GraphHost, url: string, token: string, accountKey: string) {
-    const u = new URL(url);
-    if (u.origin !== new URL(base(host)).origin)
-      throw new ProviderError(host, "unknown", "Graph pointed to an unexpected host");
-    if (!u.searchParams.has("access_token")) u.searchParams.set("access_token", token);
-    const res = await send(
-      u,
-      { headers: { accept: "application/json" } },
-      { provider: host, fetch: fetchImpl },
-    );
-    const usage = parseUsageHeaders(res.headers);
-    if (usage) options.onUsage?.(accountKey, usage);
-    if (!res.ok) {
-      const regain = usage && usage.regainMinutes > 0 ? usage.regainMinutes * 60_000 : null;
-      throw await failure(res, (status, body) => graphError(host, status, body), now(), regain);
-    }
-    return jsonObject(res, host);
-  }
+export function createCommentsClient(settings: GraphSettings, options: GraphOptions = {}) {
+  const { base, get } = createGraphGet(settings, options);
 
   return {
     /**

@@ -1,6 +1,17 @@
-import type { GraphMediaType, GraphProductType } from "../../db/sync-tables.ts";
-import { type FetchLike, failure, jsonObject, send } from "../http.ts";
-import { graphError, ProviderError } from "../provider-error.ts";
+import type { GraphMediaType, GraphProductType } from "../../sync/tables.ts";
+import { failure, send } from "../http.ts";
+import { ProviderError } from "../provider-error.ts";
+import {
+  createGraphGet,
+  type GraphHost,
+  type GraphOptions,
+  type GraphSettings,
+  graphInt as int,
+} from "./graph.ts";
+
+export { type GraphHost, type GraphUsage, parseUsageHeaders } from "./graph.ts";
+/** Where the Graph API is (both hosts) and which version is asked for. */
+export type MediaClientSettings = GraphSettings;
 
 /** A CDN failure other than an expired URL. */
 function cdnError(status: number): ProviderError {
@@ -14,9 +25,6 @@ function cdnError(status: number): ProviderError {
           : "unknown";
   return new ProviderError("instagram", kind, `CDN answered HTTP ${status}`, { status });
 }
-
-/** Which Graph host an account is read through (how it was connected). */
-export type GraphHost = "instagram" | "facebook";
 
 export const MEDIA_FIELDS =
   "id,caption,media_type,media_product_type,media_url,thumbnail_url,permalink,shortcode,timestamp,like_count,comments_count,view_count,saved_count,shares_count,reposts_count,children{id,media_type,media_url,thumbnail_url}";
@@ -49,14 +57,6 @@ export interface GraphMedia {
   children: GraphChild[];
 }
 
-/** The usage headers of one Graph answer, in percent (throttled at 100). */
-export interface GraphUsage {
-  appPercent: number;
-  accountPercent: number;
-  /** Minutes until the account may call again; 0 when not throttled. */
-  regainMinutes: number;
-}
-
 export interface MediaPage {
   media: GraphMedia[];
   /** The `paging.next` URL; its absence is the end (pages may be short or empty). */
@@ -75,9 +75,6 @@ const MEDIA_TYPES = new Set(["IMAGE", "VIDEO", "CAROUSEL_ALBUM"]);
 const PRODUCT_TYPES = new Set(["FEED", "REELS", "STORY", "AD"]);
 const str = (v: unknown): string | null =>
   typeof v === "string" ? v : typeof v === "number" ? String(v) : null;
-const int = (v: unknown): number | null =>
-  typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : null;
-
 /** Graph timestamps look like `2024-09-26T22:36:43+0000`. */
 export function parseGraphTime(v: unknown): Date | null {
   if (typeof v !== "string") return null;
@@ -132,94 +129,14 @@ export function parseMedia(raw: Record<string, unknown>, fallbackProduct?: Graph
   } satisfies GraphMedia;
 }
 
-/** Highest percentages of `X-App-Usage` and `X-Business-Use-Case-Usage`. */
-export function parseUsageHeaders(headers: Headers): GraphUsage | null {
-  const app = headers.get("x-app-usage");
-  const buc = headers.get("x-business-use-case-usage");
-  if (!app && !buc) return null;
-  let appPercent = 0;
-  let accountPercent = 0;
-  let regainMinutes = 0;
-  try {
-    if (app) {
-      const a = JSON.parse(app) as Record<string, unknown>;
-      appPercent = Math.max(
-        int(a.call_count) ?? 0,
-        int(a.total_cputime) ?? 0,
-        int(a.total_time) ?? 0,
-      );
-    }
-    if (buc) {
-      const b = JSON.parse(buc) as Record<string, unknown>;
-      for (const entries of Object.values(b)) {
-        for (const e of Array.isArray(entries) ? entries : []) {
-          const u = e as Record<string, unknown>;
-          accountPercent = Math.max(
-            accountPercent,
-            int(u.call_count) ?? 0,
-            int(u.total_cputime) ?? 0,
-            int(u.total_time) ?? 0,
-          );
-          regainMinutes = Math.max(regainMinutes, int(u.estimated_time_to_regain_access) ?? 0);
-        }
-      }
-    }
-  } catch {
-    return null;
-  }
-  return { appPercent, accountPercent, regainMinutes };
-}
-
-export interface MediaClientSettings {
-  instagramGraphUrl: string;
-  facebookGraphUrl: string;
-  graphVersion: string;
-}
-
 /**
  * Graph reads of an account's media and stories, on graph.instagram.com (Instagram Login) or
  * graph.facebook.com (Facebook Login), and CDN downloads. HTTP only.
  */
-export function createMediaClient(
-  settings: MediaClientSettings,
-  options: {
-    fetch?: FetchLike;
-    /** Called with the usage headers of every Graph answer. */
-    onUsage?: (accountKey: string, usage: GraphUsage) => void;
-    now?: () => number;
-  } = {},
-) {
+export function createMediaClient(settings: MediaClientSettings, options: GraphOptions = {}) {
   const fetchImpl = options.fetch ?? fetch;
   const now = options.now ?? Date.now;
-  const base = (host: GraphHost) =>
-    `${host === "instagram" ? settings.instagramGraphUrl : settings.facebookGraphUrl}/${settings.graphVersion}`;
-
-  async function graphGet(
-    host: GraphHost,
-    url: string,
-    token: string,
-    accountKey: string,
-  ): Promise<Record<string, unknown>> {
-    const u = new URL(url);
-    const origin = new URL(base(host)).origin;
-    if (u.origin !== origin) {
-      throw new ProviderError(host, "unknown", "Graph pointed to an unexpected host");
-    }
-    if (!u.searchParams.has("access_token")) u.searchParams.set("access_token", token);
-    const res = await send(
-      u,
-      { headers: { accept: "application/json" } },
-      { provider: host, fetch: fetchImpl },
-    );
-    const usage = parseUsageHeaders(res.headers);
-    if (usage) options.onUsage?.(accountKey, usage);
-    if (!res.ok) {
-      const regain = usage && usage.regainMinutes > 0 ? usage.regainMinutes * 60_000 : null;
-      throw await failure(res, (status, body) => graphError(host, status, body), now(), regain);
-    }
-    return jsonObject(res, host);
-  }
-
+  const { base, get: graphGet } = createGraphGet(settings, options);
   function page(body: Record<string, unknown>, product?: GraphProductType): MediaPage {
     const data = Array.isArray(body.data) ? body.data : [];
     const media = data

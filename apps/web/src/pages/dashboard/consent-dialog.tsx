@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { Modal } from "../../components/modal.tsx";
+import { ConfirmDialog } from "../../components/modal.tsx";
 
 /**
  * Asks before Keepsake sends the person to Instagram or Facebook for a new consent (issue 36):
@@ -21,27 +21,15 @@ export function ConsentDialog({
   children: ReactNode;
 }) {
   return (
-    <Modal
+    <ConfirmDialog
       title={title}
-      onClose={onCancel}
-      actions={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onCancel}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-primary"
-            onClick={onContinue}
-            disabled={busy}
-            data-autofocus
-          >
-            {busy ? "Working..." : `Continue to ${provider}`}
-          </button>
-        </>
-      }
+      tone="primary"
+      confirmLabel={`Continue to ${provider}`}
+      busy={busy}
+      onConfirm={onContinue}
+      onCancel={onCancel}
     >
       {children}
-    </Modal>
+    </ConfirmDialog>
   );
 }

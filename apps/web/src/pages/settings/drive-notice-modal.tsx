@@ -1,4 +1,4 @@
-import { Modal } from "../../components/modal.tsx";
+import { ConfirmDialog } from "../../components/modal.tsx";
 
 /** The exact wording of Google's Drive checkbox, so the user recognises it. */
 export const DRIVE_PERMISSION_TEXT =
@@ -15,19 +15,14 @@ export function DriveNoticeModal({
   onContinue: () => void;
 }) {
   return (
-    <Modal
+    <ConfirmDialog
       title="Before you continue"
-      onClose={onCancel}
-      actions={
-        <>
-          <button className="btn btn-secondary" onClick={onCancel}>
-            Cancel
-          </button>
-          <button className="btn btn-primary" onClick={onContinue} disabled={busy} data-autofocus>
-            {busy ? "Opening Google..." : "Continue to Google"}
-          </button>
-        </>
-      }
+      tone="primary"
+      confirmLabel="Continue to Google"
+      busyLabel="Opening Google..."
+      busy={busy}
+      onConfirm={onContinue}
+      onCancel={onCancel}
     >
       <p>Google will ask which permissions Keepsake may have. Make sure this box is ticked:</p>
       <p className="drive-permission">
@@ -40,6 +35,6 @@ export function DriveNoticeModal({
         Keepsake can then see only the files it creates — your backups — and nothing else in your
         Drive. Without it, backups cannot be saved.
       </p>
-    </Modal>
+    </ConfirmDialog>
   );
 }
