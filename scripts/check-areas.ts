@@ -1,7 +1,8 @@
 // The server's areas (apps/server/src/<area>/) must import each other without a cycle: the
 // graph between areas stays a tree-like DAG. The composition root (context.ts, http/app.ts,
 // job-registry.ts, runtime.ts, main.ts, cli.ts) may import every area; no area imports it.
-// Type-only imports count. Exits 1 and names the cycle when there is one.
+// Type-only imports count. Exits 1 and names the cycle when there is one. Each area is imported
+// from outside only through its public surface, index.ts; the shared layers import no area.
 //
 // Second, every table has one owning area, and only that area's modules touch it: each area
 // declares the tables it owns in apps/server/src/<area>/tables.ts (`ownedTables`). A read model
@@ -30,12 +31,41 @@ const COMPOSITION = new Set([
 const areaOf = (file: string) =>
   COMPOSITION.has(file) ? "(composition root)" : (file.split("/")[0] ?? file).replace(/\.ts$/, "");
 
+// Shared layers every area may import (README "Areas import downwards"); they import no area.
+// Every other folder of src/ is an area, whose public surface is its index.ts: another area, or
+// the composition root, imports that file and nothing else of it. A new area needs no entry.
+const SHARED_LAYERS = new Set([
+  "lib",
+  "db",
+  "providers",
+  "http",
+  "jobs",
+  "config",
+  "config-fields",
+]);
+const PUBLIC_SURFACE = "index.ts";
+const surfaceProblems: string[] = [];
+const checkSurface = (file: string, target: string) => {
+  const from = areaOf(file);
+  const to = areaOf(target);
+  if (from === to || SHARED_LAYERS.has(to) || to === "(composition root)") return;
+  if (SHARED_LAYERS.has(from)) {
+    surfaceProblems.push(`${file} (a shared layer) imports the ${to}/ area (${target})`);
+  } else if (target !== `${to}/${PUBLIC_SURFACE}`) {
+    surfaceProblems.push(
+      `${file} imports ${target}, inside the ${to}/ area: import ${to}/${PUBLIC_SURFACE} ` +
+        "(its public surface), exporting the name there if it is meant to be shared",
+    );
+  }
+};
+
 const files = (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
 const edges = new Map<string, Map<string, string>>();
 for (const file of files) {
   const from = areaOf(file);
   for (const [, spec] of readFileSync(join(SRC, file), "utf8").matchAll(/from "(\.[^"]+)"/g)) {
     const target = relative(SRC, normalize(join(SRC, dirname(file), spec as string)));
+    checkSurface(file, target);
     const to = areaOf(target);
     if (to === from) continue;
     if (to === "(composition root)") {
@@ -72,7 +102,23 @@ for (const area of edges.keys()) {
     process.exit(1);
   }
 }
-console.log(`✔ ${edges.size} server areas, no import cycle between them`);
+const areas = (
+  readdirSync(SRC, { withFileTypes: true }) as { name: string; isDirectory(): boolean }[]
+)
+  .filter((d) => d.isDirectory() && !SHARED_LAYERS.has(d.name))
+  .map((d) => d.name);
+for (const area of areas) {
+  if (!files.includes(`${area}/${PUBLIC_SURFACE}`)) {
+    surfaceProblems.push(`the ${area}/ area has no public surface (${area}/${PUBLIC_SURFACE})`);
+  }
+}
+if (surfaceProblems.length > 0) {
+  for (const p of surfaceProblems) console.error(`✘ ${p}`);
+  process.exit(1);
+}
+console.log(
+  `✔ ${edges.size} server areas, no import cycle between them; each imported only through its ${PUBLIC_SURFACE}`,
+);
 
 // ---------------------------------------------------------------------------------------------
 // Table ownership.

@@ -1,48 +1,70 @@
 import { hostname } from "node:os";
 import { API_RATE_LIMIT_PER_MINUTE, AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import type pg from "pg";
-import { type AccountsService, createAccountsService } from "./accounts/accounts.service.ts";
-import { type AdminService, createAdminService } from "./admin/admin.service.ts";
-import { createApiKeysRepository } from "./api-keys/api-keys.repository.ts";
-import { type ApiKeysService, createApiKeysService } from "./api-keys/api-keys.service.ts";
-import { createArchiveRepository } from "./archive/archive.repository.ts";
-import { type ArchiveService, createArchiveService } from "./archive/archive.service.ts";
-import { refreshSidecarJob, sidecarSingletonKey } from "./archive/jobs/refresh-sidecar.job.ts";
-import { type AccountMailService, createAccountMailService } from "./auth/account-mail.service.ts";
-import { createAdminRepository } from "./auth/admin-users.repository.ts";
-import { authGuards } from "./auth/auth.guards.ts";
-import { createAuthRepository } from "./auth/auth.repository.ts";
-import { type AuthService, createAuthService } from "./auth/auth.service.ts";
-import type { BackupEngine } from "./backups/backup.engine.ts";
+import { type AccountsService, createAccountsService } from "./accounts/index.ts";
+import { type AdminService, createAdminService } from "./admin/index.ts";
 import {
+  type ApiKeysService,
+  createApiKeysRepository,
+  createApiKeysService,
+} from "./api-keys/index.ts";
+import {
+  type ArchiveService,
+  createArchiveRepository,
+  createArchiveService,
+  refreshSidecarJob,
+  sidecarSingletonKey,
+} from "./archive/index.ts";
+import {
+  type AccountMailService,
+  type AuthService,
+  authGuards,
+  createAccountMailService,
+  createAdminRepository,
+  createAuthRepository,
+  createAuthService,
+} from "./auth/index.ts";
+import {
+  type BackupEngine,
+  type BackupsRepositories,
+  type BackupsService,
   backupEnqueuer,
   backupsRepository,
   createBackupsModule,
-} from "./backups/backups.module.ts";
-import type { BackupsRepositories } from "./backups/backups.repositories.ts";
-import { type BackupsService, createBackupsService } from "./backups/backups.service.ts";
-import { createFolders } from "./backups/folders.ts";
-import { createBillingRepository } from "./billing/billing.repository.ts";
-import { type BillingService, createBillingService } from "./billing/billing.service.ts";
+  createBackupsService,
+  createFolders,
+} from "./backups/index.ts";
 import {
+  type BillingService,
   type BillingWebhookService,
+  createBillingRepository,
+  createBillingService,
   createBillingWebhookService,
-} from "./billing/billing-webhook.service.ts";
-import { createCommentsRepository } from "./comments/comments.repository.ts";
-import { type CommentsService, createCommentsService } from "./comments/comments.service.ts";
-import { commentsSingletonKey, refreshCommentsJob } from "./comments/refresh-comments.job.ts";
+} from "./billing/index.ts";
+import {
+  type CommentsService,
+  commentsSingletonKey,
+  createCommentsRepository,
+  createCommentsService,
+  refreshCommentsJob,
+} from "./comments/index.ts";
 import type { Config } from "./config.ts";
-import { type Connections, createConnections } from "./connections/connections.module.ts";
-import { createConnectionsRepository } from "./connections/connections.repository.ts";
-import { createOAuthStates } from "./connections/oauth-state.ts";
-import { createPlatformSignalsRepository } from "./connections/platform-signals.repository.ts";
-import { createContactRepository } from "./contact/contact.repository.ts";
-import { type ContactService, createContactService } from "./contact/contact.service.ts";
+import {
+  type Connections,
+  createConnections,
+  createConnectionsRepository,
+  createOAuthStates,
+  createPlatformSignalsRepository,
+} from "./connections/index.ts";
+import {
+  type ContactService,
+  createContactRepository,
+  createContactService,
+} from "./contact/index.ts";
 import type { Db } from "./db/database.ts";
 import { inTransaction } from "./db/transaction.ts";
-import { createHealthService, type HealthService } from "./health/health.service.ts";
-import { createImportRepository } from "./import/import.repository.ts";
-import { createImportService, type ImportService } from "./import/import.service.ts";
+import { createHealthService, type HealthService } from "./health/index.ts";
+import { createImportRepository, createImportService, type ImportService } from "./import/index.ts";
 import { jobRegistry } from "./job-registry.ts";
 import { type AnyJob, createJobQueue, type JobQueue } from "./jobs/queue.ts";
 import type { Clock } from "./lib/clock.ts";
@@ -50,49 +72,55 @@ import { decryptSecret, encryptSecret } from "./lib/crypto.ts";
 import type { ServiceLog } from "./lib/log.ts";
 import { asError } from "./lib/log.ts";
 import type { Secrets } from "./lib/secrets.ts";
-import type { CursorListingService } from "./library/cursor-listing.service.ts";
-import type { DashboardService } from "./library/dashboard.service.ts";
-import { createLibraryModule } from "./library/library.module.ts";
-import type { LibraryRepositories } from "./library/library.repositories.ts";
-import { createPostLookupsRepository } from "./library/post-lookups.repository.ts";
-import { createMailRepository } from "./mail/mail.repository.ts";
-import { createMailService, type MailService } from "./mail/mail.service.ts";
-import { createSmtpSender } from "./mail/smtp.ts";
-import { createAlertResolution } from "./notifications/alert-resolution.ts";
-import { type Alerts, createAlerts } from "./notifications/alerts.ts";
-import { createNotificationsRepository } from "./notifications/notifications.repository.ts";
 import {
+  type CursorListingService,
+  createLibraryModule,
+  createPostLookupsRepository,
+  type DashboardService,
+  type LibraryRepositories,
+} from "./library/index.ts";
+import {
+  createMailRepository,
+  createMailService,
+  createSmtpSender,
+  type MailService,
+} from "./mail/index.ts";
+import {
+  type Alerts,
+  createAlertResolution,
+  createAlerts,
+  createNotificationsRepository,
   createNotificationsService,
   type NotificationsService,
-} from "./notifications/notifications.service.ts";
+} from "./notifications/index.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
 import { createDriveClient } from "./providers/google/drive.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createCommentsClient } from "./providers/instagram/comments.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
 import { createStripeClient } from "./providers/stripe/stripe.client.ts";
-import { createCallRecorder } from "./status/call-stats.ts";
-import { createStatusRepository } from "./status/status.repository.ts";
-import { createStatusService, type StatusService } from "./status/status.service.ts";
+import {
+  createCallRecorder,
+  createStatusRepository,
+  createStatusService,
+  type StatusService,
+} from "./status/index.ts";
 import {
   type AccountsRepository,
   createAccountsRepository,
-} from "./sync/account-directory.repository.ts";
-import { createPostsRepository } from "./sync/posts.repository.ts";
-import {
+  createPostsRepository,
   createSyncModule,
   type EngineSettings,
   engineSettings,
   type SyncModule,
-} from "./sync/sync.module.ts";
-import type { SyncRunsService } from "./sync/sync-runs.service.ts";
-import { createUserDeletionRepository } from "./users/user-deletion.repository.ts";
+  type SyncRunsService,
+} from "./sync/index.ts";
 import {
+  createUserDeletionRepository,
   createUserDeletionService,
   type UserDeletionService,
-} from "./users/user-deletion.service.ts";
-import { createRateLimiter } from "./v1/rate-limit.ts";
-import { apiKeyGuard } from "./v1/v1.auth.ts";
+} from "./users/index.ts";
+import { apiKeyGuard, createRateLimiter } from "./v1/index.ts";
 
 export interface ContextDeps {
   config: Config;

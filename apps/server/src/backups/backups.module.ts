@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Db } from "../db/database.ts";
 import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -6,11 +7,13 @@ import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { createDriveClient } from "../providers/google/drive.client.ts";
 import type { FetchLike } from "../providers/http.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
-import type { ConnectionTokens, SyncDirectory } from "../sync/engine.types.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
-import type { GraphPacer } from "../sync/graph-pacer.ts";
-import type { PostsRepository } from "../sync/posts.repository.ts";
-import type { SyncRunsRepository } from "../sync/sync-runs.repository.ts";
+import type {
+  EngineSettings,
+  GraphPacer,
+  PostsRepository,
+  SyncDirectory,
+  SyncRunsRepository,
+} from "../sync/index.ts";
 import { type BackupEngine, createBackupEngine } from "./backup.engine.ts";
 import type { BackupsRepositories } from "./backups.repositories.ts";
 import { type BackupsRepository, createBackupsRepository } from "./backups.repository.ts";

@@ -2,8 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BackupFileRow, PostRow } from "../db/sync-tables.ts";
 import { inTransaction } from "../db/transaction.ts";
-import type { PostLimit } from "../sync/posts.repository.ts";
-import { createSyncRunsRepository } from "../sync/sync-runs.repository.ts";
+import { createSyncRunsRepository, type PostLimit } from "../sync/index.ts";
 
 /** The backups and backup_files tables: claims and leases, outcomes, the files in Drive, totals. */
 export function createBackupsRepository(db: Kysely<Database>) {

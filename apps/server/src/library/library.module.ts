@@ -1,11 +1,14 @@
-import type { BackupsRepository } from "../backups/backups.repository.ts";
+import type { BackupsRepository } from "../backups/index.ts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
-import type { ConnectionTokens, SyncDirectory } from "../sync/engine.types.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
-import type { PostsRepository } from "../sync/posts.repository.ts";
-import type { SyncRunsRepository } from "../sync/sync-runs.repository.ts";
+import type {
+  EngineSettings,
+  PostsRepository,
+  SyncDirectory,
+  SyncRunsRepository,
+} from "../sync/index.ts";
 import { cursorListingQueries } from "./cursor-listing.repository.ts";
 import { type CursorListingService, createCursorListingService } from "./cursor-listing.service.ts";
 import {

@@ -3,8 +3,12 @@ import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import { asError } from "../lib/log.ts";
-import { isMailCategory, type MailCategory } from "../mail/categories.ts";
-import type { MailService, TemplateName } from "../mail/mail.service.ts";
+import {
+  isMailCategory,
+  type MailCategory,
+  type MailService,
+  type TemplateName,
+} from "../mail/index.ts";
 import type { NotificationsRepository } from "./notifications.repository.ts";
 
 /** The categories of alerts (each one a mail category the user may turn off). */

@@ -1,15 +1,11 @@
 import type { Config } from "../config.ts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Db } from "../db/database.ts";
 import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { FetchLike } from "../providers/http.ts";
 import { createMediaClient, type MediaClient } from "../providers/instagram/media.client.ts";
-import type {
-  BackupsForSync,
-  ConnectionTokens,
-  SyncArchive,
-  SyncDirectory,
-} from "./engine.types.ts";
+import type { BackupsForSync, SyncArchive, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
 import { createGraphPacer, type GraphPacer } from "./graph-pacer.ts";
 import { syncAccountJob } from "./jobs/sync-account.job.ts";
