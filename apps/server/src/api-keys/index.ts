@@ -1,5 +1,3 @@
 // The api-keys area's public surface: what other areas and the composition root may import.
-export { createApiKeysRepository } from "./api-keys.repository.ts";
-export { registerApiKeyRoutes } from "./api-keys.routes.ts";
+export { createApiKeysModule } from "./api-keys.module.ts";
 export type { ApiCaller, ApiKeysService } from "./api-keys.service.ts";
-export { createApiKeysService } from "./api-keys.service.ts";

@@ -19,7 +19,7 @@ import { statusOf } from "../http/errors.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
 import { ConnectionError } from "./connection-error.ts";
-import type { Connections } from "./connections.module.ts";
+import type { Connections } from "./connections.parts.ts";
 import type { CallbackParams } from "./oauth.service.ts";
 
 const LABEL: Record<OAuthProvider, string> = {

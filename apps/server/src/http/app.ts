@@ -2,32 +2,13 @@ import { randomUUID } from "node:crypto";
 import helmet from "@fastify/helmet";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { registerAccountRoutes } from "../accounts/index.ts";
-import { registerAdminRoutes } from "../admin/index.ts";
-import { registerApiKeyRoutes } from "../api-keys/index.ts";
-import { registerArchiveRoutes } from "../archive/index.ts";
-import { registerAuthRoutes } from "../auth/index.ts";
-import { registerBackupsRoutes } from "../backups/index.ts";
-import { automaticBackupTiers, registerBillingRoutes } from "../billing/index.ts";
-import { registerCommentsRoutes } from "../comments/index.ts";
-import { registerConnectionRoutes, registerPlatformSignalRoutes } from "../connections/index.ts";
-import { registerContactRoutes } from "../contact/index.ts";
-import type { AppContext } from "../context.ts";
-import { registerHealthStateRoutes } from "../health/index.ts";
-import { registerImportRoutes } from "../import/index.ts";
+import type { Config } from "../config.ts";
 import { AppError } from "../lib/errors.ts";
-import { registerLibraryRoutes } from "../library/index.ts";
-import { registerMailRoutes } from "../mail/index.ts";
-import { registerNotificationRoutes } from "../notifications/index.ts";
-import { registerStatusRoutes } from "../status/index.ts";
-import { registerSyncRoutes } from "../sync/index.ts";
-import { registerUserRoutes } from "../users/index.ts";
-import { registerV1Routes } from "../v1/index.ts";
 import { trustProxyOption } from "./client-address.ts";
 import { isDatabaseUnavailable, sendAppError, sendDatabaseUnavailable } from "./errors.ts";
 import { registerHealthRoutes } from "./health.ts";
 import { loggerOptions, OneLineRequestLog } from "./logging.ts";
-import { registerMetrics } from "./metrics.ts";
+import { type ClusterSources, registerMetrics } from "./metrics.ts";
 import { registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
 import { frameworkErrors, rejectUnfitText } from "./validation.ts";
@@ -48,33 +29,20 @@ export interface AppOptions {
   logger?: boolean;
 }
 
-/** Route registrars of the feature areas, called with the app and the context. */
-export type RouteRegistrar = (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+/**
+ * What the HTTP app is built from: the composition root's configuration, database pool and queue,
+ * the cluster's gauges for /metrics, and the areas' routes (registered in the root's order).
+ * Nothing here names an area: `http/` is plumbing.
+ */
+export interface HttpRoot {
+  config: Config;
+  pool: Parameters<typeof registerHealthRoutes>[1]["pool"];
+  queue: Parameters<typeof registerHealthRoutes>[1]["queue"];
+  clusterMetrics: ClusterSources;
+  registerRoutes(app: FastifyInstance): Promise<void>;
+}
 
-const registrars: RouteRegistrar[] = [
-  registerAuthRoutes,
-  registerUserRoutes,
-  registerConnectionRoutes,
-  registerPlatformSignalRoutes,
-  registerAccountRoutes,
-  registerSyncRoutes,
-  registerHealthStateRoutes,
-  registerLibraryRoutes,
-  registerBackupsRoutes,
-  registerArchiveRoutes,
-  registerAdminRoutes,
-  registerContactRoutes,
-  registerStatusRoutes,
-  registerBillingRoutes,
-  registerApiKeyRoutes,
-  registerV1Routes,
-  registerImportRoutes,
-  registerCommentsRoutes,
-  registerMailRoutes,
-  registerNotificationRoutes,
-];
-
-export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
+export async function buildApp(ctx: HttpRoot, options: AppOptions = {}) {
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(ctx.config.LOG_LEVEL),
     logController: new OneLineRequestLog(),
@@ -155,10 +123,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   rejectUnfitText(app);
   registerMetrics(app, {
     token: ctx.config.METRICS_TOKEN,
-    cluster: {
-      queueStats: () => ctx.queue.stats(),
-      syncLags: () => ctx.accountsRepo.autoSyncLags(automaticBackupTiers()),
-    },
+    cluster: ctx.clusterMetrics,
   });
   registerHealthRoutes(app, {
     pool: ctx.pool,
@@ -167,7 +132,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
       ctx.config.LIVENESS_DATABASE_SECONDS ?? (ctx.config.DATABASE_URL ? 0 : 120),
   });
 
-  for (const register of registrars) await register(app, ctx);
+  await ctx.registerRoutes(app);
   registerOpenApiRoutes(app, ctx.config.appUrl);
 
   const spa = options.webDist ? await registerSpa(app, options.webDist) : false;

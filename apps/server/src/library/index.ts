@@ -3,5 +3,4 @@ export type { CursorListingService } from "./cursor-listing.service.ts";
 export type { DashboardService } from "./dashboard.service.ts";
 export { createLibraryModule } from "./library.module.ts";
 export type { LibraryRepositories } from "./library.repositories.ts";
-export { registerLibraryRoutes } from "./library.routes.ts";
-export { createPostLookupsRepository } from "./post-lookups.repository.ts";
+export type { PostLookupsRepository } from "./post-lookups.repository.ts";

@@ -1,10 +1,6 @@
 // The mail area's public surface: what other areas and the composition root may import.
-
 export type { MailCategory } from "./categories.ts";
 export { isMailCategory } from "./categories.ts";
 export { deliverMailJob, mailSweepJob } from "./mail.jobs.ts";
-export { createMailRepository } from "./mail.repository.ts";
-export { registerMailRoutes } from "./mail.routes.ts";
+export { createMailModule } from "./mail.module.ts";
 export type { MailService, TemplateName } from "./mail.service.ts";
-export { createMailService } from "./mail.service.ts";
-export { createSmtpSender } from "./smtp.ts";

@@ -1,7 +1,5 @@
 // The sync area's public surface: what other areas and the composition root may import.
-
 export type { AccountsRepository } from "./account-directory.repository.ts";
-export { createAccountsRepository } from "./account-directory.repository.ts";
 export type { AttemptInfo, EngineLog, SyncDirectory } from "./engine.types.ts";
 export { toPostChild } from "./engine.types.ts";
 export type { EngineSettings } from "./engine-settings.ts";
@@ -13,7 +11,6 @@ export { createPostsRepository } from "./posts.repository.ts";
 export { minutesUntilNextSync } from "./schedule.ts";
 export type { SyncModule } from "./sync.module.ts";
 export { createSyncModule, engineSettings } from "./sync.module.ts";
-export { registerSyncRoutes } from "./sync.routes.ts";
 export { FROM_API_TYPE, iso, toBackup, toPost } from "./sync.shapes.ts";
 export type { SyncRunsRepository } from "./sync-runs.repository.ts";
 export { createSyncRunsRepository } from "./sync-runs.repository.ts";

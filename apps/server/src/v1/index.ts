@@ -1,4 +1,3 @@
 // The v1 area's public surface: what other areas and the composition root may import.
-export { createRateLimiter } from "./rate-limit.ts";
-export { apiKeyGuard } from "./v1.auth.ts";
-export { registerV1Routes } from "./v1.routes.ts";
+export type { V1Module } from "./v1.module.ts";
+export { createV1Module } from "./v1.module.ts";
