@@ -1,6 +1,6 @@
 // The server's areas (apps/server/src/<area>/) must import each other without a cycle: the
-// graph between areas stays a tree-like DAG. The composition root (context.ts, job-registry.ts,
-// runtime.ts, main.ts, cli.ts) may import every area; no area imports it.
+// graph between areas stays a tree-like DAG. The composition root (context.ts, app-context.ts,
+// job-registry.ts, runtime.ts, main.ts, cli.ts) may import every area; no area imports it.
 // Type-only imports count. Exits 1 and names the cycle when there is one. Each area is imported
 // from outside only through its public surface, index.ts; the shared layers import no area.
 //
@@ -19,7 +19,14 @@ import { dirname, join, normalize, relative } from "node:path";
 import { ROOT } from "./web-build.ts";
 
 const SRC = join(ROOT, "apps/server/src");
-const COMPOSITION = new Set(["context.ts", "runtime.ts", "main.ts", "cli.ts", "job-registry.ts"]);
+const COMPOSITION = new Set([
+  "context.ts",
+  "app-context.ts",
+  "runtime.ts",
+  "main.ts",
+  "cli.ts",
+  "job-registry.ts",
+]);
 
 const areaOf = (file: string) =>
   COMPOSITION.has(file) ? "(composition root)" : (file.split("/")[0] ?? file).replace(/\.ts$/, "");
