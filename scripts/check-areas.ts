@@ -1,8 +1,9 @@
 // The server's areas (apps/server/src/<area>/) must import each other without a cycle: the
-// graph between areas stays a tree-like DAG. The composition root (context.ts, http/app.ts,
+// graph between areas stays a tree-like DAG. The composition root (context.ts, app-context.ts,
 // job-registry.ts, runtime.ts, main.ts, cli.ts) may import every area; no area imports it.
-// Type-only imports count. Exits 1 and names the cycle when there is one. Each area's tables.ts
-// (table names and row types) belongs to the db/ layer here.
+// Type-only imports count. Exits 1 and names the cycle when there is one. Each area is imported
+// from outside only through its public surface, index.ts (or its tables.ts, which belongs to the
+// db/ layer here: table names and row types); the shared layers import no area.
 //
 // Second, every table has one owning area, and only that area's modules touch it: each area
 // declares the tables it owns in apps/server/src/<area>/tables.ts (`ownedTables`). A read model
@@ -22,10 +23,10 @@ import { ROOT } from "./web-build.ts";
 const SRC = join(ROOT, "apps/server/src");
 const COMPOSITION = new Set([
   "context.ts",
+  "app-context.ts",
   "runtime.ts",
   "main.ts",
   "cli.ts",
-  "http/app.ts",
   "job-registry.ts",
 ]);
 
@@ -41,12 +42,42 @@ const areaOf = (file: string) =>
       ? "db"
       : (file.split("/")[0] ?? file).replace(/\.ts$/, "");
 
+// Shared layers every area may import (README "Areas import downwards"); they import no area.
+// Every other folder of src/ is an area, whose public surface is its index.ts: another area, or
+// the composition root, imports that file and nothing else of it. A new area needs no entry.
+const SHARED_LAYERS = new Set([
+  "lib",
+  "db",
+  "providers",
+  "http",
+  "jobs",
+  "config",
+  "config-fields",
+  "area-module",
+]);
+const PUBLIC_SURFACE = "index.ts";
+const surfaceProblems: string[] = [];
+const checkSurface = (file: string, target: string) => {
+  const from = areaOf(file);
+  const to = areaOf(target);
+  if (from === to || SHARED_LAYERS.has(to) || to === "(composition root)") return;
+  if (SHARED_LAYERS.has(from)) {
+    surfaceProblems.push(`${file} (a shared layer) imports the ${to}/ area (${target})`);
+  } else if (target !== `${to}/${PUBLIC_SURFACE}`) {
+    surfaceProblems.push(
+      `${file} imports ${target}, inside the ${to}/ area: import ${to}/${PUBLIC_SURFACE} ` +
+        "(its public surface), exporting the name there if it is meant to be shared",
+    );
+  }
+};
+
 const files = (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
 const edges = new Map<string, Map<string, string>>();
 for (const file of files) {
   const from = areaOf(file);
   for (const [, spec] of readFileSync(join(SRC, file), "utf8").matchAll(/from "(\.[^"]+)"/g)) {
     const target = relative(SRC, normalize(join(SRC, dirname(file), spec as string)));
+    checkSurface(file, target);
     const to = areaOf(target);
     if (/\/tables\.ts$/.test(file) && to !== "db") {
       console.error(`✘ ${file} imports ${target}: a tables.ts names only db/ and other tables`);
@@ -87,7 +118,23 @@ for (const area of edges.keys()) {
     process.exit(1);
   }
 }
-console.log(`✔ ${edges.size} server areas, no import cycle between them`);
+const areas = (
+  readdirSync(SRC, { withFileTypes: true }) as { name: string; isDirectory(): boolean }[]
+)
+  .filter((d) => d.isDirectory() && !SHARED_LAYERS.has(d.name))
+  .map((d) => d.name);
+for (const area of areas) {
+  if (!files.includes(`${area}/${PUBLIC_SURFACE}`)) {
+    surfaceProblems.push(`the ${area}/ area has no public surface (${area}/${PUBLIC_SURFACE})`);
+  }
+}
+if (surfaceProblems.length > 0) {
+  for (const p of surfaceProblems) console.error(`✘ ${p}`);
+  process.exit(1);
+}
+console.log(
+  `✔ ${areas.length} server areas, no import cycle between them; each imported only through its ${PUBLIC_SURFACE}`,
+);
 
 // ---------------------------------------------------------------------------------------------
 // Table ownership.

@@ -1,4 +1,4 @@
-import { createAdminRepository } from "./auth/admin-users.repository.ts";
+import { createAdminRepository } from "./auth/index.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./runtime.ts";
 

@@ -1,13 +1,12 @@
-import { refreshSidecarJob } from "./archive/jobs/refresh-sidecar.job.ts";
-import { accountMailJob } from "./auth/account-mail.job.ts";
-import { backupPostJob } from "./backups/jobs/backup-post.job.ts";
-import { refreshCommentsJob } from "./comments/refresh-comments.job.ts";
-import { refreshInstagramTokensJob } from "./connections/refresh-instagram-tokens.job.ts";
-import { deliverMailJob, mailSweepJob } from "./mail/mail.jobs.ts";
-import { alertsCheckJob, weeklyDigestJob } from "./notifications/alerts.jobs.ts";
-import { statusSampleJob } from "./status/status-sample.job.ts";
-import { syncAccountJob } from "./sync/jobs/sync-account.job.ts";
-import { syncSchedulerJob } from "./sync/jobs/sync-scheduler.job.ts";
+import { refreshSidecarJob } from "./archive/index.ts";
+import { accountMailJob } from "./auth/index.ts";
+import { backupPostJob } from "./backups/index.ts";
+import { refreshCommentsJob } from "./comments/index.ts";
+import { refreshInstagramTokensJob } from "./connections/index.ts";
+import { deliverMailJob, mailSweepJob } from "./mail/index.ts";
+import { alertsCheckJob, weeklyDigestJob } from "./notifications/index.ts";
+import { statusSampleJob } from "./status/index.ts";
+import { syncAccountJob, syncSchedulerJob } from "./sync/index.ts";
 
 /**
  * Every background job Keepsake runs, one file each under jobs/. A job added here gets its

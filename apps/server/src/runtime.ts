@@ -2,7 +2,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { type Config, sandboxBilling, sandboxProviders } from "./config.ts";
-import { platformSignalUrls } from "./connections/platform-signals.routes.ts";
+import { platformSignalUrls } from "./connections/index.ts";
 import { type AppContext, type ContextDeps, createContext } from "./context.ts";
 import { connectDatabase, type DatabaseHandle } from "./db/database.ts";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.ts";

@@ -4,9 +4,8 @@ import {
   pausedAccountMessages,
   type SubscriptionTier,
 } from "@keepsake/contracts";
-import { accountLimit, normalizeTier } from "../billing/tier-rules.ts";
-import type { AccountProfilesService } from "../connections/account-profiles.service.ts";
-import { instagramHealth } from "../connections/connection-rules.ts";
+import { accountLimit, normalizeTier } from "../billing/index.ts";
+import { type AccountProfilesService, instagramHealth } from "../connections/index.ts";
 import type { InstagramAccountRow } from "../connections/tables.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";

@@ -4,13 +4,12 @@ import {
   type DeletionResponse,
   type User,
 } from "@keepsake/contracts";
-import type { AdminRepository } from "../auth/admin-users.repository.ts";
-import type { AuthService, Principal } from "../auth/auth.service.ts";
+import type { AdminRepository, AuthService, Principal } from "../auth/index.ts";
 import type { UserRow } from "../auth/tables.ts";
 import type { JobQueue } from "../jobs/queue.ts";
 import { AppError } from "../lib/errors.ts";
-import { syncAccountJob } from "../sync/jobs/sync-account.job.ts";
-import type { UserDeletionService } from "../users/user-deletion.service.ts";
+import { syncAccountJob } from "../sync/index.ts";
+import type { UserDeletionService } from "../users/index.ts";
 
 export interface AdminServiceDeps {
   repo: AdminRepository;

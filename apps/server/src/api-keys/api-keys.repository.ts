@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { createPlansRepository } from "../auth/plans.repository.ts";
+import { createPlansRepository } from "../auth/index.ts";
 import type { Db } from "../db/database.ts";
 import { underLimitLocks } from "../db/limits.ts";
 import type { ApiKeyRow } from "./tables.ts";

@@ -8,7 +8,7 @@ import {
   apiKeyMessages as m,
   type SubscriptionTier,
 } from "@keepsake/contracts";
-import { hasApiAccess } from "../billing/tier-rules.ts";
+import { hasApiAccess } from "../billing/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ApiKeysRepository } from "./api-keys.repository.ts";

@@ -5,7 +5,7 @@ import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
-import type { MailService } from "../mail/mail.service.ts";
+import type { MailService } from "../mail/index.ts";
 import { accountMailJob } from "./account-mail.job.ts";
 import type { AuthRepository } from "./auth.repository.ts";
 import { hashPassword, type Principal } from "./auth.service.ts";

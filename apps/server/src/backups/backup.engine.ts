@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { syncMessages as m } from "@keepsake/contracts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
 import type {
@@ -11,12 +12,11 @@ import type { MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type {
   AttemptInfo,
-  ConnectionTokens,
   EngineLog,
+  EngineSettings,
+  GraphPacer,
   SyncDirectory,
-} from "../sync/engine.types.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
-import type { GraphPacer } from "../sync/graph-pacer.ts";
+} from "../sync/index.ts";
 import type { PostRow } from "../sync/tables.ts";
 import type { BackupsRepositories } from "./backups.repositories.ts";
 import { type DriveCall, driveCallerFor } from "./drive-caller.ts";

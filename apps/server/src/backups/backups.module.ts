@@ -1,19 +1,26 @@
-import type { Config } from "../config.ts";
+import type { FastifyInstance } from "fastify";
+import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
+import type { AuthGuards } from "../auth/index.ts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Db } from "../db/database.ts";
 import type { JobSender } from "../jobs/job.ts";
-import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
+import { createHook, type Listen } from "../lib/hooks.ts";
+import type { Secrets } from "../lib/secrets.ts";
 import { createDriveClient } from "../providers/google/drive.client.ts";
-import type { FetchLike } from "../providers/http.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
-import type { ConnectionTokens, SyncDirectory } from "../sync/engine.types.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
-import type { GraphPacer } from "../sync/graph-pacer.ts";
-import type { PostsRepository } from "../sync/posts.repository.ts";
-import type { SyncRunsRepository } from "../sync/sync-runs.repository.ts";
+import type {
+  EngineSettings,
+  GraphPacer,
+  PostsRepository,
+  SyncDirectory,
+  SyncRunsRepository,
+} from "../sync/index.ts";
 import { type BackupEngine, createBackupEngine } from "./backup.engine.ts";
 import type { BackupsRepositories } from "./backups.repositories.ts";
 import { type BackupsRepository, createBackupsRepository } from "./backups.repository.ts";
+import { registerBackupsRoutes } from "./backups.routes.ts";
+import { type BackupsService, createBackupsService } from "./backups.service.ts";
 import { createDriveFoldersRepository } from "./drive-folders.repository.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
 import type { FailedBackupEvent } from "./outcome.ts";
@@ -22,6 +29,24 @@ import type { FailedBackupEvent } from "./outcome.ts";
 export interface BackupsModule {
   backupEngine: BackupEngine;
   repos: BackupsRepositories;
+  /** Retries of one backup or of every failed one. */
+  service: BackupsService;
+  /** What areas built later are told: a backup that ended failed (listeners must not throw). */
+  events: { failed: Listen<[failed: FailedBackupEvent]> };
+  routes(app: FastifyInstance, guards: AuthGuards): void;
+}
+
+/**
+ * The backups area's first step, built before the sync area: its repository (which sync asks
+ * for claims) and the queueing of backups (which sync hands the claimed posts to).
+ */
+export interface BackupsStore {
+  repo: BackupsRepository;
+  enqueue(postIds: string[]): Promise<void>;
+}
+
+export function createBackupsStore(deps: { db: Db; queue: JobSender }): BackupsStore {
+  return { repo: backupsRepository(deps.db), enqueue: backupEnqueuer(deps.queue) };
 }
 
 /** The backups and backup_files tables' repository (sync asks it for claims and retries). */
@@ -41,60 +66,68 @@ export function backupEnqueuer(queue: JobSender) {
   };
 }
 
-/** Wires the Drive client and the backup engine. */
-export function createBackupsModule(deps: {
-  db: Db;
-  clock: Clock;
-  config: Config;
-  backups: BackupsRepository;
-  /** The sync area's: posts to back up, runs to count in, the Graph client and its pacer. */
-  posts: PostsRepository;
-  runs: SyncRunsRepository;
-  media: MediaClient;
-  pacer: GraphPacer;
-  connections: ConnectionTokens;
-  directory: SyncDirectory;
-  settings: EngineSettings;
-  /** AES-256-GCM key: resumable upload session URIs are write capabilities, sealed at rest. */
-  encryptionKey: Buffer;
-  /** What the archive area adds to a post's sidecar (issue 30). */
-  sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
-  log?: { warn(obj: object, msg: string): void };
-  fetchFor?: (provider: "instagram" | "google") => FetchLike;
-  /** Told the outcome of each streamed Drive upload (`fetchFor` does not see them). */
-  streamedFor?: (provider: "google") => (failed: boolean) => void;
-  /** Told of every backup that ends failed (the notifications area's alerts). */
-  onBackupFailed?: (failed: FailedBackupEvent) => Promise<void>;
-}): BackupsModule {
+/** The backups area's second step, after the sync area: the Drive client and the engine. */
+export function createBackupsModule(
+  deps: ModuleBase & {
+    secrets: Pick<Secrets, "encryptionKey">;
+    calls: ProviderCalls;
+    settings: EngineSettings;
+    store: BackupsStore;
+    /** The sync area's: posts to back up, runs to count in, the Graph client and its pacer. */
+    sync: {
+      repos: { posts: PostsRepository; runs: SyncRunsRepository };
+      media: MediaClient;
+      pacer: GraphPacer;
+      directory: SyncDirectory;
+    };
+    connections: { engineTokens: ConnectionTokens };
+    /** What the archive area adds to a post's sidecar (issue 30). */
+    sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
+  },
+): BackupsModule {
+  const { sync, store } = deps;
   const drive = createDriveClient(
     { apisUrl: `${deps.config.providers.google.apisUrl}` },
-    {
-      ...(deps.fetchFor ? { fetch: deps.fetchFor("google") } : {}),
-      ...(deps.streamedFor ? { recordStreamed: deps.streamedFor("google") } : {}),
-    },
+    { fetch: deps.calls.fetchFor("google"), recordStreamed: deps.calls.streamedFor("google") },
   );
   const repos: BackupsRepositories = {
-    posts: deps.posts,
-    runs: deps.runs,
-    backups: deps.backups,
+    posts: sync.repos.posts,
+    runs: sync.repos.runs,
+    backups: store.repo,
     folders: createDriveFoldersRepository(deps.db),
   };
+  const failed = createHook<[FailedBackupEvent]>();
+  // AES-256-GCM: resumable upload session URIs are write capabilities, sealed at rest.
+  const key = deps.secrets.encryptionKey;
   const backupEngine = createBackupEngine({
     repos,
-    directory: deps.directory,
-    connections: deps.connections,
-    media: deps.media,
+    directory: sync.directory,
+    connections: deps.connections.engineTokens,
+    media: sync.media,
     drive,
-    pacer: deps.pacer,
+    pacer: sync.pacer,
     clock: deps.clock,
     settings: deps.settings,
     sessions: {
-      seal: (uri) => encryptSecret(deps.encryptionKey, uri),
-      open: (sealed) => decryptSecret(deps.encryptionKey, sealed),
+      seal: (uri) => encryptSecret(key, uri),
+      open: (sealed) => decryptSecret(key, sealed),
     },
     ...(deps.sidecarFields ? { sidecarFields: deps.sidecarFields } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
-    ...(deps.onBackupFailed ? { onFailed: deps.onBackupFailed } : {}),
+    ...logOf(deps),
+    onFailed: failed,
   });
-  return { backupEngine, repos };
+  const service = createBackupsService({
+    backups: store.repo,
+    posts: sync.repos.posts,
+    directory: sync.directory,
+    clock: deps.clock,
+    enqueueBackups: store.enqueue,
+  });
+  return {
+    backupEngine,
+    repos,
+    service,
+    events: { failed },
+    routes: (app, guards) => registerBackupsRoutes(app, { backups: service, guards }),
+  };
 }

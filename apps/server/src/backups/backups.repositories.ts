@@ -1,5 +1,4 @@
-import type { PostsRepository } from "../sync/posts.repository.ts";
-import type { SyncRunsRepository } from "../sync/sync-runs.repository.ts";
+import type { PostsRepository, SyncRunsRepository } from "../sync/index.ts";
 import type { BackupsRepository } from "./backups.repository.ts";
 import type { DriveFoldersRepository } from "./drive-folders.repository.ts";
 

@@ -1,8 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { inTransaction } from "../db/transaction.ts";
-import type { PostLimit } from "../sync/posts.repository.ts";
-import { createSyncRunsRepository } from "../sync/sync-runs.repository.ts";
+import { createSyncRunsRepository, type PostLimit } from "../sync/index.ts";
 import type { PostRow } from "../sync/tables.ts";
 import { createBackupStats } from "./backup-stats.ts";
 import type { BackupFileRow } from "./tables.ts";

@@ -7,10 +7,9 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AuthGuards } from "../auth/auth.guards.ts";
-import { principalOf } from "../auth/auth.guards.ts";
+import { type AuthGuards, principalOf } from "../auth/index.ts";
+import { scopedToPlan } from "../billing/index.ts";
 import { AppError } from "../lib/errors.ts";
-import { scopedToPlan } from "../sync/sync.routes.ts";
 import type { BackupsService } from "./backups.service.ts";
 
 // Path parameters are checked in the handler: a malformed id names nothing (404, not 422).

@@ -5,9 +5,7 @@ import {
 } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
-import type { SyncDirectory } from "../sync/engine.types.ts";
-import type { PostsRepository } from "../sync/posts.repository.ts";
-import { toBackup } from "../sync/sync.shapes.ts";
+import { type PostsRepository, type SyncDirectory, toBackup } from "../sync/index.ts";
 import type { BackupsRepository } from "./backups.repository.ts";
 
 export interface BackupsServiceDeps {

@@ -1,9 +1,9 @@
+import type { ConnectionTokens } from "../connections/index.ts";
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { abortableSleep, withBackoff } from "../providers/retry.ts";
-import type { ConnectionTokens } from "../sync/engine.types.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
+import type { EngineSettings } from "../sync/index.ts";
 
 /** Google refused the grant for good: every backup of the user stops until they reconnect. */
 export class GoogleRevokedError extends Error {}

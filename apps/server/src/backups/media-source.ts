@@ -1,11 +1,14 @@
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type MediaClient, MediaUrlExpiredError } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { abortableSleep, withBackoff } from "../providers/retry.ts";
-import { type ConnectionTokens, toPostChild } from "../sync/engine.types.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
-import type { GraphPacer } from "../sync/graph-pacer.ts";
-import type { PostsRepository } from "../sync/posts.repository.ts";
+import {
+  type EngineSettings,
+  type GraphPacer,
+  type PostsRepository,
+  toPostChild,
+} from "../sync/index.ts";
 import type { PostChild, PostRow } from "../sync/tables.ts";
 import { type BackupItem, coverUrl } from "./naming.ts";
 

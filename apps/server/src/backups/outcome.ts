@@ -1,15 +1,11 @@
 import { syncMessages as m } from "@keepsake/contracts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { backupsFinished } from "../lib/metrics.ts";
 import { backupRetryWords, reconnectWords } from "../providers/failure-words.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
 import { DeferError } from "../providers/retry.ts";
-import type {
-  AttemptInfo,
-  ConnectionTokens,
-  EngineLog,
-  SyncDirectory,
-} from "../sync/engine.types.ts";
+import type { AttemptInfo, EngineLog, SyncDirectory } from "../sync/index.ts";
 import type { BackupsRepository } from "./backups.repository.ts";
 import { GoogleRevokedError } from "./drive-caller.ts";
 import type { ItemResult } from "./ledger.ts";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { DriveClient, DriveFile } from "../providers/google/drive.client.ts";
 import { isRetryable, ProviderError, retryAfterOf } from "../providers/provider-error.ts";
 import { abortableSleep, backoffDelay } from "../providers/retry.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
+import type { EngineSettings } from "../sync/index.ts";
 import type { DriveCall } from "./drive-caller.ts";
 
 /** The resumable session is gone (expired or unknown): the item starts over. */

@@ -9,7 +9,7 @@ import {
 } from "../providers/google/drive.client.ts";
 import { isRetryable, ProviderError, retryAfterOf } from "../providers/provider-error.ts";
 import { abortableSleep, backoffDelay } from "../providers/retry.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
+import type { EngineSettings } from "../sync/index.ts";
 import type { DriveCall } from "./drive-caller.ts";
 import type { ItemResult, Ledger } from "./ledger.ts";
 import type { BackupItem } from "./naming.ts";

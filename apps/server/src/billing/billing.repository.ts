@@ -1,5 +1,5 @@
 import { type Insertable, sql } from "kysely";
-import { createPlansRepository } from "../auth/plans.repository.ts";
+import { createPlansRepository } from "../auth/index.ts";
 import type { Db } from "../db/database.ts";
 import { inTransaction } from "../db/transaction.ts";
 import type { SubscriptionsTable } from "./tables.ts";

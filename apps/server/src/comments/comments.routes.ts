@@ -8,8 +8,7 @@ import {
 } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import type { AuthGuards } from "../auth/auth.guards.ts";
-import { principalOf } from "../auth/auth.guards.ts";
+import { type AuthGuards, principalOf } from "../auth/index.ts";
 import type { CommentsService } from "./comments.service.ts";
 
 const tags = ["comments"];

@@ -1,5 +1,5 @@
 import { connectionMessages as m, type SubscriptionTier } from "@keepsake/contracts";
-import { accountLimit } from "../billing/tier-rules.ts";
+import { accountLimit } from "../billing/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { InstagramProfile } from "../providers/instagram/instagram.client.ts";

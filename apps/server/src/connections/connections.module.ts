@@ -1,166 +1,94 @@
-import { createHash } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
+import type { AuthGuards } from "../auth/index.ts";
+import { createHook, type Listen } from "../lib/hooks.ts";
+import type { Secrets } from "../lib/secrets.ts";
+import { createFacebookClient } from "../providers/facebook/facebook.client.ts";
+import { createGoogleOAuthClient } from "../providers/google/google-oauth.client.ts";
+import { createInstagramClient } from "../providers/instagram/instagram.client.ts";
+import type { ConnectionTokens } from "./connection-tokens.ts";
+import { type Connections, createConnections, type LostConnection } from "./connections.parts.ts";
 import {
-  type AccountProfilesService,
-  createAccountProfilesService,
-} from "./account-profiles.service.ts";
-import {
-  type ConnectionHealthService,
-  createConnectionHealthService,
-} from "./connection-health.service.ts";
-import type { ConnectionsRepository } from "./connections.repository.ts";
-import { createOAuthService, type OAuthService, type OAuthServiceDeps } from "./oauth.service.ts";
-import type { PlatformSignalsRepository } from "./platform-signals.repository.ts";
-import {
-  createPlatformSignals,
-  type MetaApp,
-  type PlatformSignals,
-} from "./platform-signals.service.ts";
-import type { InstagramAccountRow } from "./tables.ts";
-import { createTokenCustody, type TokenCustody } from "./token-custody.service.ts";
+  type ConnectionsRepository,
+  createConnectionsRepository,
+} from "./connections.repository.ts";
+import { registerConnectionRoutes } from "./connections.routes.ts";
+import { createOAuthStates } from "./oauth-state.ts";
+import { createPlatformSignalsRepository } from "./platform-signals.repository.ts";
+import { registerPlatformSignalRoutes } from "./platform-signals.routes.ts";
 
-/** The connections area, one part per concern; callers receive the part they use. */
-export interface Connections {
-  /** Starting and completing a connection (routes). */
-  oauth: OAuthService;
-  /** Sealed tokens: usable ones for the engines, renewal, revocation (jobs, user deletion). */
-  tokens: TokenCustody;
-  /** The connected accounts and their profile data (accounts area, auth, sync). */
-  profiles: AccountProfilesService;
-  /** Status and health of the connections; marks of access that ended (dashboard, engines). */
-  health: ConnectionHealthService;
-  /** What Meta's callbacks and Google's security events say of the grants (routes). */
-  signals: PlatformSignals;
+/** The connections area as the composition root builds it: its parts, its repository, its events. */
+export interface ConnectionsModule extends Connections {
+  /** The connections' rows (the plan and accounts other areas read, the account limit). */
+  repo: ConnectionsRepository;
+  /** What the sync and backup engines use of the parts. */
+  engineTokens: ConnectionTokens;
+  /** What areas built later are told (their modules add a listener). */
+  events: {
+    /** A connection was made (the OAuth callback): Google when `accountIds` is undefined. */
+    connected: Listen<[userId: string, accountIds: string[] | undefined]>;
+    /** Instagram accounts were disconnected (before a freed slot resumes a paused account). */
+    disconnected: Listen<[userId: string, accountLimit: number]>;
+    /** A provider ended a connection; once per grant. */
+    needsReconnection: Listen<[lost: LostConnection]>;
+  };
+  routes(app: FastifyInstance, guards: AuthGuards): void;
 }
 
-/** What the OAuth flows need (the token custody is made here), plus the sealing key. */
-export interface ConnectionsDeps extends Omit<OAuthServiceDeps, "tokens"> {
-  /** AES-256-GCM key the tokens are sealed with at rest. */
-  encryptionKey: Buffer;
-  /** Called after Instagram accounts were disconnected: a freed slot resumes a paused account. */
-  onDisconnected?: (userId: string, accountLimit: number) => Promise<unknown>;
-  /**
-   * Called each time a connection is marked as needing reconnection (a provider refused or
-   * ended its token), with what identifies that grant: the same grant marked again reports the
-   * same `grant`. Must not throw (the notifications area's alert).
-   */
-  onNeedsReconnection?: (lost: LostConnection) => Promise<void>;
-  /** Meta's deletion requests and the lookups of its callbacks and Google's security events. */
-  signalsRepo: PlatformSignalsRepository;
-  /** The app secrets Meta signs its callbacks with, and the client id Google addresses. */
-  metaSecrets: Record<MetaApp, string | undefined>;
-  googleClientId: string | undefined;
-}
-
-/**
- * A connection the provider ended, as `onNeedsReconnection` reports it (the notifications
- * area's connection alert takes it from here).
- */
-export interface LostConnection {
-  provider: "instagram" | "google";
-  userId: string;
-  /** The Instagram account's id, or the user's id for Google. */
-  subjectId: string;
-  /** "@username" or the Google address. */
-  label: string;
-  /** Why, as the connection recorded it (`status_reason`); null when it kept no words. */
-  reason: string | null;
-  /** Identifies the grant: the token's issue time (Instagram), a hash of the sealed refresh token (Google). */
-  grant: string;
-}
-
-/**
- * The repository, reporting every write that leaves a connection needing reconnection (every
- * path that marks one goes through these three writes).
- */
-function watchReconnections(
-  repo: ConnectionsRepository,
-  report: (lost: LostConnection) => Promise<void>,
-): ConnectionsRepository {
-  const instagram = (a: InstagramAccountRow) =>
-    report({
-      provider: "instagram",
-      userId: a.user_id,
-      subjectId: a.id,
-      label: `@${a.username}`,
-      reason: a.status_reason,
-      grant: new Date(a.token_issued_at).toISOString(),
-    });
+/** Builds the connections area from the provider settings and the call counter. */
+export function createConnectionsModule(
+  deps: ModuleBase & { secrets: Secrets; calls: Pick<ProviderCalls, "fetchFor"> },
+): ConnectionsModule {
+  const providers = deps.config.providers;
+  const repo = createConnectionsRepository(deps.db);
+  const connected = createHook<[string, string[] | undefined]>();
+  const disconnected = createHook<[string, number]>();
+  const needsReconnection = createHook<[LostConnection]>();
+  const parts = createConnections({
+    repo,
+    states: createOAuthStates({ repo, clock: deps.clock, key: deps.secrets.jwtSecret }),
+    clock: deps.clock,
+    encryptionKey: deps.secrets.encryptionKey,
+    appUrl: deps.config.appUrl,
+    signalsRepo: createPlatformSignalsRepository(deps.db),
+    metaSecrets: {
+      instagram: providers.instagram.clientSecret,
+      facebook: providers.facebook.appSecret,
+    },
+    googleClientId: providers.google.clientId,
+    instagram: createInstagramClient(
+      { ...providers.instagram, graphVersion: providers.graphVersion },
+      deps.calls.fetchFor("instagram"),
+    ),
+    facebook: createFacebookClient(
+      { ...providers.facebook, graphVersion: providers.graphVersion },
+      deps.calls.fetchFor("instagram"),
+    ),
+    google: createGoogleOAuthClient(providers.google, deps.calls.fetchFor("google")),
+    ...logOf(deps),
+    onConnected: connected,
+    onNeedsReconnection: needsReconnection,
+    // The listeners first (a disconnected account's running syncs end), then a freed slot
+    // resumes a paused account.
+    onDisconnected: async (userId, limit) => {
+      await disconnected(userId, limit);
+      await repo.applyAccountLimit(userId, limit);
+    },
+  });
   return {
-    ...repo,
-    async updateInstagramAccount(id, update, now) {
-      const row = await repo.updateInstagramAccount(id, update, now);
-      if (row && update.status === "needs_reconnection") await instagram(row);
-      return row;
+    ...parts,
+    repo,
+    engineTokens: {
+      googleAccessToken: parts.tokens.googleAccessToken,
+      instagramAccessToken: parts.tokens.instagramAccessToken,
+      openInstagramToken: parts.tokens.openInstagramToken,
+      markInstagramNeedsReconnection: parts.health.markInstagramNeedsReconnection,
+      refreshStaleProfiles: parts.profiles.refreshStaleProfiles,
     },
-    async markExpired(now, reason) {
-      const rows = await repo.markExpired(now, reason);
-      for (const row of rows) await instagram(row);
-      return rows;
-    },
-    async updateGoogleConnection(userId, update, now) {
-      const row = await repo.updateGoogleConnection(userId, update, now);
-      if (row && update.status === "needs_reconnection") {
-        await report({
-          provider: "google",
-          userId: row.user_id,
-          subjectId: row.user_id,
-          label: row.google_email,
-          reason: row.status_reason,
-          grant: createHash("sha256")
-            .update(row.refresh_token_encrypted)
-            .digest("hex")
-            .slice(0, 16),
-        });
-      }
-      return row;
+    events: { connected, disconnected, needsReconnection },
+    routes(app, guards) {
+      registerConnectionRoutes(app, { connections: parts, guards });
+      registerPlatformSignalRoutes(app, { connections: parts });
     },
   };
-}
-
-/** Wires the four parts of the connections area over one repository. */
-export function createConnections(deps: ConnectionsDeps): Connections {
-  const { clock } = deps;
-  const repo = deps.onNeedsReconnection
-    ? watchReconnections(deps.repo, deps.onNeedsReconnection)
-    : deps.repo;
-  const log = deps.log ? { log: deps.log } : {};
-  const tokens = createTokenCustody({
-    repo,
-    clock,
-    encryptionKey: deps.encryptionKey,
-    instagram: deps.instagram,
-    facebook: deps.facebook,
-    google: deps.google,
-    ...log,
-  });
-  const oauth = createOAuthService({
-    repo,
-    states: deps.states,
-    clock,
-    tokens,
-    appUrl: deps.appUrl,
-    instagram: deps.instagram,
-    facebook: deps.facebook,
-    google: deps.google,
-    ...log,
-    ...(deps.onConnected ? { onConnected: deps.onConnected } : {}),
-  });
-  const profiles = createAccountProfilesService({
-    repo,
-    clock,
-    tokens,
-    ...(deps.onDisconnected ? { onDisconnected: deps.onDisconnected } : {}),
-  });
-  const health = createConnectionHealthService({ repo, clock, tokens });
-  const signals = createPlatformSignals({
-    repo,
-    signals: deps.signalsRepo,
-    clock,
-    appUrl: deps.appUrl,
-    metaSecrets: deps.metaSecrets,
-    googleClientId: deps.googleClientId,
-    google: deps.google,
-    disconnect: (userId, accountId) => profiles.disconnectInstagram(userId, accountId),
-  });
-  return { oauth, tokens, profiles, health, signals };
 }

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { createPlansRepository } from "../auth/plans.repository.ts";
+import { createPlansRepository } from "../auth/index.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { inTransaction } from "../db/transaction.ts";

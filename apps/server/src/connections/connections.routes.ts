@@ -14,13 +14,12 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AuthGuards } from "../auth/auth.guards.ts";
-import { principalOf } from "../auth/auth.guards.ts";
+import { type AuthGuards, principalOf } from "../auth/index.ts";
 import { statusOf } from "../http/errors.ts";
 import { PUBLIC } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
 import { ConnectionError } from "./connection-error.ts";
-import type { Connections } from "./connections.module.ts";
+import type { Connections } from "./connections.parts.ts";
 import type { CallbackParams } from "./oauth.service.ts";
 
 const LABEL: Record<OAuthProvider, string> = {

@@ -9,7 +9,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { PUBLIC } from "../http/openapi.ts";
-import type { Connections } from "./connections.module.ts";
+import type { Connections } from "./connections.parts.ts";
 
 const tags = ["platform signals"];
 /** A signed request or a security event token is a few hundred bytes. */

@@ -9,8 +9,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AuthGuards } from "../auth/auth.guards.ts";
-import { principalOf } from "../auth/auth.guards.ts";
+import { type AuthGuards, principalOf } from "../auth/index.ts";
 import type { Config } from "../config.ts";
 import { BODY_LIMITS } from "../http/body-limits.ts";
 import { clientOf } from "../http/client-address.ts";

@@ -3,7 +3,7 @@ import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import { asError } from "../lib/log.ts";
-import type { MailService } from "../mail/mail.service.ts";
+import type { MailService } from "../mail/index.ts";
 import type { ContactRepository } from "./contact.repository.ts";
 
 const HOUR_MS = 3_600_000;

@@ -1,8 +1,7 @@
 import { syncHealth } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import type { AuthGuards } from "../auth/auth.guards.ts";
-import { principalOf } from "../auth/auth.guards.ts";
+import { type AuthGuards, principalOf } from "../auth/index.ts";
 import type { HealthService } from "./health.service.ts";
 
 /** What these routes use of the application. */

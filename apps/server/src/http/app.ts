@@ -2,34 +2,13 @@ import { randomUUID } from "node:crypto";
 import helmet from "@fastify/helmet";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { registerAccountRoutes } from "../accounts/accounts.routes.ts";
-import { registerAdminRoutes } from "../admin/admin.routes.ts";
-import { registerApiKeyRoutes } from "../api-keys/api-keys.routes.ts";
-import { registerArchiveRoutes } from "../archive/archive.routes.ts";
-import { registerAuthRoutes } from "../auth/auth.routes.ts";
-import { registerBackupsRoutes } from "../backups/backups.routes.ts";
-import { registerBillingRoutes } from "../billing/billing.routes.ts";
-import { automaticBackupTiers } from "../billing/tier-rules.ts";
-import { registerCommentsRoutes } from "../comments/comments.routes.ts";
-import { registerConnectionRoutes } from "../connections/connections.routes.ts";
-import { registerPlatformSignalRoutes } from "../connections/platform-signals.routes.ts";
-import { registerContactRoutes } from "../contact/contact.routes.ts";
-import type { AppContext } from "../context.ts";
-import { registerHealthStateRoutes } from "../health/health.routes.ts";
-import { registerImportRoutes } from "../import/import.routes.ts";
+import type { Config } from "../config.ts";
 import { AppError } from "../lib/errors.ts";
-import { registerLibraryRoutes } from "../library/library.routes.ts";
-import { registerMailRoutes } from "../mail/mail.routes.ts";
-import { registerNotificationRoutes } from "../notifications/notifications.routes.ts";
-import { registerStatusRoutes } from "../status/status.routes.ts";
-import { registerSyncRoutes } from "../sync/sync.routes.ts";
-import { registerUserRoutes } from "../users/users.routes.ts";
-import { registerV1Routes } from "../v1/v1.routes.ts";
 import { trustProxyOption } from "./client-address.ts";
 import { isDatabaseUnavailable, sendAppError, sendDatabaseUnavailable } from "./errors.ts";
 import { registerHealthRoutes } from "./health.ts";
 import { loggerOptions, OneLineRequestLog } from "./logging.ts";
-import { registerMetrics } from "./metrics.ts";
+import { type ClusterSources, registerMetrics } from "./metrics.ts";
 import { registerOpenApiRoutes, registerSchemas } from "./openapi.ts";
 import { registerSpa, SPA_NOT_BUILT } from "./spa.ts";
 import { frameworkErrors, rejectUnfitText } from "./validation.ts";
@@ -50,33 +29,20 @@ export interface AppOptions {
   logger?: boolean;
 }
 
-/** Route registrars of the feature areas, called with the app and the context. */
-export type RouteRegistrar = (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+/**
+ * What the HTTP app is built from: the composition root's configuration, database pool and queue,
+ * the cluster's gauges for /metrics, and the areas' routes (registered in the root's order).
+ * Nothing here names an area: `http/` is plumbing.
+ */
+export interface HttpRoot {
+  config: Config;
+  pool: Parameters<typeof registerHealthRoutes>[1]["pool"];
+  queue: Parameters<typeof registerHealthRoutes>[1]["queue"];
+  clusterMetrics: ClusterSources;
+  registerRoutes(app: FastifyInstance): Promise<void>;
+}
 
-const registrars: RouteRegistrar[] = [
-  registerAuthRoutes,
-  registerUserRoutes,
-  registerConnectionRoutes,
-  registerPlatformSignalRoutes,
-  registerAccountRoutes,
-  registerSyncRoutes,
-  registerHealthStateRoutes,
-  registerLibraryRoutes,
-  registerBackupsRoutes,
-  registerArchiveRoutes,
-  registerAdminRoutes,
-  registerContactRoutes,
-  registerStatusRoutes,
-  registerBillingRoutes,
-  registerApiKeyRoutes,
-  registerV1Routes,
-  registerImportRoutes,
-  registerCommentsRoutes,
-  registerMailRoutes,
-  registerNotificationRoutes,
-];
-
-export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
+export async function buildApp(ctx: HttpRoot, options: AppOptions = {}) {
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(ctx.config.LOG_LEVEL),
     logController: new OneLineRequestLog(),
@@ -157,10 +123,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
   rejectUnfitText(app);
   registerMetrics(app, {
     token: ctx.config.METRICS_TOKEN,
-    cluster: {
-      queueStats: () => ctx.queue.stats(),
-      syncLags: () => ctx.accountsRepo.autoSyncLags(automaticBackupTiers()),
-    },
+    cluster: ctx.clusterMetrics,
   });
   registerHealthRoutes(app, {
     pool: ctx.pool,
@@ -169,7 +132,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}) {
       ctx.config.LIVENESS_DATABASE_SECONDS ?? (ctx.config.DATABASE_URL ? 0 : 120),
   });
 
-  for (const register of registrars) await register(app, ctx);
+  await ctx.registerRoutes(app);
   registerOpenApiRoutes(app, ctx.config.appUrl);
 
   const spa = options.webDist ? await registerSpa(app, options.webDist) : false;

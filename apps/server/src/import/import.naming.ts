@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ExportItem } from "@keepsake/contracts/instagram-export";
-import { folderPath } from "../backups/naming.ts";
+import { folderPath } from "../backups/index.ts";
 import type { ImportFileRow, ImportItemRow } from "./tables.ts";
 
 /** `appProperties` key and value marking what an import put in Drive. */

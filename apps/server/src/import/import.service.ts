@@ -7,25 +7,29 @@ import {
   ExportRefusedError,
   readInstagramExport,
 } from "@keepsake/contracts/instagram-export";
-import { driveCallerFor, GoogleRevokedError } from "../backups/drive-caller.ts";
-import type { Folders } from "../backups/folders.ts";
-import type { ItemResult, Ledger, SessionSeal } from "../backups/ledger.ts";
-import type { BackupItem } from "../backups/naming.ts";
-import { ITEM_KEY, POST_KEY } from "../backups/plan.ts";
 import {
+  type BackupItem,
   createUploader,
+  driveCallerFor,
+  type Folders,
+  GoogleRevokedError,
+  ITEM_KEY,
+  type ItemResult,
   keepIfIntact,
+  type Ledger,
   type OpenSession,
+  POST_KEY,
   SessionGoneError,
-} from "../backups/upload.ts";
-import { postLimit, tierLabel } from "../billing/tier-rules.ts";
+  type SessionSeal,
+} from "../backups/index.ts";
+import { postLimit, tierLabel } from "../billing/index.ts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
 import type { DriveClient, DriveFileMetadata } from "../providers/google/drive.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
-import type { ConnectionTokens } from "../sync/engine.types.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
+import type { EngineSettings } from "../sync/index.ts";
 import {
   exportFileKey,
   exportItemKey,

@@ -5,7 +5,7 @@ import type {
   V1PostsResponse,
 } from "@keepsake/contracts";
 import { AppError } from "../lib/errors.ts";
-import { toBackup, toPost } from "../sync/sync.shapes.ts";
+import { toBackup, toPost } from "../sync/index.ts";
 import type { CursorListingRepository, Keyset } from "./cursor-listing.repository.ts";
 import { postFilter } from "./post-filter.ts";
 

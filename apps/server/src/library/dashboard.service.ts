@@ -10,17 +10,22 @@ import {
   type PostsResponse,
   SEARCH_COUNT_MIN,
 } from "@keepsake/contracts";
-import { hasAutomaticBackups, normalizeTier, postLimit } from "../billing/tier-rules.ts";
+import { hasAutomaticBackups, normalizeTier, postLimit } from "../billing/index.ts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { notRespondingTryLater, reconnectWords } from "../providers/failure-words.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import { withBackoff } from "../providers/retry.ts";
-import type { ConnectionTokens, SyncDirectory } from "../sync/engine.types.ts";
-import type { EngineSettings } from "../sync/engine-settings.ts";
-import { minutesUntilNextSync } from "../sync/schedule.ts";
-import { iso, toBackup, toPost } from "../sync/sync.shapes.ts";
+import {
+  type EngineSettings,
+  iso,
+  minutesUntilNextSync,
+  type SyncDirectory,
+  toBackup,
+  toPost,
+} from "../sync/index.ts";
 import type { LibraryRepositories } from "./library.repositories.ts";
 import type { PostKey, PostWithBackup } from "./listing.repository.ts";
 import { postFilter } from "./post-filter.ts";

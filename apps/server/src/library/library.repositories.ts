@@ -1,6 +1,5 @@
-import type { BackupsRepository } from "../backups/backups.repository.ts";
-import type { PostsRepository } from "../sync/posts.repository.ts";
-import type { SyncRunsRepository } from "../sync/sync-runs.repository.ts";
+import type { BackupsRepository } from "../backups/index.ts";
+import type { PostsRepository, SyncRunsRepository } from "../sync/index.ts";
 import type { CursorListingRepository } from "./cursor-listing.repository.ts";
 import type { ListingRepository } from "./listing.repository.ts";
 

@@ -1,5 +1,5 @@
 import type { PostMediaType } from "@keepsake/contracts";
-import { FROM_API_TYPE } from "../sync/sync.shapes.ts";
+import { FROM_API_TYPE } from "../sync/index.ts";
 import type { PostFilter } from "./listing.repository.ts";
 
 /** The posts filter of a query (the grid and /api/v1 read the same fields). */

@@ -1,5 +1,5 @@
-import type { LostConnection } from "../connections/connections.module.ts";
-import type { FailureFacts } from "../health/health.rules.ts";
+import type { LostConnection } from "../connections/index.ts";
+import type { FailureFacts } from "../health/index.ts";
 
 /** What the alerts are told by other areas, and what their checks read of them. */
 

@@ -4,7 +4,7 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /** Words and dates the alerts use (the causes' words are the health state's: health.words.ts). */
 
-export { dateWords, plural } from "../health/health.words.ts";
+export { dateWords, plural } from "../health/index.ts";
 
 export const day = (d: Date) => d.toISOString().slice(0, 10);
 

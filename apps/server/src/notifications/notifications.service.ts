@@ -2,7 +2,7 @@ import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import { asError } from "../lib/log.ts";
-import type { MailService } from "../mail/mail.service.ts";
+import type { MailService } from "../mail/index.ts";
 import type { Alert } from "./alerts/define.ts";
 import { NOTIFICATION_CATEGORIES, NOTIFICATION_CATEGORY_TEXT } from "./alerts/registry.ts";
 import type { NotificationsRepository } from "./notifications.repository.ts";

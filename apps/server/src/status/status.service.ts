@@ -5,7 +5,7 @@ import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
 import { asError } from "../lib/log.ts";
-import type { MailService } from "../mail/mail.service.ts";
+import type { MailService } from "../mail/index.ts";
 import type { CallRecorder } from "./call-stats.ts";
 import type { StatusRepository } from "./status.repository.ts";
 import {

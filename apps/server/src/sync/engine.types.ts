@@ -1,28 +1,9 @@
 import type { SyncProgress } from "@keepsake/contracts";
-import type { ConnectionsRepository } from "../connections/connections.repository.ts";
+import type { ConnectionsRepository } from "../connections/index.ts";
 import type { GraphChild, GraphHost, GraphMedia } from "../providers/instagram/media.client.ts";
 import type { AccountsRepository } from "./account-directory.repository.ts";
 import type { PostLimit } from "./posts.repository.ts";
 import type { PostChild } from "./tables.ts";
-
-/** What the sync and backup engines (and the sync services) need from the connections area. */
-export interface ConnectionTokens {
-  googleAccessToken(userId: string, options?: { forceRefresh?: boolean }): Promise<string>;
-  instagramAccessToken(accountId: string): Promise<{
-    token: string;
-    connectedVia: GraphHost;
-    instagramUserId: string;
-  }>;
-  /** The same, from an account row read with its sealed token (SyncDirectory.accountForSync). */
-  openInstagramToken(account: {
-    access_token_encrypted: string;
-    connected_via: GraphHost;
-    instagram_user_id: string;
-  }): { token: string; connectedVia: GraphHost; instagramUserId: string };
-  markInstagramNeedsReconnection(accountId: string, reason: string): Promise<void>;
-  /** The user's accounts, profiles (media counts) older than `maxAgeMs` read again first. */
-  refreshStaleProfiles(userId: string, maxAgeMs: number): Promise<{ media_count: number }[]>;
-}
 
 /**
  * What the sync area reads of other areas' tables: accounts with their owner (accounts area),

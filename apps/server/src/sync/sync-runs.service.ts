@@ -6,7 +6,7 @@ import {
   type SyncJob,
   type SyncStatus,
 } from "@keepsake/contracts";
-import { hasAutomaticBackups, postLimit, tierLabel } from "../billing/tier-rules.ts";
+import { hasAutomaticBackups, postLimit, tierLabel } from "../billing/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";

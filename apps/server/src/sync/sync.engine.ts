@@ -1,5 +1,6 @@
 import { billingMessages, syncMessages as m } from "@keepsake/contracts";
-import { postLimit, tierLabel } from "../billing/tier-rules.ts";
+import { postLimit, tierLabel } from "../billing/index.ts";
+import type { ConnectionTokens } from "../connections/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { asError } from "../lib/log.ts";
 import { reconnectWords, syncFailureWords } from "../providers/failure-words.ts";
@@ -8,7 +9,6 @@ import { isInstagramTokenInvalid, isRetryable } from "../providers/provider-erro
 import { DeferError } from "../providers/retry.ts";
 import {
   type AttemptInfo,
-  type ConnectionTokens,
   type EngineLog,
   type SyncArchive,
   type SyncDirectory,

@@ -1,21 +1,26 @@
-import type { Config } from "../config.ts";
-import type { Db } from "../db/database.ts";
-import type { JobSender } from "../jobs/job.ts";
-import type { Clock } from "../lib/clock.ts";
-import type { FetchLike } from "../providers/http.ts";
-import { createMediaClient, type MediaClient } from "../providers/instagram/media.client.ts";
+import type { FastifyInstance } from "fastify";
+import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
+import type { AuthGuards } from "../auth/index.ts";
+import type { BillingModule } from "../billing/index.ts";
 import type {
-  BackupsForSync,
+  ConnectionsModule,
+  ConnectionsRepository,
   ConnectionTokens,
-  SyncArchive,
-  SyncDirectory,
-} from "./engine.types.ts";
+} from "../connections/index.ts";
+import type { JobSender } from "../jobs/job.ts";
+import { createMediaClient, type MediaClient } from "../providers/instagram/media.client.ts";
+import {
+  type AccountsRepository,
+  createAccountsRepository,
+} from "./account-directory.repository.ts";
+import type { BackupsForSync, SyncArchive, SyncDirectory } from "./engine.types.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings.ts";
 import { createGraphPacer, type GraphPacer } from "./graph-pacer.ts";
 import { syncAccountJob } from "./jobs/sync-account.job.ts";
 import { secondsUntilSlotThisInterval } from "./schedule.ts";
 import { createSyncEngine, type SyncEngine } from "./sync.engine.ts";
 import { createSyncRepositories, type SyncRepositories } from "./sync.repositories.ts";
+import { registerSyncRoutes } from "./sync.routes.ts";
 import { createSyncRunsService, type SyncRunsService } from "./sync-runs.service.ts";
 
 export type { EngineSettings };
@@ -31,6 +36,11 @@ export interface SyncModule {
   /** The Graph media client and its pacer, shared with the backups and library areas. */
   media: MediaClient;
   pacer: GraphPacer;
+  /** The accounts' rows as the scheduler reads them (with the owner and the sync state). */
+  accountsRepo: AccountsRepository;
+  /** What the sync and backup engines read of the accounts and connections. */
+  directory: SyncDirectory;
+  routes(app: FastifyInstance, guards: AuthGuards): void;
 }
 
 /** Engine settings over their defaults (tests shrink waits, the benchmark sets chunk sizes). */
@@ -43,25 +53,27 @@ export function engineSettings(partial?: Partial<EngineSettings>): EngineSetting
 }
 
 /** Wires the Instagram client, the sync engine and the runs service. */
-export function createSyncModule(deps: {
-  db: Db;
-  clock: Clock;
-  config: Config;
-  connections: ConnectionTokens;
-  /** What the sync area reads of the accounts and connections areas' tables. */
-  directory: SyncDirectory;
-  queue: JobSender;
-  settings: EngineSettings;
-  /** What sync asks of the backups area (claims, retries). */
-  backups: BackupsForSync;
-  /** Queues one backup per post id (the backups area's job; idempotent per post). */
-  enqueueBackups(postIds: string[]): Promise<void>;
-  /** The archive area (issue 30): each media page read, and each whole walk of the list. */
-  archive?: SyncArchive;
-  log?: { warn(obj: object, msg: string): void };
-  /** The `fetch` each provider's calls go through (the status page counts them). */
-  fetchFor?: (provider: "instagram" | "google") => FetchLike;
-}): SyncModule {
+export function createSyncModule(
+  deps: ModuleBase & {
+    calls: Pick<ProviderCalls, "fetchFor">;
+    queue: JobSender;
+    settings: EngineSettings;
+    /** The connections area: tokens, the plan and accounts it keeps, what it reports. */
+    connections: {
+      engineTokens: ConnectionTokens;
+      repo: Pick<ConnectionsRepository, "userAccounts" | "userTier" | "findGoogleConnection">;
+      events: Pick<ConnectionsModule["events"], "connected" | "disconnected">;
+    };
+    /** The billing area's plan changes. */
+    billing: { events: Pick<BillingModule["events"], "postLimitChanged" | "planChanged"> };
+    /** What sync asks of the backups area (claims, retries), handed in by the root. */
+    backups: BackupsForSync;
+    /** Queues one backup per post id (the backups area's job; idempotent per post). */
+    enqueueBackups(postIds: string[]): Promise<void>;
+    /** The archive area (issue 30): each media page read, and each whole walk of the list. */
+    archive?: SyncArchive;
+  },
+): SyncModule {
   const { settings } = deps;
   const providers = deps.config.providers;
   const pacer = createGraphPacer(settings, () => deps.clock.now().getTime());
@@ -71,25 +83,32 @@ export function createSyncModule(deps: {
       facebookGraphUrl: providers.facebook.graphUrl,
       graphVersion: providers.graphVersion,
     },
-    {
-      onUsage: (key, usage) => pacer.record(key, usage),
-      ...(deps.fetchFor ? { fetch: deps.fetchFor("instagram") } : {}),
-    },
+    { onUsage: (key, usage) => pacer.record(key, usage), fetch: deps.calls.fetchFor("instagram") },
   );
   const repos = createSyncRepositories(deps.db, deps.backups);
-  const { directory, enqueueBackups } = deps;
+  const accountsRepo = createAccountsRepository(deps.db);
+  const connectionsRepo = deps.connections.repo;
+  const directory: SyncDirectory = {
+    accountWithOwner: accountsRepo.accountWithOwner,
+    accountForSync: accountsRepo.accountForSync,
+    userAccounts: connectionsRepo.userAccounts,
+    userTier: connectionsRepo.userTier,
+    findGoogleConnection: connectionsRepo.findGoogleConnection,
+  };
+  const { enqueueBackups } = deps;
+  const connections = deps.connections.engineTokens;
 
   const syncEngine = createSyncEngine({
     repos,
     directory,
-    connections: deps.connections,
+    connections,
     media,
     pacer,
     clock: deps.clock,
     settings,
     enqueueBackups,
     ...(deps.archive ? { archive: deps.archive } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
+    ...logOf(deps),
   });
   const runs = createSyncRunsService({
     repos,
@@ -114,5 +133,25 @@ export function createSyncModule(deps: {
       );
     },
   });
-  return { runs, repos, syncEngine, engine: settings, media, pacer };
+  // Connecting starts the first sync at once, on every plan; a disconnected account's running
+  // syncs end; a plan change applies its post limit and starts what it unlocks.
+  deps.connections.events.connected.on((userId, accountIds) =>
+    runs.startAfterConnect(userId, accountIds),
+  );
+  deps.connections.events.disconnected.on((userId) => runs.endRunsOfDisconnectedAccounts(userId));
+  deps.billing.events.postLimitChanged.on((userId, tier) => runs.applyPostLimit(userId, tier));
+  deps.billing.events.planChanged.on(async (userId, tier) => {
+    await runs.startAfterPlanChange(userId, tier);
+  });
+  return {
+    runs,
+    repos,
+    syncEngine,
+    engine: settings,
+    media,
+    pacer,
+    accountsRepo,
+    directory,
+    routes: (app, guards) => registerSyncRoutes(app, { sync: { runs }, guards }),
+  };
 }

@@ -8,21 +8,10 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AuthGuards } from "../auth/auth.guards.ts";
-import { principalOf } from "../auth/auth.guards.ts";
-import { hasAccountsPanel } from "../billing/tier-rules.ts";
+import { type AuthGuards, principalOf } from "../auth/index.ts";
 import type { SyncRunsService } from "./sync-runs.service.ts";
 
 const tags = ["sync"];
-
-/** The per-account filter is a Pro and Agency feature: other plans see every account. */
-export const scopedToPlan = <Q extends { account_id?: string | undefined }>(
-  req: Parameters<typeof principalOf>[0],
-  q: Q,
-): Q =>
-  q.account_id && !hasAccountsPanel(principalOf(req).user.subscription_tier)
-    ? { ...q, account_id: undefined }
-    : q;
 
 /**
  * SPEC §7 /api/sync/*, the runs: thin — validate, authorize, call the service. The reads

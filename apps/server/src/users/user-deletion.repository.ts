@@ -1,10 +1,10 @@
-import { createAuthRepository } from "../auth/auth.repository.ts";
-import { createConnectionsRepository } from "../connections/connections.repository.ts";
-import { createContactRepository } from "../contact/contact.repository.ts";
+import { createAuthRepository } from "../auth/index.ts";
+import { createConnectionsRepository } from "../connections/index.ts";
+import { createContactRepository } from "../contact/index.ts";
 import type { Db } from "../db/database.ts";
 import { inTransaction } from "../db/transaction.ts";
-import { createStatusRepository } from "../status/status.repository.ts";
-import { createPostsRepository } from "../sync/posts.repository.ts";
+import { createStatusRepository } from "../status/index.ts";
+import { createPostsRepository } from "../sync/index.ts";
 
 /**
  * A user's deletion across the areas that hold their rows, each asked through its own

@@ -1,9 +1,9 @@
 import type { DeletionResponse } from "@keepsake/contracts";
 import type { UserRow } from "../auth/tables.ts";
-import { backupPostJob } from "../backups/jobs/backup-post.job.ts";
+import { backupPostJob } from "../backups/index.ts";
 import { AppError } from "../lib/errors.ts";
 import type { ServiceLog } from "../lib/log.ts";
-import { syncAccountJob } from "../sync/jobs/sync-account.job.ts";
+import { syncAccountJob } from "../sync/index.ts";
 import type { UserDeletionRepository } from "./user-deletion.repository.ts";
 
 export interface UserDeletionDeps {

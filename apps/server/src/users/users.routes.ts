@@ -1,8 +1,7 @@
 import { deleteAccountRequest, deletionResponse } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { type AuthGuards, principalOf } from "../auth/auth.guards.ts";
-import type { AuthService } from "../auth/auth.service.ts";
+import { type AuthGuards, type AuthService, principalOf } from "../auth/index.ts";
 import type { UserDeletionService } from "./user-deletion.service.ts";
 
 /** What these routes use of the application. */

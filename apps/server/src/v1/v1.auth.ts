@@ -1,6 +1,6 @@
 import { apiKeyMessages as m } from "@keepsake/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ApiCaller, ApiKeysService } from "../api-keys/api-keys.service.ts";
+import type { ApiCaller, ApiKeysService } from "../api-keys/index.ts";
 import { AppError } from "../lib/errors.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 

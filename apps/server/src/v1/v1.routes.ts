@@ -19,15 +19,14 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AccountsService } from "../accounts/accounts.service.ts";
-import type { ApiKeysService } from "../api-keys/api-keys.service.ts";
-import type { BackupsService } from "../backups/backups.service.ts";
-import type { HealthService } from "../health/health.service.ts";
+import type { AccountsService } from "../accounts/index.ts";
+import type { ApiKeysService } from "../api-keys/index.ts";
+import type { BackupsService } from "../backups/index.ts";
+import type { HealthService } from "../health/index.ts";
 import { V1_PREFIX } from "../http/openapi.ts";
 import { AppError } from "../lib/errors.ts";
-import type { CursorListingService } from "../library/cursor-listing.service.ts";
-import type { DashboardService } from "../library/dashboard.service.ts";
-import type { SyncRunsService } from "../sync/sync-runs.service.ts";
+import type { CursorListingService, DashboardService } from "../library/index.ts";
+import type { SyncRunsService } from "../sync/index.ts";
 import type { apiKeyGuard } from "./v1.auth.ts";
 import { callerOf } from "./v1.auth.ts";
 

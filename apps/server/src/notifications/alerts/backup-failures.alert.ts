@@ -1,4 +1,4 @@
-import { CAUSES, FIXES } from "../../health/health.words.ts";
+import { CAUSES, FIXES } from "../../health/index.ts";
 import { day } from "../alert-words.ts";
 import { type AlertContext, alertKind, defineAlert } from "./define.ts";
 

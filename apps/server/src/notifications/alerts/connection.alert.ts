@@ -1,4 +1,4 @@
-import { CAUSES, FIXES } from "../../health/health.words.ts";
+import { CAUSES, FIXES } from "../../health/index.ts";
 import { dateWords } from "../alert-words.ts";
 import { type AlertContext, alertKind, DAY_MS, defineAlert } from "./define.ts";
 

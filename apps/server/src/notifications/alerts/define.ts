@@ -5,7 +5,7 @@ import {
   defineCategory,
   type MailCategoryInfo,
   type NamedTemplate,
-} from "../../mail/mail.service.ts";
+} from "../../mail/index.ts";
 import type { AlertSources, BillingEvent, FailedBackup, LostConnection } from "../alert-sources.ts";
 import type { NotificationsRepository } from "../notifications.repository.ts";
 

@@ -1,4 +1,4 @@
-import type { AlertMailData, NamedTemplate } from "../../mail/mail.service.ts";
+import type { AlertMailData, NamedTemplate } from "../../mail/index.ts";
 import { backupFailuresAlert } from "./backup-failures.alert.ts";
 import { billingAlert } from "./billing.alert.ts";
 import { connectionAlert } from "./connection.alert.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { automaticBackupTiers } from "../../billing/tier-rules.ts";
+import { automaticBackupTiers } from "../../billing/index.ts";
 import { defineJob, type JobSender } from "../../jobs/job.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { AccountsRepository } from "../account-directory.repository.ts";

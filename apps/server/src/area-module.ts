@@ -1,0 +1,28 @@
+import type { Config } from "./config.ts";
+import type { Db } from "./db/database.ts";
+import type { Clock } from "./lib/clock.ts";
+import type { ServiceLog } from "./lib/log.ts";
+import type { FetchLike } from "./providers/http.ts";
+
+/**
+ * What every area's module (`<area>/<area>.module.ts`) is built from, besides the services of
+ * the areas built before it: the composition root hands each the same.
+ */
+export interface ModuleBase {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  /** Where services and jobs report what went wrong outside a request. */
+  log?: ServiceLog;
+}
+
+/** The `fetch` each provider's calls go through, counted for the status page (status area). */
+export interface ProviderCalls {
+  fetchFor(provider: "instagram" | "google"): FetchLike;
+  /** Told the outcome of each streamed Drive upload (`fetchFor` does not see them). */
+  streamedFor(provider: "google"): (failed: boolean) => void;
+}
+
+/** `{ log }` when there is one (optional properties are left out, not set to undefined). */
+export const logOf = (deps: { log?: ServiceLog | undefined }): { log?: ServiceLog } =>
+  deps.log ? { log: deps.log } : {};

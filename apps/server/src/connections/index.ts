@@ -1,0 +1,11 @@
+// The connections area's public surface: what other areas and the composition root may import.
+export type { AccountProfilesService } from "./account-profiles.service.ts";
+export { instagramHealth } from "./connection-rules.ts";
+export type { ConnectionTokens } from "./connection-tokens.ts";
+export type { ConnectionsModule } from "./connections.module.ts";
+export { createConnectionsModule } from "./connections.module.ts";
+export type { Connections, LostConnection } from "./connections.parts.ts";
+export type { ConnectionsRepository } from "./connections.repository.ts";
+export { createConnectionsRepository } from "./connections.repository.ts";
+export { platformSignalUrls } from "./platform-signals.routes.ts";
+export { refreshInstagramTokensJob } from "./refresh-instagram-tokens.job.ts";

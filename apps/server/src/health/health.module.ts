@@ -1,0 +1,39 @@
+import type { FastifyInstance } from "fastify";
+import type { ModuleBase } from "../area-module.ts";
+import type { AuthGuards } from "../auth/index.ts";
+import type { BackupsRepository } from "../backups/index.ts";
+import type { ConnectionsRepository } from "../connections/index.ts";
+import type { SyncModule } from "../sync/index.ts";
+import { registerHealthStateRoutes } from "./health.routes.ts";
+import { createHealthService, type HealthService } from "./health.service.ts";
+
+/** One health state per account and destination (issue 36), read of the other areas' rows. */
+export function createHealthModule(
+  deps: Pick<ModuleBase, "clock"> & {
+    connectionsRepo: Pick<ConnectionsRepository, "listInstagramAccounts" | "findGoogleConnection">;
+    backupsRepo: Pick<BackupsRepository, "failuresByAccount" | "lastCompletedAt" | "syncProgress">;
+    sync: Pick<SyncModule, "runs" | "repos">;
+  },
+) {
+  const { connectionsRepo, backupsRepo, sync } = deps;
+  const health: HealthService = createHealthService({
+    clock: deps.clock,
+    sources: {
+      accounts: connectionsRepo.listInstagramAccounts,
+      drive: connectionsRepo.findGoogleConnection,
+      failures: backupsRepo.failuresByAccount,
+      lastCompletedAt: backupsRepo.lastCompletedAt,
+      recentRuns: (userId) => sync.runs.syncJobs(userId, 20),
+      progress: backupsRepo.syncProgress,
+      lastCompletedRun: async (userId) => {
+        const at = (await sync.repos.runs.lastCompletedSync(userId))?.at;
+        return at ? new Date(at) : null;
+      },
+    },
+  });
+  return {
+    health,
+    routes: (app: FastifyInstance, guards: AuthGuards) =>
+      registerHealthStateRoutes(app, { health, guards }),
+  };
+}

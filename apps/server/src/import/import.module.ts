@@ -1,0 +1,78 @@
+import type { FastifyInstance } from "fastify";
+import type { ModuleBase, ProviderCalls } from "../area-module.ts";
+import type { AuthGuards } from "../auth/index.ts";
+import { backupsRepository, createFolders, type DriveFoldersRepository } from "../backups/index.ts";
+import type { ConnectionsModule } from "../connections/index.ts";
+import { inTransaction } from "../db/transaction.ts";
+import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
+import type { Secrets } from "../lib/secrets.ts";
+import { createDriveClient } from "../providers/google/drive.client.ts";
+import {
+  type AccountsRepository,
+  createPostsRepository,
+  type EngineSettings,
+  type PostsRepository,
+} from "../sync/index.ts";
+import { createImportRepository } from "./import.repository.ts";
+import { registerImportRoutes } from "./import.routes.ts";
+import { createImportService, type ImportService } from "./import.service.ts";
+
+/** Settings → Import (issue 31): Instagram's data export into Drive. */
+export function createImportModule(
+  deps: ModuleBase & {
+    secrets: Pick<Secrets, "encryptionKey">;
+    calls: ProviderCalls;
+    settings: EngineSettings;
+    connections: Pick<ConnectionsModule, "repo" | "tokens">;
+    accountsRepo: Pick<AccountsRepository, "accountWithOwner">;
+    posts: Pick<PostsRepository, "postsForImportMatch" | "newestPostTimes">;
+    /** The backups area's Drive folder ids (the import writes with the backup engine's folders). */
+    folders: DriveFoldersRepository;
+  },
+) {
+  const { db, clock, calls, connections } = deps;
+  const key = deps.secrets.encryptionKey;
+  // The import area writes into Drive with the backup engine's folders, uploader and settings.
+  const drive = createDriveClient(
+    { apisUrl: `${deps.config.providers.google.apisUrl}` },
+    { fetch: calls.fetchFor("google"), recordStreamed: calls.streamedFor("google") },
+  );
+  const importer: ImportService = createImportService({
+    repo: createImportRepository(db),
+    directory: {
+      accountWithOwner: deps.accountsRepo.accountWithOwner,
+      userTier: connections.repo.userTier,
+      findGoogleConnection: connections.repo.findGoogleConnection,
+      postsForImportMatch: deps.posts.postsForImportMatch,
+      newestPostTimes: deps.posts.newestPostTimes,
+      // The post and its completed backup in one transaction: a crash between them would leave
+      // an imported post without a backup, which a sync could then claim for the Graph API.
+      async recordImportedPost({ backup, ...post }) {
+        const now = clock.now();
+        await inTransaction(db, async (tx) => {
+          const postId = await createPostsRepository(tx).recordImported(post, now);
+          if (postId) {
+            await backupsRepository(tx).recordImportedBackup(
+              { ...backup, ...post, post_id: postId },
+              now,
+            );
+          }
+        });
+      },
+    },
+    connections: { googleAccessToken: connections.tokens.googleAccessToken },
+    drive,
+    folders: createFolders({ repo: deps.folders, drive, clock }),
+    settings: deps.settings,
+    sessions: {
+      seal: (uri) => encryptSecret(key, uri),
+      open: (sealed) => decryptSecret(key, sealed),
+    },
+    clock,
+  });
+  return {
+    importer,
+    routes: (app: FastifyInstance, guards: AuthGuards) =>
+      registerImportRoutes(app, { importer, guards }),
+  };
+}
