@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type Ctx, sendDropboxError } from "../../context.ts";
+import type { Ctx } from "../../context.ts";
+import { sendDropboxError } from "../../errors.ts";
 import type { DropboxAccount } from "../../state.ts";
 import {
   accountOf,
