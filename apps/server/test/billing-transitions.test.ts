@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripeEnv } from "./support/billing.ts";
 import {
   type ConnectionState,
@@ -57,12 +57,23 @@ const SUBJECTS: { n: number; state: ConnectionState }[] = [
   { n: 5, state: "revoked" },
 ];
 
+/** The chain's steps, each with the one before it (where it starts), if any. */
+const STEPS = CHAIN.map((c, i) => ({ ...c, previous: i === 0 ? null : CHAIN[i - 1]! }));
+
 describe.each(SUBJECTS)("$n account(s), $state", ({ n, state }) => {
   let s: Subject;
-  it("starts on Agency with every account connected", async () => {
+  // The set-up: a user on Agency with every account connected; for "paused", then down to
+  // Premium keeping the newest account (p.subject checks each plan on the way).
+  const start = { tier: state === "paused" ? "premium" : "agency", status: "active" };
+  beforeAll(async () => {
     s = await p.subject(n, state);
   });
-  it.each(CHAIN)("$step", async ({ run, tier, status }) => {
+  // The steps run in order, each on the plan the step before left: a step first checks it
+  // starts there, so a failed step fails the next one with where it really started.
+  it.each(STEPS)("$step", async ({ run, tier, status, previous }) => {
+    const from = previous ?? start;
+    const before = await t.call("GET", "/api/subscriptions/current", { token: s.token });
+    expect(before.body).toMatchObject({ tier: from.tier, status: from.status });
     await run(s);
     await p.deliverStep();
     await p.expectPlan(s, tier, status);

@@ -45,6 +45,33 @@ const row = (id: string) =>
   t.ctx.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 const runJob = (id: string) => deliverMailJob.handler({ id }, t.ctx, { id: "test", retryCount: 0 });
 
+/** The message's deliveries in the queue in one of `states` (pg-boss's job states). */
+async function deliveries(id: string, states: string[]): Promise<number> {
+  const { rows } = await t.ctx.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ${t.ctx.queueSchema}.job
+      WHERE name = $1 AND data->>'id' = $2 AND state = ANY($3)`,
+    [deliverMailJob.name, id, states],
+  );
+  return rows[0]!.n;
+}
+
+/**
+ * Waits until no attempt to send the message is running (the hand-run ones were awaited): a
+ * duplicate would have landed by then. A queued or retrying one finds it sent and stops.
+ */
+const noneSending = (id: string) =>
+  until(
+    () => deliveries(id, ["active"]),
+    (n) => n === 0,
+  );
+
+/** Waits until nothing can send the message any more: none queued, retrying or running. */
+const settled = (id: string) =>
+  until(
+    () => deliveries(id, ["created", "retry", "active"]),
+    (n) => n === 0,
+  );
+
 // An admin's reply to a contact message (an essential mail that carries text): the
 // acknowledgement, used here before issue 35, is fixed text now.
 function ack(to: string, key = `contact-reply:${to}`) {
@@ -108,7 +135,7 @@ describe("the outbox", () => {
       () => row(id),
       (r) => r.status === "sent",
     );
-    await new Promise((r) => setTimeout(r, 1500)); // a late duplicate would have landed by now
+    await noneSending(id);
     expect(await inbox(to)).toHaveLength(1);
   });
 
@@ -134,7 +161,7 @@ describe("the outbox", () => {
           (r) => r.status === "sent",
         );
       }
-      await new Promise((r) => setTimeout(r, 1500)); // a late duplicate would have landed by now
+      for (const id of ids) await noneSending(id);
       for (const to of addresses) expect(await inbox(to), to).toHaveLength(1);
     } finally {
       await peers.close();
@@ -177,11 +204,11 @@ describe("the outbox", () => {
     expect(failed.attempts).toBe(1);
     expect(failed.last_error).toMatch(/never answered .*may have been delivered/);
     expect(failed.data).toBeNull();
-    // A retry would have landed by now (the fault was for one conversation only).
-    await new Promise((r) => setTimeout(r, 1500));
+    // No retry is left to come (the fault was for one conversation only).
+    await settled(id);
     await runJob(id);
     await mailSweepJob.handler({}, t.ctx, { id: "sweep", retryCount: 0 });
-    await new Promise((r) => setTimeout(r, 500));
+    await settled(id);
     expect(await inbox(to)).toHaveLength(kept);
     expect((await row(id)).attempts).toBe(1);
   });
