@@ -1,30 +1,10 @@
-/**
- * `node scripts/test.ts production` (a stage of `npm test`): installs and runs Keepsake the way
- * production does, and the way the Dockerfile builds and runs its image — Docker itself is not
- * available on our machines, so this script performs the image's steps and reads the Dockerfile
- * and compose.yaml to check they still say the same commands (keep the three in step).
- *
- * In a temporary directory: a clean copy of the repository (the files git tracks or would
- * track, as the image's build context), `npm ci`, the builds, `npm ci --omit=dev`. Then, on a
- * fresh database on TEST_DATABASE_URL's PostgreSQL server (dropped afterwards): the one-shot
- * migration, two API processes and two workers from that install (one of each through
- * `npm run api|worker`, one through the image's command), in live mode with every provider base
- * URL pointed at a standalone sandbox. Over HTTP only, like a browser: register, connect
- * Instagram and Google through the sandbox's consent forms, back up an account, and check every
- * file in the sandbox's Drive is there exactly once.
- *
- * Without a PostgreSQL server it starts none and says it was skipped. Bounded by
- * SMOKE_TIMEOUT_SECONDS (default 900); processes, the database and the directory are always
- * cleaned up.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { SANDBOX_CREDENTIALS } from "../sandbox/src/credentials.ts";
+import { check, exited, freePort, signal, smokeProcesses, until } from "./smoke-processes.ts";
 import { ROOT } from "./web-build.ts";
 
 /** The image's build steps, in order (Dockerfile, build stage). */
@@ -73,7 +53,7 @@ if (!serverUrl || !(await answers(serverUrl))) {
 
 const work = mkdtempSync(join(tmpdir(), "keepsake-production-"));
 const app = join(work, "app");
-const children: { name: string; child: ChildProcess; output: string[] }[] = [];
+const { children, dumpOutputs, sh, start } = smokeProcesses(app);
 const database = `keepsake_smoke_${randomBytes(5).toString("hex")}`;
 let databaseCreated = false;
 
@@ -86,20 +66,6 @@ async function adminQuery(sql: string) {
     await c.end();
   }
 }
-
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
-
-/** Signals a child's whole process group (npm → sh → node). */
-function signal(child: ChildProcess, sig: NodeJS.Signals) {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, sig);
-  } catch {}
-}
-
 let cleaning: Promise<void> | null = null;
 function cleanup() {
   cleaning ??= (async () => {
@@ -129,104 +95,6 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   process.on(sig, () => {
     cleanup().finally(() => process.exit(130));
   });
-}
-
-function dumpOutputs() {
-  for (const { name, output } of children) {
-    const text = output.join("").trim();
-    if (text)
-      console.error(`--- ${name} (last lines) ---\n${text.split("\n").slice(-30).join("\n")}`);
-  }
-}
-
-// ---- Helpers ------------------------------------------------------------------------------
-
-/** Runs a command to completion in the install; its output is shown only when it fails. */
-function sh(command: string, env: Record<string, string> = {}) {
-  return new Promise<void>((resolve, reject) => {
-    const child = spawn(command, { cwd: app, shell: true, env: { ...process.env, ...env } });
-    const out: string[] = [];
-    child.stdout.on("data", (d) => out.push(String(d)));
-    child.stderr.on("data", (d) => out.push(String(d)));
-    child.on("exit", (code) =>
-      code === 0
-        ? resolve()
-        : reject(
-            new Error(
-              `${command} exited ${code}:\n${out.join("").split("\n").slice(-40).join("\n")}`,
-            ),
-          ),
-    );
-  });
-}
-
-/** Starts a long-running process in its own process group; resolves once it printed `ready`. */
-function start(
-  name: string,
-  command: readonly string[],
-  env: Record<string, string>,
-  ready: RegExp,
-  cwd = app,
-) {
-  const child = spawn(command[0]!, command.slice(1), {
-    cwd,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const entry = { name, child, output: [] as string[] };
-  children.push(entry);
-  return new Promise<string>((resolve, reject) => {
-    let seen = "";
-    const onData = (d: Buffer) => {
-      entry.output.push(String(d));
-      seen += String(d);
-      const match = ready.exec(seen);
-      if (match) resolve(match[1] ?? match[0]);
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code, sig) =>
-      reject(
-        new Error(`${name} exited (${code ?? sig}) before it was ready:\n${seen.slice(-3000)}`),
-      ),
-    );
-  });
-}
-
-function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `probe` until `done` holds; fails with `what` after `ms`. */
-async function until<T>(
-  what: string,
-  probe: () => Promise<T>,
-  done: (v: T) => boolean,
-  ms = 120_000,
-) {
-  const end = Date.now() + ms;
-  let last: T | undefined;
-  for (;;) {
-    last = await probe().catch(() => undefined);
-    if (last !== undefined && done(last)) return last;
-    if (Date.now() > end)
-      throw new Error(`Timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-function check(ok: boolean, message: string) {
-  if (!ok) throw new Error(message);
 }
 
 // ---- The run ------------------------------------------------------------------------------

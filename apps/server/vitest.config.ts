@@ -21,7 +21,7 @@ const LONG_FIRST = [
   /backup\.sync\.test\.ts$/,
   /mail\.workers\.test\.ts$/,
   /mail\.outbox\.test\.ts$/,
-  /alerts\.test\.ts$/,
+  /alerts(\.bell)?\.test\.ts$/,
   /dashboard\.scale\.test\.ts$/,
   /billing-transitions\.test\.ts$/,
   /\.server\.test\.ts$/,

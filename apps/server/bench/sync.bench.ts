@@ -1,46 +1,23 @@
-/**
- * `npm run bench:sync`: scheduled syncs of many unchanged accounts against the sandbox with
- * 100 ms added to every provider call, run by Keepsake worker processes of their own.
- *
- * Seeds BENCH_ACCOUNTS (default 2,000) connected accounts (synthetic sandbox accounts, each
- * synced once so nothing is new), then for each worker count in BENCH_WORKERS (default "1,2"):
- *  1. capacity — one scheduler cycle's syncs queued at once (the scheduler spreads them over 10
- *     minutes; queued together they show what the workers can do): syncs per second, Graph calls
- *     and database queries (counted in the worker processes, queue included) per sync. A
- *     worker runs for days; a new one first compiles its hot code and opens its connections, so
- *     BENCH_WARMUP (default 400) syncs run, uncounted, before each cycle. The cycle lasts from
- *     the first sync's start to the last one's end, as the workers recorded them;
- *  2. latency — BENCH_DELAY_SAMPLES (default 200) syncs queued one by one over 10 s (below
- *     capacity): p50 and p99 of the delay between a job being queued and starting.
- * Where the CPU went during the syncs is printed too (the workers, this process with the sandbox,
- * PostgreSQL), since sandbox, database and workers share the machine's cores.
- * Then the Graph budget: BENCH_PACING_ACCOUNTS (default 100) accounts sync while the sandbox
- * reports 30 %, 72 % and 86 % Graph usage; an hour of scheduler ticks (6) then shows how often
- * each level is synced (all, half, none).
- * Last, what an unchanged account's claim costs as its history grows: for each size in
- * BENCH_HISTORY (default "1000,5000,20000" posts, every one backed up), one account's claim
- * (the statement every backup sync ends with) timed over 200 calls, with no post limit (pro,
- * agency) and with premium's.
- * Then the archive's walks (issue 30): for each size in BENCH_WALK_POSTS (default "1000,10000"
- * posts), one account's whole walk of its media list (as the weekly walk and a media_count drop
- * run it): Graph calls, database statements and seconds, and what that costs per account per day.
- * Then the comment reads of opted-in accounts (bench/comment-reads.ts): Graph calls per post read
- * and per account per day at 1,000 and 10,000 posts.
- * BENCH_LATENCY_MS (default 100). TEST_DATABASE_URL: a PostgreSQL server instead of the embedded
- * database (several workers share one database only sensibly on a real server).
- */
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { postLimit } from "../src/billing/tier-rules.ts";
-import { encryptSecret } from "../src/lib/crypto.ts";
 import { syncAccountJob } from "../src/sync/jobs/sync-account.job.ts";
 import { syncSchedulerJob } from "../src/sync/jobs/sync-scheduler.job.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../test/support/sandbox.ts";
 import { commentReadCost } from "./comment-reads.ts";
 import { cpuLine, cpuSnapshot } from "./cpu.ts";
+import {
+  insertAccounts,
+  log,
+  newRoundKeys,
+  refreshSync,
+  type SandboxAccount,
+  secrets,
+  seed,
+  startWorker,
+  syncAll,
+  type Worker,
+} from "./sync-fleet.ts";
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 2000);
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
@@ -56,95 +33,7 @@ const WALK_POSTS = (process.env.BENCH_WALK_POSTS ?? "1000,10000")
   .split(",")
   .map(Number)
   .filter((n) => n > 0);
-const WORKER = fileURLToPath(new URL("../test/support/worker-process.ts", import.meta.url));
-const secrets = {
-  JWT_SECRET: randomBytes(32).toString("hex"),
-  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-};
-const log = (...a: unknown[]) => console.error("[bench]", ...a);
 const f2 = (n: number) => n.toFixed(2);
-
-interface Worker {
-  child: ChildProcess;
-  /** Database queries this process has sent so far. */
-  queries(): Promise<number>;
-}
-
-function startWorker(t: SandboxedApp): Promise<Worker> {
-  const child = spawn(process.execPath, [WORKER], {
-    env: {
-      ...process.env,
-      ...secrets,
-      WORKER_ENGINE: "default",
-      WORKER_COUNT_QUERIES: "1",
-      WORKER_DATABASE_URL: t.database.url,
-      ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
-      WORKER_SANDBOX_URL: t.sandbox.url,
-      DATA_DIR: `/tmp/keepsake-bench-sync-${process.pid}`,
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const waiting: ((n: number) => void)[] = [];
-  let ready: () => void;
-  const started = new Promise<void>((r) => {
-    ready = r;
-  });
-  child.stdout?.on("data", (d) => {
-    for (const line of String(d).split("\n")) {
-      if (line.includes("ready")) ready();
-      const m = /^queries (\d+)/.exec(line);
-      if (m) waiting.shift()?.(Number(m[1]));
-    }
-  });
-  child.on("exit", (c) => {
-    if (c) log(`worker exited ${c}`);
-  });
-  return started.then(() => ({
-    child,
-    queries: () =>
-      new Promise<number>((resolve) => {
-        waiting.push(resolve);
-        child.kill("SIGUSR2");
-      }),
-  }));
-}
-
-type SandboxAccount = { id: string; user_id: string; username: string; access_token: string };
-
-/** N synthetic sandbox accounts, each connected to its own pro user and synced once. */
-async function seed(t: SandboxedApp, h: ReturnType<typeof backupHelpers>) {
-  const { accounts } = await h.control<{ accounts: SandboxAccount[] }>("/instagram/accounts", {
-    body: { count: ACCOUNTS, posts: 12 },
-  });
-  const ids = await insertAccounts(t, accounts);
-  // The first sync of each (no latency yet), then everything counts as backed up.
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let i = next++; i < ids.length; i = next++) await refreshSync(t, ids[i]!);
-    }),
-  );
-  await sql`INSERT INTO backups (post_id, user_id, account_id, status)
-            SELECT id, user_id, account_id, 'completed' FROM posts
-            ON CONFLICT (post_id) DO NOTHING`.execute(t.ctx.db);
-  return ids;
-}
-
-/** One sync that lists the account's posts (no backup), run in this process. */
-async function refreshSync(t: SandboxedApp, accountId: string) {
-  const account = await t.ctx.accountsRepo.accountWithOwner(accountId);
-  const job = await t.ctx.syncRepos.runs.insertSyncJob({
-    user_id: account!.user_id,
-    account_id: account!.id,
-    job_type: "manual",
-    mode: "refresh",
-    now: t.clock.now(),
-  });
-  return t.ctx.syncEngine.run(
-    { accountId: account!.id, syncJobId: job!.id, kind: "manual", mode: "refresh" },
-    { retryCount: 0, retryLimit: 0 },
-  );
-}
 
 /**
  * The archive's whole walk of one account of `posts` posts (issue 30): the weekly walk, and
@@ -180,44 +69,6 @@ async function walkCost(t: SandboxedApp, h: ReturnType<typeof backupHelpers>, po
     `  ${posts.toLocaleString("en-US")} posts: a walk is ${graph} Graph calls (pages of ${t.ctx.engine.pageSize}, stories included), ${statements} DB statements, ${f2(seconds)} s`,
     `    weekly walk: ${f2(perDay)} Graph calls per account per day; a media_count drop adds ${graph} that day and ${graph} more for the confirming walk a day later (plus at most 26 reads by id)`,
   ];
-}
-
-async function insertAccounts(t: SandboxedApp, accounts: SandboxAccount[]) {
-  const key = Buffer.from(secrets.ENCRYPTION_KEY, "hex");
-  const now = new Date();
-  const ids: string[] = [];
-  for (let i = 0; i < accounts.length; i += 500) {
-    const batch = accounts.slice(i, i + 500);
-    const users = await t.ctx.db
-      .insertInto("users")
-      .values(
-        batch.map((a) => ({
-          email: `${a.username}@bench.example`,
-          password_hash: "x",
-          subscription_tier: "pro" as const,
-        })),
-      )
-      .returning("id")
-      .execute();
-    const rows = await t.ctx.db
-      .insertInto("instagram_accounts")
-      .values(
-        batch.map((a, j) => ({
-          user_id: users[j]!.id,
-          instagram_user_id: a.user_id,
-          connected_via: "instagram" as const,
-          username: a.username,
-          account_type: "BUSINESS",
-          access_token_encrypted: encryptSecret(key, a.access_token),
-          token_issued_at: now,
-          token_expires_at: new Date(now.getTime() + 50 * 86_400_000),
-        })),
-      )
-      .returning(["id", "user_id"])
-      .execute();
-    ids.push(...rows.map((r) => r.id));
-  }
-  return ids;
 }
 
 async function runCycle(
@@ -290,39 +141,6 @@ async function runCycle(
     p99: p(0.99),
     cpu,
   };
-}
-
-/**
- * The singleton keys of one round of queued syncs: the scheduler's key plus the round's number.
- * pg-boss's queue monitor records which keys were active and its fetch skips those until its
- * next reading (a minute or more); the bench re-queues the same accounts seconds after syncing
- * them, which the scheduler never does (10 minutes apart), and with one key for every round
- * some syncs waited minutes for no reason the product has.
- */
-let rounds = 0;
-function newRoundKeys(): (accountId: string) => string {
-  const round = ++rounds;
-  return (accountId) => `sync:${accountId}:scheduled:${round}`;
-}
-
-/** Queues a scheduled sync of every account and waits until each has ended (since `marker`). */
-async function syncAll(t: SandboxedApp, ids: string[], mode: "backup" | "refresh", marker: Date) {
-  const roundKey = newRoundKeys();
-  await t.ctx.queue.insert(
-    syncAccountJob,
-    ids.map((accountId) => ({
-      data: { accountId, kind: "scheduled" as const, mode },
-      singletonKey: roundKey(accountId),
-    })),
-  );
-  for (;;) {
-    const r = await sql<{ n: string }>`
-      SELECT count(*) AS n FROM sync_jobs WHERE started_at >= ${marker} AND status <> 'running'`.execute(
-      t.ctx.db,
-    );
-    if (Number(r.rows[0]?.n) >= ids.length) return;
-    await new Promise((res) => setTimeout(res, 200));
-  }
 }
 
 /**
@@ -418,7 +236,7 @@ async function main() {
       body: { buc_budget_per_day: 1e9, app_budget_per_hour: 1e9 },
     });
     const s0 = performance.now();
-    const ids = await seed(t, h);
+    const ids = await seed(t, h, ACCOUNTS);
     log(`seeded in ${f2((performance.now() - s0) / 1000)} s`);
     // Every provider call takes LATENCY_MS more.
     await h.control("/latency", { body: { ms: LATENCY_MS } });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../context.ts";
-import { sendGraphError } from "../context.ts";
 import { SANDBOX_CREDENTIALS } from "../credentials.ts";
+import { sendGraphError } from "../errors.ts";
 import { facebookDialog, instagramAuthorize, providerError } from "../pages.ts";
 import { checkToken, issueCode, issueToken } from "../tokens.ts";
 import { form, isHttpUrl, params, withParams } from "../util.ts";

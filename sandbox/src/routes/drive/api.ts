@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendDriveError } from "../../context.ts";
+import { sendDriveError } from "../../errors.ts";
 import { query } from "../../util.ts";
 import { DRIVE_FILE_SCOPE, googleAccess } from "../google/index.ts";
 import { type Auth, DriveError } from "./resource.ts";

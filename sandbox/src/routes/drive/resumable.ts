@@ -13,7 +13,7 @@ import {
 import { join } from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendDriveError } from "../../context.ts";
+import { sendDriveError } from "../../errors.ts";
 import type { TokenRecord } from "../../state.ts";
 import { query } from "../../util.ts";
 import { corruptIfAsked, md5File, storeBlob } from "./blobs.ts";

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendDropboxError } from "../../context.ts";
+import { sendDropboxError } from "../../errors.ts";
 import type { DropboxAccount, DropboxEntry, DropboxSession } from "../../state.ts";
 import { checkToken } from "../../tokens.ts";
 import { bearer } from "../../util.ts";

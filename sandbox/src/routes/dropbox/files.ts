@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type Ctx, sendDropboxError } from "../../context.ts";
+import type { Ctx } from "../../context.ts";
 import { corruptCommit, destinationFaults, readBodyCut } from "../../destination-faults.ts";
+import { sendDropboxError } from "../../errors.ts";
 import type { DropboxAccount } from "../../state.ts";
 import {
   accountOf,

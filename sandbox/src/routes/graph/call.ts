@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendGraphError } from "../../context.ts";
+import { sendGraphError } from "../../errors.ts";
 import {
   type FbUser,
   type IgAccount,

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendGraphError } from "../../context.ts";
 import { commentById, mediaComments } from "../../demo/index.ts";
+import { sendGraphError } from "../../errors.ts";
 import type { FieldTree } from "../../fields.ts";
 import type { IgComment, IgMedia } from "../../state.ts";
 import { graphDate } from "../../tokens.ts";

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendGraphError } from "../../context.ts";
+import { sendGraphError } from "../../errors.ts";
 import type { FbPage } from "../../state.ts";
 import { cursorOf, type GraphCall, notFound, pageToken, usageHeaders } from "./call.ts";
 import { fieldTree, GraphFieldError } from "./render.ts";

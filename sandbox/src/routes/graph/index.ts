@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendGraphError } from "../../context.ts";
+import { sendGraphError } from "../../errors.ts";
 import { checkToken } from "../../tokens.ts";
 import { bearer, params } from "../../util.ts";
 import { type GraphCall, resolvePrincipal, tokenError } from "./call.ts";

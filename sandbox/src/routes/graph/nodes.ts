@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendGraphError } from "../../context.ts";
+import { sendGraphError } from "../../errors.ts";
 import { type IgAccount, type IgMedia, unlisted } from "../../state.ts";
 import { findAccount, type GraphCall, notFound, paginate, usageHeaders } from "./call.ts";
 import { fbPage, fbPageNode } from "./facebook.ts";

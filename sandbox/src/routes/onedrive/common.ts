@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendGraphApiError } from "../../context.ts";
+import { sendGraphApiError } from "../../errors.ts";
 import type { OneDriveItem, OneDriveUser } from "../../state.ts";
 import { checkToken } from "../../tokens.ts";
 import { bearer } from "../../util.ts";

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type Ctx, sendGraphApiError } from "../../context.ts";
+import type { Ctx } from "../../context.ts";
+import { sendGraphApiError } from "../../errors.ts";
 import type { OneDriveItem, OneDriveSession, OneDriveUser } from "../../state.ts";
 import {
   appRoot,

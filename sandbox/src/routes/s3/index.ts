@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type Ctx, sendS3Error } from "../../context.ts";
+import type { Ctx } from "../../context.ts";
+import { sendS3Error } from "../../errors.ts";
 import { BodyCut, readPayload } from "./body.ts";
 import { registerS3Control } from "./control.ts";
 import { abortUpload, completeUpload, createUpload, listParts, uploadPart } from "./multipart.ts";

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { sendStripeError } from "../../context.ts";
 import { SANDBOX_CREDENTIALS } from "../../credentials.ts";
+import { sendStripeError } from "../../errors.ts";
 import type { StripeObject } from "../../state.ts";
 import { form } from "../../util.ts";
 import {

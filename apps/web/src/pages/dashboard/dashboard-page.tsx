@@ -23,6 +23,8 @@ import { isAutoSyncTier, missingConnections, stoppedAccounts, TierState } from "
 import { useConnectionRedirect } from "./use-connection-redirect.tsx";
 import { useManualBackup } from "./use-manual-backup.ts";
 import "./dashboard.css";
+import "./content-grid.css";
+import "./archive/archive-marks.css";
 
 /** While a sync runs, stats and the visible posts refresh at the backups pace (§9). */
 const PENDING_REFRESH_MS = 5_000;
