@@ -21,7 +21,6 @@ import {
 } from "./backups/backups.module.ts";
 import type { BackupsRepositories } from "./backups/backups.repositories.ts";
 import { type BackupsService, createBackupsService } from "./backups/backups.service.ts";
-import { createFolders } from "./backups/folders.ts";
 import { createBillingRepository } from "./billing/billing.repository.ts";
 import { type BillingService, createBillingService } from "./billing/billing.service.ts";
 import {
@@ -66,7 +65,6 @@ import {
   type NotificationsService,
 } from "./notifications/notifications.service.ts";
 import { createFacebookClient } from "./providers/facebook/facebook.client.ts";
-import { createDriveClient } from "./providers/google/drive.client.ts";
 import { createGoogleOAuthClient } from "./providers/google/google-oauth.client.ts";
 import { createCommentsClient } from "./providers/instagram/comments.client.ts";
 import { createInstagramClient } from "./providers/instagram/instagram.client.ts";
@@ -496,7 +494,6 @@ export function createContext(deps: ContextDeps): AppContext {
       backedUpPosts: postLookups.backedUpPosts,
       sidecarOf: postLookups.sidecarOf,
       instagramAccessToken: connections.tokens.instagramAccessToken,
-      googleAccessToken: connections.tokens.googleAccessToken,
       startGrant: (userId, via, scopes, purpose) =>
         connections.oauth.startGrant(userId, via, scopes, purpose),
     },
@@ -511,10 +508,7 @@ export function createContext(deps: ContextDeps): AppContext {
         onUsage: (key, usage) => sync.pacer.record(key, usage),
       },
     ),
-    drive: createDriveClient(
-      { apisUrl: providers.google.apisUrl },
-      { fetch: calls.fetchFor("google"), recordStreamed: calls.streamedFor("google") },
-    ),
+    destination: backups.destinations.googleDrive,
     graph: (key, fn) => sync.pacer.call(key, fn),
     clock: deps.clock,
     async enqueue(accountId) {
@@ -538,11 +532,6 @@ export function createContext(deps: ContextDeps): AppContext {
     clock: deps.clock,
     count: (keyId, windowStart) => apiKeysRepo.hitRateWindow(keyId, windowStart),
   });
-  // The import area writes into Drive with the backup engine's folders, uploader and settings.
-  const importDrive = createDriveClient(
-    { apisUrl: `${providers.google.apisUrl}` },
-    { fetch: calls.fetchFor("google"), recordStreamed: calls.streamedFor("google") },
-  );
   const importer = createImportService({
     repo: createImportRepository(deps.db),
     directory: {
@@ -566,10 +555,8 @@ export function createContext(deps: ContextDeps): AppContext {
         });
       },
     },
-    connections: { googleAccessToken: connections.tokens.googleAccessToken },
-    drive: importDrive,
-    folders: createFolders({ repo: backups.repos.folders, drive: importDrive, clock: deps.clock }),
-    settings,
+    // The import writes through the backups' destination: the same folders, uploader and ledger.
+    destination: backups.destinations.googleDrive,
     sessions: {
       seal: (uri) => encryptSecret(deps.secrets.encryptionKey, uri),
       open: (sealed) => decryptSecret(deps.secrets.encryptionKey, sealed),

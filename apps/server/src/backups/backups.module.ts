@@ -1,9 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
+import { createDestinations, type Destinations } from "../destinations/module.ts";
 import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
-import { createDriveClient } from "../providers/google/drive.client.ts";
 import type { FetchLike } from "../providers/http.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
 import type { ConnectionTokens, SyncDirectory } from "../sync/engine.types.ts";
@@ -22,6 +22,8 @@ import type { FailedBackupEvent } from "./outcome.ts";
 export interface BackupsModule {
   backupEngine: BackupEngine;
   repos: BackupsRepositories;
+  /** The destinations (destinations/) the engine writes through; import and comments use them too. */
+  destinations: Destinations;
 }
 
 /** The backups and backup_files tables' repository (sync asks it for claims and retries). */
@@ -41,7 +43,7 @@ export function backupEnqueuer(queue: JobSender) {
   };
 }
 
-/** Wires the Drive client and the backup engine. */
+/** Wires the destinations (Google Drive) and the backup engine. */
 export function createBackupsModule(deps: {
   db: Db;
   clock: Clock;
@@ -66,25 +68,27 @@ export function createBackupsModule(deps: {
   /** Told of every backup that ends failed (the notifications area's alerts). */
   onBackupFailed?: (failed: FailedBackupEvent) => Promise<void>;
 }): BackupsModule {
-  const drive = createDriveClient(
-    { apisUrl: `${deps.config.providers.google.apisUrl}` },
-    {
-      ...(deps.fetchFor ? { fetch: deps.fetchFor("google") } : {}),
-      ...(deps.streamedFor ? { recordStreamed: deps.streamedFor("google") } : {}),
-    },
-  );
   const repos: BackupsRepositories = {
     posts: deps.posts,
     runs: deps.runs,
     backups: deps.backups,
     folders: createDriveFoldersRepository(deps.db),
   };
+  const destinations = createDestinations({
+    apisUrl: `${deps.config.providers.google.apisUrl}`,
+    connections: deps.connections,
+    folders: repos.folders,
+    settings: deps.settings,
+    clock: deps.clock,
+    ...(deps.fetchFor ? { fetch: deps.fetchFor("google") } : {}),
+    ...(deps.streamedFor ? { recordStreamed: deps.streamedFor("google") } : {}),
+  });
   const backupEngine = createBackupEngine({
     repos,
     directory: deps.directory,
     connections: deps.connections,
     media: deps.media,
-    drive,
+    destination: destinations.googleDrive,
     pacer: deps.pacer,
     clock: deps.clock,
     settings: deps.settings,
@@ -96,5 +100,5 @@ export function createBackupsModule(deps: {
     ...(deps.log ? { log: deps.log } : {}),
     ...(deps.onBackupFailed ? { onFailed: deps.onBackupFailed } : {}),
   });
-  return { backupEngine, repos };
+  return { backupEngine, repos, destinations };
 }

@@ -3,8 +3,7 @@ import type { ExportItem } from "@keepsake/contracts/instagram-export";
 import { folderPath } from "../backups/naming.ts";
 import type { ImportFileRow, ImportItemRow } from "../db/import-tables.ts";
 
-/** `appProperties` key and value marking what an import put in Drive. */
-export const SOURCE_KEY = "keepsakeSource";
+/** The `source` tag (Drive: `appProperties.keepsakeSource`) marking what an import wrote. */
 export const SOURCE_VALUE = "instagram-export";
 
 const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 20);
@@ -58,10 +57,12 @@ export function importMetaName(
   return `${day(item.taken_at)}_${kindWord(item.kind, files)}_${item.item_key}_meta.json`;
 }
 
-/** Keepsake / @user / YYYY, and stories in their own folder: Keepsake / @user / YYYY / Stories. */
-export function importFolderPath(username: string, kind: string, at: Date): string[] {
-  const path = folderPath(username, at);
-  return kind === "story" ? [...path, "Stories"] : path;
+/**
+ * Keepsake / @user / YYYY, where the API's posts and stories go. (Earlier versions filed
+ * imported stories in YYYY / Stories; those files are found by their tags, never written again.)
+ */
+export function importFolderPath(username: string, at: Date): string[] {
+  return folderPath(username, at);
 }
 
 const MIME: Record<string, string> = {
