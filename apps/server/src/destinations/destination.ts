@@ -88,7 +88,11 @@ export interface FileSpec {
   tags: FileTags;
 }
 
-/** A file in the destination as Keepsake records it. */
+/**
+ * A file in the destination as Keepsake records it. Its name, tags and folder are known for
+ * files found, read or written through a session; a finished upload's status or a replacement
+ * may answer only id, size, hash and link (the ledger needs no more).
+ */
 export interface StoredFile {
   id: string;
   name: string;

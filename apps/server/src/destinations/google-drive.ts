@@ -41,15 +41,18 @@ export const googleDriveCapabilities = (
   sessionLifetimeMs: WEEK_MS,
 });
 
-/** A Drive file as the seam describes it. */
-export const storedFile = (f: DriveFile): StoredFile => ({
+/**
+ * A Drive file as the seam describes it. An upload's answer carries only what `UPLOAD_FIELDS`
+ * asks (id, md5, size, link): its name, tags and folder are those of the `spec` it was sent with.
+ */
+export const storedFile = (f: DriveFile, spec?: FileSpec): StoredFile => ({
   id: f.id,
-  name: f.name,
+  name: spec?.name ?? f.name,
   size: f.size,
   hash: f.md5Checksum,
   webUrl: f.webViewLink,
-  tags: tagsOf(f.appProperties),
-  folderId: f.parents[0] ?? null,
+  tags: spec ? { ...spec.tags } : tagsOf(f.appProperties),
+  folderId: spec?.folderId ?? f.parents[0] ?? null,
 });
 
 /** What Drive stores about a new file, all sent in the request that creates it. */
@@ -102,7 +105,9 @@ export function createGoogleDriveDestination(deps: {
       },
 
       async findItem(itemKey) {
-        return (await call((t) => drive.findByAppProperty(t, ITEM_KEY, itemKey))).map(storedFile);
+        return (await call((t) => drive.findByAppProperty(t, ITEM_KEY, itemKey))).map((f) =>
+          storedFile(f),
+        );
       },
 
       put(spec, source, recorder, control) {
@@ -111,7 +116,7 @@ export function createGoogleDriveDestination(deps: {
           ledger: {
             rememberSession: (_item, uri, total) => recorder.opened(uri, total),
             forgetSession: () => recorder.closed(),
-            record: async (_item, file) => storedFile(file),
+            record: async (_item, file) => storedFile(file, spec),
           },
           item: { key: spec.tags.item, name: spec.name },
           meta: driveMetadata(spec),
@@ -134,7 +139,7 @@ export function createGoogleDriveDestination(deps: {
           drive.multipart(t, driveMetadata(spec), bytes, spec.mimeType),
         );
         await keepIfIntact(call, drive, file, md5(bytes));
-        return storedFile(file);
+        return storedFile(file, spec);
       },
 
       async uploadStatus(ref, total) {
