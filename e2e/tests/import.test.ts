@@ -156,17 +156,23 @@ describe("Settings → Import", () => {
       await page.getByRole("list", { name: "Imported" }).locator("li").count(),
     ).toBeGreaterThan(0);
 
-    // The archived stories in the sandbox Drive: Keepsake/@lumen.studio/YYYY/Stories, each
-    // with its sidecar, at the time it was posted.
+    // The archived stories in the sandbox Drive: Keepsake/@lumen.studio/YYYY, where the API's
+    // stories go, each with its sidecar, at the time it was posted.
     const files = await driveFiles();
-    const inStories = files.filter((f) => !f.isFolder && f.folder.endsWith("/Stories"));
+    expect(files.some((f) => f.folder.endsWith("/Stories"))).toBe(false);
+    const inStories = files.filter(
+      (f) =>
+        !f.isFolder &&
+        f.name.includes("_story_") &&
+        f.appProperties.keepsakeSource === "instagram-export",
+    );
     const media = inStories.filter((f) => !f.name.endsWith("_meta.json"));
     const sidecars = inStories.filter((f) => f.name.endsWith("_meta.json"));
     expect(media).toHaveLength(8);
     expect(sidecars).toHaveLength(8);
     for (const f of media) {
       expect(f.name).toMatch(/^\d{4}-\d{2}-\d{2}_story_\w+\.(jpg|mp4)$/);
-      expect(f.folder).toBe(`Keepsake/@lumen.studio/${f.name.slice(0, 4)}/Stories`);
+      expect(f.folder).toBe(`Keepsake/@lumen.studio/${f.name.slice(0, 4)}`);
       expect(f.appProperties.keepsakeSource).toBe("instagram-export");
       const sidecar = sidecars.find(
         (s) => s.appProperties.keepsakePostId === f.appProperties.keepsakePostId,

@@ -145,17 +145,16 @@ export function createContext(deps: ContextDeps): AppContext {
     accountsRepo: sync.accountsRepo,
     pacer: sync.pacer,
     postLookups: library.postLookups,
+    destination: backups.destinations.googleDrive,
   });
   const apiKeys = createApiKeysModule({ db, clock, userTier: connections.repo.userTier });
   const importer = createImportModule({
     ...base,
     secrets,
-    calls,
-    settings,
     connections,
     accountsRepo: sync.accountsRepo,
     posts: sync.repos.posts,
-    folders: backups.repos.folders,
+    destination: backups.destinations.googleDrive,
   });
   const health = createHealthModule({
     clock,

@@ -12,9 +12,9 @@ const { useConnectionRedirect, CONNECTED_TOASTS } = await import(
   "../src/pages/dashboard/use-connection-redirect.tsx"
 );
 const { makeAuth, makeUser, renderWithAuth } = await import("./helpers.tsx");
-const { calls, serve, status, withConnectionsApi } = await import("./support/connections.tsx");
+const { calls, serve, withConnectionsApi } = await import("./support/connections.tsx");
 
-// The dashboard's arrival after a connection and the ready-for-backup badge; the accounts panel:
+// The dashboard's arrival after a connection (the badge: health-badge.test.tsx); the accounts panel:
 // accounts-panel.test.tsx.
 withConnectionsApi();
 
@@ -115,4 +115,3 @@ describe("dashboard arrival after a connection", () => {
     expect(screen.getByTestId("url").textContent).toBe("/dashboard?page=2");
   });
 });
-

@@ -1,15 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { syncMessages as m } from "@keepsake/contracts";
 import type { ConnectionTokens } from "../connections/index.ts";
+import {
+  classifyDestinationError,
+  createLedger,
+  type Destination,
+  type DestinationSession,
+  type FileSpec,
+  type ItemResult,
+  type Ledger,
+  type OpenUpload,
+  recordedResult,
+  type SessionSeal,
+  type StoredFile,
+  UploadSessionGoneError,
+} from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
-import type {
-  DriveClient,
-  DriveFile,
-  DriveFileMetadata,
-} from "../providers/google/drive.client.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
-import { ProviderError } from "../providers/provider-error.ts";
 import type {
   AttemptInfo,
   EngineLog,
@@ -19,32 +27,23 @@ import type {
 } from "../sync/index.ts";
 import type { PostRow } from "../sync/tables.ts";
 import type { BackupsRepositories } from "./backups.repositories.ts";
-import { type DriveCall, driveCallerFor } from "./drive-caller.ts";
-import { createFolders } from "./folders.ts";
-import {
-  createLedger,
-  type ItemResult,
-  type Ledger,
-  recordedResult,
-  type SessionSeal,
-} from "./ledger.ts";
 import { createMediaSource, MediaWithheldError, type PostRef } from "./media-source.ts";
 import type { BackupItem } from "./naming.ts";
 import { type BackupOutcome, type FailedBackupEvent, outcomeRecorder } from "./outcome.ts";
 import { planPost } from "./plan.ts";
-import { findInDrive, mayAlreadyBeInDrive, recordedSession } from "./recovery.ts";
+import { mayAlreadyBeInDrive } from "./recovery.ts";
 import { type PlacedFile, sidecarBody, type WithheldItem, writeSidecar } from "./sidecar.ts";
 import type { BackupFileRow, BackupRow } from "./tables.ts";
-import { createUploader, type OpenSession, SessionGoneError } from "./upload.ts";
 
 export type { BackupOutcome } from "./outcome.ts";
 
 export interface BackupEngineDeps {
-  repos: Pick<BackupsRepositories, "posts" | "backups" | "runs" | "folders">;
+  repos: Pick<BackupsRepositories, "posts" | "backups" | "runs">;
   directory: Pick<SyncDirectory, "accountWithOwner" | "findGoogleConnection">;
   connections: ConnectionTokens;
   media: MediaClient;
-  drive: DriveClient;
+  /** Where the files go (Google Drive, destinations/). */
+  destination: Destination;
   pacer: GraphPacer;
   clock: Clock;
   settings: EngineSettings;
@@ -70,7 +69,7 @@ interface Attempt {
   post: PostRow;
   account: Owner;
   googleSub: string;
-  call: DriveCall;
+  destination: DestinationSession;
   checkLease: () => void;
   /** Aborted when the worker shuts down: requests in flight break off, retries end. */
   signal?: AbortSignal;
@@ -84,10 +83,8 @@ interface Attempt {
  * for what an attempt that died before recording left, instead of uploading again.
  */
 export function createBackupEngine(deps: BackupEngineDeps) {
-  const { repos, directory, connections, drive, clock, settings: s } = deps;
-  const folders = createFolders({ repo: repos.folders, drive, clock });
+  const { repos, directory, clock, settings: s } = deps;
   const source = createMediaSource({ ...deps, repo: repos.posts, settings: s });
-  const upload = createUploader({ drive, settings: s });
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
   async function run(postId: string, attempt: AttemptInfo): Promise<BackupOutcome> {
@@ -146,7 +143,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         post,
         account,
         googleSub: google.google_sub,
-        call: driveCallerFor(connections, s, post.user_id, attempt.signal),
+        destination: deps.destination.open(post.user_id, attempt.signal),
         checkLease,
         ...(attempt.signal ? { signal: attempt.signal } : {}),
       });
@@ -173,15 +170,10 @@ export function createBackupEngine(deps: BackupEngineDeps) {
   async function backupPost(
     a: Attempt,
   ): Promise<{ files: (ItemResult & PlacedFile)[]; withheld: number }> {
-    const { backup, post, account, googleSub, call } = a;
-    const ledger = createLedger({
-      repo: repos.backups,
-      clock,
-      sessions: deps.sessions,
-      backupId: backup.id,
-    });
+    const { backup, post, account, googleSub, destination } = a;
+    const ledger = backupLedger(backup.id);
     const { path, items } = planPost(post, account.username);
-    let folder = await folders.ensure(call, account.user_id, googleSub, path);
+    let folder = await destination.ensureFolder(googleSub, path);
     const recorded = new Map(
       (await repos.backups.backupFiles(backup.id)).map((f) => [f.item_key, f]),
     );
@@ -200,17 +192,17 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         accountConnectedAt: new Date(account.connected_at),
         folder,
       });
-    const existing = look ? await findInDrive(call, drive, post.instagram_id) : new Map();
+    const existing = look ? await destination.findPostFiles(post.instagram_id) : new Map();
     const ref: PostRef = { current: post };
     const files: (ItemResult & PlacedFile)[] = [];
     const withheld: WithheldItem[] = [];
 
-    for (const { item, meta } of items) {
+    for (const { item, spec } of items) {
       a.checkLease();
       const put = () =>
         putItem(a, ledger, ref, files, withheld, {
           item,
-          meta: { ...meta, parents: [folder.id] },
+          spec: { ...spec, folderId: folder.id },
           row: recorded.get(item.key),
           existing: existing.get(item.key),
         });
@@ -223,12 +215,9 @@ export function createBackupEngine(deps: BackupEngineDeps) {
           continue;
         }
         // The folder was deleted in Drive since we recorded it: make it again, once.
-        if (
-          !(err instanceof ProviderError && err.provider === "google" && err.kind === "not_found")
-        )
-          throw err;
-        await folders.forget(account.user_id, googleSub, path);
-        folder = await folders.ensure(call, account.user_id, googleSub, path);
+        if (classifyDestinationError(err)?.kind !== "not_found") throw err;
+        await destination.forgetFolder(googleSub, path);
+        folder = await destination.ensureFolder(googleSub, path);
         result = await put();
       }
       files.push({ ...result, kind: item.kind, name: item.name });
@@ -245,21 +234,20 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     withheld: WithheldItem[],
     it: {
       item: BackupItem;
-      meta: DriveFileMetadata;
+      spec: FileSpec;
       row: BackupFileRow | undefined;
-      existing: DriveFile | undefined;
+      existing: StoredFile | undefined;
     },
   ): Promise<ItemResult> {
-    const { item, meta, row, existing } = it;
+    const { item, spec, row, existing } = it;
     if (row?.drive_file_id) return recordedResult(row);
     if (item.kind === "meta") {
       if (existing) return ledger.record(item, existing, true);
       return writeSidecar({
-        call: a.call,
-        drive,
+        destination: a.destination,
         ledger,
         item,
-        meta,
+        spec,
         post: ref.current,
         username: a.account.username,
         files: placed,
@@ -269,30 +257,39 @@ export function createBackupEngine(deps: BackupEngineDeps) {
           : {}),
       });
     }
-    let resume: OpenSession | null = null;
-    if (row?.upload_session_uri) {
-      const st = await recordedSession(a.call, drive, ledger, row);
+    let resume: OpenUpload | null = null;
+    const recordedUri = ledger.openSession(row ?? { upload_session_uri: null });
+    if (row && recordedUri) {
+      // Where the session an earlier attempt recorded stands: finished, open, or gone.
+      const total = row.upload_total === null ? null : Number(row.upload_total);
+      const st = await a.destination.uploadStatus(recordedUri, total);
       if (st && "done" in st) return ledger.record(item, st.done, false);
       if (st) resume = st.open;
       else await ledger.forgetSession(item);
     }
     if (!resume && existing) return ledger.record(item, existing, true);
-    const stream = async (from: OpenSession | null) =>
-      upload({
-        call: a.call,
-        ledger,
+    const stream = async (from: OpenUpload | null) =>
+      ledger.record(
         item,
-        meta,
-        resume: from,
-        download: await source.open(item, a.account.id, ref, a.signal),
-        reopen: () => source.open(item, a.account.id, ref, a.signal),
-        checkLease: a.checkLease,
-        ...(a.signal ? { signal: a.signal } : {}),
-      });
+        await a.destination.put(
+          spec,
+          {
+            download: await source.open(item, a.account.id, ref, a.signal),
+            reopen: () => source.open(item, a.account.id, ref, a.signal),
+          },
+          ledger.recorder(item),
+          {
+            resume: from,
+            checkLease: a.checkLease,
+            ...(a.signal ? { signal: a.signal } : {}),
+          },
+        ),
+        false,
+      );
     try {
       return await stream(resume);
     } catch (err) {
-      if (!(err instanceof SessionGoneError)) throw err;
+      if (!(err instanceof UploadSessionGoneError)) throw err;
       await ledger.forgetSession(item);
       return stream(null);
     }
@@ -331,9 +328,21 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     const fileId = sidecarId;
     const extra = deps.sidecarFields ? await deps.sidecarFields(accountId, instagramId) : {};
     const body = sidecarBody(post, account.username, files, withheld, extra);
-    const call = driveCallerFor(connections, s, post.user_id);
-    await call((t) => drive.replaceFileMedia(t, fileId, body, "application/json"));
+    await deps.destination.open(post.user_id).replace(fileId, body, "application/json");
     return "rewritten";
+  }
+
+  /** The backup_files rows of one backup: what each item left in the destination. */
+  function backupLedger(backupId: string): Ledger {
+    return createLedger({
+      save: (item, fields, now) =>
+        repos.backups.saveBackupFile(
+          { backup_id: backupId, item_key: item.key, name: item.name, ...fields },
+          now,
+        ),
+      clock,
+      sessions: deps.sessions,
+    });
   }
 
   return { run, refreshSidecar };

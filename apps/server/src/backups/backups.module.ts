@@ -3,11 +3,11 @@ import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import type { ConnectionTokens } from "../connections/index.ts";
 import type { Db } from "../db/database.ts";
+import { createDestinations, type Destinations } from "../destinations/index.ts";
 import type { JobSender } from "../jobs/job.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { createHook, type Listen } from "../lib/hooks.ts";
 import type { Secrets } from "../lib/secrets.ts";
-import { createDriveClient } from "../providers/google/drive.client.ts";
 import type { MediaClient } from "../providers/instagram/media.client.ts";
 import type {
   EngineSettings,
@@ -29,6 +29,8 @@ import type { FailedBackupEvent } from "./outcome.ts";
 export interface BackupsModule {
   backupEngine: BackupEngine;
   repos: BackupsRepositories;
+  /** The destinations (destinations/) the engine writes through; import and comments use them too. */
+  destinations: Destinations;
   /** Retries of one backup or of every failed one. */
   service: BackupsService;
   /** What areas built later are told: a backup that ended failed (listeners must not throw). */
@@ -86,10 +88,6 @@ export function createBackupsModule(
   },
 ): BackupsModule {
   const { sync, store } = deps;
-  const drive = createDriveClient(
-    { apisUrl: `${deps.config.providers.google.apisUrl}` },
-    { fetch: deps.calls.fetchFor("google"), recordStreamed: deps.calls.streamedFor("google") },
-  );
   const repos: BackupsRepositories = {
     posts: sync.repos.posts,
     runs: sync.repos.runs,
@@ -99,12 +97,21 @@ export function createBackupsModule(
   const failed = createHook<[FailedBackupEvent]>();
   // AES-256-GCM: resumable upload session URIs are write capabilities, sealed at rest.
   const key = deps.secrets.encryptionKey;
+  const destinations = createDestinations({
+    apisUrl: `${deps.config.providers.google.apisUrl}`,
+    connections: deps.connections.engineTokens,
+    folders: repos.folders,
+    settings: deps.settings,
+    clock: deps.clock,
+    fetch: deps.calls.fetchFor("google"),
+    recordStreamed: deps.calls.streamedFor("google"),
+  });
   const backupEngine = createBackupEngine({
     repos,
     directory: sync.directory,
     connections: deps.connections.engineTokens,
     media: sync.media,
-    drive,
+    destination: destinations.googleDrive,
     pacer: sync.pacer,
     clock: deps.clock,
     settings: deps.settings,
@@ -126,6 +133,7 @@ export function createBackupsModule(
   return {
     backupEngine,
     repos,
+    destinations,
     service,
     events: { failed },
     routes: (app, guards) => registerBackupsRoutes(app, { backups: service, guards }),

@@ -44,18 +44,27 @@ export function postKind(post: Pick<PostRow, "media_type" | "media_product_type"
 export const extensionOf = (t: GraphMediaType) => (t === "VIDEO" ? "mp4" : "jpg");
 export const mimeOf = (t: GraphMediaType) => (t === "VIDEO" ? "video/mp4" : "image/jpeg");
 
+/**
+ * `<YYYY-MM-DD>_<kind>_<id>[_<n>]`: the one grammar every file Keepsake writes is named by (the
+ * API's posts here, an export's items in import.naming.ts), before its suffix and extension.
+ */
+export function baseName(at: Date, kind: string, id: string, index: number | null = null): string {
+  const base = `${day(at)}_${kind}_${id}`;
+  return index === null ? base : `${base}_${index}`;
+}
+
 /** `<YYYY-MM-DD>_<kind>_<instagram id>[_<n>].<ext>` */
 export function fileName(post: PostRow, mediaType: GraphMediaType, index: number | null): string {
-  const base = `${day(new Date(post.posted_at))}_${postKind(post)}_${post.instagram_id}`;
-  return `${index === null ? base : `${base}_${index}`}.${extensionOf(mediaType)}`;
+  const base = baseName(new Date(post.posted_at), postKind(post), post.instagram_id, index);
+  return `${base}.${extensionOf(mediaType)}`;
 }
 
 export function coverFileName(post: PostRow): string {
-  return `${day(new Date(post.posted_at))}_${postKind(post)}_${post.instagram_id}_cover.jpg`;
+  return `${baseName(new Date(post.posted_at), postKind(post), post.instagram_id)}_cover.jpg`;
 }
 
 export function metaFileName(post: PostRow): string {
-  return `${day(new Date(post.posted_at))}_${postKind(post)}_${post.instagram_id}_meta.json`;
+  return `${baseName(new Date(post.posted_at), postKind(post), post.instagram_id)}_meta.json`;
 }
 
 /** The Drive folder path of a post: Keepsake / @username / YYYY. */

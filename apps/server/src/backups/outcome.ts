@@ -1,5 +1,7 @@
 import { syncMessages as m } from "@keepsake/contracts";
 import type { ConnectionTokens } from "../connections/index.ts";
+import type { ItemResult } from "../destinations/index.ts";
+import { classifyDestinationError, DestinationRevokedError } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { backupsFinished } from "../lib/metrics.ts";
 import { backupRetryWords, reconnectWords } from "../providers/failure-words.ts";
@@ -7,8 +9,6 @@ import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-er
 import { DeferError } from "../providers/retry.ts";
 import type { AttemptInfo, EngineLog, SyncDirectory } from "../sync/index.ts";
 import type { BackupsRepository } from "./backups.repository.ts";
-import { GoogleRevokedError } from "./drive-caller.ts";
-import type { ItemResult } from "./ledger.ts";
 import type { BackupRow } from "./tables.ts";
 
 export type BackupOutcome =
@@ -115,11 +115,12 @@ export function outcomeRecorder(deps: {
         backupsFinished.inc({ outcome: "deferred", reason: "rate_limited" });
         return { outcome: "deferred", delayMs: err.delayMs };
       }
-      if (err instanceof GoogleRevokedError)
+      const destination = classifyDestinationError(err);
+      if (err instanceof DestinationRevokedError)
         return fail(reconnectWords.google, true, "google_revoked");
+      // The user frees space (or buys more): the next sync, or Retry, tries again.
+      if (destination?.kind === "quota_full") return fail(m.driveFull, true, "drive_full");
       if (err instanceof ProviderError) {
-        // The user frees space (or buys more): the next sync, or Retry, tries again.
-        if (err.kind === "quota") return fail(m.driveFull, true, "drive_full");
         if (isInstagramTokenInvalid(err)) {
           const acc = await directory.accountWithOwner(backup.account_id);
           const message = reconnectWords.instagram(acc?.username ?? "your account");

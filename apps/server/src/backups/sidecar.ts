@@ -1,12 +1,8 @@
-import { createHash } from "node:crypto";
-import type { DriveClient, DriveFileMetadata } from "../providers/google/drive.client.ts";
+import type { DestinationSession, FileSpec, ItemResult, Ledger } from "../destinations/index.ts";
 import type { PostRow } from "../sync/tables.ts";
-import type { DriveCall } from "./drive-caller.ts";
-import type { ItemResult, Ledger } from "./ledger.ts";
 import { type BackupItem, sidecar } from "./naming.ts";
-import { keepIfIntact } from "./upload.ts";
 
-/** A file of the post already in Drive, for the sidecar's list. */
+/** A file of the post already in the destination, for the sidecar's list. */
 export interface PlacedFile {
   kind: BackupItem["kind"];
   name: string;
@@ -21,11 +17,10 @@ export interface WithheldItem {
 
 /** Writes the post's `…_meta.json` (everything Instagram said about it, and its files). */
 export async function writeSidecar(a: {
-  call: DriveCall;
-  drive: DriveClient;
+  destination: DestinationSession;
   ledger: Ledger;
   item: BackupItem;
-  meta: DriveFileMetadata;
+  spec: FileSpec;
   post: PostRow;
   username: string;
   files: PlacedFile[];
@@ -34,8 +29,7 @@ export async function writeSidecar(a: {
   extra?: Record<string, unknown>;
 }): Promise<ItemResult> {
   const body = sidecarBody(a.post, a.username, a.files, a.withheld, a.extra);
-  const file = await a.call((t) => a.drive.multipart(t, a.meta, body, "application/json"));
-  await keepIfIntact(a.call, a.drive, file, createHash("md5").update(body).digest("hex"));
+  const file = await a.destination.putBytes(a.spec, body);
   return a.ledger.record(a.item, file, false);
 }
 

@@ -2,10 +2,10 @@ import type { FastifyInstance } from "fastify";
 import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import type { ConnectionsModule } from "../connections/index.ts";
+import type { Destination } from "../destinations/index.ts";
 import type { JobSender } from "../jobs/job.ts";
 import { asError } from "../lib/log.ts";
 import type { PostLookupsRepository } from "../library/index.ts";
-import { createDriveClient } from "../providers/google/drive.client.ts";
 import { createCommentsClient } from "../providers/instagram/comments.client.ts";
 import type { AccountsRepository, GraphPacer } from "../sync/index.ts";
 import { createCommentsRepository } from "./comments.repository.ts";
@@ -24,6 +24,8 @@ export function createCommentsModule(
     pacer: GraphPacer;
     /** The library area's lookups of posts and their backups. */
     postLookups: PostLookupsRepository;
+    /** Where a post's comments file is written: the backups' destination (Google Drive). */
+    destination: Destination;
   },
 ) {
   const { connections, postLookups, calls, queue } = deps;
@@ -37,7 +39,6 @@ export function createCommentsModule(
       backedUpPosts: postLookups.backedUpPosts,
       sidecarOf: postLookups.sidecarOf,
       instagramAccessToken: connections.tokens.instagramAccessToken,
-      googleAccessToken: connections.tokens.googleAccessToken,
       startGrant: (userId, via, scopes, purpose) =>
         connections.oauth.startGrant(userId, via, scopes, purpose),
     },
@@ -52,10 +53,7 @@ export function createCommentsModule(
         onUsage: (key, usage) => deps.pacer.record(key, usage),
       },
     ),
-    drive: createDriveClient(
-      { apisUrl: providers.google.apisUrl },
-      { fetch: calls.fetchFor("google"), recordStreamed: calls.streamedFor("google") },
-    ),
+    destination: deps.destination,
     graph: (key, fn) => deps.pacer.call(key, fn),
     clock: deps.clock,
     async enqueue(accountId) {

@@ -5,9 +5,9 @@ import {
   commentMessages as m,
   type PostCommentsResponse,
 } from "@keepsake/contracts";
+import { classifyDestinationError, type Destination } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
-import type { DriveClient } from "../providers/google/drive.client.ts";
 import {
   COMMENTS_PERMISSION,
   type CommentsClient,
@@ -52,7 +52,6 @@ export interface CommentsDirectory {
     connectedVia: GraphHost;
     instagramUserId: string;
   }>;
-  googleAccessToken(userId: string, options?: { forceRefresh?: boolean }): Promise<string>;
   /** The re-consent that grants extra permissions (the connections area's OAuth service). */
   startGrant(
     userId: string,
@@ -66,7 +65,8 @@ export interface CommentsServiceDeps {
   repo: CommentsRepository;
   directory: CommentsDirectory;
   client: CommentsClient;
-  drive: DriveClient;
+  /** Where the comments files go, beside each post's sidecar (Google Drive, destinations/). */
+  destination: Destination;
   /** The Graph pacer of the sync area: comment reads share the account's budget. */
   graph: <T>(accountKey: string, fn: () => Promise<T>) => Promise<T>;
   clock: Clock;
@@ -77,7 +77,7 @@ export interface CommentsServiceDeps {
   log?: { warn(obj: object, msg: string): void };
 }
 
-/** `appProperties.keepsakeMediaId` of a post's comments file. */
+/** The item tag of a post's comments file (Drive: `appProperties.keepsakeMediaId`). */
 const commentsKey = (instagramId: string) => `${instagramId}_comments`;
 /** The comments file's name beside the sidecar: `…_meta.json` → `…_comments.json`. */
 export const commentsFileName = (metaName: string) =>
@@ -113,7 +113,7 @@ export function threads(rows: Row[]): ArchivedComment[] {
  * Instagram stays, marked — and writing the post's `…_comments.json` beside its sidecar.
  */
 export function createCommentsService(deps: CommentsServiceDeps) {
-  const { repo, directory, client, drive, clock } = deps;
+  const { repo, directory, client, clock } = deps;
   const batch = deps.batch ?? 25;
   // The accounts that keep comments, read at most once a minute per process: a sync's hook then
   // costs no query (bench:sync counts them); a sync that misses a fresh opt-in is followed by
@@ -158,45 +158,32 @@ export function createCommentsService(deps: CommentsServiceDeps) {
     const body = Buffer.from(JSON.stringify(content, null, 2));
     const md5 = createHash("md5").update(body).digest("hex");
     if (known.drive_file_id && known.drive_md5 === md5) return { id: known.drive_file_id, md5 };
-    const withToken = async <T>(fn: (token: string) => Promise<T>): Promise<T> => {
-      try {
-        return await fn(await directory.googleAccessToken(userId));
-      } catch (err) {
-        if (!(err instanceof ProviderError && err.kind === "token_invalid")) throw err;
-        return fn(await directory.googleAccessToken(userId, { forceRefresh: true }));
-      }
-    };
+    // Through the seam: one token refresh and backoff, and the content verified once written.
+    const d = deps.destination.open(userId);
     const key = commentsKey(sidecar.instagram_id);
     let id = known.drive_file_id;
-    if (!id) {
-      const found = await withToken((t) => drive.findByAppProperty(t, "keepsakeMediaId", key));
-      id = found[0]?.id ?? null;
-    }
+    if (!id) id = (await d.findItem(key))[0]?.id ?? null;
     if (id) {
-      const fileId = id;
       try {
-        await withToken((t) => drive.replaceFileMedia(t, fileId, body, "application/json"));
-        return { id: fileId, md5 };
+        await d.replace(id, body, "application/json");
+        return { id, md5 };
       } catch (err) {
         // The file was deleted in Drive: make it again below.
-        if (!(err instanceof ProviderError && err.kind === "not_found")) throw err;
+        if (classifyDestinationError(err)?.kind !== "not_found") throw err;
       }
     }
     if (!sidecar.drive_file_id) throw new Error("the post's sidecar is not in Drive");
-    const metaId = sidecar.drive_file_id;
-    const meta = await withToken((t) => drive.get(t, metaId));
-    const created = await withToken((t) =>
-      drive.multipart(
-        t,
-        {
-          name: commentsFileName(sidecar.name),
-          mimeType: "application/json",
-          parents: meta.parents,
-          appProperties: { keepsakeMediaId: key },
-        },
-        body,
-        "application/json",
-      ),
+    const { folderId } = await d.get(sidecar.drive_file_id);
+    if (!folderId) throw new Error("the post's sidecar is in no folder");
+    const created = await d.putBytes(
+      {
+        folderId,
+        name: commentsFileName(sidecar.name),
+        mimeType: "application/json",
+        time: null,
+        tags: { item: key },
+      },
+      body,
     );
     return { id: created.id, md5 };
   }

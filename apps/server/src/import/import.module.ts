@@ -1,16 +1,15 @@
 import type { FastifyInstance } from "fastify";
-import type { ModuleBase, ProviderCalls } from "../area-module.ts";
+import type { ModuleBase } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
-import { backupsRepository, createFolders, type DriveFoldersRepository } from "../backups/index.ts";
+import { backupsRepository } from "../backups/index.ts";
 import type { ConnectionsModule } from "../connections/index.ts";
 import { inTransaction } from "../db/transaction.ts";
+import type { Destination } from "../destinations/index.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import type { Secrets } from "../lib/secrets.ts";
-import { createDriveClient } from "../providers/google/drive.client.ts";
 import {
   type AccountsRepository,
   createPostsRepository,
-  type EngineSettings,
   type PostsRepository,
 } from "../sync/index.ts";
 import { createImportRepository } from "./import.repository.ts";
@@ -21,22 +20,15 @@ import { createImportService, type ImportService } from "./import.service.ts";
 export function createImportModule(
   deps: ModuleBase & {
     secrets: Pick<Secrets, "encryptionKey">;
-    calls: ProviderCalls;
-    settings: EngineSettings;
     connections: Pick<ConnectionsModule, "repo" | "tokens">;
     accountsRepo: Pick<AccountsRepository, "accountWithOwner">;
     posts: Pick<PostsRepository, "postsForImportMatch" | "newestPostTimes">;
-    /** The backups area's Drive folder ids (the import writes with the backup engine's folders). */
-    folders: DriveFoldersRepository;
+    /** The backups' destination: the import writes with the same folders, uploader and ledger. */
+    destination: Destination;
   },
 ) {
-  const { db, clock, calls, connections } = deps;
+  const { db, clock, connections } = deps;
   const key = deps.secrets.encryptionKey;
-  // The import area writes into Drive with the backup engine's folders, uploader and settings.
-  const drive = createDriveClient(
-    { apisUrl: `${deps.config.providers.google.apisUrl}` },
-    { fetch: calls.fetchFor("google"), recordStreamed: calls.streamedFor("google") },
-  );
   const importer: ImportService = createImportService({
     repo: createImportRepository(db),
     directory: {
@@ -60,10 +52,7 @@ export function createImportModule(
         });
       },
     },
-    connections: { googleAccessToken: connections.tokens.googleAccessToken },
-    drive,
-    folders: createFolders({ repo: deps.folders, drive, clock }),
-    settings: deps.settings,
+    destination: deps.destination,
     sessions: {
       seal: (uri) => encryptSecret(key, uri),
       open: (sealed) => decryptSecret(key, sealed),

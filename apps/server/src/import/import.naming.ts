@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import type { ExportItem } from "@keepsake/contracts/instagram-export";
-import { folderPath } from "../backups/index.ts";
+import { baseName, folderPath, postKind } from "../backups/index.ts";
 import type { ImportFileRow, ImportItemRow } from "./tables.ts";
 
-/** `appProperties` key and value marking what an import put in Drive. */
-export const SOURCE_KEY = "keepsakeSource";
+/** The `source` tag (Drive: `appProperties.keepsakeSource`) marking what an import wrote. */
 export const SOURCE_VALUE = "instagram-export";
 
 const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 20);
@@ -28,14 +27,13 @@ export function exportFileKey(it: ExportItem, index: number): string {
   return it.media.length > 1 ? `${nameId(it)}_${index + 1}` : nameId(it);
 }
 
-const day = (iso: string | Date) => new Date(iso).toISOString().slice(0, 10);
+const PRODUCT = { story: "STORY", reel: "REELS", post: "FEED", archived_post: "FEED" } as const;
 
-/** The `<kind>` of the file names, as the backup engine names API posts. */
+/** The `<kind>` of the file names, as the backup engine names API posts (`postKind`). */
 function kindWord(kind: ExportItem["kind"], media: { media_type: string }[]): string {
-  if (kind === "story") return "story";
-  if (kind === "reel") return "reel";
-  if (media.length > 1) return "carousel";
-  return media[0]?.media_type === "VIDEO" ? "video" : "photo";
+  const type =
+    media.length > 1 ? "CAROUSEL_ALBUM" : media[0]?.media_type === "VIDEO" ? "VIDEO" : "IMAGE";
+  return postKind({ media_type: type, media_product_type: PRODUCT[kind] });
 }
 
 const extensionOf = (uri: string, type: string) => {
@@ -46,22 +44,24 @@ const extensionOf = (uri: string, type: string) => {
 /** `<YYYY-MM-DD>_<kind>_<id>[_<n>].<ext>`, the backup engine's names. */
 export function importFileName(it: ExportItem, id: string, index: number): string {
   const f = it.media[index];
-  const base = `${day(it.taken_at)}_${kindWord(it.kind, it.media)}_${id}`;
-  const n = it.media.length > 1 ? `_${index + 1}` : "";
-  return `${base}${n}.${extensionOf(f?.uri ?? "", f?.media_type ?? "IMAGE")}`;
+  const n = it.media.length > 1 ? index + 1 : null;
+  const base = baseName(new Date(it.taken_at), kindWord(it.kind, it.media), id, n);
+  return `${base}.${extensionOf(f?.uri ?? "", f?.media_type ?? "IMAGE")}`;
 }
 
 export function importMetaName(
   item: Pick<ImportItemRow, "kind" | "taken_at" | "item_key">,
   files: Pick<ImportFileRow, "media_type">[],
 ): string {
-  return `${day(item.taken_at)}_${kindWord(item.kind, files)}_${item.item_key}_meta.json`;
+  return `${baseName(new Date(item.taken_at), kindWord(item.kind, files), item.item_key)}_meta.json`;
 }
 
-/** Keepsake / @user / YYYY, and stories in their own folder: Keepsake / @user / YYYY / Stories. */
-export function importFolderPath(username: string, kind: string, at: Date): string[] {
-  const path = folderPath(username, at);
-  return kind === "story" ? [...path, "Stories"] : path;
+/**
+ * Keepsake / @user / YYYY, where the API's posts and stories go. (Earlier versions filed
+ * imported stories in YYYY / Stories; those files are found by their tags, never written again.)
+ */
+export function importFolderPath(username: string, at: Date): string[] {
+  return folderPath(username, at);
 }
 
 const MIME: Record<string, string> = {

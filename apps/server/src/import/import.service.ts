@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import { syncMessages as m } from "@keepsake/contracts";
 import type { ImportFileResult, ImportPlan, ImportPlanRequest } from "@keepsake/contracts/import";
@@ -7,45 +6,17 @@ import {
   ExportRefusedError,
   readInstagramExport,
 } from "@keepsake/contracts/instagram-export";
-import {
-  type BackupItem,
-  createUploader,
-  driveCallerFor,
-  type Folders,
-  GoogleRevokedError,
-  ITEM_KEY,
-  type ItemResult,
-  keepIfIntact,
-  type Ledger,
-  type OpenSession,
-  POST_KEY,
-  SessionGoneError,
-  type SessionSeal,
-} from "../backups/index.ts";
 import { postLimit, tierLabel } from "../billing/index.ts";
-import type { ConnectionTokens } from "../connections/index.ts";
+import type { Destination, SessionSeal } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
-import type { DriveClient, DriveFileMetadata } from "../providers/google/drive.client.ts";
-import { ProviderError } from "../providers/provider-error.ts";
-import type { EngineSettings } from "../sync/index.ts";
-import {
-  exportFileKey,
-  exportItemKey,
-  importFileName,
-  importFolderPath,
-  importMetaName,
-  importMime,
-  importSidecar,
-  nameId,
-  SOURCE_KEY,
-  SOURCE_VALUE,
-} from "./import.naming.ts";
+import { exportFileKey, exportItemKey, importFileName, nameId } from "./import.naming.ts";
 import type { ImportRepository, NewImportItem } from "./import.repository.ts";
 import { importSummary } from "./import.summary.ts";
-import { type ImportedPost, importedPost } from "./imported-post.ts";
-import type { ImportFileRow, ImportItemRow } from "./tables.ts";
+import { asAppError, createImportWriter } from "./import.writer.ts";
+import type { ImportedPost } from "./imported-post.ts";
+import type { ImportItemRow } from "./tables.ts";
 
 /** What the import area reads of other areas: the account, the plan, Drive, known posts. */
 export interface ImportDirectory {
@@ -82,10 +53,8 @@ export interface ImportDirectory {
 export interface ImportServiceDeps {
   repo: ImportRepository;
   directory: ImportDirectory;
-  connections: Pick<ConnectionTokens, "googleAccessToken">;
-  drive: DriveClient;
-  folders: Folders;
-  settings: EngineSettings;
+  /** Where imported files go (Google Drive, through destinations/). */
+  destination: Destination;
   sessions: SessionSeal;
   clock: Clock;
 }
@@ -104,15 +73,9 @@ const messages = {
     `This item is beyond your ${tier} plan's limit of ${limit.toLocaleString("en-US")} posts. Upgrade to import it.`,
   busy: "This file is being uploaded by another request. Try again in a minute.",
   noLength: "The file's length (Content-Length) is required.",
-  brokeOff:
-    "The file's upload from your browser broke off before its end. Choose the export again to continue where it stopped.",
-  drive: (detail: string) => `Google Drive did not accept the file: ${detail}`,
 } as const;
 
 const normCaption = (c: string | null) => (c ?? "").trim().normalize("NFC");
-
-/** The browser's request body stopped before its end. */
-class BodyBrokeOff extends Error {}
 
 /**
  * Issue 31: an Instagram data export into Drive, exactly once. The browser opens the ZIP and
@@ -125,8 +88,15 @@ class BodyBrokeOff extends Error {}
  * Drive holds) on the next try instead of uploading again.
  */
 export function createImportService(deps: ImportServiceDeps) {
-  const { repo, directory, drive, folders, clock, settings } = deps;
-  const upload = createUploader({ drive, settings });
+  const { repo, directory, clock } = deps;
+  const { putMedia, finishItem } = createImportWriter({
+    repo,
+    destination: deps.destination,
+    sessions: deps.sessions,
+    clock,
+    findGoogleConnection: directory.findGoogleConnection,
+    recordImportedPost: directory.recordImportedPost,
+  });
 
   async function ownAccount(userId: string, accountId: string) {
     const account = await directory.accountWithOwner(accountId);
@@ -398,229 +368,6 @@ export function createImportService(deps: ImportServiceDeps) {
   ): ImportFileResult {
     return { item_id: item.id, key, drive_file_id: fileId, item_completed: completed };
   }
-
-  function ledgerFor(itemId: string): Ledger {
-    const save = (key: string, fields: Partial<ImportFileRow>) =>
-      repo.saveFile(itemId, key, fields, clock.now());
-    return {
-      rememberSession: (i: BackupItem, uri: string, total: number | null) =>
-        save(i.key, { upload_session_uri: deps.sessions.seal(uri), upload_total: total }),
-      forgetSession: (i: BackupItem) =>
-        save(i.key, { upload_session_uri: null, upload_total: null }),
-      openSession: (row: { upload_session_uri: string | null }) =>
-        row.upload_session_uri ? deps.sessions.open(row.upload_session_uri) : null,
-      async record(i: BackupItem, f, found): Promise<ItemResult> {
-        await save(i.key, {
-          drive_file_id: f.id,
-          size_bytes: f.size ?? 0,
-          md5: f.md5Checksum,
-          web_url: f.webViewLink,
-          upload_session_uri: null,
-          upload_total: null,
-        });
-        return {
-          fileId: f.id,
-          size: f.size ?? 0,
-          md5: f.md5Checksum,
-          webUrl: f.webViewLink,
-          found,
-        };
-      },
-    } as Ledger;
-  }
-
-  function metaOf(
-    item: ImportItemRow & { username: string },
-    file: { name: string; file_key: string; media_type: "IMAGE" | "VIDEO" },
-    parent: string,
-    mimeType: string,
-  ): DriveFileMetadata {
-    const time = new Date(item.taken_at).toISOString();
-    return {
-      name: file.name,
-      mimeType,
-      parents: [parent],
-      createdTime: time,
-      modifiedTime: time,
-      ...(item.caption ? { description: item.caption.slice(0, 30_000) } : {}),
-      appProperties: {
-        [ITEM_KEY]: file.file_key,
-        [POST_KEY]: item.item_key,
-        [SOURCE_KEY]: SOURCE_VALUE,
-      },
-    };
-  }
-
-  async function putMedia(
-    userId: string,
-    googleSub: string,
-    item: ImportItemRow & { username: string },
-    file: ImportFileRow,
-    body: Readable,
-    total: number,
-  ): Promise<string> {
-    const call = driveCallerFor(deps.connections, settings, userId);
-    const folder = await folders.ensure(
-      call,
-      userId,
-      googleSub,
-      importFolderPath(item.username, item.kind, new Date(item.taken_at)),
-    );
-    const ledger = ledgerFor(item.id);
-    const backupItem: BackupItem = {
-      key: file.file_key,
-      kind: "media",
-      mediaId: file.file_key,
-      mediaType: file.media_type,
-      url: null,
-      name: file.name,
-      index: null,
-    };
-    const meta = metaOf(item, file, folder.id, importMime(file.uri, file.media_type));
-    let resume: OpenSession | null = null;
-    const sealed = file.upload_session_uri;
-    if (sealed) {
-      const uri = deps.sessions.open(sealed);
-      const sessionTotal = file.upload_total === null ? null : Number(file.upload_total);
-      const st = await call((t) => drive.status(t, uri, sessionTotal));
-      if (st !== "gone" && st.done) {
-        body.resume();
-        return (await ledger.record(backupItem, st.file, false)).fileId;
-      }
-      if (st !== "gone" && sessionTotal === total) resume = { uri, total, received: st.received };
-      else await ledger.forgetSession(backupItem);
-    } else if (file.started_at) {
-      // An earlier request began this file and may have created it before recording it.
-      const found = await call((t) => drive.findByAppProperty(t, ITEM_KEY, file.file_key));
-      const mine = found.find((f) => f.appProperties[SOURCE_KEY] === SOURCE_VALUE);
-      if (mine) {
-        body.resume();
-        return (await ledger.record(backupItem, mine, true)).fileId;
-      }
-    }
-    let broke = false;
-    body.on("aborted", () => {
-      broke = true;
-    });
-    const download = new Response(
-      toWeb(body, () => (broke = true)),
-      {
-        headers: { "content-length": String(total) },
-      },
-    );
-    const run = (from: OpenSession | null) =>
-      upload({
-        call,
-        ledger,
-        item: backupItem,
-        meta,
-        resume: from,
-        download,
-        reopen: async () => {
-          // A request body is read once: the browser sends the file again, and the recorded
-          // session continues from what Drive holds.
-          throw new BodyBrokeOff();
-        },
-        checkLease: () => {
-          if (broke) throw new BodyBrokeOff();
-        },
-      });
-    try {
-      return (await run(resume)).fileId;
-    } catch (err) {
-      if (broke) throw new BodyBrokeOff();
-      if (err instanceof SessionGoneError) {
-        await ledger.forgetSession(backupItem);
-        throw new BodyBrokeOff();
-      }
-      throw err;
-    }
-  }
-
-  /** When every file of the item is in Drive: its sidecar (once), and the item completed. */
-  async function finishItem(
-    userId: string,
-    item: ImportItemRow & { username: string },
-  ): Promise<boolean> {
-    if (item.status === "completed") return true;
-    const files = await repo.itemFiles(item.id);
-    if (files.some((f) => !f.drive_file_id)) return false;
-    const google = await directory.findGoogleConnection(userId);
-    if (!google) throw new AppError("conflict", m.googleNotConnected);
-    const call = driveCallerFor(deps.connections, settings, userId);
-    const folder = await folders.ensure(
-      call,
-      userId,
-      google.google_sub,
-      importFolderPath(item.username, item.kind, new Date(item.taken_at)),
-    );
-    const metaKey = `${item.item_key}_meta`;
-    const existing = await call((t) => drive.findByAppProperty(t, ITEM_KEY, metaKey));
-    let sidecarId = existing.find((f) => f.appProperties[SOURCE_KEY] === SOURCE_VALUE)?.id;
-    if (!sidecarId) {
-      const content = Buffer.from(
-        JSON.stringify(importSidecar(item, item.username, files), null, 2),
-      );
-      const created = await call((t) =>
-        drive.multipart(
-          t,
-          metaOf(
-            item,
-            { name: importMetaName(item, files), file_key: metaKey, media_type: "IMAGE" },
-            folder.id,
-            "application/json",
-          ),
-          content,
-          "application/json",
-        ),
-      );
-      await keepIfIntact(call, drive, created, createHash("md5").update(content).digest("hex"));
-      sidecarId = created.id;
-    }
-    // Before the item is marked completed: a crash in between leaves it to finish again.
-    await directory.recordImportedPost(importedPost(item, files));
-    const mine = await repo.completeItem(item.id, sidecarId, clock.now());
-    if (!mine) {
-      // Another request finished the item at the same moment: keep the sidecar it recorded.
-      const again = await repo.findItem(userId, item.id);
-      if (again?.sidecar_file_id && again.sidecar_file_id !== sidecarId) {
-        const drop = sidecarId;
-        await call((t) => drive.remove(t, drop)).catch(() => {});
-      }
-    }
-    return true;
-  }
-}
-
-/** A Node stream as a web stream; `onError` runs when the browser's request breaks off. */
-function toWeb(body: Readable, onError: () => void): ReadableStream<Uint8Array> {
-  const it = body[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const r = await it.next();
-        if (r.done) controller.close();
-        else controller.enqueue(new Uint8Array(r.value as Buffer));
-      } catch (err) {
-        onError();
-        controller.error(err);
-      }
-    },
-    async cancel() {
-      await it.return?.();
-    },
-  });
-}
-
-function asAppError(err: unknown): unknown {
-  if (err instanceof AppError) return err;
-  if (err instanceof BodyBrokeOff) return new AppError("bad_request", messages.brokeOff);
-  if (err instanceof GoogleRevokedError) return new AppError("conflict", reconnectWords.google);
-  if (err instanceof ProviderError) {
-    if (err.provider === "instagram") return new AppError("bad_request", messages.brokeOff);
-    return new AppError("upstream", messages.drive(err.message));
-  }
-  return err;
 }
 
 export type ImportService = ReturnType<typeof createImportService>;

@@ -1,6 +1,6 @@
 import type { SyncProgress } from "@keepsake/contracts";
 import type { ConnectionsRepository } from "../connections/index.ts";
-import type { GraphChild, GraphHost, GraphMedia } from "../providers/instagram/media.client.ts";
+import type { GraphChild, GraphMedia } from "../providers/instagram/media.client.ts";
 import type { AccountsRepository } from "./account-directory.repository.ts";
 import type { PostLimit } from "./posts.repository.ts";
 import type { PostChild } from "./tables.ts";

@@ -3,10 +3,9 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DriveCall } from "../../src/backups/drive-caller.ts";
-import type { Ledger } from "../../src/backups/ledger.ts";
 import type { BackupItem } from "../../src/backups/naming.ts";
-import { createUploader } from "../../src/backups/upload.ts";
+import type { DriveCall } from "../../src/destinations/google-drive/caller.ts";
+import { createUploader, type UploadLedger } from "../../src/destinations/google-drive/upload.ts";
 import { createDriveClient } from "../../src/providers/google/drive.client.ts";
 import { DEFAULT_ENGINE_SETTINGS } from "../../src/sync/engine-settings.ts";
 
@@ -66,7 +65,7 @@ function upload() {
 const call: DriveCall = (fn) => fn("token");
 const ledger = {
   record: async (_item: BackupItem, file: { id: string; md5Checksum: string | null }) => file,
-} as unknown as Ledger;
+} as unknown as UploadLedger;
 const item = { key: "m1", kind: "media", name: "m1.jpg" } as unknown as BackupItem;
 
 /** A CDN download of `PIECES` pieces whose next piece waits for `gate` (given the piece's index). */

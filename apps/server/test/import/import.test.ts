@@ -156,13 +156,19 @@ describe("import of Instagram's data export", () => {
       }
     }
     const files = await h.driveFiles();
-    const stories = files.filter((f) => !f.isFolder && f.folder.endsWith("/Stories"));
-    // 8 stories and their sidecars, in Keepsake/@lumen.studio/YYYY/Stories.
+    const stories = files.filter(
+      (f) =>
+        !f.isFolder &&
+        f.name.includes("_story_") &&
+        f.appProperties.keepsakeSource === "instagram-export",
+    );
+    // 8 stories and their sidecars, in Keepsake/@lumen.studio/YYYY, where the API's stories go.
     expect(stories.length).toBe(16);
+    expect(files.some((f) => f.folder.endsWith("/Stories"))).toBe(false);
     for (const item of pending.filter((i) => i.kind === "story")) {
       const media = stories.find((f) => f.name === item.files[0]?.name);
       expect(media, item.files[0]?.name).toBeDefined();
-      expect(media?.folder).toBe(`Keepsake/@lumen.studio/${item.taken_at.slice(0, 4)}/Stories`);
+      expect(media?.folder).toBe(`Keepsake/@lumen.studio/${item.taken_at.slice(0, 4)}`);
       expect(media?.createdTime).toBe(item.taken_at);
       expect(media?.md5Checksum).toBe(md5(await ex.bytes(item.files[0]?.uri as string)));
       expect(media?.appProperties.keepsakeSource).toBe("instagram-export");

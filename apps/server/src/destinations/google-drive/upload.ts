@@ -6,25 +6,35 @@ import {
   type MediaInRoom,
   RESUMABLE_QUANTUM,
   type UploadProgress,
-} from "../providers/google/drive.client.ts";
-import { isRetryable, ProviderError, retryAfterOf } from "../providers/provider-error.ts";
-import { abortableSleep, backoffDelay } from "../providers/retry.ts";
-import type { EngineSettings } from "../sync/index.ts";
-import type { DriveCall } from "./drive-caller.ts";
-import type { ItemResult, Ledger } from "./ledger.ts";
-import type { BackupItem } from "./naming.ts";
+} from "../../providers/google/drive.client.ts";
+import { isRetryable, ProviderError, retryAfterOf } from "../../providers/provider-error.ts";
+import { abortableSleep, backoffDelay } from "../../providers/retry.ts";
+import type { EngineSettings } from "../../sync/index.ts";
+import type { StoredFile } from "../destination.ts";
+import type { DriveCall } from "./caller.ts";
+import { cdnReader, createPipedSmall } from "./piped-small.ts";
 import { createPipedUpload, type OpenSession, SessionGoneError } from "./piped-upload.ts";
 import { bufferPool, Pending, wakeUp } from "./upload-buffers.ts";
 
 export { type OpenSession, SessionGoneError } from "./piped-upload.ts";
 
+/** The item an upload is for, as its ledger knows it. */
+export interface UploadItem {
+  key: string;
+  name: string;
+}
+
+/** Where the uploader records the item's session (before its first byte) and its file. */
+export interface UploadLedger {
+  rememberSession(item: UploadItem, uri: string, total: number | null): Promise<unknown>;
+  forgetSession(item: UploadItem): Promise<unknown>;
+  record(item: UploadItem, file: DriveFile, found: boolean): Promise<StoredFile>;
+}
+
 /** Room kept before a small file's bytes for the multipart head (its JSON metadata). */
 const HEAD_ROOM = 64 * 1024;
 /** Room kept after them for the multipart tail. */
 const TAIL_ROOM = 1024;
-
-const cdnBroke = () =>
-  new ProviderError("instagram", "network", "The download from the Instagram CDN broke off");
 
 /**
  * Drive's md5 must be the md5 of what was sent: a file that differs is removed (then
@@ -35,7 +45,7 @@ export async function keepIfIntact(
   drive: DriveClient,
   file: DriveFile,
   expected: string,
-  afterRemove?: () => Promise<void>,
+  afterRemove?: () => Promise<unknown>,
 ): Promise<void> {
   if (!file.md5Checksum || file.md5Checksum === expected) return;
   await call((t) => drive.remove(t, file.id));
@@ -45,20 +55,6 @@ export async function keepIfIntact(
     "transient",
     "The file in Drive does not match what was sent (md5); uploading again",
   );
-}
-
-/** A download's reader, whose failures (and a missing body) are the CDN breaking off. */
-function cdnReader(download: Response) {
-  if (!download.body) throw cdnBroke();
-  const reader = download.body.getReader();
-  const read = async () => {
-    try {
-      return await reader.read();
-    } catch {
-      throw cdnBroke();
-    }
-  };
-  return { reader, read };
 }
 
 /**
@@ -90,82 +86,12 @@ export function createUploader(deps: {
     Math.max(1, s.smallUploadBuffers),
   );
 
-  /**
-   * A small download of known length piped into one multipart request (its metadata first):
-   * nothing is held but the piece in flight, so the memory of small uploads does not grow with
-   * their number or size (issue 27). Each try of the request (a retry, a token refresh) reads
-   * the download again from its first byte, with a fresh md5; a download that breaks off or
-   * differs from its announced length aborts the request before its end, so Drive keeps no
-   * file of it.
-   */
-  async function pipeSmall(args: {
-    call: DriveCall;
-    meta: DriveFileMetadata;
-    contentType: string;
-    total: number;
-    download: Response;
-    reopen: () => Promise<Response>;
-    signal?: AbortSignal;
-  }): Promise<{ file: DriveFile; md5: string }> {
-    const { call, meta, contentType, total, signal } = args;
-    let first: Response | null = args.download;
-    let md5: string | null = null;
-    try {
-      const file = await call(async (token) => {
-        const download = first ?? (await args.reopen());
-        first = null;
-        md5 = null;
-        const { reader, read } = cdnReader(download);
-        async function* media(): AsyncGenerator<Uint8Array> {
-          const hash = createHash("md5");
-          let position = 0;
-          for (;;) {
-            const r = await read();
-            if (r.done) break;
-            position += r.value.length;
-            if (position > total) {
-              throw new ProviderError(
-                "instagram",
-                "transient",
-                "The Instagram CDN sent more bytes than it announced",
-              );
-            }
-            hash.update(r.value);
-            yield r.value;
-          }
-          if (position < total) {
-            throw new ProviderError(
-              "instagram",
-              "network",
-              "The download from the Instagram CDN was cut short",
-            );
-          }
-          md5 = hash.digest("hex");
-        }
-        try {
-          return await drive.multipartStream(
-            token,
-            meta,
-            { stream: media(), length: total },
-            contentType,
-            signal,
-          );
-        } finally {
-          await reader.cancel().catch(() => {});
-        }
-      });
-      if (md5 === null)
-        throw new ProviderError("google", "transient", "Drive answered before the whole file");
-      return { file, md5 };
-    } finally {
-      await (first as Response | null)?.body?.cancel().catch(() => {});
-    }
-  }
+  const pipeSmall = createPipedSmall(drive);
 
   return async function upload(args: {
     call: DriveCall;
-    ledger: Ledger;
-    item: BackupItem;
+    ledger: UploadLedger;
+    item: UploadItem;
     meta: DriveFileMetadata;
     resume: OpenSession | null;
     download: Response;
@@ -175,7 +101,7 @@ export function createUploader(deps: {
     checkLease: () => void;
     /** The worker shuts down: the request in flight is broken off and no retry sleeps on. */
     signal?: AbortSignal;
-  }): Promise<ItemResult> {
+  }): Promise<StoredFile> {
     const { call, ledger, item, meta, resume, download: res, checkLease, signal } = args;
     const sleep = abortableSleep(s.sleep, signal);
     const declared = res.headers.get("content-length");

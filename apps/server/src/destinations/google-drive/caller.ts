@@ -1,12 +1,21 @@
-import type { ConnectionTokens } from "../connections/index.ts";
-import { AppError } from "../lib/errors.ts";
-import { reconnectWords } from "../providers/failure-words.ts";
-import { ProviderError } from "../providers/provider-error.ts";
-import { abortableSleep, withBackoff } from "../providers/retry.ts";
-import type { EngineSettings } from "../sync/index.ts";
+import { AppError } from "../../lib/errors.ts";
+import { reconnectWords } from "../../providers/failure-words.ts";
+import { ProviderError } from "../../providers/provider-error.ts";
+import { abortableSleep, withBackoff } from "../../providers/retry.ts";
+import type { EngineSettings } from "../../sync/index.ts";
+import { DestinationRevokedError } from "../destination.ts";
 
 /** Google refused the grant for good: every backup of the user stops until they reconnect. */
-export class GoogleRevokedError extends Error {}
+export class GoogleRevokedError extends DestinationRevokedError {
+  constructor(message: string) {
+    super("google_drive", message);
+  }
+}
+
+/** The user's Google access token (the connections area refreshes it when asked). */
+export interface GoogleTokens {
+  googleAccessToken(userId: string, options?: { forceRefresh?: boolean }): Promise<string>;
+}
 
 /**
  * One Drive call with the user's access token: retried with backoff (unless `retry: false`,
@@ -20,7 +29,7 @@ export type DriveCall = <T>(
 ) => Promise<T>;
 
 export function driveCallerFor(
-  connections: Pick<ConnectionTokens, "googleAccessToken">,
+  connections: GoogleTokens,
   settings: Pick<EngineSettings, "backoff" | "sleep" | "random">,
   userId: string,
   signal?: AbortSignal,

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
-import type { DriveClient, DriveFile } from "../providers/google/drive.client.ts";
-import { isRetryable, ProviderError, retryAfterOf } from "../providers/provider-error.ts";
-import { abortableSleep, backoffDelay } from "../providers/retry.ts";
-import type { EngineSettings } from "../sync/index.ts";
-import type { DriveCall } from "./drive-caller.ts";
+import type { DriveClient, DriveFile } from "../../providers/google/drive.client.ts";
+import { isRetryable, ProviderError, retryAfterOf } from "../../providers/provider-error.ts";
+import { abortableSleep, backoffDelay } from "../../providers/retry.ts";
+import type { EngineSettings } from "../../sync/index.ts";
+import { UploadSessionGoneError as SessionGoneError } from "../destination.ts";
+import type { DriveCall } from "./caller.ts";
 
 /** The resumable session is gone (expired or unknown): the item starts over. */
-export class SessionGoneError extends Error {}
+export { UploadSessionGoneError as SessionGoneError } from "../destination.ts";
 
 /** An open resumable session and how many bytes Drive holds. */
 export interface OpenSession {

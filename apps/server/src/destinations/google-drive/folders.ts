@@ -1,16 +1,27 @@
-import type { Clock } from "../lib/clock.ts";
-import type { DriveClient, DriveFile } from "../providers/google/drive.client.ts";
-import type { DriveCall } from "./drive-caller.ts";
-import type { DriveFoldersRepository } from "./drive-folders.repository.ts";
-import { FOLDER_KEY } from "./plan.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { DriveClient, DriveFile } from "../../providers/google/drive.client.ts";
+import type { FolderRecord } from "../destination.ts";
+import type { DriveCall } from "./caller.ts";
+import { FOLDER_KEY } from "./properties.ts";
 
-/** A Drive folder Keepsake writes into, as recorded. */
-export interface FolderRecord {
-  id: string;
-  /** When Keepsake recorded it. */
-  recordedAt: Date;
-  /** Found in Drive (made by an earlier connection or installation) rather than created. */
-  adopted: boolean;
+export type { FolderRecord } from "../destination.ts";
+
+/** Where folder ids are recorded, per user, Google account and path (the drive_folders table). */
+export interface FolderStore {
+  findFolder(
+    userId: string,
+    googleSub: string,
+    path: string,
+  ): Promise<{ folder_id: string; created_at: Date; adopted: boolean } | undefined>;
+  saveFolder(
+    userId: string,
+    googleSub: string,
+    path: string,
+    folderId: string,
+    adopted: boolean,
+    now: Date,
+  ): Promise<{ folder_id: string; created_at: Date; adopted: boolean }>;
+  forgetFolder(userId: string, googleSub: string, path: string): Promise<void>;
 }
 
 /** Folder ids this process knows, per user, Google account and path (bounded). */
@@ -21,11 +32,7 @@ const MAX_CACHED = 20_000;
  * in Drive by appProperties or created — once per process at a time, so concurrent backups of
  * one account do not race to create the same folder. At steady state no Drive call is made.
  */
-export function createFolders(deps: {
-  repo: DriveFoldersRepository;
-  drive: DriveClient;
-  clock: Clock;
-}) {
+export function createFolders(deps: { repo: FolderStore; drive: DriveClient; clock: Clock }) {
   const { repo, drive, clock } = deps;
   const cache = new Map<string, FolderRecord>();
   const inflight = new Map<string, Promise<FolderRecord>>();

@@ -1,0 +1,30 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { BackupFileRow } from "./tables.ts";
+
+/** The backup_files table: what each item of a backup left in its destination (the ledger's rows). */
+export function createBackupFilesRepository(db: Kysely<Database>) {
+  return {
+    backupFiles(backupId: string): Promise<BackupFileRow[]> {
+      return db.selectFrom("backup_files").selectAll().where("backup_id", "=", backupId).execute();
+    },
+
+    async saveBackupFile(
+      f: Partial<Omit<BackupFileRow, "backup_id" | "item_key" | "updated_at">> & {
+        backup_id: string;
+        item_key: string;
+        name: string;
+      },
+      now: Date,
+    ) {
+      const { backup_id, item_key, ...rest } = f;
+      await db
+        .insertInto("backup_files")
+        .values({ ...f, updated_at: now })
+        .onConflict((oc) =>
+          oc.columns(["backup_id", "item_key"]).doUpdateSet({ ...rest, updated_at: now }),
+        )
+        .execute();
+    },
+  };
+}

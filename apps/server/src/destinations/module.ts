@@ -1,0 +1,67 @@
+import type { Clock } from "../lib/clock.ts";
+import { createDriveClient } from "../providers/google/drive.client.ts";
+import type { FetchLike } from "../providers/http.ts";
+import type { EngineSettings } from "../sync/index.ts";
+import type { Destination } from "./destination.ts";
+import type { GoogleTokens } from "./google-drive/caller.ts";
+import type { FolderStore } from "./google-drive/folders.ts";
+import { createGoogleDriveDestination } from "./google-drive.ts";
+
+export {
+  classifyDestinationError,
+  type Destination,
+  type DestinationCapabilities,
+  type DestinationFailure,
+  DestinationRevokedError,
+  type DestinationSession,
+  type FileSpec,
+  type FileTags,
+  type FolderRecord,
+  type StoredFile,
+  UploadSessionGoneError,
+} from "./destination.ts";
+export { GoogleRevokedError } from "./google-drive/caller.ts";
+export { GOOGLE_DRIVE } from "./google-drive.ts";
+export {
+  createLedger,
+  type ItemResult,
+  type Ledger,
+  type LedgerItem,
+  recordedResult,
+  type SessionSeal,
+} from "./ledger.ts";
+
+/** The places backups go, wired once per process (one folder cache, one uploader per destination). */
+export interface Destinations {
+  googleDrive: Destination;
+}
+
+/** Wires Google Drive (its client over the app's recorded fetch) behind the seam. */
+export function createDestinations(deps: {
+  apisUrl: string;
+  connections: GoogleTokens;
+  /** drive_folders: the folder ids found or made, per user and Google account. */
+  folders: FolderStore;
+  settings: EngineSettings;
+  clock: Clock;
+  fetch?: FetchLike;
+  /** Told the outcome of each streamed Drive upload (`fetch` does not see them). */
+  recordStreamed?: (failed: boolean) => void;
+}): Destinations {
+  const drive = createDriveClient(
+    { apisUrl: deps.apisUrl },
+    {
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      ...(deps.recordStreamed ? { recordStreamed: deps.recordStreamed } : {}),
+    },
+  );
+  return {
+    googleDrive: createGoogleDriveDestination({
+      drive,
+      folders: deps.folders,
+      connections: deps.connections,
+      settings: deps.settings,
+      clock: deps.clock,
+    }),
+  };
+}
