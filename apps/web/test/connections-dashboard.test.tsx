@@ -12,7 +12,7 @@ const { useConnectionRedirect, CONNECTED_TOASTS } = await import(
   "../src/pages/dashboard/use-connection-redirect.tsx"
 );
 const { makeAuth, makeUser, renderWithAuth } = await import("./helpers.tsx");
-const { calls, serve, withConnectionsApi } = await import("./support/connections.tsx");
+const { serve, status, withConnectionsApi } = await import("./support/connections.tsx");
 
 // The dashboard's arrival after a connection (the badge: health-badge.test.tsx); the accounts panel:
 // accounts-panel.test.tsx.

@@ -192,7 +192,7 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
       const used = await repo.spendAccountToken(digest(token), "password_reset", now);
       if (!used) throw new AppError("invalid", m.resetInvalid);
       const user = await repo.findUserById(used.user_id);
-      if (!user || !user.is_active) throw new AppError("invalid", m.resetInvalid);
+      if (!user?.is_active) throw new AppError("invalid", m.resetInvalid);
       await repo.updateUser(user.id, {
         password_hash: await hashPassword(password),
         // The link reached the user's inbox: the address is theirs.
