@@ -175,7 +175,17 @@ describe("parallel Checkout clicks of one user", () => {
 describe("the billing claim", () => {
   it("lets one change of a user run at a time; a second waits for it", async () => {
     const u = await t.signUp();
-    const claims = createBillingClaims(createBillingRepository(t.ctx.db));
+    const repo = createBillingRepository(t.ctx.db);
+    // The claims' own repository, counting each attempt to claim (the second change's tries
+    // show it waiting).
+    let tries = 0;
+    const claims = createBillingClaims({
+      ...repo,
+      tryClaim: (...args) => {
+        tries += 1;
+        return repo.tryClaim(...args);
+      },
+    });
     const order: string[] = [];
     let release = () => {};
     const gate = new Promise<void>((resolve) => {
@@ -191,10 +201,16 @@ describe("the billing claim", () => {
       (n) => n === 1,
       5000,
     );
+    const triedBefore = tries;
     const second = claims.hold(u.user.id, "busy", async () => {
       order.push("second in");
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The second change asked, was refused and asked again: it waits while the first holds.
+    await until(
+      async () => tries - triedBefore,
+      (n) => n >= 3,
+      5000,
+    );
     expect(order).toEqual(["first in"]);
     release();
     await Promise.all([first, second]);
