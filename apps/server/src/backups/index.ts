@@ -5,7 +5,6 @@ export { backupsRepository, createBackupsModule, createBackupsStore } from "./ba
 export type { BackupsRepositories } from "./backups.repositories.ts";
 export type { BackupsRepository } from "./backups.repository.ts";
 export type { BackupsService } from "./backups.service.ts";
-export type { DriveFoldersRepository } from "./drive-folders.repository.ts";
 export { backupPostJob } from "./jobs/backup-post.job.ts";
 export type { BackupItem } from "./naming.ts";
 export { baseName, folderPath, postKind } from "./naming.ts";

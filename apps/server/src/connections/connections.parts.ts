@@ -59,6 +59,7 @@ export interface LostConnection {
   subjectId: string;
   /** "@username" or the Google address. */
   label: string;
+  /** Why, as the connection recorded it (`status_reason`); null when it kept no words. */
   reason: string | null;
   /** Identifies the grant: the token's issue time (Instagram), a hash of the sealed refresh token (Google). */
   grant: string;
