@@ -5,6 +5,7 @@ export * from "./auth.ts";
 export * from "./billing.ts";
 export * from "./comments.ts";
 export * from "./connections.ts";
+export * from "./destinations.ts";
 export * from "./health.ts";
 export * from "./mail.ts";
 export * from "./notifications.ts";

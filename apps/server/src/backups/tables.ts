@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import type { Generated, Selectable } from "kysely";
 import type { GeneratedTimestamp, Timestamp } from "../db/columns.ts";
 
@@ -42,8 +43,11 @@ export interface BackupsTable {
   retry_on_sync: Generated<boolean>;
   backup_size_bytes: number | null;
   md5: string | null;
+  /** The file's id and link in `destination` (the column names predate other destinations). */
   google_drive_file_id: string | null;
   google_drive_url: string | null;
+  /** Where this backup goes or went (migration 1200): the account's destination when it started. */
+  destination: Generated<DestinationKind>;
   lease_token: string | null;
   lease_expires_at: Timestamp | null;
   created_at: GeneratedTimestamp;
@@ -54,6 +58,8 @@ export interface BackupsTable {
 
 export interface BackupFilesTable {
   backup_id: string;
+  /** The destination the item was written to (migration 1200): each keeps its own ledger. */
+  destination: Generated<DestinationKind>;
   item_key: string;
   name: string;
   drive_file_id: string | null;

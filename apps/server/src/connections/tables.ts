@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import type { Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { GeneratedTimestamp, Timestamp } from "../db/columns.ts";
 
@@ -12,6 +13,7 @@ export const ownedTables = [
   "oauth_states",
   "instagram_accounts",
   "google_connections",
+  "destination_connections",
   "data_deletion_requests",
 ] as const satisfies readonly (keyof ConnectionsTables)[];
 
@@ -19,13 +21,14 @@ export interface ConnectionsTables {
   oauth_states: OAuthStatesTable;
   instagram_accounts: InstagramAccountsTable;
   google_connections: GoogleConnectionsTable;
+  destination_connections: DestinationConnectionsTable;
   data_deletion_requests: DataDeletionRequestsTable;
 }
 
 export interface OAuthStatesTable {
   id: Generated<string>;
   user_id: string;
-  provider: "instagram" | "facebook" | "google";
+  provider: "instagram" | "facebook" | "google" | "dropbox" | "onedrive";
   account_type: string | null;
   /** Why a re-consent was started (migration 1095): "comments" or "stories"; null to connect. */
   purpose: string | null;
@@ -60,6 +63,8 @@ export interface InstagramAccountsTable {
   status_reason: string | null;
   last_validated_at: Timestamp | null;
   paused_by_plan: Generated<boolean>;
+  /** Where its backups go (migration 1200); Google Drive unless the user chose another. */
+  destination: Generated<DestinationKind>;
   connected_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
@@ -77,6 +82,26 @@ export interface GoogleConnectionsTable {
   status: Generated<ConnectionRowStatus>;
   status_reason: string | null;
   last_validated_at: Timestamp | null;
+  connected_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/**
+ * A Dropbox, OneDrive or S3-compatible destination of a user (migration 1200). Dropbox and
+ * OneDrive: `credentials_encrypted` seals the refresh token, the access token is kept sealed
+ * with its expiry. S3: `credentials_encrypted` seals the settings with the secret key.
+ */
+export interface DestinationConnectionsTable {
+  id: Generated<string>;
+  user_id: string;
+  kind: "dropbox" | "onedrive" | "s3";
+  external_id: string;
+  label: string;
+  credentials_encrypted: string;
+  access_token_encrypted: string | null;
+  access_token_expires_at: Timestamp | null;
+  status: Generated<ConnectionRowStatus>;
+  status_reason: string | null;
   connected_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
@@ -104,4 +129,6 @@ export type GoogleConnectionUpdate = Omit<
   Updateable<GoogleConnectionsTable>,
   "id" | "user_id" | "root_folder_id" | "connected_at" | "updated_at"
 >;
+export type DestinationConnectionRow = Selectable<DestinationConnectionsTable>;
+export type NewDestinationConnection = Insertable<DestinationConnectionsTable>;
 export type NewDataDeletionRequest = Insertable<DataDeletionRequestsTable>;

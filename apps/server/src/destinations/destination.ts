@@ -1,4 +1,8 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import { isRetryable, ProviderError } from "../providers/provider-error.ts";
+import type { S3Settings } from "../providers/s3/s3.client.ts";
+
+export type { DestinationKind } from "@keepsake/contracts";
 
 /**
  * The seam between Keepsake and a place backups go (Google Drive today; Dropbox, OneDrive and
@@ -188,10 +192,26 @@ export interface DestinationSession {
   remove(fileId: string): Promise<void>;
 }
 
+/**
+ * A user's credentials for the destinations other than Drive, kept sealed by the connections
+ * area (`destination_connections`). Each throws an `AppError` when the user must reconnect
+ * (refresh refused, never connected): the adapter's caller turns it into `DestinationRevokedError`.
+ */
+export interface DestinationCredentials {
+  /** A Dropbox or OneDrive access token; a new one (refresh token used) when `forceRefresh`. */
+  accessToken(
+    userId: string,
+    kind: "dropbox" | "onedrive",
+    options?: { forceRefresh?: boolean },
+  ): Promise<string>;
+  /** The user's S3-compatible storage, its secret opened. */
+  s3Settings(userId: string): Promise<S3Settings>;
+}
+
 /** A place backups go. */
 export interface Destination {
-  /** `google_drive`. */
-  readonly name: string;
+  /** `google_drive`, `dropbox`, `onedrive`, `s3`. */
+  readonly name: DestinationKind;
   readonly capabilities: DestinationCapabilities;
   /** The user's session; `signal` (the worker shuts down) stops calls and backoff sleeps. */
   open(userId: string, signal?: AbortSignal): DestinationSession;

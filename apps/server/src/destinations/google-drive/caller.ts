@@ -1,8 +1,6 @@
-import { AppError } from "../../lib/errors.ts";
 import { reconnectWords } from "../../providers/failure-words.ts";
-import { ProviderError } from "../../providers/provider-error.ts";
-import { abortableSleep, withBackoff } from "../../providers/retry.ts";
 import type { EngineSettings } from "../../sync/index.ts";
+import { destinationCaller } from "../caller.ts";
 import { DestinationRevokedError } from "../destination.ts";
 
 /** Google refused the grant for good: every backup of the user stops until they reconnect. */
@@ -34,38 +32,11 @@ export function driveCallerFor(
   userId: string,
   signal?: AbortSignal,
 ): DriveCall {
-  const retrying = signal
-    ? { ...settings, sleep: abortableSleep(settings.sleep, signal) }
-    : settings;
-  let token: string | null = null;
-  const fresh = async (forceRefresh: boolean) => {
-    try {
-      token = await connections.googleAccessToken(userId, { forceRefresh });
-    } catch (err) {
-      if (err instanceof AppError) throw new GoogleRevokedError(err.message);
-      throw err;
-    }
-    return token;
-  };
-  return async (fn, options = {}) => {
-    const run = async () => {
-      signal?.throwIfAborted();
-      return fn(token ?? (await fresh(false)));
-    };
-    const exec = () => (options.retry === false ? run() : withBackoff(run, retrying));
-    try {
-      return await exec();
-    } catch (err) {
-      if (!(err instanceof ProviderError && err.kind === "token_invalid")) throw err;
-      await fresh(true);
-      try {
-        return await exec();
-      } catch (again) {
-        if (again instanceof ProviderError && again.kind === "token_invalid") {
-          throw new GoogleRevokedError(reconnectWords.google);
-        }
-        throw again;
-      }
-    }
-  };
+  return destinationCaller({
+    credential: (forceRefresh) => connections.googleAccessToken(userId, { forceRefresh }),
+    revoked: (message) => new GoogleRevokedError(message),
+    reconnect: reconnectWords.google,
+    settings,
+    signal,
+  });
 }

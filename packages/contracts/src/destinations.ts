@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+/**
+ * The places a backup can go. Google Drive is every account's default; Dropbox and OneDrive
+ * connect through OAuth into an app folder; S3-compatible storage with keys the user gives.
+ */
+export const DESTINATION_KINDS = ["google_drive", "dropbox", "onedrive", "s3"] as const;
+export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+
+/** How each is named to people. */
+export const DESTINATION_LABELS: Record<DestinationKind, string> = {
+  google_drive: "Google Drive",
+  dropbox: "Dropbox",
+  onedrive: "OneDrive",
+  s3: "S3 storage",
+};
+
+export const isDestinationKind = (value: unknown): value is DestinationKind =>
+  typeof value === "string" && (DESTINATION_KINDS as readonly string[]).includes(value);
+
+/** One destination as Settings lists it (`GET /api/destinations`), Google Drive included. */
+export const destinationInfo = z.object({
+  kind: z.enum(DESTINATION_KINDS),
+  label: z.string(),
+  connected: z.boolean(),
+  /** The account's e-mail, or `bucket at host` for S3; null when not connected. */
+  account: z.string().nullable(),
+  needs_reconnect: z.boolean(),
+  /** Why it needs reconnecting, in the user's words. */
+  status_reason: z.string().nullable(),
+  /** How many Instagram accounts are backed up there. */
+  accounts_using: z.number().int(),
+});
+export type DestinationInfo = z.infer<typeof destinationInfo>;
+
+export const destinationsResponse = z.object({ destinations: z.array(destinationInfo) });
+export type DestinationsResponse = z.infer<typeof destinationsResponse>;
+
+/** `POST /api/destinations/s3` and `POST /api/destinations/s3/test`. */
+export const s3DestinationRequest = z.object({
+  endpoint: z
+    .string()
+    .trim()
+    .url("Enter the endpoint as a URL, e.g. https://s3.eu-west-1.amazonaws.com"),
+  region: z.string().trim().min(1, "Enter the region (auto for Cloudflare R2)").max(64),
+  bucket: z
+    .string()
+    .trim()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      "Enter the bucket's name (3–63 lowercase letters, digits, dots or hyphens)",
+    ),
+  prefix: z.string().trim().max(200).default(""),
+  access_key_id: z.string().trim().min(1, "Enter the access key ID").max(256),
+  secret_access_key: z.string().min(1, "Enter the secret access key").max(512),
+});
+export type S3DestinationRequest = z.input<typeof s3DestinationRequest>;
+
+/** `POST /api/destinations/s3/test`: the probe object was written, read back and deleted. */
+export const s3TestResponse = z.object({ ok: z.literal(true), message: z.string() });
+
+/** `PUT /api/oauth/instagram/accounts/{account_id}/destination`. */
+export const accountDestinationRequest = z.object({ destination: z.enum(DESTINATION_KINDS) });
+export const accountDestinationResponse = z.object({
+  account_id: z.string(),
+  destination: z.enum(DESTINATION_KINDS),
+  /** Posts to copy to the new destination (its history), 0 when nothing changed. */
+  posts_to_copy: z.number().int(),
+  message: z.string(),
+});
+export type AccountDestinationResponse = z.infer<typeof accountDestinationResponse>;
