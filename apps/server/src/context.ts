@@ -145,7 +145,7 @@ export function createContext(deps: ContextDeps): AppContext {
     accountsRepo: sync.accountsRepo,
     pacer: sync.pacer,
     postLookups: library.postLookups,
-    destination: backups.destinations.googleDrive,
+    destinations: backups.destinations,
   });
   const apiKeys = createApiKeysModule({ db, clock, userTier: connections.repo.userTier });
   const importer = createImportModule({

@@ -14,6 +14,7 @@ function makeBackup(overrides: Partial<Backup> = {}): Backup {
   return {
     id: `b${seq}`,
     status: "completed",
+    destination: "google_drive",
     error_message: null,
     backup_size_bytes: 1536,
     created_at: "2026-03-05T12:00:00.000Z",

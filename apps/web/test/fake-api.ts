@@ -98,6 +98,7 @@ export function makeAccount(overrides: Partial<InstagramAccount> = {}): Instagra
   return {
     id: "11111111-1111-4111-8111-111111111111",
     username: "lumen.studio",
+    destination: "google_drive",
     display_name: null,
     profile_picture_url: null,
     follower_count: 0,

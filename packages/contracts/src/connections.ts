@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { subscriptionTier } from "./auth.ts";
+import { DESTINATION_KINDS } from "./destinations.ts";
 
 export {
   ACCOUNT_LIMITS,
@@ -153,6 +154,8 @@ export const instagramAccount = z.object({
    * backed up; its stories need the account connected through Facebook Login.
    */
   stories_need_facebook_login: z.boolean().default(false),
+  /** Where this account's backups go (issue 38); Google Drive unless the user chose another. */
+  destination: z.enum(DESTINATION_KINDS).default("google_drive"),
 });
 export type InstagramAccount = z.infer<typeof instagramAccount>;
 

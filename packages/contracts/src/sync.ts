@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DESTINATION_KINDS } from "./destinations.ts";
 import { BACKUPS_MAX_PAGE_SIZE, BACKUPS_PAGE_SIZE } from "./sync-messages.ts";
 
 export {
@@ -118,6 +119,8 @@ export const backup = z.object({
   google_drive_file_id: z.string().nullable(),
   /** Opens the backed-up file in Drive (the sandbox's drive page in sandbox mode). */
   google_drive_url: z.string().nullable(),
+  /** Where the file is (issue 38): `google_drive_file_id`/`_url` are its id and link there. */
+  destination: z.enum(DESTINATION_KINDS).default("google_drive"),
   /** Keepsake's post id (`instagram_post.id`); the retry path takes this id. */
   instagram_post_id: z.string(),
   account_id: z.string(),

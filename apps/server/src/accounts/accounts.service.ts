@@ -97,6 +97,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         paused_by_plan: a.paused_by_plan,
         stories_need_facebook_login:
           a.connected_via === "instagram" && (s?.stories_need_facebook_login ?? false),
+        destination: a.destination,
       };
     });
   }

@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BackupFileRow } from "./tables.ts";
@@ -5,24 +6,33 @@ import type { BackupFileRow } from "./tables.ts";
 /** The backup_files table: what each item of a backup left in its destination (the ledger's rows). */
 export function createBackupFilesRepository(db: Kysely<Database>) {
   return {
-    backupFiles(backupId: string): Promise<BackupFileRow[]> {
-      return db.selectFrom("backup_files").selectAll().where("backup_id", "=", backupId).execute();
+    /** What the backup wrote to `destination` (each destination keeps its own records). */
+    backupFiles(backupId: string, destination: DestinationKind): Promise<BackupFileRow[]> {
+      return db
+        .selectFrom("backup_files")
+        .selectAll()
+        .where("backup_id", "=", backupId)
+        .where("destination", "=", destination)
+        .execute();
     },
 
     async saveBackupFile(
       f: Partial<Omit<BackupFileRow, "backup_id" | "item_key" | "updated_at">> & {
         backup_id: string;
+        destination: DestinationKind;
         item_key: string;
         name: string;
       },
       now: Date,
     ) {
-      const { backup_id, item_key, ...rest } = f;
+      const { backup_id, destination, item_key, ...rest } = f;
       await db
         .insertInto("backup_files")
         .values({ ...f, updated_at: now })
         .onConflict((oc) =>
-          oc.columns(["backup_id", "item_key"]).doUpdateSet({ ...rest, updated_at: now }),
+          oc
+            .columns(["backup_id", "destination", "item_key"])
+            .doUpdateSet({ ...rest, updated_at: now }),
         )
         .execute();
     },

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { syncMessages as m } from "@keepsake/contracts";
-import type { ConnectionTokens } from "../connections/index.ts";
+import type { DestinationKind } from "@keepsake/contracts";
+import { type ConnectionTokens, destinationReconnectWords } from "../connections/index.ts";
 import {
   classifyDestinationError,
   createLedger,
@@ -30,6 +30,7 @@ import type { BackupsRepositories } from "./backups.repositories.ts";
 import { createMediaSource, MediaWithheldError, type PostRef } from "./media-source.ts";
 import type { BackupItem } from "./naming.ts";
 import { type BackupOutcome, type FailedBackupEvent, outcomeRecorder } from "./outcome.ts";
+import { notConnectedReason, revokedReason } from "./outcome-reasons.ts";
 import { planPost } from "./plan.ts";
 import { mayAlreadyBeInDrive } from "./recovery.ts";
 import { type PlacedFile, sidecarBody, type WithheldItem, writeSidecar } from "./sidecar.ts";
@@ -39,11 +40,11 @@ export type { BackupOutcome } from "./outcome.ts";
 
 export interface BackupEngineDeps {
   repos: Pick<BackupsRepositories, "posts" | "backups" | "runs">;
-  directory: Pick<SyncDirectory, "accountWithOwner" | "findGoogleConnection">;
+  directory: Pick<SyncDirectory, "accountWithOwner" | "destinationState">;
   connections: ConnectionTokens;
   media: MediaClient;
-  /** Where the files go (Google Drive, destinations/). */
-  destination: Destination;
+  /** Where the files go: each account's destination (Google Drive unless chosen otherwise). */
+  destinations: { of(kind: DestinationKind): Destination };
   pacer: GraphPacer;
   clock: Clock;
   settings: EngineSettings;
@@ -68,7 +69,8 @@ interface Attempt {
   backup: BackupRow;
   post: PostRow;
   account: Owner;
-  googleSub: string;
+  /** The destination connection folders are kept under (Drive: the Google account). */
+  accountKey: string;
   destination: DestinationSession;
   checkLease: () => void;
   /** Aborted when the worker shuts down: requests in flight break off, retries end. */
@@ -131,10 +133,15 @@ export function createBackupEngine(deps: BackupEngineDeps) {
           "instagram_revoked",
         );
       }
-      const google = await directory.findGoogleConnection(post.user_id);
-      if (!google) return await outcome.fail(m.googleNotConnected, true, "google_not_connected");
-      if (google.status === "needs_reconnection")
-        return await outcome.fail(reconnectWords.google, true, "google_revoked");
+      // The backup goes where the account's backups go now (claimBackup recorded it).
+      const target = await directory.destinationState(post.user_id, backup.destination);
+      if (!target.connected) {
+        return await outcome.fail(target.problem ?? "", true, notConnectedReason(target.kind));
+      }
+      if (target.needsReconnection) {
+        const words = destinationReconnectWords(target.kind);
+        return await outcome.fail(words, true, revokedReason(target.kind));
+      }
       if (post.backup_started_at === null)
         await repos.posts.markPostBackupStarted(post.id, clock.now());
 
@@ -142,8 +149,8 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         backup,
         post,
         account,
-        googleSub: google.google_sub,
-        destination: deps.destination.open(post.user_id, attempt.signal),
+        accountKey: target.accountKey,
+        destination: deps.destinations.of(target.kind).open(post.user_id, attempt.signal),
         checkLease,
         ...(attempt.signal ? { signal: attempt.signal } : {}),
       });
@@ -170,12 +177,12 @@ export function createBackupEngine(deps: BackupEngineDeps) {
   async function backupPost(
     a: Attempt,
   ): Promise<{ files: (ItemResult & PlacedFile)[]; withheld: number }> {
-    const { backup, post, account, googleSub, destination } = a;
-    const ledger = backupLedger(backup.id);
+    const { backup, post, account, accountKey, destination } = a;
+    const ledger = backupLedger(backup.id, backup.destination);
     const { path, items } = planPost(post, account.username);
-    let folder = await destination.ensureFolder(googleSub, path);
+    let folder = await destination.ensureFolder(accountKey, path);
     const recorded = new Map(
-      (await repos.backups.backupFiles(backup.id)).map((f) => [f.item_key, f]),
+      (await repos.backups.backupFiles(backup.id, backup.destination)).map((f) => [f.item_key, f]),
     );
     // One search for the whole post finds what an earlier attempt (or installation) put in
     // Drive without a record — only when there can be such a thing.
@@ -216,8 +223,8 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         }
         // The folder was deleted in Drive since we recorded it: make it again, once.
         if (classifyDestinationError(err)?.kind !== "not_found") throw err;
-        await destination.forgetFolder(googleSub, path);
-        folder = await destination.ensureFolder(googleSub, path);
+        await destination.forgetFolder(accountKey, path);
+        folder = await destination.ensureFolder(accountKey, path);
         result = await put();
       }
       files.push({ ...result, kind: item.kind, name: item.name });
@@ -310,10 +317,10 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     const backup = await repos.backups.findBackupByPost(post.user_id, post.id);
     if (!backup || (backup.status !== "completed" && backup.status !== "unavailable"))
       return "not_backed_up";
-    const google = await directory.findGoogleConnection(post.user_id);
-    if (!google || google.status === "needs_reconnection") return "no_drive";
+    const target = await directory.destinationState(post.user_id, backup.destination);
+    if (target.problem !== null) return "no_drive";
     const recorded = new Map(
-      (await repos.backups.backupFiles(backup.id)).map((f) => [f.item_key, f]),
+      (await repos.backups.backupFiles(backup.id, backup.destination)).map((f) => [f.item_key, f]),
     );
     const files: PlacedFile[] = [];
     const withheld: WithheldItem[] = [];
@@ -328,16 +335,19 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     const fileId = sidecarId;
     const extra = deps.sidecarFields ? await deps.sidecarFields(accountId, instagramId) : {};
     const body = sidecarBody(post, account.username, files, withheld, extra);
-    await deps.destination.open(post.user_id).replace(fileId, body, "application/json");
+    await deps.destinations
+      .of(backup.destination)
+      .open(post.user_id)
+      .replace(fileId, body, "application/json");
     return "rewritten";
   }
 
   /** The backup_files rows of one backup: what each item left in the destination. */
-  function backupLedger(backupId: string): Ledger {
+  function backupLedger(backupId: string, destination: DestinationKind): Ledger {
     return createLedger({
       save: (item, fields, now) =>
         repos.backups.saveBackupFile(
-          { backup_id: backupId, item_key: item.key, name: item.name, ...fields },
+          { backup_id: backupId, destination, item_key: item.key, name: item.name, ...fields },
           now,
         ),
       clock,

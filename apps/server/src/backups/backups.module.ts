@@ -15,12 +15,14 @@ import type {
   PostsRepository,
   SyncDirectory,
   SyncRunsRepository,
+  SyncRunsService,
 } from "../sync/index.ts";
 import { type BackupEngine, createBackupEngine } from "./backup.engine.ts";
 import type { BackupsRepositories } from "./backups.repositories.ts";
 import { type BackupsRepository, createBackupsRepository } from "./backups.repository.ts";
 import { registerBackupsRoutes } from "./backups.routes.ts";
 import { type BackupsService, createBackupsService } from "./backups.service.ts";
+import { createDestinationSwitch } from "./destination-switch.ts";
 import { createDriveFoldersRepository } from "./drive-folders.repository.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
 import type { FailedBackupEvent } from "./outcome.ts";
@@ -81,6 +83,8 @@ export function createBackupsModule(
       media: MediaClient;
       pacer: GraphPacer;
       directory: SyncDirectory;
+      /** Starts the copy after an account switched destination, as after connecting. */
+      runs: Pick<SyncRunsService, "startAfterConnect">;
     };
     connections: { engineTokens: ConnectionTokens };
     /** What the archive area adds to a post's sidecar (issue 30). */
@@ -111,7 +115,7 @@ export function createBackupsModule(
     directory: sync.directory,
     connections: deps.connections.engineTokens,
     media: sync.media,
-    destination: destinations.googleDrive,
+    destinations,
     pacer: sync.pacer,
     clock: deps.clock,
     settings: deps.settings,
@@ -130,12 +134,19 @@ export function createBackupsModule(
     clock: deps.clock,
     enqueueBackups: store.enqueue,
   });
+  const switcher = createDestinationSwitch({
+    db: deps.db,
+    clock: deps.clock,
+    directory: sync.directory,
+    startAfterConnect: (userId, accountIds) => sync.runs.startAfterConnect(userId, accountIds),
+  });
   return {
     backupEngine,
     repos,
     destinations,
     service,
     events: { failed },
-    routes: (app, guards) => registerBackupsRoutes(app, { backups: service, guards }),
+    routes: (app, guards) =>
+      registerBackupsRoutes(app, { backups: service, destinations: switcher, guards }),
   };
 }

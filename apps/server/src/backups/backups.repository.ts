@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { inTransaction } from "../db/transaction.ts";
@@ -45,6 +46,8 @@ export function createBackupsRepository(db: Kysely<Database>) {
           lease_token: token,
           lease_expires_at: leaseUntil,
           attempts: eb("attempts", "+", 1),
+          // Where the account's backups go now: this attempt writes there.
+          destination: sql<DestinationKind>`(SELECT a.destination FROM instagram_accounts a WHERE a.id = backups.account_id)`,
           started_at: now,
           updated_at: now,
         }))

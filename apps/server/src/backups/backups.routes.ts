@@ -1,4 +1,6 @@
 import {
+  accountDestinationRequest,
+  accountDestinationResponse,
   retryBackupResponse,
   retryFailedRequest,
   retryFailedResponse,
@@ -11,6 +13,7 @@ import { type AuthGuards, principalOf } from "../auth/index.ts";
 import { scopedToPlan } from "../billing/index.ts";
 import { AppError } from "../lib/errors.ts";
 import type { BackupsService } from "./backups.service.ts";
+import type { DestinationSwitch } from "./destination-switch.ts";
 
 // Path parameters are checked in the handler: a malformed id names nothing (404, not 422).
 const postIdParams = z.object({ instagram_post_id: z.string() });
@@ -21,6 +24,7 @@ const tags = ["sync"];
 export interface BackupsRouteDeps {
   guards: AuthGuards;
   backups: BackupsService;
+  destinations: DestinationSwitch;
 }
 
 export function registerBackupsRoutes(app: FastifyInstance, ctx: BackupsRouteDeps) {
@@ -53,6 +57,25 @@ export function registerBackupsRoutes(app: FastifyInstance, ctx: BackupsRouteDep
       const parsed = postId.safeParse(req.params.instagram_post_id);
       if (!parsed.success) throw new AppError("not_found", syncMessages.backupNotFound);
       return backups.retry(me(req), parsed.data);
+    },
+  );
+
+  // Issue 38: where one account is backed up; its history is copied to the new destination.
+  r.put(
+    "/api/oauth/instagram/accounts/:account_id/destination",
+    {
+      onRequest,
+      schema: {
+        tags: ["oauth"],
+        params: z.object({ account_id: z.string() }),
+        body: accountDestinationRequest,
+        response: { 200: accountDestinationResponse },
+      },
+    },
+    async (req) => {
+      const id = z.uuid().safeParse(req.params.account_id);
+      if (!id.success) throw new AppError("not_found", syncMessages.accountNotFound);
+      return ctx.destinations.switchAccount(me(req), id.data, req.body.destination);
     },
   );
 }

@@ -8,3 +8,4 @@ export type { BackupsService } from "./backups.service.ts";
 export { backupPostJob } from "./jobs/backup-post.job.ts";
 export type { BackupItem } from "./naming.ts";
 export { baseName, folderPath, postKind } from "./naming.ts";
+export { CONNECTION_REASONS } from "./outcome-reasons.ts";

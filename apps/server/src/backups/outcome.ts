@@ -1,5 +1,5 @@
-import { syncMessages as m } from "@keepsake/contracts";
-import type { ConnectionTokens } from "../connections/index.ts";
+import { isDestinationKind, syncMessages as m } from "@keepsake/contracts";
+import { type ConnectionTokens, destinationReconnectWords } from "../connections/index.ts";
 import type { ItemResult } from "../destinations/index.ts";
 import { classifyDestinationError, DestinationRevokedError } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -9,6 +9,7 @@ import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-er
 import { DeferError } from "../providers/retry.ts";
 import type { AttemptInfo, EngineLog, SyncDirectory } from "../sync/index.ts";
 import type { BackupsRepository } from "./backups.repository.ts";
+import { revokedReason } from "./outcome-reasons.ts";
 import type { BackupRow } from "./tables.ts";
 
 export type BackupOutcome =
@@ -116,8 +117,10 @@ export function outcomeRecorder(deps: {
         return { outcome: "deferred", delayMs: err.delayMs };
       }
       const destination = classifyDestinationError(err);
-      if (err instanceof DestinationRevokedError)
-        return fail(reconnectWords.google, true, "google_revoked");
+      if (err instanceof DestinationRevokedError) {
+        const kind = isDestinationKind(err.destination) ? err.destination : "google_drive";
+        return fail(destinationReconnectWords(kind), true, revokedReason(kind));
+      }
       // The user frees space (or buys more): the next sync, or Retry, tries again.
       if (destination?.kind === "quota_full") return fail(m.driveFull, true, "drive_full");
       if (err instanceof ProviderError) {

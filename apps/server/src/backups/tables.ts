@@ -16,11 +16,12 @@ export const ownedTables = [
   "backup_counts",
 ] as const satisfies readonly (keyof BackupsTables)[];
 /**
- * Read, never written: the posts (sync/) a backup copies, joined for the backups' totals, the
+ * Read, never written: the accounts (connections/) whose destination a claim records,
+ * the posts (sync/) a backup copies, joined for the backups' totals, the
  * failed backups a retry may reset (not those beyond the plan's limit) and the stories lost;
  * the running sync runs (sync/) whose backups make the totals' progress.
  */
-export const readsTables = ["posts", "sync_jobs"] as const;
+export const readsTables = ["instagram_accounts", "posts", "sync_jobs"] as const;
 
 export interface BackupsTables {
   backups: BackupsTable;

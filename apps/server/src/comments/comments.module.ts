@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import type { ConnectionsModule } from "../connections/index.ts";
-import type { Destination } from "../destinations/index.ts";
+import type { Destinations } from "../destinations/index.ts";
 import type { JobSender } from "../jobs/job.ts";
 import { asError } from "../lib/log.ts";
 import type { PostLookupsRepository } from "../library/index.ts";
@@ -24,8 +24,8 @@ export function createCommentsModule(
     pacer: GraphPacer;
     /** The library area's lookups of posts and their backups. */
     postLookups: PostLookupsRepository;
-    /** Where a post's comments file is written: the backups' destination (Google Drive). */
-    destination: Destination;
+    /** Where a post's comments file is written: its backup's destination. */
+    destinations: Pick<Destinations, "of">;
   },
 ) {
   const { connections, postLookups, calls, queue } = deps;
@@ -53,7 +53,7 @@ export function createCommentsModule(
         onUsage: (key, usage) => deps.pacer.record(key, usage),
       },
     ),
-    destination: deps.destination,
+    destinations: deps.destinations,
     graph: (key, fn) => deps.pacer.call(key, fn),
     clock: deps.clock,
     async enqueue(accountId) {

@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { inTransaction } from "../db/transaction.ts";
@@ -154,6 +155,7 @@ export function createCommentsRepository(db: Db) {
         next_read_at: Date;
         drive_file_id: string | null;
         drive_md5: string | null;
+        drive_destination: DestinationKind;
       },
     ) {
       return db.updateTable("comment_reads").set(f).where("post_id", "=", postId).execute();

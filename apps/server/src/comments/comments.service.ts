@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
+import type { DestinationKind } from "@keepsake/contracts";
 import {
   type ArchivedComment,
   type CommentSetting,
   commentMessages as m,
   type PostCommentsResponse,
 } from "@keepsake/contracts";
-import { classifyDestinationError, type Destination } from "../destinations/index.ts";
+import { classifyDestinationError, type Destinations } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import {
@@ -41,10 +42,15 @@ export interface CommentsDirectory {
     | undefined
   >;
   backedUpPosts(accountId: string): Promise<{ post_id: string; posted_at: Date }[]>;
-  sidecarOf(
-    postId: string,
-  ): Promise<
-    | { instagram_id: string; permalink: string | null; name: string; drive_file_id: string | null }
+  sidecarOf(postId: string): Promise<
+    | {
+        instagram_id: string;
+        permalink: string | null;
+        name: string;
+        drive_file_id: string | null;
+        /** Where the post's backup is (its sidecar and so its comments file). */
+        destination: DestinationKind;
+      }
     | undefined
   >;
   instagramAccessToken(accountId: string): Promise<{
@@ -65,8 +71,8 @@ export interface CommentsServiceDeps {
   repo: CommentsRepository;
   directory: CommentsDirectory;
   client: CommentsClient;
-  /** Where the comments files go, beside each post's sidecar (Google Drive, destinations/). */
-  destination: Destination;
+  /** Where the comments files go: beside each post's sidecar, in its backup's destination. */
+  destinations: Pick<Destinations, "of">;
   /** The Graph pacer of the sync area: comment reads share the account's budget. */
   graph: <T>(accountKey: string, fn: () => Promise<T>) => Promise<T>;
   clock: Clock;
@@ -151,15 +157,29 @@ export function createCommentsService(deps: CommentsServiceDeps) {
   /** Writes the post's comments file: created once (found first if a crash left it), else replaced in place. */
   async function writeFile(
     userId: string,
-    sidecar: { instagram_id: string; name: string; drive_file_id: string | null },
-    known: { drive_file_id: string | null; drive_md5: string | null },
+    sidecar: {
+      instagram_id: string;
+      name: string;
+      drive_file_id: string | null;
+      destination: DestinationKind;
+    },
+    recorded: {
+      drive_file_id: string | null;
+      drive_md5: string | null;
+      drive_destination: DestinationKind;
+    },
     content: unknown,
   ): Promise<{ id: string; md5: string }> {
     const body = Buffer.from(JSON.stringify(content, null, 2));
     const md5 = createHash("md5").update(body).digest("hex");
+    // A file recorded in another destination (the account switched) is left there.
+    const known =
+      recorded.drive_destination === sidecar.destination
+        ? recorded
+        : { drive_file_id: null, drive_md5: null };
     if (known.drive_file_id && known.drive_md5 === md5) return { id: known.drive_file_id, md5 };
     // Through the seam: one token refresh and backoff, and the content verified once written.
-    const d = deps.destination.open(userId);
+    const d = deps.destinations.of(sidecar.destination).open(userId);
     const key = commentsKey(sidecar.instagram_id);
     let id = known.drive_file_id;
     if (!id) id = (await d.findItem(key))[0]?.id ?? null;
@@ -326,6 +346,7 @@ export function createCommentsService(deps: CommentsServiceDeps) {
           next_read_at: nextCommentRead(r.posted_at, now),
           drive_file_id: file.id,
           drive_md5: file.md5,
+          drive_destination: sidecar.destination,
         });
         read++;
       }

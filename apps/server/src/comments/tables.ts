@@ -1,3 +1,5 @@
+import type { DestinationKind } from "@keepsake/contracts";
+import type { Generated } from "kysely";
 import type { GeneratedTimestamp, Timestamp } from "../db/columns.ts";
 
 /**
@@ -49,4 +51,6 @@ export interface CommentReadsTable {
   last_read_at: Timestamp | null;
   drive_file_id: string | null;
   drive_md5: string | null;
+  /** The destination `drive_file_id` is in (migration 1200). */
+  drive_destination: Generated<DestinationKind>;
 }

@@ -3,6 +3,7 @@ import { createPlansRepository } from "../auth/index.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { inTransaction } from "../db/transaction.ts";
+import { createDestinationStates } from "./destination-state.ts";
 import type {
   GoogleConnectionRow,
   GoogleConnectionUpdate,
@@ -18,6 +19,9 @@ function repository(db: Kysely<Database>) {
   return {
     // --- the owner's plan (auth's users table) --------------------------------------------
     userTier: plans.tierOf,
+
+    // --- where each account's backups go (google_connections, destination_connections) ----
+    ...createDestinationStates(db),
 
     /** Serialises connection changes of one user (held until the transaction ends). */
     lockUser: plans.lockTier,
@@ -248,10 +252,34 @@ function repository(db: Kysely<Database>) {
     userAccounts(userId: string) {
       return db
         .selectFrom("instagram_accounts")
-        .select(["id", "username", "status", "status_reason", "media_count", "paused_by_plan"])
+        .select([
+          "id",
+          "username",
+          "status",
+          "status_reason",
+          "media_count",
+          "paused_by_plan",
+          "destination",
+        ])
         .where("user_id", "=", userId)
         .orderBy("connected_at")
         .execute();
+    },
+
+    /** Points the user's account at another destination; false when it is not theirs. */
+    async setAccountDestination(
+      userId: string,
+      accountId: string,
+      destination: InstagramAccountRow["destination"],
+      now: Date,
+    ): Promise<boolean> {
+      const r = await db
+        .updateTable("instagram_accounts")
+        .set({ destination, updated_at: now })
+        .where("id", "=", accountId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
 
     async deleteGoogleConnection(userId: string): Promise<number> {

@@ -7,5 +7,11 @@ export { createConnectionsModule } from "./connections.module.ts";
 export type { Connections, LostConnection } from "./connections.parts.ts";
 export type { ConnectionsRepository } from "./connections.repository.ts";
 export { createConnectionsRepository } from "./connections.repository.ts";
+export type { DestinationState } from "./destination-state.ts";
+export {
+  createDestinationStates,
+  destinationReconnectWords,
+  notConnectedWords,
+} from "./destination-state.ts";
 export { platformSignalUrls } from "./platform-signals.routes.ts";
 export { refreshInstagramTokensJob } from "./refresh-instagram-tokens.job.ts";

@@ -2,7 +2,7 @@ import type { Clock } from "../lib/clock.ts";
 import { createDriveClient } from "../providers/google/drive.client.ts";
 import type { FetchLike } from "../providers/http.ts";
 import type { EngineSettings } from "../sync/index.ts";
-import type { Destination } from "./destination.ts";
+import type { Destination, DestinationKind } from "./destination.ts";
 import type { GoogleTokens } from "./google-drive/caller.ts";
 import type { FolderStore } from "./google-drive/folders.ts";
 import { createGoogleDriveDestination } from "./google-drive.ts";
@@ -34,6 +34,8 @@ export {
 /** The places backups go, wired once per process (one folder cache, one uploader per destination). */
 export interface Destinations {
   googleDrive: Destination;
+  /** The destination of a kind; every kind is wired (each user connects one of each at most). */
+  of(kind: DestinationKind): Destination;
 }
 
 /** Wires Google Drive (its client over the app's recorded fetch) behind the seam. */
@@ -47,6 +49,8 @@ export function createDestinations(deps: {
   fetch?: FetchLike;
   /** Told the outcome of each streamed Drive upload (`fetch` does not see them). */
   recordStreamed?: (failed: boolean) => void;
+  /** The other destinations, built by their adapters. */
+  others?: Partial<Record<Exclude<DestinationKind, "google_drive">, Destination>>;
 }): Destinations {
   const drive = createDriveClient(
     { apisUrl: deps.apisUrl },
@@ -55,13 +59,23 @@ export function createDestinations(deps: {
       ...(deps.recordStreamed ? { recordStreamed: deps.recordStreamed } : {}),
     },
   );
+  const googleDrive = createGoogleDriveDestination({
+    drive,
+    folders: deps.folders,
+    connections: deps.connections,
+    settings: deps.settings,
+    clock: deps.clock,
+  });
+  const all: Partial<Record<DestinationKind, Destination>> = {
+    ...deps.others,
+    google_drive: googleDrive,
+  };
   return {
-    googleDrive: createGoogleDriveDestination({
-      drive,
-      folders: deps.folders,
-      connections: deps.connections,
-      settings: deps.settings,
-      clock: deps.clock,
-    }),
+    googleDrive,
+    of(kind) {
+      const d = all[kind];
+      if (!d) throw new Error(`No adapter is wired for the ${kind} destination`);
+      return d;
+    },
   };
 }

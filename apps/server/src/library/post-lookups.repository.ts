@@ -41,8 +41,10 @@ export function createPostLookupsRepository(db: Db) {
       return db
         .selectFrom("posts as p")
         .innerJoin("backups as b", "b.post_id", "p.id")
-        .innerJoin("backup_files as f", "f.backup_id", "b.id")
-        .select(["p.instagram_id", "p.permalink", "f.name", "f.drive_file_id"])
+        .innerJoin("backup_files as f", (j) =>
+          j.onRef("f.backup_id", "=", "b.id").onRef("f.destination", "=", "b.destination"),
+        )
+        .select(["p.instagram_id", "p.permalink", "f.name", "f.drive_file_id", "b.destination"])
         .where("p.id", "=", postId)
         .where(sql<boolean>`f.item_key = p.instagram_id || '_meta'`)
         .where("f.drive_file_id", "is not", null)

@@ -113,6 +113,7 @@ function accountWithOwnerQuery(db: Db, accountId: string) {
       "a.connected_at",
       "a.paused_by_plan",
       "a.media_count",
+      "a.destination",
       "u.subscription_tier",
       "u.is_active",
       "st.history_complete_at",

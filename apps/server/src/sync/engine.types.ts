@@ -10,7 +10,10 @@ import type { PostChild } from "./tables.ts";
  * the user's plan and Google Drive connection (connections area). Their repositories answer.
  */
 export type SyncDirectory = Pick<AccountsRepository, "accountWithOwner" | "accountForSync"> &
-  Pick<ConnectionsRepository, "userAccounts" | "userTier" | "findGoogleConnection">;
+  Pick<
+    ConnectionsRepository,
+    "userAccounts" | "userTier" | "findGoogleConnection" | "destinationState"
+  >;
 
 /**
  * What the sync area asks of the backups area, handed to it in context.ts (sync never imports

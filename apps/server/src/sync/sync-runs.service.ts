@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import {
   billingMessages,
   syncMessages as m,
@@ -7,6 +8,7 @@ import {
   type SyncStatus,
 } from "@keepsake/contracts";
 import { hasAutomaticBackups, postLimit, tierLabel } from "../billing/index.ts";
+import type { DestinationState } from "../connections/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
@@ -19,7 +21,7 @@ import type { SyncJobRow } from "./tables.ts";
 
 export interface SyncRunsServiceDeps {
   repos: Pick<SyncRepositories, "posts" | "backups" | "runs">;
-  directory: Pick<SyncDirectory, "userAccounts" | "findGoogleConnection">;
+  directory: Pick<SyncDirectory, "userAccounts" | "destinationState">;
   clock: Clock;
   settings: Pick<EngineSettings, "staleSyncMs">;
   enqueueSync(req: SyncRequest): Promise<void>;
@@ -42,16 +44,29 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
       { stale: m.syncFailed, disconnected: m.accountDisconnected },
     );
 
-  /** The accounts a sync would run on, after checking both connections (SPEC §5 messages). */
+  /** Where each of `accounts` is backed up, and whether it can be written to now. */
+  async function destinationsOf(userId: string, accounts: { destination: DestinationKind }[]) {
+    const states = new Map<DestinationKind, DestinationState>();
+    for (const kind of new Set(accounts.map((a) => a.destination))) {
+      states.set(kind, await directory.destinationState(userId, kind));
+    }
+    return (a: { destination: DestinationKind }) => states.get(a.destination) as DestinationState;
+  }
+
+  /**
+   * The accounts a sync would run on, after checking both connections (SPEC §5 messages): each
+   * account's destination (Google Drive unless the user chose another) must be connected and
+   * working; accounts whose destination is not are left out.
+   */
   async function syncTargets(userId: string, accountId?: string) {
     const accounts = await directory.userAccounts(userId);
     if (accounts.length === 0) throw new AppError("bad_request", m.instagramNotConnected);
-    const google = await directory.findGoogleConnection(userId);
-    if (!google) throw new AppError("bad_request", m.googleNotConnected);
-    if (google.status === "needs_reconnection") {
-      throw new AppError("bad_request", google.status_reason ?? reconnectWords.google);
-    }
     const chosen = accountId ? accounts.filter((a) => a.id === accountId) : accounts;
+    const pool = chosen.length > 0 ? chosen : accounts;
+    const stateOf = await destinationsOf(userId, pool);
+    if (!pool.some((a) => stateOf(a).problem === null)) {
+      throw new AppError("bad_request", stateOf(pool[0] as (typeof pool)[number]).problem ?? "");
+    }
     if (chosen.length === 0) throw new AppError("not_found", m.accountNotFound);
     const unpaused = chosen.filter((a) => !a.paused_by_plan);
     if (unpaused.length === 0) throw new AppError("forbidden", billingMessages.accountPaused);
@@ -63,7 +78,14 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
         first.status_reason ?? reconnectWords.instagram(first.username),
       );
     }
-    return usable;
+    const writable = usable.filter((a) => stateOf(a).problem === null);
+    if (writable.length === 0) {
+      throw new AppError(
+        "bad_request",
+        stateOf(usable[0] as (typeof usable)[number]).problem ?? "",
+      );
+    }
+    return writable;
   }
 
   async function start(
@@ -121,12 +143,13 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
    * once both connections work. Answers the jobs started; nothing when a side is missing.
    */
   async function startAfterConnect(userId: string, accountIds?: string[]): Promise<SyncJob[]> {
-    const google = await directory.findGoogleConnection(userId);
-    if (!google || google.status === "needs_reconnection") return [];
-    const targets = (await directory.userAccounts(userId)).filter(
+    const candidates = (await directory.userAccounts(userId)).filter(
       (a) =>
         a.status === "active" && !a.paused_by_plan && (!accountIds || accountIds.includes(a.id)),
     );
+    if (candidates.length === 0) return [];
+    const stateOf = await destinationsOf(userId, candidates);
+    const targets = candidates.filter((a) => stateOf(a).problem === null);
     if (targets.length === 0) return [];
     return (await startOn(userId, targets, "backup")).sync_jobs;
   }

@@ -61,7 +61,10 @@ export function createSyncModule(
     /** The connections area: tokens, the plan and accounts it keeps, what it reports. */
     connections: {
       engineTokens: ConnectionTokens;
-      repo: Pick<ConnectionsRepository, "userAccounts" | "userTier" | "findGoogleConnection">;
+      repo: Pick<
+        ConnectionsRepository,
+        "userAccounts" | "userTier" | "findGoogleConnection" | "destinationState"
+      >;
       events: Pick<ConnectionsModule["events"], "connected" | "disconnected">;
     };
     /** The billing area's plan changes. */
@@ -94,6 +97,7 @@ export function createSyncModule(
     userAccounts: connectionsRepo.userAccounts,
     userTier: connectionsRepo.userTier,
     findGoogleConnection: connectionsRepo.findGoogleConnection,
+    destinationState: connectionsRepo.destinationState,
   };
   const { enqueueBackups } = deps;
   const connections = deps.connections.engineTokens;

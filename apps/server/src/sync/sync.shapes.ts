@@ -90,6 +90,7 @@ export function toBackup(b: BackupRow & { post: PostRow }): Backup {
     attempts: b.attempts,
     google_drive_file_id: b.google_drive_file_id,
     google_drive_url: b.google_drive_url,
+    destination: b.destination,
     instagram_post_id: b.post_id,
     account_id: b.account_id,
     instagram_post: toPost(b.post, { status: b.status }),

@@ -41,3 +41,8 @@ ALTER TABLE backup_files ADD COLUMN destination text NOT NULL DEFAULT 'google_dr
   CHECK (destination IN ('google_drive', 'dropbox', 'onedrive', 's3'));
 ALTER TABLE backup_files DROP CONSTRAINT backup_files_pkey;
 ALTER TABLE backup_files ADD PRIMARY KEY (backup_id, destination, item_key);
+
+-- A post's comments file is written beside its sidecar, in the destination it was written to:
+-- after a switch, the file recorded in the old destination is not replaced in the new one.
+ALTER TABLE comment_reads ADD COLUMN drive_destination text NOT NULL DEFAULT 'google_drive'
+  CHECK (drive_destination IN ('google_drive', 'dropbox', 'onedrive', 's3'));

@@ -1,3 +1,4 @@
+import { CONNECTION_REASONS } from "../../backups/index.ts";
 import { CAUSES, FIXES } from "../../health/index.ts";
 import { day } from "../alert-words.ts";
 import { type AlertContext, alertKind, defineAlert } from "./define.ts";
@@ -22,13 +23,7 @@ export const backupFailuresCause = (accountId: string, today: string) =>
   `backup-failures:${accountId}:${today}`;
 
 /** Reasons whose own alert covers them (a connection alert, Drive full), left out of the summary. */
-const COVERED = new Set([
-  "google_revoked",
-  "instagram_revoked",
-  "google_not_connected",
-  "gone",
-  "drive_full",
-]);
+const COVERED = new Set([...CONNECTION_REASONS, "drive_full"]);
 
 /** The day's one summary per account of backups that failed for good. */
 async function summariseFailures(ctx: AlertContext, now: Date): Promise<number> {
