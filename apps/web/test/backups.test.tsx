@@ -252,6 +252,21 @@ describe("Backups screen (SPEC §2 /backups)", () => {
     expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
   });
 
+  it("says where each backup is, or is going (issue 38)", async () => {
+    backups = [
+      makeBackup({ status: "completed", destination: "dropbox" }),
+      makeBackup({ status: "pending", destination: "s3", google_drive_url: null }),
+      makeBackup({ status: "completed" }),
+    ];
+    render();
+    await screen.findAllByTestId("backup-row");
+    expect(screen.getAllByTestId("backup-destination").map((e) => e.textContent)).toEqual([
+      "In Dropbox",
+      "To S3 storage",
+      "In Google Drive",
+    ]);
+  });
+
   it("Retry All Failed retries every failed backup, of every page, in one call", async () => {
     backups = Array.from({ length: 230 }, () => makeBackup({ status: "failed" }));
     render();

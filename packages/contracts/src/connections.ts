@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { subscriptionTier } from "./auth.ts";
-import { DESTINATION_KINDS } from "./destinations.ts";
+import { DESTINATION_KINDS } from "./destination-kinds.ts";
 
 export {
   ACCOUNT_LIMITS,

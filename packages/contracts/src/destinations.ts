@@ -1,22 +1,13 @@
 import { z } from "zod";
 
-/**
- * The places a backup can go. Google Drive is every account's default; Dropbox and OneDrive
- * connect through OAuth into an app folder; S3-compatible storage with keys the user gives.
- */
-export const DESTINATION_KINDS = ["google_drive", "dropbox", "onedrive", "s3"] as const;
-export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+import { DESTINATION_KINDS } from "./destination-kinds.ts";
 
-/** How each is named to people. */
-export const DESTINATION_LABELS: Record<DestinationKind, string> = {
-  google_drive: "Google Drive",
-  dropbox: "Dropbox",
-  onedrive: "OneDrive",
-  s3: "S3 storage",
-};
-
-export const isDestinationKind = (value: unknown): value is DestinationKind =>
-  typeof value === "string" && (DESTINATION_KINDS as readonly string[]).includes(value);
+export {
+  DESTINATION_KINDS,
+  DESTINATION_LABELS,
+  type DestinationKind,
+  isDestinationKind,
+} from "./destination-kinds.ts";
 
 /** One destination as Settings lists it (`GET /api/destinations`), Google Drive included. */
 export const destinationInfo = z.object({

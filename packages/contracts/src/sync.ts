@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DESTINATION_KINDS } from "./destinations.ts";
+import { DESTINATION_KINDS } from "./destination-kinds.ts";
 import { BACKUPS_MAX_PAGE_SIZE, BACKUPS_PAGE_SIZE } from "./sync-messages.ts";
 
 export {

@@ -1,4 +1,5 @@
 import type { Backup } from "@keepsake/contracts";
+import { DESTINATION_LABELS } from "@keepsake/contracts/destination-kinds";
 import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { useState } from "react";
 import { BusyButton } from "../../components/busy-button.tsx";
@@ -111,6 +112,10 @@ export function BackupsTable({
                 {b.error_message && b.status !== "completed" && (
                   <p className="backup-error">{b.error_message}</p>
                 )}
+                <p className="backup-destination" data-testid="backup-destination">
+                  {b.status === "completed" || b.status === "unavailable" ? "In " : "To "}
+                  {DESTINATION_LABELS[b.destination]}
+                </p>
               </div>
             </td>
             <td className="backup-nowrap" data-label="Size">
