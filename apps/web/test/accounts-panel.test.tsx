@@ -111,11 +111,16 @@ describe("accounts panel (pro and agency)", () => {
       "Backed up=38",
     ]);
     expect(within(card).getByText("Active")).toBeTruthy();
+    // Where its backups go (issue 38): Google Drive unless the user chose another.
+    expect(within(card).getByTestId("account-destination").textContent).toBe(
+      "Backed up to Google Drive",
+    );
   });
 
   it("says what each count counts: stories are in Keepsake's count, not Instagram's", async () => {
     const withStories = account({
       username: "story.teller",
+      destination: "onedrive",
       posts_count: 42,
       synced_posts_count: 45,
       synced_stories_count: 3,
@@ -136,6 +141,9 @@ describe("accounts panel (pro and agency)", () => {
       "In Keepsake=45 incl. 3 stories",
       "Backed up=45",
     ]);
+    expect(within(card).getByTestId("account-destination").textContent).toBe(
+      "Backed up to OneDrive",
+    );
     expect(within(card).getByText("On Instagram").getAttribute("title")).toContain(
       "stories not counted",
     );

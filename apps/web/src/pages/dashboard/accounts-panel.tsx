@@ -1,5 +1,6 @@
 import type { InstagramAccount } from "@keepsake/contracts";
 import { TOKEN_WARNING_WINDOW_MS } from "@keepsake/contracts/connections-messages";
+import { DESTINATION_LABELS } from "@keepsake/contracts/destination-kinds";
 import { useState } from "react";
 import {
   useDeleteAccount,
@@ -126,11 +127,14 @@ export function AccountsPanel({
                 </dd>
               </div>
               <div>
-                <dt title="Of those in Keepsake, the ones saved to Google Drive">Backed up</dt>
+                <dt title="Of those in Keepsake, the ones saved to their destination">Backed up</dt>
                 <dd>{formatCount(a.backed_up_posts_count)}</dd>
               </div>
             </dl>
             <AccountLoginSummary account={a} />
+            <p className="account-meta muted" data-testid="account-destination">
+              Backed up to {DESTINATION_LABELS[a.destination]}
+            </p>
             <p className="account-meta muted">
               Connected {date(a.connected_at)} · Last sync {date(a.last_sync)} · Syncs every 10m
             </p>
