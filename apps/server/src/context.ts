@@ -154,7 +154,7 @@ export function createContext(deps: ContextDeps): AppContext {
     connections,
     accountsRepo: sync.accountsRepo,
     posts: sync.repos.posts,
-    destination: backups.destinations.googleDrive,
+    destinations: backups.destinations,
   });
   const health = createHealthModule({
     clock,

@@ -227,6 +227,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
         md5: string | null;
         drive_file_id: string | null;
         drive_url: string | null;
+        destination: DestinationKind;
       },
       now: Date,
     ) {
@@ -234,6 +235,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
         .insertInto("backups")
         .values({
           post_id: b.post_id,
+          destination: b.destination,
           user_id: b.user_id,
           account_id: b.account_id,
           status: "completed",

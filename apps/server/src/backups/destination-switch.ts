@@ -47,6 +47,16 @@ export function createDestinationSwitch(deps: {
       })
       .where("account_id", "=", accountId)
       .where("status", "in", ["completed", "unavailable", "processing", "pending"])
+      // What an export import wrote stays where it is: its media is not Instagram's to fetch.
+      .where(
+        "post_id",
+        "not in",
+        trx
+          .selectFrom("posts")
+          .select("id")
+          .where("source", "=", "export")
+          .where("account_id", "=", accountId),
+      )
       .execute();
     // Failed backups keep their failure (and the plan limit's): they are retried there.
     await trx
@@ -54,6 +64,15 @@ export function createDestinationSwitch(deps: {
       .set({ destination: to })
       .where("account_id", "=", accountId)
       .where("status", "=", "failed")
+      .where(
+        "post_id",
+        "not in",
+        trx
+          .selectFrom("posts")
+          .select("id")
+          .where("source", "=", "export")
+          .where("account_id", "=", accountId),
+      )
       .execute();
     const row = await trx
       .selectFrom("backups")

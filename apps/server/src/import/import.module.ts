@@ -4,7 +4,7 @@ import type { AuthGuards } from "../auth/index.ts";
 import { backupsRepository } from "../backups/index.ts";
 import type { ConnectionsModule } from "../connections/index.ts";
 import { inTransaction } from "../db/transaction.ts";
-import type { Destination } from "../destinations/index.ts";
+import type { Destinations } from "../destinations/index.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import type { Secrets } from "../lib/secrets.ts";
 import {
@@ -23,8 +23,8 @@ export function createImportModule(
     connections: Pick<ConnectionsModule, "repo" | "tokens">;
     accountsRepo: Pick<AccountsRepository, "accountWithOwner">;
     posts: Pick<PostsRepository, "postsForImportMatch" | "newestPostTimes">;
-    /** The backups' destination: the import writes with the same folders, uploader and ledger. */
-    destination: Destination;
+    /** The backups' destinations: the import writes with the same folders, uploader and ledger. */
+    destinations: Pick<Destinations, "of">;
   },
 ) {
   const { db, clock, connections } = deps;
@@ -34,7 +34,7 @@ export function createImportModule(
     directory: {
       accountWithOwner: deps.accountsRepo.accountWithOwner,
       userTier: connections.repo.userTier,
-      findGoogleConnection: connections.repo.findGoogleConnection,
+      destinationState: connections.repo.destinationState,
       postsForImportMatch: deps.posts.postsForImportMatch,
       newestPostTimes: deps.posts.newestPostTimes,
       // The post and its completed backup in one transaction: a crash between them would leave
@@ -52,7 +52,7 @@ export function createImportModule(
         });
       },
     },
-    destination: deps.destination,
+    destinations: deps.destinations,
     sessions: {
       seal: (uri) => encryptSecret(key, uri),
       open: (sealed) => decryptSecret(key, sealed),

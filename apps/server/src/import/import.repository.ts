@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import { type Insertable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { inTransaction } from "../db/transaction.ts";
@@ -78,6 +79,7 @@ export function createImportRepository(db: Db) {
                 taken_at: it.taken_at,
                 caption: it.caption,
                 status: it.status,
+                destination: sql<DestinationKind>`(SELECT a.destination FROM instagram_accounts a WHERE a.id = ${accountId})`,
                 created_at: now,
                 updated_at: now,
               })),

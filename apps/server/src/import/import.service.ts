@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { syncMessages as m } from "@keepsake/contracts";
+import { type DestinationKind, syncMessages as m } from "@keepsake/contracts";
 import type { ImportFileResult, ImportPlan, ImportPlanRequest } from "@keepsake/contracts/import";
 import {
   type ExportItem,
@@ -7,7 +7,8 @@ import {
   readInstagramExport,
 } from "@keepsake/contracts/instagram-export";
 import { postLimit, tierLabel } from "../billing/index.ts";
-import type { Destination, SessionSeal } from "../destinations/index.ts";
+import type { DestinationState } from "../connections/index.ts";
+import type { Destinations, SessionSeal } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
@@ -29,9 +30,8 @@ export interface ImportDirectory {
     | undefined
   >;
   userTier(userId: string): Promise<string | undefined>;
-  findGoogleConnection(
-    userId: string,
-  ): Promise<{ google_sub: string; status: "active" | "needs_reconnection" } | undefined>;
+  /** Whether the item's destination can be written to (connections/). */
+  destinationState(userId: string, kind: DestinationKind): Promise<DestinationState>;
   /** The account's posts (from the API) with one of `ids`, or posted between the times. */
   postsForImportMatch(
     accountId: string,
@@ -53,8 +53,8 @@ export interface ImportDirectory {
 export interface ImportServiceDeps {
   repo: ImportRepository;
   directory: ImportDirectory;
-  /** Where imported files go (Google Drive, through destinations/). */
-  destination: Destination;
+  /** Where imported files go: each item's destination, through destinations/. */
+  destinations: Pick<Destinations, "of">;
   sessions: SessionSeal;
   clock: Clock;
 }
@@ -91,10 +91,10 @@ export function createImportService(deps: ImportServiceDeps) {
   const { repo, directory, clock } = deps;
   const { putMedia, finishItem } = createImportWriter({
     repo,
-    destination: deps.destination,
+    destinations: deps.destinations,
     sessions: deps.sessions,
     clock,
-    findGoogleConnection: directory.findGoogleConnection,
+    destinationState: directory.destinationState,
     recordImportedPost: directory.recordImportedPost,
   });
 
@@ -318,10 +318,8 @@ export function createImportService(deps: ImportServiceDeps) {
         throw new AppError("conflict", messages.overLimit(postLimit(tier) ?? 0, tierLabel(tier)));
       }
       if (contentLength === null) throw new AppError("invalid", messages.noLength);
-      const google = await directory.findGoogleConnection(userId);
-      if (!google) throw new AppError("conflict", m.googleNotConnected);
-      if (google.status === "needs_reconnection")
-        throw new AppError("conflict", reconnectWords.google);
+      const target = await directory.destinationState(userId, item.destination);
+      if (target.problem !== null) throw new AppError("conflict", target.problem);
 
       const now = clock.now();
       const claimed = await repo.claimFile(
@@ -349,7 +347,7 @@ export function createImportService(deps: ImportServiceDeps) {
         // this request read it); started_at only when a request before this one set it.
         const { started_before, ...row } = claimed;
         const fresh = { ...row, started_at: started_before };
-        const fileId = await putMedia(userId, google.google_sub, item, fresh, body, contentLength);
+        const fileId = await putMedia(userId, item, fresh, body, contentLength);
         return done(item, fileKey, fileId, await finishItem(userId, item));
       } catch (err) {
         throw asAppError(err);

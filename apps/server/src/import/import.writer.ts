@@ -1,10 +1,11 @@
 import type { Readable } from "node:stream";
-import { syncMessages as m } from "@keepsake/contracts";
+import { DESTINATION_LABELS, type DestinationKind, isDestinationKind } from "@keepsake/contracts";
+import { type DestinationState, destinationReconnectWords } from "../connections/index.ts";
 import {
   createLedger,
-  type Destination,
   DestinationRevokedError,
   type DestinationSession,
+  type Destinations,
   type FileSpec,
   type LedgerItem,
   type OpenUpload,
@@ -14,7 +15,6 @@ import {
 } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
-import { reconnectWords } from "../providers/failure-words.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import {
   importFolderPath,
@@ -33,7 +33,7 @@ export type NamedItem = ImportItemRow & { username: string };
 const words = {
   brokeOff:
     "The file's upload from your browser broke off before its end. Choose the export again to continue where it stopped.",
-  destination: (detail: string) => `Google Drive did not accept the file: ${detail}`,
+  destination: (label: string, detail: string) => `${label} did not accept the file: ${detail}`,
 } as const;
 
 /** The browser's request body stopped before its end. */
@@ -48,12 +48,10 @@ class BodyBrokeOff extends Error {}
  */
 export function createImportWriter(deps: {
   repo: ImportRepository;
-  destination: Destination;
+  destinations: Pick<Destinations, "of">;
   sessions: SessionSeal;
   clock: Clock;
-  findGoogleConnection(
-    userId: string,
-  ): Promise<{ google_sub: string; status: "active" | "needs_reconnection" } | undefined>;
+  destinationState(userId: string, kind: DestinationKind): Promise<DestinationState>;
   recordImportedPost(p: ImportedPost): Promise<void>;
 }) {
   const { repo, clock } = deps;
@@ -87,19 +85,25 @@ export function createImportWriter(deps: {
     return (await d.findItem(key)).find((f) => f.tags.source === SOURCE_VALUE);
   }
 
-  const folderOf = (d: DestinationSession, googleSub: string, item: NamedItem) =>
-    d.ensureFolder(googleSub, importFolderPath(item.username, new Date(item.taken_at)));
+  const folderOf = (d: DestinationSession, accountKey: string, item: NamedItem) =>
+    d.ensureFolder(accountKey, importFolderPath(item.username, new Date(item.taken_at)));
+
+  /** The item's destination, when it can be written to (else the user's words why not). */
+  async function targetOf(userId: string, item: NamedItem) {
+    const state = await deps.destinationState(userId, item.destination);
+    if (state.problem !== null) throw new AppError("conflict", state.problem);
+    return { d: deps.destinations.of(item.destination).open(userId), key: state.accountKey };
+  }
 
   /** Streams one media file from the browser's request; answers its file id. */
   async function putMedia(
     userId: string,
-    googleSub: string,
     item: NamedItem,
     file: ImportFileRow,
     body: Readable,
     total: number,
   ): Promise<string> {
-    const d = deps.destination.open(userId);
+    const { d, key } = await targetOf(userId, item);
     const ledger = ledgerFor(item.id);
     const li: LedgerItem = { key: file.file_key, name: file.name };
     let resume: OpenUpload | null = null;
@@ -121,7 +125,7 @@ export function createImportWriter(deps: {
         return (await ledger.record(li, found, true)).fileId;
       }
     }
-    const folder = await folderOf(d, googleSub, item);
+    const folder = await folderOf(d, key, item);
     let broke = false;
     body.on("aborted", () => {
       broke = true;
@@ -166,10 +170,8 @@ export function createImportWriter(deps: {
     if (item.status === "completed") return true;
     const files = await repo.itemFiles(item.id);
     if (files.some((f) => !f.drive_file_id)) return false;
-    const google = await deps.findGoogleConnection(userId);
-    if (!google) throw new AppError("conflict", m.googleNotConnected);
-    const d = deps.destination.open(userId);
-    const folder = await folderOf(d, google.google_sub, item);
+    const { d, key } = await targetOf(userId, item);
+    const folder = await folderOf(d, key, item);
     const metaKey = `${item.item_key}_meta`;
     let sidecarId = (await mine(d, metaKey))?.id;
     if (!sidecarId) {
@@ -215,15 +217,27 @@ function toWeb(body: Readable, onError: () => void): ReadableStream<Uint8Array> 
   });
 }
 
+const PROVIDER_LABEL: Record<string, string> = {
+  google: DESTINATION_LABELS.google_drive,
+  dropbox: DESTINATION_LABELS.dropbox,
+  microsoft: DESTINATION_LABELS.onedrive,
+  s3: DESTINATION_LABELS.s3,
+};
+
 /** A failure as the answer the browser gets. */
 export function asAppError(err: unknown): unknown {
   if (err instanceof AppError) return err;
   if (err instanceof BodyBrokeOff) return new AppError("bad_request", words.brokeOff);
-  if (err instanceof DestinationRevokedError)
-    return new AppError("conflict", reconnectWords.google);
+  if (err instanceof DestinationRevokedError) {
+    const kind = isDestinationKind(err.destination) ? err.destination : "google_drive";
+    return new AppError("conflict", destinationReconnectWords(kind));
+  }
   if (err instanceof ProviderError) {
     if (err.provider === "instagram") return new AppError("bad_request", words.brokeOff);
-    return new AppError("upstream", words.destination(err.message));
+    return new AppError(
+      "upstream",
+      words.destination(PROVIDER_LABEL[err.provider] ?? "The storage", err.message),
+    );
   }
   return err;
 }

@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import type { GraphMediaType, GraphProductType, PostChild } from "../sync/tables.ts";
 import type { ImportFileRow, ImportItemRow } from "./tables.ts";
 
@@ -12,6 +13,8 @@ export interface ImportedPost {
   posted_at: Date;
   children: PostChild[];
   backup: {
+    /** Where the item's files are. */
+    destination: DestinationKind;
     size: number;
     md5: string | null;
     drive_file_id: string | null;
@@ -34,7 +37,7 @@ const PRODUCT: Record<ImportItemRow["kind"], GraphProductType> = {
 export function importedPost(
   item: Pick<
     ImportItemRow,
-    "user_id" | "account_id" | "item_key" | "kind" | "caption" | "taken_at"
+    "user_id" | "account_id" | "item_key" | "kind" | "caption" | "taken_at" | "destination"
   >,
   files: Pick<
     ImportFileRow,
@@ -60,6 +63,7 @@ export function importedPost(
         }))
       : [],
     backup: {
+      destination: item.destination,
       size: files.reduce((n, f) => n + Number(f.size_bytes ?? 0), 0),
       md5: first?.md5 ?? null,
       drive_file_id: first?.drive_file_id ?? null,

@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import type { Generated, Selectable } from "kysely";
 import type { Timestamp } from "../db/columns.ts";
 
@@ -12,6 +13,8 @@ export const ownedTables = [
   "import_items",
   "import_files",
 ] as const satisfies readonly (keyof ImportTables)[];
+/** Read, never written: the account (connections/) whose destination a new item takes. */
+export const readsTables = ["instagram_accounts"] as const;
 
 export interface ImportTables {
   import_items: ImportItemsTable;
@@ -32,6 +35,8 @@ export interface ImportItemsTable {
   caption: string | null;
   status: ImportItemStatus;
   sidecar_file_id: string | null;
+  /** Where its files go (migration 1200): its account's destination when first imported. */
+  destination: Generated<DestinationKind>;
   created_at: Timestamp;
   updated_at: Timestamp;
   completed_at: Timestamp | null;

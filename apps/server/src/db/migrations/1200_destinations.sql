@@ -46,3 +46,8 @@ ALTER TABLE backup_files ADD PRIMARY KEY (backup_id, destination, item_key);
 -- after a switch, the file recorded in the old destination is not replaced in the new one.
 ALTER TABLE comment_reads ADD COLUMN drive_destination text NOT NULL DEFAULT 'google_drive'
   CHECK (drive_destination IN ('google_drive', 'dropbox', 'onedrive', 's3'));
+
+-- An export's item goes where its account's backups went when it was first imported; its
+-- files and sidecar all go there, and its backup says so.
+ALTER TABLE import_items ADD COLUMN destination text NOT NULL DEFAULT 'google_drive'
+  CHECK (destination IN ('google_drive', 'dropbox', 'onedrive', 's3'));
