@@ -2,14 +2,12 @@ import { type Sandbox, startSandbox } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   classifyDestinationError,
-  DestinationRevokedError,
   UploadSessionGoneError,
 } from "../../src/destinations/destination.ts";
 import { sessionRef } from "../../src/destinations/dropbox/files.ts";
-import { DROPBOX_RECONNECT, dropboxCapabilities } from "../../src/destinations/dropbox.ts";
+import { dropboxCapabilities } from "../../src/destinations/dropbox.ts";
 import { dropboxContentHash } from "../../src/providers/dropbox/content-hash.ts";
-import { ProviderError } from "../../src/providers/provider-error.ts";
-import { bytes, control, dropboxEmail } from "../support/destinations.ts";
+import { bytes, control } from "../support/destinations.ts";
 import {
   calls,
   dropboxDestination,
@@ -17,7 +15,6 @@ import {
   sourceOf,
   spec,
   stored,
-  USER,
 } from "../support/dropbox-destination.ts";
 
 /**
@@ -299,94 +296,5 @@ describe("Dropbox through the destination seam", () => {
       }),
     );
     expect(err).toBeInstanceOf(UploadSessionGoneError);
-  });
-
-  it("corruption: Dropbox refuses bytes whose hash differs; retried, or failed as transient with no file left", async () => {
-    const { d, waits } = await dropboxDestination(sandbox);
-    const folder = await d.ensureFolder("a", FOLDER);
-    const { recorder, events } = recording();
-    const data = bytes(2000);
-    await control(sandbox, "dropbox/corrupt", { count: 1 });
-    const file = await d.put(spec(folder.id, "ok.jpg"), sourceOf(data), recorder, lease);
-    expect(file.hash).toBe(dropboxContentHash(data));
-    expect(waits).toHaveLength(1);
-
-    await control(sandbox, "dropbox/corrupt", { count: 20 });
-    const small = await failureOf(d.put(spec(folder.id, "c.jpg"), sourceOf(data), recorder, lease));
-    expect(small).toMatchObject({ kind: "transient", code: "content_hash_mismatch" });
-    expect(classifyDestinationError(small)).toEqual({ kind: "transient" });
-    const opened = { count: 0 };
-    const large = await failureOf(
-      d.put(spec(folder.id, "c.mp4"), sourceOf(bytes(9 * MiB), { opened }), recorder, lease),
-    );
-    expect(large).toMatchObject({ kind: "transient", code: "content_hash_mismatch" });
-    expect(opened.count).toBe(4); // each try reads the media again
-    expect(events[events.length - 1]).toBe("closed");
-    const after = await stored(sandbox);
-    expect(after.files.map((f) => f.path)).toEqual([`${APP}/ok.jpg`]);
-  });
-
-  it("a full Dropbox is quota_full; too many writes waits as asked, then throttled", async () => {
-    const { d, waits } = await dropboxDestination(sandbox);
-    const folder = await d.ensureFolder("a", FOLDER);
-    const { recorder } = recording();
-    await control(sandbox, "dropbox/quota", { email: dropboxEmail, bytes: 100 });
-    const full = await failureOf(
-      d.put(spec(folder.id, "q.jpg"), sourceOf(bytes(500)), recorder, lease),
-    );
-    expect(classifyDestinationError(full)).toEqual({ kind: "quota_full" });
-    const fullLarge = await failureOf(
-      d.put(spec(folder.id, "q.mp4"), sourceOf(bytes(9 * MiB)), recorder, lease),
-    );
-    expect(classifyDestinationError(fullLarge)).toEqual({ kind: "quota_full" });
-    await control(sandbox, "dropbox/quota", { email: dropboxEmail, bytes: 100 * MiB });
-
-    const fault = (count: number) =>
-      control(sandbox, "faults", {
-        endpoint: "dropbox.files/upload",
-        error: "dropbox:too_many_write_operations",
-        retry_after: 2,
-        count,
-      });
-    await fault(1);
-    const file = await d.putBytes(spec(folder.id, "t.json"), Buffer.from("{}"));
-    expect(file.size).toBe(2);
-    expect(waits).toEqual([2000]);
-    await fault(10);
-    const err = await failureOf(d.putBytes(spec(folder.id, "t.json"), Buffer.from("{}")));
-    expect(err).toBeInstanceOf(ProviderError);
-    expect(classifyDestinationError(err)).toEqual({ kind: "throttled", retryAfterMs: 2000 });
-  });
-
-  it("an expired token is refreshed once and the call succeeds; a revoked grant is DestinationRevokedError", async () => {
-    const { d, destination, tokens, credentials } = await dropboxDestination(sandbox);
-    const folder = await d.ensureFolder("a", FOLDER);
-    const { recorder } = recording();
-    await control(sandbox, "tokens/expire", { token: tokens.accessToken });
-    const large = bytes(9 * MiB, 5);
-    const file = await d.put(spec(folder.id, "e.mp4"), sourceOf(large), recorder, lease);
-    expect(file.hash).toBe(dropboxContentHash(large));
-    expect(credentials.refreshes).toBe(1);
-    await d.putBytes(spec(folder.id, "e.json"), Buffer.from("{}"));
-    expect(credentials.refreshes).toBe(1);
-
-    // The grant revoked: the refresh is refused, the user must reconnect.
-    await control(sandbox, "tokens/revoke", { dropbox_email: dropboxEmail });
-    const revoked = await failureOf(d.putBytes(spec(folder.id, "r.json"), Buffer.from("{}")));
-    expect(revoked).toBeInstanceOf(DestinationRevokedError);
-    expect(revoked).toMatchObject({ destination: "dropbox" });
-    expect(classifyDestinationError(revoked)).toEqual({ kind: "revoked" });
-    expect(credentials.refreshes).toBe(2);
-    // A refreshed token refused again: reconnect, in the words the user reads.
-    credentials.staleRefresh = true;
-    const again = await failureOf(
-      destination.open(USER).putBytes(spec(folder.id, "r.json"), Buffer.from("{}")),
-    );
-    expect(again).toBeInstanceOf(DestinationRevokedError);
-    expect((again as Error).message).toBe(DROPBOX_RECONNECT);
-    // Never connected (or disconnected): the credentials say so before any call.
-    credentials.refuse = true;
-    const none = await failureOf(destination.open(USER).get("id:x"));
-    expect(none).toBeInstanceOf(DestinationRevokedError);
   });
 });
