@@ -184,6 +184,30 @@ describe("Dropbox through the destination seam", () => {
     ]);
   });
 
+  it("a download of unknown length larger than one request continues through a session", async () => {
+    const { d } = await dropboxDestination(sandbox);
+    const folder = await d.ensureFolder("a", FOLDER);
+    const { recorder, events } = recording();
+    const data = bytes(9 * MiB + 7, 4);
+    const uploads = await calls(sandbox, "files/upload");
+    const file = await d.put(
+      spec(folder.id, "u.mp4", POSTED),
+      sourceOf(data, { unknownLength: true }),
+      recorder,
+      lease,
+    );
+    expect(file).toMatchObject({ size: data.length, hash: dropboxContentHash(data) });
+    expect(await calls(sandbox, "files/upload")).toBe(uploads);
+    expect(events).toEqual([
+      { opened: expect.any(String), total: null },
+      { opened: expect.stringContaining(dropboxContentHash(data)), total: null },
+      "closed",
+    ]);
+    expect((await stored(sandbox)).files).toEqual([
+      expect.objectContaining({ path: `${APP}/u.mp4`, client_modified: POSTED.toISOString() }),
+    ]);
+  });
+
   it("a kill after the upload, before the record: the retry adopts the file written (small and large)", async () => {
     const { d } = await dropboxDestination(sandbox);
     const folder = await d.ensureFolder("a", FOLDER);
