@@ -60,6 +60,17 @@ describe("Dropbox destination failures", () => {
     expect(file.hash).toBe(dropboxContentHash(data));
     expect(waits).toHaveLength(1);
 
+    // A session whose bytes Dropbox refused is not resumed: the next try writes a new one.
+    const once = recording();
+    const big = bytes(9 * MiB, 1);
+    await control(sandbox, "dropbox/corrupt", { count: 1 });
+    const whole = await d.put(spec(folder.id, "ok.mp4"), sourceOf(big), once.recorder, lease);
+    expect(whole.hash).toBe(dropboxContentHash(big));
+    const sessions = once.events.flatMap((e) =>
+      e === "closed" ? [] : [JSON.parse(e.opened).dropbox_session],
+    );
+    expect(new Set(sessions).size).toBe(2);
+
     await control(sandbox, "dropbox/corrupt", { count: 20 });
     const small = await failureOf(d.put(spec(folder.id, "c.jpg"), sourceOf(data), recorder, lease));
     expect(small).toMatchObject({ kind: "transient", code: "content_hash_mismatch" });
@@ -72,7 +83,7 @@ describe("Dropbox destination failures", () => {
     expect(opened.count).toBe(4); // each try reads the media again
     expect(events[events.length - 1]).toBe("closed");
     const after = await stored(sandbox);
-    expect(after.files.map((f) => f.path)).toEqual([`${APP}/ok.jpg`]);
+    expect(after.files.map((f) => f.path)).toEqual([`${APP}/ok.jpg`, `${APP}/ok.mp4`]);
   });
 
   it("a full Dropbox is quota_full; too many writes waits as asked, then throttled", async () => {

@@ -195,6 +195,8 @@ export function createDropboxUploader(deps: {
             ...(control.signal ? { signal: control.signal } : {}),
           });
         } catch (err) {
+          // Dropbox holds other bytes than the media's: the next try starts a new session.
+          if (err instanceof ProviderError && err.code === "content_hash_mismatch") state = null;
           // The session vanished under an append or the finish: the item starts over.
           if (
             err instanceof ProviderError &&
