@@ -86,7 +86,7 @@ describe("Dropbox destination failures", () => {
     expect(after.files.map((f) => f.path)).toEqual([`${APP}/ok.jpg`, `${APP}/ok.mp4`]);
   });
 
-  it("a full Dropbox is quota_full; too many writes waits as asked, then throttled", async () => {
+  it("a full Dropbox is quota_full; too many writes waits as asked, then throttled; a refused call permanent, 5xx and resets transient", async () => {
     const { d, waits } = await dropboxDestination(sandbox);
     const folder = await d.ensureFolder("a", FOLDER);
     const { recorder } = recording();
@@ -116,6 +116,28 @@ describe("Dropbox destination failures", () => {
     const err = await failureOf(d.putBytes(spec(folder.id, "t.json"), Buffer.from("{}")));
     expect(err).toBeInstanceOf(ProviderError);
     expect(classifyDestinationError(err)).toEqual({ kind: "throttled", retryAfterMs: 2000 });
+    await fetch(`${sandbox.url}/_control/faults`, { method: "DELETE" });
+    // A call Dropbox cannot read (a path it refuses) is not retried: permanent.
+    const bad = await failureOf(d.putBytes(spec(folder.id, ""), Buffer.from("{}")));
+    expect(classifyDestinationError(bad)).toEqual({ kind: "permanent" });
+    // Dropbox failing (5xx) is transient, retried until the attempts run out.
+    await control(sandbox, "faults", {
+      endpoint: "dropbox.files/upload",
+      error: "http:503",
+      count: 10,
+    });
+    const down = await failureOf(d.putBytes(spec(folder.id, "t.json"), Buffer.from("{}")));
+    expect(classifyDestinationError(down)).toEqual({ kind: "transient" });
+    // Connections reset: a network failure, transient too.
+    await fetch(`${sandbox.url}/_control/faults`, { method: "DELETE" });
+    await control(sandbox, "faults", {
+      endpoint: "dropbox.files/upload",
+      error: "reset",
+      count: 10,
+    });
+    const reset = await failureOf(d.putBytes(spec(folder.id, "t.json"), Buffer.from("{}")));
+    expect(reset).toMatchObject({ kind: "network" });
+    expect(classifyDestinationError(reset)).toEqual({ kind: "transient" });
   });
 
   it("a full Dropbox at the finish keeps the session: once freed, resumed from the ref and finished without sending the bytes again", async () => {
