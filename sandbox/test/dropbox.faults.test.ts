@@ -139,6 +139,40 @@ describe("Dropbox faults", () => {
     expect(await refresh.json()).toMatchObject({ error: "invalid_grant" });
   });
 
+  it("a finish that cannot write (a full Dropbox) keeps the session: finished again with an empty body", async () => {
+    const { dbx } = await connect();
+    const data = bytes(4 * MiB + 10);
+    const { session_id } = (
+      await dbx.filesUploadSessionStart({ contents: data.subarray(0, 4 * MiB) })
+    ).result;
+    await h.ctl("dropbox/quota", { email: DEMO_DROPBOX.jordan.email, bytes: MiB });
+    const commit = { path: "/Keepsake/v.mp4", mode: { ".tag": "add" as const } };
+    expect(
+      await failure(
+        dbx.filesUploadSessionFinish({
+          cursor: { session_id, offset: 4 * MiB },
+          commit,
+          contents: data.subarray(4 * MiB),
+        }),
+      ),
+    ).toMatchObject({
+      status: 409,
+      summary: "path/insufficient_space/.",
+      error: { ".tag": "path", upload_session_id: session_id },
+    });
+    const held = await h.ctl<{ sessions: { id: string; size: number }[] }>("dropbox/files");
+    expect(held.sessions).toEqual([expect.objectContaining({ id: session_id, size: data.length })]);
+    await h.ctl("dropbox/quota", { email: DEMO_DROPBOX.jordan.email, bytes: 10 * MiB });
+    const done = await dbx.filesUploadSessionFinish({
+      cursor: { session_id, offset: data.length },
+      commit,
+      contents: Buffer.alloc(0),
+    });
+    expect(done.result).toMatchObject({ size: data.length, content_hash: contentHash(data) });
+    const after = await h.ctl<{ sessions: unknown[] }>("dropbox/files");
+    expect(after.sessions).toEqual([]);
+  });
+
   it("throttling with Retry-After, a full quota, and the listing of what was written", async () => {
     const { dbx } = await connect();
     await h.ctl("faults", {

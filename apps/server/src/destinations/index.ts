@@ -11,6 +11,11 @@ export {
   DestinationRevokedError,
   UploadSessionGoneError,
 } from "./destination.ts";
+export {
+  createDropboxDestination,
+  DROPBOX_RECONNECT,
+  dropboxCapabilities,
+} from "./dropbox.ts";
 export type { ItemResult, Ledger, LedgerItem, SessionSeal } from "./ledger.ts";
 export { createLedger, recordedResult } from "./ledger.ts";
 export type { Destinations } from "./module.ts";

@@ -193,6 +193,52 @@ describe("Dropbox files", () => {
     expect((await appends()) - before).toBe(2); // the probe, then 8 MiB; the rest with finish
   });
 
+  it("folders: made with their parents, one already there is fine, a file in the way is not", async () => {
+    const { accessToken: t } = await connect();
+    await client().createFolder(t, "/Keepsake/@lumen.studio/2025");
+    await client().createFolder(t, "/Keepsake/@lumen.studio/2025");
+    expect((await client().listFolder(t, "", true)).map((e) => [e.tag, e.pathDisplay])).toEqual([
+      ["folder", "/Keepsake"],
+      ["folder", "/Keepsake/@lumen.studio"],
+      ["folder", "/Keepsake/@lumen.studio/2025"],
+    ]);
+    const one = Buffer.from("x");
+    await client().upload(t, { path: "/Keepsake/f", mode: "add" }, [one], dropboxContentHash(one));
+    expect(await failureOf(client().createFolder(t, "/Keepsake/f"))).toMatchObject({
+      code: "conflict",
+    });
+  });
+
+  it("beforeFinish: told the hash before the finish, it can move the commit or answer a file already there", async () => {
+    const { accessToken: t } = await connect();
+    const data = bytes(9 * MiB, 6);
+    const told: string[] = [];
+    const moved = await uploadThroughSession(client(), t, {
+      commit: { path: "/Keepsake/v.mp4", mode: "add" },
+      source: pieces(data),
+      beforeFinish: (_s, hash) => {
+        told.push(hash);
+        return { path: "/Keepsake/v (2).mp4", mode: "add" };
+      },
+    });
+    expect(told).toEqual([dropboxContentHash(data)]);
+    expect(moved.pathDisplay).toBe("/Keepsake/v (2).mp4");
+    const finishes = (await control<{ calls: Record<string, number> }>(sandbox, "calls")).calls[
+      "dropbox.files/upload_session/finish"
+    ];
+    const adopted = await uploadThroughSession(client(), t, {
+      commit: { path: "/Keepsake/v.mp4", mode: "add" },
+      source: pieces(data),
+      beforeFinish: () => moved,
+    });
+    expect(adopted.id).toBe(moved.id);
+    const after = (await control<{ calls: Record<string, number> }>(sandbox, "calls")).calls;
+    expect(after["dropbox.files/upload_session/finish"]).toBe(finishes);
+    expect((await client().listFolder(t, "/Keepsake")).map((e) => e.pathDisplay)).toEqual([
+      "/Keepsake/v (2).mp4",
+    ]);
+  });
+
   it("a corrupted upload is detected by the content hash", async () => {
     const { accessToken: t } = await connect();
     const data = bytes(5 * MiB);

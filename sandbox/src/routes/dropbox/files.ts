@@ -291,12 +291,14 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
       const offsets = Object.keys(s.chunks)
         .map(Number)
         .sort((x, y) => x - y);
-      const data = Buffer.concat(
+      return Buffer.concat(
         offsets.map((o) => readFileSync(join(ctx.blobDir, s.chunks[String(o)]!))),
       );
+    };
+    const drop = (s: import("../../state.ts").DropboxSession) => {
       for (const blob of Object.values(s.chunks)) rmSync(join(ctx.blobDir, blob), { force: true });
       delete sessions()[s.id];
-      return data;
+      ctx.changed();
     };
 
     content("files/upload", (a, arg, data) => commit(ctx, a, data, arg, arg.content_hash));
@@ -346,7 +348,24 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
         });
       }
       const whole = assemble(s);
-      return commit(ctx, a, whole, (arg.commit ?? {}) as Record<string, unknown>, arg.content_hash);
+      let file: ReturnType<typeof commit>;
+      try {
+        file = commit(
+          ctx,
+          a,
+          whole,
+          (arg.commit ?? {}) as Record<string, unknown>,
+          arg.content_hash,
+        );
+      } catch (err) {
+        // A write that fails (a conflict, a full Dropbox) keeps the session and what it holds,
+        // as Dropbox does: its error names the session, to finish again with an empty body.
+        const e = err instanceof DropboxRouteError ? (err.error as Record<string, unknown>) : null;
+        if (e && "upload_session_id" in e) e.upload_session_id = s.id;
+        throw err;
+      }
+      drop(s);
+      return file;
     });
     scope.post(`${CONTENT}/files/download`, async (req, reply) => {
       let arg: unknown;

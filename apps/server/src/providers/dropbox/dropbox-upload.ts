@@ -30,6 +30,16 @@ export interface DropboxSessionUpload {
    * A session that is gone (expired, finished) is replaced by a new one, told here too.
    */
   onSession?: (state: DropboxSessionState) => Promise<void> | void;
+  /**
+   * Told the content hash once every byte was read, before the finish: answers the commit to
+   * finish with instead of `commit` (another path when a different file is in the way), or an
+   * existing file that already holds these bytes (answered as the upload's file; the session is
+   * left to expire). Also the moment to record what the finish will write.
+   */
+  beforeFinish?: (
+    state: DropboxSessionState,
+    contentHash: string,
+  ) => Promise<DropboxCommit | DropboxFile | undefined> | DropboxCommit | DropboxFile | undefined;
   /** Bytes per append, a multiple of 4 MiB (default 8 MiB); one such chunk is held at a time. */
   chunkBytes?: number;
   signal?: AbortSignal;
@@ -92,9 +102,12 @@ export async function uploadThroughSession(
   if (position < state.offset)
     throw new ProviderError("dropbox", "unknown", "The upload session holds more than the media");
   const expected = hasher.digest();
-  const file = await finishRecovering(client, token, state, p.commit, expected, held, p.signal);
+  const chosen = await p.beforeFinish?.(state, expected);
+  if (chosen && "id" in chosen) return chosen;
+  const commit = chosen ?? p.commit;
+  const file = await finishRecovering(client, token, state, commit, expected, held, p.signal);
   if (file.contentHash !== null && file.contentHash !== expected) {
-    if (p.commit.mode === "add") await client.remove(token, file.id);
+    if (commit.mode === "add") await client.remove(token, file.id);
     throw hashMismatch();
   }
   return file;

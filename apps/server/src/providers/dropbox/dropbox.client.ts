@@ -246,6 +246,20 @@ export function createDropboxClient(
       }
     },
 
+    /**
+     * Makes the folder at `path` (and its parents, as Dropbox does); one already there is fine
+     * (`conflict`). A file in the way is not: its `conflict` is thrown.
+     */
+    async createFolder(token: string, path: string): Promise<void> {
+      try {
+        await rpc(() => sdk(token).filesCreateFolderV2({ path, autorename: false }));
+      } catch (err) {
+        if (!(err instanceof ProviderError && err.code === "conflict")) throw err;
+        const there = await this.getMetadata(token, path);
+        if (there?.tag !== "folder") throw err;
+      }
+    },
+
     /** Deletes a file or folder; one already gone is fine. */
     async remove(token: string, path: string): Promise<void> {
       try {
