@@ -297,6 +297,38 @@ describe("OneDrive destination", () => {
     expect(await h.files()).toHaveLength(4);
   });
 
+  it("a name taken while the session was open (OneDrive may check `fail` only at commit): the other file kept, this one “name (2)”", async () => {
+    const { d, held } = await h.open();
+    const folder = await d.ensureFolder("acct", FOLDER);
+    const data = bytes(LARGE, 31);
+    const { recorder, told } = recorderOf();
+    const stored = await d.put(
+      specOf(folder.id, "race.mp4"),
+      sourceOf(data).source,
+      {
+        opened: async (ref, total) => {
+          if (told.opened.length === 0)
+            await h
+              .client()
+              .putSmall(held.access, JSON.parse(ref).path, Buffer.from("other"), "fail");
+          await recorder.opened(ref, total);
+        },
+        closed: recorder.closed,
+      },
+      noLease,
+    );
+    expect(stored).toMatchObject({ id: `${folder.id}/race (2).mp4`, hash: quickXorHash(data) });
+    expect(told.opened.map((o) => JSON.parse(o.ref).path)).toEqual([
+      `${folder.id}/race.mp4`,
+      `${folder.id}/race (2).mp4`,
+    ]);
+    expect(told.closed).toBe(1);
+    expect((await h.files()).map((f) => [f.path.slice(APP.length), f.size])).toEqual([
+      [`${folder.id}/race (2).mp4`, data.length],
+      [`${folder.id}/race.mp4`, 5],
+    ]);
+  });
+
   it("Keepsake's own files: putBytes overwrites the same item, replace keeps its id, a missing one is not_found", async () => {
     const { d } = await h.open();
     const folder = await d.ensureFolder("acct", FOLDER);

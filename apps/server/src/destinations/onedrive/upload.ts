@@ -142,16 +142,21 @@ export function createOneDriveUpload(deps: UploadDeps) {
       return source.download;
     };
 
-    /** Sends the media through the recorded session from `received` on; retried with backoff. */
+    /**
+     * Sends the media through the recorded session from `received` on; retried with backoff.
+     * "conflict": another file took the name before the session could commit (OneDrive may
+     * check `fail` only then); the session is let go.
+     */
     async function throughSession(
       path: string,
       url: string,
       total: number,
       received: number,
       held: Uint8Array[] | null,
-    ): Promise<Placed> {
+    ): Promise<Placed | "conflict"> {
       let first = true;
-      const out = await call(async (t) => {
+      type Outcome = { item: DriveItem } | { err: ProviderError } | { conflict: true };
+      const out = await call(async (t): Promise<Outcome> => {
         control.checkLease();
         let at = received;
         if (!first) {
@@ -179,16 +184,16 @@ export function createOneDriveUpload(deps: UploadDeps) {
         } catch (err) {
           // The file was removed: not retried here, the item is sent again from the start.
           if (err instanceof ProviderError && err.code === "quickxor_mismatch") return { err };
+          if (isConflict(err)) return { conflict: true };
           if (err instanceof ProviderError && err.code === "session_gone")
             throw new UploadSessionGoneError("The OneDrive upload session is gone");
           throw err;
         }
       });
-      if ("err" in out) {
-        await recorder.closed();
-        throw out.err;
-      }
-      return { path, item: out.item };
+      if ("item" in out) return { path, item: out.item };
+      await recorder.closed();
+      if ("err" in out) throw out.err;
+      return "conflict";
     }
 
     if (control.resume) {
@@ -196,7 +201,10 @@ export function createOneDriveUpload(deps: UploadDeps) {
       const total = control.resume.total ?? declaredLength(source.download);
       if (!ref || total === null)
         throw new UploadSessionGoneError("The recorded OneDrive upload cannot be resumed");
-      return throughSession(ref.path, ref.url, total, control.resume.received, null);
+      const done = await throughSession(ref.path, ref.url, total, control.resume.received, null);
+      // The name was taken meanwhile: started over, the new file gets a free name.
+      if (done === "conflict") throw new UploadSessionGoneError("The OneDrive name was taken");
+      return done;
     }
 
     const declared = declaredLength(source.download);
@@ -244,7 +252,12 @@ export function createOneDriveUpload(deps: UploadDeps) {
       }
       // Recorded before the first byte: a worker that dies now leaves a session to resume.
       await recorder.opened(refOf({ url, path }), size);
-      return throughSession(path, url, size, 0, held);
+      const done = await throughSession(path, url, size, 0, held);
+      if (done !== "conflict") return done;
+      const same = await sameFile(path, size, hashOnce, spec);
+      if (same === "absent") continue;
+      if (same) return same;
+      n++;
     }
     throw new ProviderError("microsoft", "unknown", `OneDrive: too many files named ${spec.name}`);
   };
