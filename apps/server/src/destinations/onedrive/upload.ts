@@ -27,6 +27,11 @@ import {
 
 /** How many " (n)" names are tried before giving up (each taken by a different file). */
 const MAX_NAMES = 50;
+/**
+ * How often a name refused as taken but then not found is tried again (deleted meanwhile); past
+ * that it is skipped (OneDrive for Business refuses a name another upload session holds).
+ */
+const MAX_VANISHED = 3;
 
 export interface UploadDeps {
   client: OneDriveClient;
@@ -104,6 +109,7 @@ export function createOneDriveUpload(deps: UploadDeps) {
   /** One request (≤ 4 MB), verified, then the post's time. */
   async function putSmall(spec: FileSpec, bytes: Buffer): Promise<Placed> {
     const hash = quickXorHash(bytes);
+    let vanished = 0;
     for (let n = 1; n <= MAX_NAMES; ) {
       const path = joinPath(spec.folderId, suffixed(spec.name, n));
       let item: DriveItem;
@@ -112,8 +118,8 @@ export function createOneDriveUpload(deps: UploadDeps) {
       } catch (err) {
         if (!isConflict(err)) throw err;
         const same = await sameFile(path, bytes.length, async () => hash, spec);
-        if (same === "absent") continue; // Deleted meanwhile: the name is free again.
-        if (same) return same;
+        if (same === "absent" && ++vanished <= MAX_VANISHED) continue; // Deleted meanwhile.
+        if (same && same !== "absent") return same;
         n++;
         continue;
       }
@@ -236,6 +242,7 @@ export function createOneDriveUpload(deps: UploadDeps) {
       known ??= await contentHash();
       return known;
     };
+    let vanished = 0;
     for (let n = 1; n <= MAX_NAMES; ) {
       const path = joinPath(spec.folderId, suffixed(spec.name, n));
       let url: string;
@@ -245,8 +252,8 @@ export function createOneDriveUpload(deps: UploadDeps) {
       } catch (err) {
         if (!isConflict(err)) throw err;
         const same = await sameFile(path, size, hashOnce, spec);
-        if (same === "absent") continue;
-        if (same) return same;
+        if (same === "absent" && ++vanished <= MAX_VANISHED) continue;
+        if (same && same !== "absent") return same;
         n++;
         continue;
       }
@@ -255,8 +262,8 @@ export function createOneDriveUpload(deps: UploadDeps) {
       const done = await throughSession(path, url, size, 0, held);
       if (done !== "conflict") return done;
       const same = await sameFile(path, size, hashOnce, spec);
-      if (same === "absent") continue;
-      if (same) return same;
+      if (same === "absent" && ++vanished <= MAX_VANISHED) continue;
+      if (same && same !== "absent") return same;
       n++;
     }
     throw new ProviderError("microsoft", "unknown", `OneDrive: too many files named ${spec.name}`);
