@@ -174,6 +174,14 @@ describe("upload sessions", () => {
       });
     expect((await put(0, FRAGMENT_UNIT - 1, { authorization: "Bearer x" })).status).toBe(401);
     expect((await put(0, 1000)).status).toBe(400);
+    // 60 MiB in one request is refused (Graph takes less than 60 MiB), before any byte is read.
+    const sixty = await fetch(created.uploadUrl, {
+      method: "PUT",
+      headers: { "content-range": `bytes 0-${60 * 1024 * 1024 - 1}/${61 * 1024 * 1024}` },
+      body: "x",
+    });
+    expect(sixty.status).toBe(400);
+    expect((await json<GraphError>(sixty)).error.message).toMatch(/less than 60 MiB/);
     const first = await put(0, FRAGMENT_UNIT - 1);
     expect(first.status).toBe(202);
     expect((await json<{ nextExpectedRanges: string[] }>(first)).nextExpectedRanges).toEqual([

@@ -1,6 +1,8 @@
 // The destinations area's public surface: what other areas and the composition root may import.
 export type {
   Destination,
+  DestinationCapabilities,
+  DestinationCredentials,
   DestinationSession,
   FileSpec,
   OpenUpload,
@@ -20,3 +22,4 @@ export type { ItemResult, Ledger, LedgerItem, SessionSeal } from "./ledger.ts";
 export { createLedger, recordedResult } from "./ledger.ts";
 export type { Destinations } from "./module.ts";
 export { createDestinations } from "./module.ts";
+export { createOneDriveDestination, ONEDRIVE, onedriveCapabilities } from "./onedrive.ts";

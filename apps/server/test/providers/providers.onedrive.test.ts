@@ -289,4 +289,49 @@ describe("OneDrive files", () => {
       code: "invalid_grant",
     });
   });
+
+  it("folders made under the app folder (a taken name is no error), deletes by path, items carry their link", async () => {
+    const { accessToken: t } = await connect();
+    expect(await client().createFolder(t, "", "Keepsake")).toMatchObject({ folder: true });
+    const made = await client().createFolder(t, "/Keepsake", "@lumen.studio");
+    expect(made).toMatchObject({ name: "@lumen.studio", folder: true });
+    expect(made?.webUrl).toMatch(/\/onedrive\?item=/);
+    expect(await client().createFolder(t, "Keepsake", "@lumen.studio")).toBeNull();
+    const file = await client().putSmall(
+      t,
+      "Keepsake/@lumen.studio/a.json",
+      Buffer.from("{}"),
+      "fail",
+    );
+    expect(file.webUrl).toMatch(/\/onedrive\?item=/);
+    await client().removeByPath(t, "Keepsake/@lumen.studio/a.json");
+    await client().removeByPath(t, "Keepsake/@lumen.studio/a.json");
+    expect(await client().getByPath(t, "Keepsake/@lumen.studio/a.json")).toBeNull();
+    expect((await client().getByPath(t, "Keepsake/@lumen.studio"))?.folder).toBe(true);
+  });
+
+  it("a session's known position skips its status request; the check before each fragment stops the upload", async () => {
+    const { accessToken: t } = await connect();
+    const data = bytes(3 * UNIT, 6);
+    const url = await client().createUploadSession(t, "/Keepsake/k.mp4", "fail");
+    let checks = 0;
+    await expect(
+      uploadThroughSession(client(), t, {
+        path: "/Keepsake/k.mp4",
+        conflict: "fail",
+        source: pieces(data),
+        total: data.length,
+        session: url,
+        received: 0,
+        fragmentBytes: UNIT,
+        beforeFragment: () => {
+          if (++checks > 1) throw new Error("claim lost");
+        },
+      }),
+    ).rejects.toThrow("claim lost");
+    const calls = (await control<{ calls: Record<string, number> }>(sandbox, "calls")).calls;
+    expect(calls["onedrive.upload.status"] ?? 0).toBe(0);
+    expect(calls["onedrive.upload"]).toBe(1);
+    expect(await client().sessionStatus(url)).toBe(UNIT);
+  });
 });

@@ -8,7 +8,7 @@ import type { OneDriveItem, OneDriveUser } from "../../state.ts";
 import { childNamed, GraphApiError, itemId, usedBytes } from "./common.ts";
 import { quickXorHash } from "./quickxor.ts";
 
-/** Upload fragments are multiples of 320 KiB, but for the last; at most 60 MiB each. */
+/** Upload fragments are multiples of 320 KiB, but for the last; each less than this (60 MiB). */
 export const FRAGMENT_UNIT = 320 * 1024;
 export const MAX_FRAGMENT = 60 * 1024 * 1024;
 /** A simple upload (`PUT …/content`) takes at most 250 MB. */

@@ -76,11 +76,12 @@ export function registerUploadUrl(scope: FastifyInstance, ctx: Ctx, guard: Guard
           nextExpectedRanges: [`${s.received}-`],
         });
       }
-      if (length > MAX_FRAGMENT || (!last && length % FRAGMENT_UNIT !== 0)) {
+      // Graph: "the maximum bytes in any given request is less than 60 MiB".
+      if (length >= MAX_FRAGMENT || (!last && length % FRAGMENT_UNIT !== 0)) {
         throw new GraphApiError(
           400,
           "invalidRequest",
-          "Fragments must be a multiple of 320 KiB (327,680 bytes), at most 60 MiB, but for the last.",
+          "Fragments must be a multiple of 320 KiB (327,680 bytes) but for the last, each less than 60 MiB.",
         );
       }
       const socket = req.raw.socket;

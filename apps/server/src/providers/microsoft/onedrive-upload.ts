@@ -33,6 +33,13 @@ export interface OneDriveSessionUpload {
   readAheadLimit?: number;
   /** An upload URL recorded earlier (resume), or none (a session is opened). */
   session?: string | null;
+  /**
+   * Where `session` stands (its next expected byte), when the caller has just asked: no status
+   * request is then made. Without it a given session's status is asked first.
+   */
+  received?: number;
+  /** Runs before each range request (and each retry of one): throws to stop (a lost claim). */
+  beforeFragment?: () => void;
   /** Told the upload URL before its first byte is sent (a replacement too): record it. */
   onSession?: (uploadUrl: string) => Promise<void> | void;
   /** Bytes per range request, a multiple of 320 KiB under 60 MiB. */
@@ -113,7 +120,8 @@ export async function uploadThroughSession(
   const size = total;
 
   let session = p.session ?? null;
-  let next = session ? await client.sessionStatus(session) : "gone";
+  let next: number | "gone" = "gone";
+  if (session) next = p.received ?? (await client.sessionStatus(session));
   if (next === "gone" || !session) {
     session = await client.createUploadSession(token, p.path, p.conflict, p.times);
     next = 0;
@@ -127,6 +135,7 @@ export async function uploadThroughSession(
     const end = start + held.reduce((n, x) => n + x.length, 0);
     let offset = start;
     for (let attempt = 0; ; ) {
+      p.beforeFragment?.();
       let result: RangeProgress | "gone";
       try {
         result = await client.putRange(url, from(held, offset - start), offset, size, p.signal);

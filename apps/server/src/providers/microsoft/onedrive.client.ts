@@ -12,7 +12,8 @@ import type { MicrosoftSettings } from "./microsoft-oauth.client.ts";
 
 /** Upload fragments are multiples of 320 KiB (but for the last), under 60 MiB. */
 export const FRAGMENT_UNIT = 320 * 1024;
-export const MAX_FRAGMENT = 192 * FRAGMENT_UNIT; // 60 MiB
+/** The largest fragment: Graph takes "less than 60 MiB" per request (191 × 320 KiB ≈ 59.7 MiB). */
+export const MAX_FRAGMENT = 191 * FRAGMENT_UNIT;
 /** A simple upload (`PUT …/content`) is for files up to 4 MB. */
 export const MAX_SIMPLE_UPLOAD = 4 * 1000 * 1000;
 
@@ -28,6 +29,8 @@ export interface DriveItem {
   fileModified: string | null;
   /** The parent's path, as Graph gives it (`/drive/root:/Apps/Keepsake/…`; localised). */
   parentPath: string | null;
+  /** A link a person can open (OneDrive's web view). */
+  webUrl: string | null;
 }
 
 /** What a write does when the name is taken: `fail` (never overwrite) or `replace` (in place). */
@@ -90,6 +93,7 @@ function toItem(raw: unknown): DriveItem {
     fileCreated: typeof fsi.createdDateTime === "string" ? fsi.createdDateTime : null,
     fileModified: typeof fsi.lastModifiedDateTime === "string" ? fsi.lastModifiedDateTime : null,
     parentPath: typeof parent.path === "string" ? parent.path : null,
+    webUrl: typeof i.webUrl === "string" ? i.webUrl : null,
   };
 }
 
@@ -219,6 +223,38 @@ export function createOneDriveClient(
         }
       }
       return out;
+    },
+
+    /**
+     * Creates the folder `name` in the folder at `parent` ("" is the app folder); a name already
+     * taken (409) is answered null: the folder is there (or a file holds its name, which the
+     * upload into it then reports).
+     */
+    async createFolder(token: string, parent: string, name: string): Promise<DriveItem | null> {
+      const at = parent.replace(/^\/+|\/+$/g, "") ? pathSegment(parent) : "";
+      const res = await send(`${root}${at}/children`, {
+        method: "POST",
+        headers: auth(token, { "content-type": "application/json" }),
+        body: JSON.stringify({ name, folder: {}, "@microsoft.graph.conflictBehavior": "fail" }),
+      });
+      if (res.status === 409) {
+        await res.body?.cancel().catch(() => {});
+        return null;
+      }
+      return toItem(await json(res));
+    },
+
+    /** Deletes the item at `path` below the app folder; one already gone is no error. */
+    async removeByPath(token: string, path: string): Promise<void> {
+      const res = await send(`${root}${pathSegment(path)}`, {
+        method: "DELETE",
+        headers: auth(token),
+      });
+      if (res.status === 404 || res.ok) {
+        await res.body?.cancel().catch(() => {});
+        return;
+      }
+      throw await failure(res, graphApiError, now());
     },
 
     async remove(token: string, itemId: string): Promise<void> {
