@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { subscriptionTier } from "./auth.ts";
+import { DESTINATION_KINDS } from "./destination-kinds.ts";
 
 export {
   ACCOUNT_LIMITS,
@@ -153,6 +154,8 @@ export const instagramAccount = z.object({
    * backed up; its stories need the account connected through Facebook Login.
    */
   stories_need_facebook_login: z.boolean().default(false),
+  /** Where this account is backed up (issue 38); absent or null from an older server: Google Drive. */
+  destination: z.enum(DESTINATION_KINDS).nullish(),
 });
 export type InstagramAccount = z.infer<typeof instagramAccount>;
 
