@@ -121,6 +121,38 @@ describe("Settings → an account's 'Back up to'", () => {
       screen.getByText("Connect another destination under Storage to back @lumen.studio up there."),
     ).toBeTruthy();
   });
+  it("an account whose destination lost its access, or is not connected, says it is not backed up", async () => {
+    serveSettings({
+      accounts: [
+        account({ username: "lumen.studio", destination: "onedrive" }),
+        account({ username: "maya.creates", destination: "dropbox" }),
+        account({ username: "noor.draws", destination: null }),
+      ],
+      destinations: mixedDestinations(),
+    });
+    renderSettings("pro");
+    const lumen = await screen.findByRole("listitem", { name: "@lumen.studio" });
+    expect(await within(lumen).findByRole("status")).toHaveProperty(
+      "textContent",
+      "OneDrive needs reconnecting: @lumen.studio is not backed up until you reconnect it under Storage or choose another destination.",
+    );
+    const maya = screen.getByRole("listitem", { name: "@maya.creates" });
+    const select = within(maya).getByRole("combobox", { name: "Back up @maya.creates to" });
+    expect((select as HTMLSelectElement).value).toBe("dropbox");
+    expect(optionLabels(select)).toEqual([
+      "Google Drive",
+      "Dropbox (not connected)",
+      "OneDrive (needs reconnecting)",
+      "S3 storage",
+    ]);
+    expect(within(maya).getByRole("status").textContent).toBe(
+      "Dropbox is not connected: @maya.creates is not backed up until you connect it under Storage or choose another destination.",
+    );
+    // An older server's account (no destination): Google Drive, which is connected.
+    const noor = screen.getByRole("listitem", { name: "@noor.draws" });
+    expect((within(noor).getByRole("combobox") as HTMLSelectElement).value).toBe("google_drive");
+    expect(within(noor).queryByRole("status")).toBeNull();
+  });
 });
 
 describe("arriving on /settings from a destination's consent screen", () => {

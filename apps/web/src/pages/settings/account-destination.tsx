@@ -32,6 +32,7 @@ export function AccountDestination({ account }: { account: InstagramAccount }) {
       accounts_using: 0,
     });
   }
+  const currentInfo = destinations.data.find((d) => d.kind === current);
   const id = `destination-${account.id}`;
 
   return (
@@ -54,6 +55,13 @@ export function AccountDestination({ account }: { account: InstagramAccount }) {
           </option>
         ))}
       </select>
+      {currentInfo && (!currentInfo.connected || currentInfo.needs_reconnect) && (
+        <p className="warning-note connection-warning account-destination-note" role="status">
+          {currentInfo.connected
+            ? `${currentInfo.label} needs reconnecting: @${account.username} is not backed up until you reconnect it under Storage or choose another destination.`
+            : `${currentInfo.label} is not connected: @${account.username} is not backed up until you connect it under Storage or choose another destination.`}
+        </p>
+      )}
       {options.length < 2 && (
         <p className="muted connected-account-note">
           Connect another destination under Storage to back @{account.username} up there.
