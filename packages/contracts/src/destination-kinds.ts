@@ -1,3 +1,6 @@
+// The destinations' names, without zod: the web app's first screens import them at run time.
+// `destinations.ts` re-exports them for everything else.
+
 /**
  * The places a backup can go. Google Drive is every account's default; Dropbox and OneDrive
  * connect through OAuth into an app folder; S3-compatible storage with keys the user gives.

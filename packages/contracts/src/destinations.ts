@@ -2,6 +2,7 @@ import { z } from "zod";
 
 import { DESTINATION_KINDS } from "./destination-kinds.ts";
 
+export { type S3DestinationRequest, s3DestinationRequest } from "./destination-forms.ts";
 export {
   DESTINATION_KINDS,
   DESTINATION_LABELS,
@@ -26,26 +27,6 @@ export type DestinationInfo = z.infer<typeof destinationInfo>;
 
 export const destinationsResponse = z.object({ destinations: z.array(destinationInfo) });
 export type DestinationsResponse = z.infer<typeof destinationsResponse>;
-
-/** `POST /api/destinations/s3` and `POST /api/destinations/s3/test`. */
-export const s3DestinationRequest = z.object({
-  endpoint: z
-    .string()
-    .trim()
-    .url("Enter the endpoint as a URL, e.g. https://s3.eu-west-1.amazonaws.com"),
-  region: z.string().trim().min(1, "Enter the region (auto for Cloudflare R2)").max(64),
-  bucket: z
-    .string()
-    .trim()
-    .regex(
-      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
-      "Enter the bucket's name (3–63 lowercase letters, digits, dots or hyphens)",
-    ),
-  prefix: z.string().trim().max(200).default(""),
-  access_key_id: z.string().trim().min(1, "Enter the access key ID").max(256),
-  secret_access_key: z.string().min(1, "Enter the secret access key").max(512),
-});
-export type S3DestinationRequest = z.input<typeof s3DestinationRequest>;
 
 /** `POST /api/destinations/s3/test`: the probe object was written, read back and deleted. */
 export const s3TestResponse = z.object({ ok: z.literal(true), message: z.string() });

@@ -1,14 +1,12 @@
 import type { InstagramAccount } from "@keepsake/contracts";
 import { countOf } from "@keepsake/contracts/connections-messages";
-import { type ReactNode, useState } from "react";
+import { useState } from "react";
 import {
   useConnect,
   useConnectionsStatus,
-  useDisconnectGoogle,
   useDisconnectInstagram,
   useInstagramAccounts,
 } from "../../api/connections.ts";
-import { ConfirmDialog } from "../../components/modal.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { Link } from "../../lib/navigation.tsx";
@@ -23,12 +21,15 @@ import {
 import { AddAccount } from "../dashboard/add-account.tsx";
 import { AccountLoginSummary, LoginTradeoffs } from "../dashboard/login-tradeoffs.tsx";
 import { StoriesNeedFacebookNote } from "../dashboard/stories-note.tsx";
-import { DriveNoticeModal } from "./drive-notice-modal.tsx";
+import { AccountDestination } from "./account-destination.tsx";
+import { ConnectionCard } from "./connection-card.tsx";
 import { KeepComments } from "./keep-comments.tsx";
+import { StorageSection } from "./storage-section.tsx";
 
 /**
  * SPEC §2 /settings → Connected Accounts: the Instagram card (every connected account with its
- * state and its own Reconnect and Disconnect) and the Google Drive card.
+ * state, where it is backed up, and its own Reconnect and Disconnect), then Storage: Google Drive
+ * and the other destinations (issue 38).
  */
 export function ConnectedAccountsTab() {
   const status = useConnectionsStatus();
@@ -44,68 +45,22 @@ export function ConnectedAccountsTab() {
     );
   }
   return (
-    <div className="connection-cards">
-      <InstagramCard
-        connected={status.data.instagram_connected}
-        username={status.data.instagram_username}
-        needsReconnect={status.data.instagram_needs_reconnect}
-      />
-      <GoogleDriveCard
-        connected={status.data.google_connected}
-        email={status.data.google_email}
-        needsReconnect={status.data.google_needs_reconnect}
-      />
-    </div>
-  );
-}
-
-function StatusPill({
-  connected,
-  needsReconnect,
-}: {
-  connected: boolean;
-  needsReconnect: boolean;
-}) {
-  if (!connected) return <span className="badge">Not connected</span>;
-  if (needsReconnect) return <span className="badge badge-warning">Needs reconnection</span>;
-  return <span className="badge badge-success">Connected</span>;
-}
-
-/** One service's card: its icon, name, detail line and status, then what the caller adds. */
-function ConnectionCard({
-  service,
-  icon,
-  title,
-  detail,
-  connected,
-  needsReconnect,
-  children,
-}: {
-  service: "instagram" | "drive";
-  icon: string;
-  title: string;
-  detail: ReactNode;
-  connected: boolean;
-  needsReconnect: boolean;
-  children: ReactNode;
-}) {
-  const titleId = `${service}-card-title`;
-  return (
-    <section className="card connection-card" aria-labelledby={titleId}>
-      <div className="connection-card-head">
-        <div className={`connection-icon connection-icon-${service}`} aria-hidden="true">
-          {icon}
-        </div>
-        <div>
-          <h2 id={titleId} className="connection-card-title">
-            {title}
-          </h2>
-          <p className="muted connection-card-detail">{detail}</p>
-        </div>
-        <StatusPill connected={connected} needsReconnect={needsReconnect} />
+    <>
+      <div className="connection-cards">
+        <InstagramCard
+          connected={status.data.instagram_connected}
+          username={status.data.instagram_username}
+          needsReconnect={status.data.instagram_needs_reconnect}
+        />
       </div>
-      {children}
-    </section>
+      <StorageSection
+        google={{
+          connected: status.data.google_connected,
+          email: status.data.google_email,
+          needsReconnect: status.data.google_needs_reconnect,
+        }}
+      />
+    </>
   );
 }
 
@@ -243,6 +198,7 @@ function ConnectedAccountRow({
       )}
       <AccountLoginSummary account={a} />
       <StoriesNeedFacebookNote account={a} />
+      <AccountDestination account={a} />
       <KeepComments accountId={a.id} username={a.username} />
       <div className="connection-card-actions">
         {state === "reconnect" && <ReconnectButton account={a} />}
@@ -262,63 +218,5 @@ function ConnectedAccountRow({
         </button>
       </div>
     </li>
-  );
-}
-
-function GoogleDriveCard({
-  connected,
-  email,
-  needsReconnect,
-}: {
-  connected: boolean;
-  email: string | null;
-  needsReconnect: boolean;
-}) {
-  const connect = useConnect("google");
-  const disconnect = useDisconnectGoogle();
-  const [notice, setNotice] = useState(false);
-  const [confirming, setConfirming] = useState(false);
-
-  return (
-    <ConnectionCard
-      service="drive"
-      icon="GD"
-      title="Google Drive"
-      detail={connected ? email : "Your backups are saved in a Keepsake folder in your own Drive."}
-      connected={connected}
-      needsReconnect={needsReconnect}
-    >
-      <div className="connection-card-actions">
-        {(!connected || needsReconnect) && (
-          <button className="btn btn-primary btn-sm" onClick={() => setNotice(true)}>
-            {needsReconnect ? "Reconnect Google Drive" : "Connect Google Drive"}
-          </button>
-        )}
-        {connected && (
-          <button className="btn btn-ghost btn-sm" onClick={() => setConfirming(true)}>
-            Disconnect
-          </button>
-        )}
-      </div>
-      {notice && (
-        <DriveNoticeModal
-          busy={connect.isPending}
-          onCancel={() => setNotice(false)}
-          onContinue={() => connect.mutate(undefined, { onError: () => setNotice(false) })}
-        />
-      )}
-      {confirming && (
-        <ConfirmDialog
-          title="Disconnect Google Drive?"
-          confirmLabel="Disconnect"
-          busy={disconnect.isPending}
-          onCancel={() => setConfirming(false)}
-          onConfirm={() => disconnect.mutate(undefined, { onSettled: () => setConfirming(false) })}
-        >
-          <p>Keepsake will stop saving backups to {email} and give up its access to your Drive.</p>
-          <p>Files already in your Google Drive stay where they are.</p>
-        </ConfirmDialog>
-      )}
-    </ConnectionCard>
   );
 }

@@ -5,6 +5,7 @@ import { lazyPage } from "../../lib/lazy-page.ts";
 import { useSearchParams } from "../../lib/navigation.tsx";
 import { ConnectedAccountsTab } from "./connected-accounts-tab.tsx";
 import "./settings.css";
+import { useDestinationReturn } from "./use-destination-return.ts";
 
 // Connected Accounts is the tab /settings opens on; every other tab is its own chunk, loaded
 // when it is opened (the import screen's carries the ZIP reader).
@@ -32,6 +33,7 @@ export function SettingsPage() {
     ? (requested as TabId)
     : "connections";
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
+  useDestinationReturn();
 
   const select = (id: TabId) => setParams(id === "connections" ? {} : { tab: id });
   const onKeyDown = (e: KeyboardEvent, index: number) => {
