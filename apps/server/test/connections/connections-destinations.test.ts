@@ -261,7 +261,9 @@ describe("connecting OneDrive", () => {
       decision: "allow",
       account: DEMO_ONEDRIVE.jordan.id,
     });
-    expect(authUrl.searchParams.get("scope")).toBe("Files.ReadWrite.AppFolder offline_access");
+    expect(authUrl.searchParams.get("scope")).toBe(
+      "Files.ReadWrite.AppFolder offline_access User.Read",
+    );
     expect(params(landed)).toEqual({ destination: "onedrive", status: "connected" });
     expect((await destinations(token)).find((d) => d.kind === "onedrive")).toMatchObject({
       connected: true,

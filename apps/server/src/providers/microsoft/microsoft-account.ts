@@ -10,9 +10,9 @@ export interface MicrosoftAccount {
 }
 
 /**
- * Graph `GET /me` with the access token just granted (`Files.ReadWrite.AppFolder` is enough for
- * a personal account's own profile): `mail`, or `userPrincipalName` when the account has no
- * mailbox (many work accounts, some personal ones).
+ * Graph `GET /me` with the access token just granted (it needs `User.Read`, which
+ * `MICROSOFT_SCOPES` asks for): `mail`, or `userPrincipalName` when the account has no mailbox
+ * (many work accounts, some personal ones).
  */
 export async function microsoftAccount(
   settings: Pick<MicrosoftSettings, "graphUrl">,
