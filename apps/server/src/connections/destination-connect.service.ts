@@ -251,16 +251,15 @@ export function createDestinationConnect(deps: DestinationConnectDeps) {
         repo.list(userId),
         repo.accountsUsing(userId),
       ]);
-      const stored = (kind: DestinationKind) =>
-        kind === "google_drive"
-          ? google && {
-              label: google.google_email,
-              status: google.status,
-              reason: google.status_reason,
-            }
-          : rows
-              .filter((r) => r.kind === kind)
-              .map((r) => ({ label: r.label, status: r.status, reason: r.status_reason }))[0];
+      const stored = (kind: DestinationKind) => {
+        if (kind === "google_drive") {
+          return google
+            ? { label: google.google_email, status: google.status, reason: google.status_reason }
+            : undefined;
+        }
+        const r = rows.find((c) => c.kind === kind);
+        return r ? { label: r.label, status: r.status, reason: r.status_reason } : undefined;
+      };
       return {
         destinations: DESTINATION_KINDS.map((kind) => {
           const s = stored(kind);

@@ -1,6 +1,7 @@
 import { DEMO_DROPBOX, DEMO_IG, DEMO_ONEDRIVE } from "@keepsake/sandbox";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LostDestination } from "../../src/connections/index.ts";
+import type { DestinationCredentials } from "../../src/destinations/destination.ts";
 import { decryptSecret } from "../../src/lib/crypto.ts";
 import { AppError } from "../../src/lib/errors.ts";
 import { connectFirstWords, reconnectWords } from "../../src/providers/failure-words.ts";
@@ -19,7 +20,9 @@ beforeAll(() => {
   });
 });
 
-const custody = () => t.ctx.connections.destinations.custody;
+// What the destinations' adapters are given (checked by the compiler).
+const custody = (): DestinationCredentials & typeof t.ctx.connections.destinations.custody =>
+  t.ctx.connections.destinations.custody;
 
 /** Starts the flow, answers the consent page as a browser would, lands on Keepsake's callback. */
 async function connect(
