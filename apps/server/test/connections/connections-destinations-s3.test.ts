@@ -33,6 +33,10 @@ async function objects() {
   return listed.objects.map((o) => `${o.bucket}/${o.key}`);
 }
 
+async function calls() {
+  return (await control<{ calls: Record<string, number> }>(t.sandbox, "calls")).calls;
+}
+
 async function s3Entry(token: string) {
   const res = await t.call("GET", "/api/destinations", { token });
   return (res.body.destinations as { kind: string }[]).find((d) => d.kind === "s3");
@@ -42,6 +46,7 @@ describe("testing S3 storage", () => {
   it("writes, reads back and deletes a probe object", async () => {
     const { token } = await t.signUp();
     const before = await objects();
+    const counted = await calls();
     const res = await t.call("POST", "/api/destinations/s3/test", {
       token,
       body: form({ prefix: "backups/keepsake" }),
@@ -51,6 +56,25 @@ describe("testing S3 storage", () => {
       ok: true,
       message: `Keepsake wrote, read back and deleted a test object in ${S3.bucket} at ${host()}.`,
     });
+    expect(await objects()).toEqual(before);
+    const after = await calls();
+    for (const op of ["s3.put", "s3.get", "s3.delete"])
+      expect(after[op] ?? 0).toBe((counted[op] ?? 0) + 1);
+  });
+
+  it("keys that may not write, or may write but not read, are told apart", async () => {
+    const { token } = await t.signUp();
+    await control(t.sandbox, "faults", { endpoint: "s3.put", error: "s3:AccessDenied" });
+    const write = await t.call("POST", "/api/destinations/s3/test", { token, body: form() });
+    expect(write.status).toBe(400);
+    expect(write.body.detail).toMatch(/refused to let these keys write to keepsake-demo/);
+
+    const before = await objects();
+    await control(t.sandbox, "faults", { endpoint: "s3.get", error: "s3:AccessDenied" });
+    const read = await t.call("POST", "/api/destinations/s3/test", { token, body: form() });
+    expect(read.status).toBe(400);
+    expect(read.body.detail).toMatch(/refused reading the test object back/);
+    // The probe written before the refusal was deleted.
     expect(await objects()).toEqual(before);
   });
 
