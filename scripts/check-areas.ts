@@ -53,6 +53,7 @@ const SHARED_LAYERS = new Set([
   "jobs",
   "config",
   "config-fields",
+  "config-providers",
   "area-module",
 ]);
 const PUBLIC_SURFACE = "index.ts";

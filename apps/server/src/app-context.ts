@@ -8,7 +8,7 @@ import type { BackupEngine, BackupsRepositories, BackupsService } from "./backup
 import type { BillingService, BillingWebhookService } from "./billing/index.ts";
 import type { CommentsService } from "./comments/index.ts";
 import type { Config } from "./config.ts";
-import type { Connections } from "./connections/index.ts";
+import type { Connections, ConnectionsModule } from "./connections/index.ts";
 import type { ContactService } from "./contact/index.ts";
 import type { Db } from "./db/database.ts";
 import type { HealthService } from "./health/index.ts";
@@ -79,8 +79,11 @@ export interface AppContext extends ContextDeps, HttpRoot {
   health: HealthService;
   guards: AuthGuards;
   queue: JobQueue<AppContext>;
-  /** The connections area: `oauth`, `tokens`, `profiles`, `health`. */
-  connections: Connections;
+  /**
+   * The connections area: `oauth`, `tokens`, `profiles`, `health`; the destinations' custody
+   * and flows (`destinations`) and its events.
+   */
+  connections: Connections & Pick<ConnectionsModule, "destinations" | "events">;
   accounts: AccountsService;
   /** The accounts' rows as the scheduler reads them (with the owner and the sync state). */
   accountsRepo: AccountsRepository;

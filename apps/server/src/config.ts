@@ -1,6 +1,14 @@
 import { CONTACT_DEFAULTS } from "@keepsake/contracts";
 import { z } from "zod";
 import { boolish, optionalString, trustProxy } from "./config-fields.ts";
+import {
+  PROVIDER_PAIRS,
+  type ProviderSettings,
+  providerEnv,
+  providerSettings,
+} from "./config-providers.ts";
+
+export { type ProviderSettings, sandboxProviders } from "./config-providers.ts";
 
 /**
  * The only reader of process.env. Every setting is parsed once, typed, and a bad
@@ -64,27 +72,7 @@ export const envSchema = z.object({
     .default(16 * 1024),
   TRUST_PROXY: trustProxy,
 
-  // Providers (issue 4). With none of these credentials set, Keepsake runs in sandbox mode.
-  INSTAGRAM_CLIENT_ID: optionalString,
-  INSTAGRAM_CLIENT_SECRET: optionalString,
-  FACEBOOK_APP_ID: optionalString,
-  FACEBOOK_APP_SECRET: optionalString,
-  GOOGLE_CLIENT_ID: optionalString,
-  GOOGLE_CLIENT_SECRET: optionalString,
-  /** One base URL per provider host; the defaults are the live hosts. */
-  INSTAGRAM_WWW_URL: url.default("https://www.instagram.com"),
-  INSTAGRAM_API_URL: url.default("https://api.instagram.com"),
-  INSTAGRAM_GRAPH_URL: url.default("https://graph.instagram.com"),
-  FACEBOOK_WWW_URL: url.default("https://www.facebook.com"),
-  FACEBOOK_GRAPH_URL: url.default("https://graph.facebook.com"),
-  GOOGLE_ACCOUNTS_URL: url.default("https://accounts.google.com"),
-  GOOGLE_OAUTH2_URL: url.default("https://oauth2.googleapis.com"),
-  GOOGLE_OPENID_URL: url.default("https://openidconnect.googleapis.com"),
-  GOOGLE_APIS_URL: url.default("https://www.googleapis.com"),
-  GRAPH_API_VERSION: z
-    .string()
-    .regex(/^v\d+\.\d+$/, "must look like v25.0")
-    .default("v25.0"),
+  ...providerEnv,
   /**
    * How often the queue looks for jobs whose worker died (missed heartbeats) and retries them.
    * Lower it only where a fast takeover matters more than a little extra database work.
@@ -185,32 +173,6 @@ function validMailFrom(value: string): boolean {
 
 export type Env = z.infer<typeof envSchema>;
 
-/** Credentials and base URLs of the OAuth providers; sandbox mode swaps the whole object. */
-export interface ProviderSettings {
-  instagram: {
-    clientId: string | undefined;
-    clientSecret: string | undefined;
-    wwwUrl: string;
-    apiUrl: string;
-    graphUrl: string;
-  };
-  facebook: {
-    appId: string | undefined;
-    appSecret: string | undefined;
-    wwwUrl: string;
-    graphUrl: string;
-  };
-  google: {
-    clientId: string | undefined;
-    clientSecret: string | undefined;
-    accountsUrl: string;
-    oauth2Url: string;
-    openidUrl: string;
-    apisUrl: string;
-  };
-  graphVersion: string;
-}
-
 export type PaidTier = "premium" | "pro" | "agency";
 
 /** Stripe credentials and the price id of each paid plan and interval. */
@@ -230,12 +192,6 @@ export interface Config extends Env {
   /** null: billing is off (no Stripe variables set and not in sandbox mode). */
   billing: BillingSettings | null;
 }
-
-const PROVIDER_PAIRS = [
-  ["INSTAGRAM_CLIENT_ID", "INSTAGRAM_CLIENT_SECRET"],
-  ["FACEBOOK_APP_ID", "FACEBOOK_APP_SECRET"],
-  ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],
-] as const;
 
 const STRIPE_VARS = [
   "STRIPE_SECRET_KEY",
@@ -292,40 +248,6 @@ export function sandboxBilling(
 
 const trim = (u: string) => u.replace(/\/+$/, "");
 
-/** Provider settings pointing every host at a sandbox origin (its path-prefix layout). */
-export function sandboxProviders(
-  sandboxUrl: string,
-  credentials: {
-    instagram: { clientId: string; clientSecret: string };
-    facebook: { appId: string; appSecret: string };
-    google: { clientId: string; clientSecret: string };
-  },
-  graphVersion = "v25.0",
-): ProviderSettings {
-  const base = trim(sandboxUrl);
-  return {
-    instagram: {
-      ...credentials.instagram,
-      wwwUrl: `${base}/www.instagram.com`,
-      apiUrl: `${base}/api.instagram.com`,
-      graphUrl: `${base}/graph.instagram.com`,
-    },
-    facebook: {
-      ...credentials.facebook,
-      wwwUrl: `${base}/www.facebook.com`,
-      graphUrl: `${base}/graph.facebook.com`,
-    },
-    google: {
-      ...credentials.google,
-      accountsUrl: `${base}/accounts.google.com`,
-      oauth2Url: `${base}/oauth2.googleapis.com`,
-      openidUrl: `${base}/openidconnect.googleapis.com`,
-      apisUrl: `${base}/www.googleapis.com`,
-    },
-    graphVersion,
-  };
-}
-
 export class ConfigError extends Error {}
 
 /** The secrets every process on one DATABASE_URL must be given, each with a way to make one. */
@@ -365,30 +287,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "Invalid configuration:\n  DATABASE_URL: required in live mode (provider credentials are set); set it to a PostgreSQL server, or set EMBEDDED_DATABASE_LIVE=true to run live on the embedded database under DATA_DIR",
     );
   }
-  const providers: ProviderSettings = {
-    instagram: {
-      clientId: e.INSTAGRAM_CLIENT_ID,
-      clientSecret: e.INSTAGRAM_CLIENT_SECRET,
-      wwwUrl: trim(e.INSTAGRAM_WWW_URL),
-      apiUrl: trim(e.INSTAGRAM_API_URL),
-      graphUrl: trim(e.INSTAGRAM_GRAPH_URL),
-    },
-    facebook: {
-      appId: e.FACEBOOK_APP_ID,
-      appSecret: e.FACEBOOK_APP_SECRET,
-      wwwUrl: trim(e.FACEBOOK_WWW_URL),
-      graphUrl: trim(e.FACEBOOK_GRAPH_URL),
-    },
-    google: {
-      clientId: e.GOOGLE_CLIENT_ID,
-      clientSecret: e.GOOGLE_CLIENT_SECRET,
-      accountsUrl: trim(e.GOOGLE_ACCOUNTS_URL),
-      oauth2Url: trim(e.GOOGLE_OAUTH2_URL),
-      openidUrl: trim(e.GOOGLE_OPENID_URL),
-      apisUrl: trim(e.GOOGLE_APIS_URL),
-    },
-    graphVersion: e.GRAPH_API_VERSION,
-  };
+  const providers = providerSettings(e);
   const billing = billingSettings(e);
   return { ...e, appUrl, sandboxMode, providers, billing };
 }

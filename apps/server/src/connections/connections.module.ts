@@ -3,9 +3,13 @@ import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import { createHook, type Listen } from "../lib/hooks.ts";
 import type { Secrets } from "../lib/secrets.ts";
+import { createDropboxClient } from "../providers/dropbox/dropbox.client.ts";
+import { createDropboxOAuthClient } from "../providers/dropbox/dropbox-oauth.client.ts";
 import { createFacebookClient } from "../providers/facebook/facebook.client.ts";
 import { createGoogleOAuthClient } from "../providers/google/google-oauth.client.ts";
 import { createInstagramClient } from "../providers/instagram/instagram.client.ts";
+import { microsoftAccount } from "../providers/microsoft/microsoft-account.ts";
+import { createMicrosoftOAuthClient } from "../providers/microsoft/microsoft-oauth.client.ts";
 import type { ConnectionTokens } from "./connection-tokens.ts";
 import { type Connections, createConnections, type LostConnection } from "./connections.parts.ts";
 import {
@@ -13,6 +17,20 @@ import {
   createConnectionsRepository,
 } from "./connections.repository.ts";
 import { registerConnectionRoutes } from "./connections.routes.ts";
+import {
+  createDestinationConnect,
+  type DestinationConnect,
+} from "./destination-connect.service.ts";
+import {
+  type ConnectedKind,
+  createDestinationConnectionsRepository,
+} from "./destination-connections.repository.ts";
+import {
+  createDestinationCustody,
+  type DestinationCustody,
+  type LostDestination,
+} from "./destination-custody.service.ts";
+import { registerDestinationRoutes } from "./destinations.routes.ts";
 import { createOAuthStates } from "./oauth-state.ts";
 import { createPlatformSignalsRepository } from "./platform-signals.repository.ts";
 import { registerPlatformSignalRoutes } from "./platform-signals.routes.ts";
@@ -23,6 +41,11 @@ export interface ConnectionsModule extends Connections {
   repo: ConnectionsRepository;
   /** What the sync and backup engines use of the parts. */
   engineTokens: ConnectionTokens;
+  /**
+   * Dropbox, OneDrive and S3 (issue 38): `custody` is the `DestinationCredentials` the
+   * destinations' adapters are given (plus marking and disconnecting); `connect` the flows.
+   */
+  destinations: { custody: DestinationCustody; connect: DestinationConnect };
   /** What areas built later are told (their modules add a listener). */
   events: {
     /** A connection was made (the OAuth callback): Google when `accountIds` is undefined. */
@@ -31,6 +54,10 @@ export interface ConnectionsModule extends Connections {
     disconnected: Listen<[userId: string, accountLimit: number]>;
     /** A provider ended a connection; once per grant. */
     needsReconnection: Listen<[lost: LostConnection]>;
+    /** Dropbox, OneDrive or S3 storage was connected (or reconnected) by the user. */
+    destinationConnected: Listen<[userId: string, kind: ConnectedKind]>;
+    /** A destination refused its grant or keys: it needs reconnecting (once per grant). */
+    destinationNeedsReconnection: Listen<[lost: LostDestination]>;
   };
   routes(app: FastifyInstance, guards: AuthGuards): void;
 }
@@ -44,9 +71,12 @@ export function createConnectionsModule(
   const connected = createHook<[string, string[] | undefined]>();
   const disconnected = createHook<[string, number]>();
   const needsReconnection = createHook<[LostConnection]>();
+  const destinationConnected = createHook<[string, ConnectedKind]>();
+  const destinationNeedsReconnection = createHook<[LostDestination]>();
+  const states = createOAuthStates({ repo, clock: deps.clock, key: deps.secrets.jwtSecret });
   const parts = createConnections({
     repo,
-    states: createOAuthStates({ repo, clock: deps.clock, key: deps.secrets.jwtSecret }),
+    states,
     clock: deps.clock,
     encryptionKey: deps.secrets.encryptionKey,
     appUrl: deps.config.appUrl,
@@ -75,9 +105,38 @@ export function createConnectionsModule(
       await repo.applyAccountLimit(userId, limit);
     },
   });
+  const destinationRepo = createDestinationConnectionsRepository(deps.db);
+  const dropboxOAuth = createDropboxOAuthClient(providers.dropbox);
+  const dropbox = createDropboxClient(providers.dropbox);
+  const microsoft = createMicrosoftOAuthClient(providers.microsoft);
+  const custody = createDestinationCustody({
+    repo: destinationRepo,
+    clock: deps.clock,
+    encryptionKey: deps.secrets.encryptionKey,
+    dropboxOAuth,
+    dropbox,
+    microsoft,
+    onNeedsReconnection: destinationNeedsReconnection,
+    ...logOf(deps),
+  });
+  const connect = createDestinationConnect({
+    repo: destinationRepo,
+    google: repo,
+    states,
+    clock: deps.clock,
+    encryptionKey: deps.secrets.encryptionKey,
+    appUrl: deps.config.appUrl,
+    dropboxOAuth,
+    dropbox,
+    microsoft,
+    microsoftAccount: (token) => microsoftAccount(providers.microsoft, token),
+    onConnected: destinationConnected,
+    ...logOf(deps),
+  });
   return {
     ...parts,
     repo,
+    destinations: { custody, connect },
     engineTokens: {
       googleAccessToken: parts.tokens.googleAccessToken,
       instagramAccessToken: parts.tokens.instagramAccessToken,
@@ -85,9 +144,21 @@ export function createConnectionsModule(
       markInstagramNeedsReconnection: parts.health.markInstagramNeedsReconnection,
       refreshStaleProfiles: parts.profiles.refreshStaleProfiles,
     },
-    events: { connected, disconnected, needsReconnection },
+    events: {
+      connected,
+      disconnected,
+      needsReconnection,
+      destinationConnected,
+      destinationNeedsReconnection,
+    },
     routes(app, guards) {
       registerConnectionRoutes(app, { connections: parts, guards });
+      registerDestinationRoutes(app, {
+        connect,
+        custody,
+        disconnectGoogle: parts.tokens.disconnectGoogle,
+        guards,
+      });
       registerPlatformSignalRoutes(app, { connections: parts });
     },
   };

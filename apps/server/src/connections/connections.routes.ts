@@ -30,7 +30,7 @@ const LABEL: Record<OAuthProvider, string> = {
 
 const tags = ["oauth"];
 /** What a provider sends back; read loosely, since the browser leaves for the dashboard anyway. */
-const callbackQuery = z.object({
+export const callbackQuery = z.object({
   code: z.any().optional(),
   state: z.any().optional(),
   error: z.any().optional(),
@@ -45,7 +45,7 @@ const switchQuery = z.object({
 });
 const redirect = z.null().describe("Redirects the browser to /dashboard with the outcome");
 
-function callbackParams(query: unknown): CallbackParams {
+export function callbackParams(query: unknown): CallbackParams {
   const q = (query ?? {}) as Record<string, unknown>;
   const s = (k: string) => (typeof q[k] === "string" ? (q[k] as string) : undefined);
   return {

@@ -1,6 +1,6 @@
-import { DESTINATION_LABELS, type DestinationKind, syncMessages } from "@keepsake/contracts";
+import { type DestinationKind, syncMessages } from "@keepsake/contracts";
 import type { Db } from "../db/database.ts";
-import { reconnectWords } from "../providers/failure-words.ts";
+import { connectFirstWords, reconnectWords } from "../providers/failure-words.ts";
 
 /**
  * Where a user's destination of one kind stands, as backups and syncs need it: connected or
@@ -18,15 +18,11 @@ export interface DestinationState {
 
 /** "Please connect your Dropbox account first", as Drive's message says it. */
 export const notConnectedWords = (kind: DestinationKind) =>
-  kind === "google_drive"
-    ? syncMessages.googleNotConnected
-    : `Please connect your ${DESTINATION_LABELS[kind]} account first`;
+  kind === "google_drive" ? syncMessages.googleNotConnected : connectFirstWords[kind];
 
 /** "Dropbox access was revoked or expired…", as Drive's message says it. */
 export const destinationReconnectWords = (kind: DestinationKind) =>
-  kind === "google_drive"
-    ? reconnectWords.google
-    : `${DESTINATION_LABELS[kind]} access was revoked or expired. Reconnect ${DESTINATION_LABELS[kind]} in Settings to resume backups.`;
+  kind === "google_drive" ? reconnectWords.google : reconnectWords[kind];
 
 /** Reads google_connections and destination_connections (both this area's). */
 export function createDestinationStates(db: Db) {

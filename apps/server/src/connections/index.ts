@@ -7,6 +7,14 @@ export { createConnectionsModule } from "./connections.module.ts";
 export type { Connections, LostConnection } from "./connections.parts.ts";
 export type { ConnectionsRepository } from "./connections.repository.ts";
 export { createConnectionsRepository } from "./connections.repository.ts";
+export type { ConnectedKind } from "./destination-connections.repository.ts";
+export { createDestinationConnectionsRepository } from "./destination-connections.repository.ts";
+export type {
+  DestinationCustody,
+  DestinationCustodyDeps,
+  LostDestination,
+} from "./destination-custody.service.ts";
+export { createDestinationCustody } from "./destination-custody.service.ts";
 export type { DestinationState } from "./destination-state.ts";
 export {
   createDestinationStates,

@@ -14,6 +14,9 @@ export interface GrantPurpose {
   username: string;
 }
 
+/** Who a state is for: the Instagram and Google flows, and the destinations' (issue 38). */
+export type StateProvider = OAuthProvider | "dropbox" | "onedrive";
+
 export const STATE_TTL_MS = 10 * 60_000;
 const PREFIX = "s1";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -29,13 +32,13 @@ export function createOAuthStates(deps: {
   key: Uint8Array;
 }) {
   const { repo, clock } = deps;
-  const sign = (id: string, provider: OAuthProvider) =>
+  const sign = (id: string, provider: StateProvider) =>
     createHmac("sha256", deps.key).update(`oauth-state:${provider}:${id}`).digest("base64url");
 
   return {
     async issue(
       userId: string,
-      provider: OAuthProvider,
+      provider: StateProvider,
       accountType: string | null = null,
       purpose: GrantPurpose | null = null,
     ) {
@@ -54,10 +57,20 @@ export function createOAuthStates(deps: {
     },
 
     /**
+     * The PKCE code verifier of a state (RFC 7636, 43 URL-safe characters), derived from its row
+     * id with the state key: the consent URL carries its challenge, the callback derives it
+     * again from the row it consumed, and nothing secret is stored or sent to the browser.
+     */
+    codeVerifier(state: string): string {
+      const id = state.startsWith(`${PREFIX}.`) ? (state.split(".")[1] ?? state) : state;
+      return createHmac("sha256", deps.key).update(`oauth-pkce:${id}`).digest("base64url");
+    },
+
+    /**
      * Checks and uses the state. `userId` is the caller when known (POST callbacks); the
      * browser redirect (GET) is bound through the row. Refusals change nothing.
      */
-    async consume(state: string, provider: OAuthProvider, userId?: string): Promise<OAuthStateRow> {
+    async consume(state: string, provider: StateProvider, userId?: string): Promise<OAuthStateRow> {
       const invalid = new ConnectionError("bad_request", "invalid_state", m.stateInvalid);
       const [prefix, id, mac, ...rest] = state.split(".");
       if (prefix !== PREFIX || !id || !mac || rest.length > 0 || !UUID.test(id)) throw invalid;

@@ -30,6 +30,18 @@ export const reconnectWords = {
     `Instagram access for @${username} expired or was revoked. Reconnect the account in Settings to resume backups.`,
   google:
     "Google Drive access was revoked or expired. Reconnect Google Drive in Settings to resume backups.",
+  dropbox:
+    "Dropbox access was revoked or expired. Reconnect Dropbox in Settings to resume backups.",
+  onedrive:
+    "OneDrive access was revoked or expired. Reconnect OneDrive in Settings to resume backups.",
+  s3: "The S3 storage no longer accepts Keepsake's access keys. Enter new keys in Settings to resume backups.",
+} as const;
+
+/** A destination the user never connected (or disconnected) while an account still points at it. */
+export const connectFirstWords = {
+  dropbox: "Connect Dropbox in Settings first: this account's backups go there.",
+  onedrive: "Connect OneDrive in Settings first: this account's backups go there.",
+  s3: "Connect your S3 storage in Settings first: this account's backups go there.",
 } as const;
 
 /** A backup attempt that will be tried again. */

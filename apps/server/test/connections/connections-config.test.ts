@@ -23,6 +23,20 @@ describe("provider configuration", () => {
       apisUrl: "https://www.googleapis.com",
     });
     expect(c.providers.graphVersion).toBe("v25.0");
+    expect(c.providers.dropbox).toEqual({
+      appKey: null,
+      appSecret: null,
+      wwwUrl: "https://www.dropbox.com",
+      apiUrl: "https://api.dropboxapi.com",
+      contentUrl: "https://content.dropboxapi.com",
+    });
+    expect(c.providers.microsoft).toEqual({
+      clientId: null,
+      clientSecret: null,
+      loginUrl: "https://login.microsoftonline.com",
+      tenant: "common",
+      graphUrl: "https://graph.microsoft.com",
+    });
   });
 
   it("with credentials: live mode and configurable base URLs", () => {
@@ -47,6 +61,30 @@ describe("provider configuration", () => {
     expect(() => loadConfig({ FACEBOOK_APP_ID: "x" })).toThrow(/FACEBOOK_APP_SECRET/);
     expect(() => loadConfig({ GOOGLE_CLIENT_SECRET: "x" })).toThrow(/GOOGLE_CLIENT_ID/);
     expect(() => loadConfig({ GOOGLE_APIS_URL: "not a url" })).toThrow(/GOOGLE_APIS_URL/);
+    expect(() => loadConfig({ DROPBOX_APP_KEY: "x" })).toThrow(/DROPBOX_APP_SECRET/);
+    expect(() => loadConfig({ MICROSOFT_CLIENT_SECRET: "x" })).toThrow(/MICROSOFT_CLIENT_ID/);
+    expect(() => loadConfig({ MICROSOFT_TENANT: "a/b" })).toThrow(/MICROSOFT_TENANT/);
+  });
+
+  it("Dropbox and Microsoft credentials are live mode too, with their base URLs", () => {
+    const c = loadConfig({
+      DROPBOX_APP_KEY: "dkey",
+      DROPBOX_APP_SECRET: "dsecret",
+      MICROSOFT_CLIENT_ID: "mid",
+      MICROSOFT_CLIENT_SECRET: "msecret",
+      MICROSOFT_TENANT: "consumers",
+      MICROSOFT_GRAPH_URL: "http://127.0.0.1:9999/graph/",
+      DATABASE_URL: "postgres://db.example/keepsake",
+      JWT_SECRET: "j".repeat(32),
+      ENCRYPTION_KEY: "e".repeat(64),
+    });
+    expect(c.sandboxMode).toBe(false);
+    expect(c.providers.dropbox).toMatchObject({ appKey: "dkey", appSecret: "dsecret" });
+    expect(c.providers.microsoft).toMatchObject({
+      clientId: "mid",
+      tenant: "consumers",
+      graphUrl: "http://127.0.0.1:9999/graph",
+    });
   });
 
   it("sandbox mode points every host at the sandbox's path prefixes", () => {
@@ -55,6 +93,20 @@ describe("provider configuration", () => {
     expect(p.facebook.graphUrl).toBe("http://127.0.0.1:8090/graph.facebook.com");
     expect(p.google.oauth2Url).toBe("http://127.0.0.1:8090/oauth2.googleapis.com");
     expect(p.google.clientId).toBe(SANDBOX_CREDENTIALS.google.clientId);
+    expect(p.dropbox).toEqual({
+      appKey: SANDBOX_CREDENTIALS.dropbox.appKey,
+      appSecret: SANDBOX_CREDENTIALS.dropbox.appSecret,
+      wwwUrl: "http://127.0.0.1:8090/www.dropbox.com",
+      apiUrl: "http://127.0.0.1:8090/api.dropboxapi.com",
+      contentUrl: "http://127.0.0.1:8090/content.dropboxapi.com",
+    });
+    expect(p.microsoft).toEqual({
+      clientId: SANDBOX_CREDENTIALS.microsoft.clientId,
+      clientSecret: SANDBOX_CREDENTIALS.microsoft.clientSecret,
+      loginUrl: "http://127.0.0.1:8090/login.microsoftonline.com",
+      tenant: "common",
+      graphUrl: "http://127.0.0.1:8090/graph.microsoft.com",
+    });
   });
 });
 

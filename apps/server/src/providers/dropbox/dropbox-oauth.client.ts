@@ -77,11 +77,12 @@ export function createDropboxOAuthClient(settings: DropboxSettings, fetchImpl: F
 
     /**
      * The consent page's URL and the PKCE verifier the code exchange needs: keep the verifier
-     * with the OAuth state (sealed) until the callback.
+     * with the OAuth state (sealed) until the callback, or give one derived from the state
+     * (`codeVerifier`, 43–128 URL-safe characters) that the callback can derive again.
      */
-    authUrl(p: { redirectUri: string; state: string }) {
+    authUrl(p: { redirectUri: string; state: string; codeVerifier?: string }) {
       const { appKey } = credentials();
-      const codeVerifier = randomBytes(64).toString("base64url");
+      const codeVerifier = p.codeVerifier ?? randomBytes(64).toString("base64url");
       const codeChallenge = createHash("sha256").update(codeVerifier).digest("base64url");
       const u = new URL(`${settings.wwwUrl}/oauth2/authorize`);
       u.search = form({

@@ -1,8 +1,11 @@
 import { type FetchLike, FORM_HEADERS, form, requestJson } from "../http.ts";
 import { ProviderError, type ProviderErrorKind } from "../provider-error.ts";
 
-/** Only the app folder (`/me/drive/special/approot`), and a refresh token. */
-export const MICROSOFT_SCOPES = ["Files.ReadWrite.AppFolder", "offline_access"];
+/**
+ * Only the app folder (`/me/drive/special/approot`), a refresh token, and `User.Read` for the
+ * account's address (Graph `/me`, the label Settings shows: without it `/me` answers 403).
+ */
+export const MICROSOFT_SCOPES = ["Files.ReadWrite.AppFolder", "offline_access", "User.Read"];
 
 export interface MicrosoftSettings {
   clientId: string | null;
