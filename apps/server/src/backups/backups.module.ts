@@ -3,7 +3,12 @@ import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import type { ConnectionTokens } from "../connections/index.ts";
 import type { Db } from "../db/database.ts";
-import { createDestinations, type Destinations } from "../destinations/index.ts";
+import {
+  createDestinations,
+  type DestinationCredentials,
+  type Destinations,
+  otherDestinations,
+} from "../destinations/index.ts";
 import type { JobSender } from "../jobs/job.ts";
 import { decryptSecret, encryptSecret } from "../lib/crypto.ts";
 import { createHook, type Listen } from "../lib/hooks.ts";
@@ -86,7 +91,11 @@ export function createBackupsModule(
       /** Starts the copy after an account switched destination, as after connecting. */
       runs: Pick<SyncRunsService, "startAfterConnect">;
     };
-    connections: { engineTokens: ConnectionTokens };
+    connections: {
+      engineTokens: ConnectionTokens;
+      /** The Dropbox, OneDrive and S3 credentials the user connected (sealed by connections/). */
+      destinations: { custody: DestinationCredentials };
+    };
     /** What the archive area adds to a post's sidecar (issue 30). */
     sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
   },
@@ -109,6 +118,12 @@ export function createBackupsModule(
     clock: deps.clock,
     fetch: deps.calls.fetchFor("google"),
     recordStreamed: deps.calls.streamedFor("google"),
+    others: otherDestinations({
+      providers: deps.config.providers,
+      credentials: deps.connections.destinations.custody,
+      settings: deps.settings,
+      clock: deps.clock,
+    }),
   });
   const backupEngine = createBackupEngine({
     repos,

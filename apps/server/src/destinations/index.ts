@@ -21,5 +21,5 @@ export {
 export type { ItemResult, Ledger, LedgerItem, SessionSeal } from "./ledger.ts";
 export { createLedger, recordedResult } from "./ledger.ts";
 export type { Destinations } from "./module.ts";
-export { createDestinations } from "./module.ts";
+export { createDestinations, otherDestinations } from "./module.ts";
 export { createOneDriveDestination, ONEDRIVE, onedriveCapabilities } from "./onedrive.ts";

@@ -1,11 +1,17 @@
 import type { Clock } from "../lib/clock.ts";
+import { createDropboxClient } from "../providers/dropbox/dropbox.client.ts";
+import type { DropboxSettings } from "../providers/dropbox/dropbox-oauth.client.ts";
 import { createDriveClient } from "../providers/google/drive.client.ts";
 import type { FetchLike } from "../providers/http.ts";
+import type { MicrosoftSettings } from "../providers/microsoft/microsoft-oauth.client.ts";
+import { createOneDriveClient } from "../providers/microsoft/onedrive.client.ts";
 import type { EngineSettings } from "../sync/index.ts";
-import type { Destination, DestinationKind } from "./destination.ts";
+import type { Destination, DestinationCredentials, DestinationKind } from "./destination.ts";
+import { createDropboxDestination } from "./dropbox.ts";
 import type { GoogleTokens } from "./google-drive/caller.ts";
 import type { FolderStore } from "./google-drive/folders.ts";
 import { createGoogleDriveDestination } from "./google-drive.ts";
+import { createOneDriveDestination } from "./onedrive.ts";
 
 export {
   classifyDestinationError,
@@ -77,5 +83,32 @@ export function createDestinations(deps: {
       if (!d) throw new Error(`No adapter is wired for the ${kind} destination`);
       return d;
     },
+  };
+}
+
+/** Dropbox and OneDrive behind the seam, over their clients and the user's sealed credentials. */
+export function otherDestinations(deps: {
+  providers: {
+    dropbox: Pick<DropboxSettings, "apiUrl" | "contentUrl">;
+    microsoft: Pick<MicrosoftSettings, "graphUrl">;
+  };
+  credentials: DestinationCredentials;
+  settings: EngineSettings;
+  clock: Clock;
+}): Partial<Record<Exclude<DestinationKind, "google_drive">, Destination>> {
+  const { credentials, settings, clock } = deps;
+  return {
+    dropbox: createDropboxDestination({
+      client: createDropboxClient(deps.providers.dropbox),
+      credentials,
+      settings,
+      clock,
+    }),
+    onedrive: createOneDriveDestination({
+      client: createOneDriveClient(deps.providers.microsoft),
+      credentials,
+      settings,
+      clock,
+    }),
   };
 }
