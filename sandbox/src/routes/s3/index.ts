@@ -190,14 +190,15 @@ export function registerS3(app: FastifyInstance, ctx: Ctx): void {
             checkConditions(req.headers, existing);
             assertRoom(bucket, data.length, existing?.size ?? 0);
             const blob = `s3-${randomBytes(12).toString("hex")}`;
-            // The ETag is what arrived; a corrupted write stores something else (GET shows it).
-            const etag = `"${md5hex(data)}"`;
             dropObject(ctx, bucket, key);
-            writeBlob(ctx, blob, data);
+            // The ETag is the md5 of what is stored, as for a part: a corrupted write (the
+            // control API's) answers an ETag that is not the md5 of what was sent.
+            const stored = writeBlob(ctx, blob, data);
+            const etag = `"${md5hex(stored)}"`;
             bucket.objects[key] = {
               key,
               blob,
-              size: data.length,
+              size: stored.length,
               etag,
               contentType: String(req.headers["content-type"] ?? "binary/octet-stream"),
               metadata: metadataOf(req.headers),
