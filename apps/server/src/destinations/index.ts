@@ -15,3 +15,4 @@ export type { ItemResult, Ledger, LedgerItem, SessionSeal } from "./ledger.ts";
 export { createLedger, recordedResult } from "./ledger.ts";
 export type { Destinations } from "./module.ts";
 export { createDestinations } from "./module.ts";
+export { createS3Destination, probeS3, S3_KIND, s3Capabilities } from "./s3.ts";
