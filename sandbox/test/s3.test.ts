@@ -226,7 +226,16 @@ describe("multipart uploads", () => {
         MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
       }),
     );
-    return { parts, done };
+    const again = () =>
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket,
+          Key: key,
+          UploadId,
+          MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+        }),
+      );
+    return { parts, done, again };
   }
 
   it("parts, resumable by ListParts, completed into one object with an -N ETag", {
@@ -259,6 +268,15 @@ describe("multipart uploads", () => {
     expect(
       await failure(client().send(new PutObjectCommand({ Bucket, Key: "r2.json", Body: "{}" }))),
     ).toEqual({ name: "NotImplemented", status: 501 });
+  });
+
+  it("a completion whose answer is lost is made all the same; completing again finds no upload", async () => {
+    const s3 = plain();
+    await h.ctl("s3/lose-answer", { endpoint: "s3.multipart.complete" });
+    const { parts, done, again } = await upload(s3, "lost.mp4", [MiB]);
+    expect(await failure(done)).toMatchObject({ status: undefined });
+    expect(await read("lost.mp4")).toEqual(Buffer.concat(parts));
+    expect(await failure(again())).toEqual({ name: "NoSuchUpload", status: 404 });
   });
 
   it("If-None-Match: * holds at completion", async () => {

@@ -9,7 +9,7 @@ import type {
 import { createS3Destination } from "../../src/destinations/index.ts";
 import { AppError } from "../../src/lib/errors.ts";
 import { createS3Client } from "../../src/providers/s3/s3.client.ts";
-import { DEFAULT_ENGINE_SETTINGS } from "../../src/sync/index.ts";
+import { DEFAULT_ENGINE_SETTINGS } from "../../src/sync/engine-settings.ts";
 import { TestClock } from "./clock.ts";
 import { control, recordingRetry, s3Settings } from "./destinations.ts";
 
