@@ -61,6 +61,12 @@ export const s3Capabilities = (partBytes: number = S3_PART): DestinationCapabili
   sessionLifetimeMs: WEEK_MS,
 });
 
+/** A download left unread (a failure) is let go rather than left open. */
+async function release(body: AsyncGenerator<Uint8Array>, download: Response) {
+  await body.return(undefined).catch(() => {});
+  if (download.body && !download.body.locked) await download.body.cancel().catch(() => {});
+}
+
 /** Thrown out of the caller so it does not retry a completion (its upload is used up). */
 class Final extends Error {}
 
@@ -150,11 +156,13 @@ export function createS3Destination(deps: {
         for (let n = 1; ; n++) {
           // A multipart upload is recorded (resumed, or opened below): closed when it ends.
           let open = session !== null;
+          const reading = download;
+          const body = bodyOf(reading);
           try {
             const out = await uploadToS3(s3, {
               key,
               write: writeOf(spec),
-              source: bodyOf(download),
+              source: body,
               total,
               partBytes,
               session,
@@ -192,6 +200,8 @@ export function createS3Destination(deps: {
             key = keyOf(spec.folderId, numbered(spec.name, n + 1));
             session = null;
             download = await source.reopen();
+          } finally {
+            await release(body, reading);
           }
         }
       },

@@ -121,6 +121,17 @@ describe("S3 destination: writing", () => {
     });
   });
 
+  it("a known length that needs parts: part 1 is sent before part 2 is read (one part held)", async () => {
+    const { session } = s3Destination(sandbox);
+    const seen: number[] = [];
+    const at = {
+      offset: 5 * MiB,
+      run: async () => seen.push(await calls(sandbox, "s3.multipart.part")),
+    };
+    await session.put(spec("v.mp4"), source(bytes(7 * MiB), { at }), recorder(), noLease);
+    expect(seen).toEqual([1]);
+  });
+
   it("a cut in the middle: the recorded upload is resumed, no part twice, one object", async () => {
     const { session } = s3Destination(sandbox, { attempts: 2 });
     const data = bytes(16 * MiB, 5);
@@ -220,14 +231,16 @@ describe("S3 destination: writing", () => {
     const ref = JSON.stringify({ key: `${FOLDER}/x.mp4`, uploadId: "nope", partSize: 5 * MiB });
     expect(await session.uploadStatus(ref, 12 * MiB)).toBeNull();
     expect(await session.uploadStatus("not json", null)).toBeNull();
+    const src = source(bytes(12 * MiB));
     const err = await failureOf(
-      session.put(spec("x.mp4"), source(bytes(12 * MiB)), recorder(), {
+      session.put(spec("x.mp4"), src, recorder(), {
         ...noLease,
         resume: { ref, total: 12 * MiB, received: 5 * MiB },
       }),
     );
     expect(err).toBeInstanceOf(UploadSessionGoneError);
     expect(await calls(sandbox, "s3.multipart.part")).toBe(0);
+    expect(src.cancelled).toBe(1); // the download is let go, not left open
   });
 
   it("a lost claim stops the upload before its next part", async () => {

@@ -76,7 +76,7 @@ export const spec = (name = "photo.jpg", over: Partial<FileSpec> = {}): FileSpec
 export function source(
   data: Buffer,
   opts: { unknownLength?: boolean; at?: { offset: number; run: () => Promise<unknown> } } = {},
-): ByteSource & { opened: number } {
+): ByteSource & { opened: number; cancelled: number } {
   let hook = opts.at;
   const make = () => {
     let pos = 0;
@@ -93,8 +93,11 @@ export function source(
           ctrl.enqueue(new Uint8Array(data.subarray(pos, end)));
           pos = end;
         },
-        // Nothing read ahead: the stream is at `offset` when the upload asks for those bytes.
+        cancel() {
+          out.cancelled++;
+        },
       },
+      // Nothing read ahead: the stream is at `offset` when the upload asks for those bytes.
       { highWaterMark: 0 },
     );
     out.opened++;
@@ -102,7 +105,7 @@ export function source(
       headers: opts.unknownLength ? {} : { "content-length": String(data.length) },
     });
   };
-  const out = { opened: 0 } as ByteSource & { opened: number };
+  const out = { opened: 0, cancelled: 0 } as ByteSource & { opened: number; cancelled: number };
   out.download = make();
   out.reopen = async () => make();
   return out;

@@ -121,8 +121,10 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
   const parts = partsOf(p.source, size);
   const first = await parts.next();
   const firstPart = first.done ? [] : first.value;
-  const second = first.done ? { done: true as const, value: undefined } : await parts.next();
-  if (second.done) {
+  // A length known to need parts: no second part is read ahead (one part held, not two).
+  const needsParts = !first.done && p.total !== null && p.total > size;
+  const second = first.done || needsParts ? null : await parts.next();
+  if (first.done || second?.done) {
     if (p.session) await client.abortMultipart(p.key, p.session.uploadId).catch(() => {});
     const length = lengthOf(firstPart);
     p.beforePart?.();
@@ -167,7 +169,7 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
     }
   }
   await send(firstPart);
-  await send(second.value);
+  if (second && !second.done) await send(second.value);
   for await (const body of parts) await send(body);
 
   const expected = multipartEtag(done.map((d) => d.md5));
