@@ -67,13 +67,10 @@ async function release(body: AsyncGenerator<Uint8Array>, download: Response) {
   if (download.body && !download.body.locked) await download.body.cancel().catch(() => {});
 }
 
-/** Thrown out of the caller so it does not retry a completion (its upload is used up). */
-class Final extends Error {}
-
 /**
  * The upload's calls through the session's caller (backoff, keys read again once when
- * refused). A completion answering other bytes than were sent is not retried: the client
- * deleted the object and the upload is gone.
+ * refused). A completion refused for its ETag is retried into NoSuchUpload (the client deleted
+ * the object): `uploadToS3` then throws the session gone, and the item starts over.
  */
 const through = (call: DestinationCall<S3DestinationClient>): S3UploadClient => ({
   head: (key) => call((c) => c.head(key)),
@@ -83,15 +80,7 @@ const through = (call: DestinationCall<S3DestinationClient>): S3UploadClient => 
   listParts: (key, id) => call((c) => c.listParts(key, id)),
   abortMultipart: (key, id) => call((c) => c.abortMultipart(key, id)),
   completeMultipart: (key, id, parts, overwrite) =>
-    call((c) =>
-      c.completeMultipart(key, id, parts, overwrite).catch((err: unknown) => {
-        throw err instanceof ProviderError && err.code === "etag_mismatch"
-          ? new Final("completion refused", { cause: err })
-          : err;
-      }),
-    ).catch((err: unknown) => {
-      throw err instanceof Final ? err.cause : err;
-    }),
+    call((c) => c.completeMultipart(key, id, parts, overwrite)),
 });
 
 /**

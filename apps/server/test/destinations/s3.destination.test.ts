@@ -1,8 +1,8 @@
 import { type Sandbox, startSandbox } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { UploadSessionGoneError } from "../../src/destinations/index.ts";
-import { POSTED_AT_META } from "../../src/providers/s3/s3.client.ts";
-import { bytes, control } from "../support/destinations.ts";
+import { createS3Client, POSTED_AT_META } from "../../src/providers/s3/s3.client.ts";
+import { bytes, control, s3Settings } from "../support/destinations.ts";
 import {
   calls,
   FOLDER,
@@ -10,6 +10,7 @@ import {
   MiB,
   md5,
   POSTED,
+  PREFIX,
   read,
   recorder,
   s3Destination,
@@ -241,6 +242,27 @@ describe("S3 destination: writing", () => {
     expect(err).toBeInstanceOf(UploadSessionGoneError);
     expect(await calls(sandbox, "s3.multipart.part")).toBe(0);
     expect(src.cancelled).toBe(1); // the download is let go, not left open
+  });
+
+  it("an upload aborted while it is sent (a lifecycle rule, an expiry) is a session gone", async () => {
+    const { session } = s3Destination(sandbox);
+    const r = recorder();
+    const abort = async () => {
+      const { key, uploadId } = JSON.parse(r.ref ?? "") as { key: string; uploadId: string };
+      await createS3Client(s3Settings(sandbox, PREFIX)).abortMultipart(key, uploadId);
+    };
+    const data = bytes(16 * MiB);
+    const err = await failureOf(
+      session.put(
+        spec("v.mp4"),
+        source(data, { at: { offset: 10 * MiB, run: abort } }),
+        r,
+        noLease,
+      ),
+    );
+    expect(err).toBeInstanceOf(UploadSessionGoneError);
+    expect(await calls(sandbox, "s3.multipart.part")).toBe(3); // parts 1, 2; part 3 refused
+    expect(await stored(sandbox)).toEqual({ objects: [], uploads: [] });
   });
 
   it("a lost claim stops the upload before its next part", async () => {

@@ -58,10 +58,14 @@ export interface S3Upload {
   beforePart?: () => void;
   /** Tries of a cut part or completion here (1 when the client's calls retry themselves). */
   recoveries?: number;
-  /** The recorded `session` is gone: this is thrown instead of starting a new upload. */
+  /**
+   * The upload is gone (the recorded `session` on resume, or NoSuchUpload while sending: aborted,
+   * expired): this is thrown instead of starting a new upload or failing as not_found.
+   */
   sessionGone?: () => Error;
 }
 
+const noUpload = (err: unknown) => err instanceof ProviderError && err.code === "NoSuchUpload";
 const isCut = (err: unknown) =>
   err instanceof ProviderError &&
   (err.kind === "network" || (err.kind === "transient" && err.code !== "etag_mismatch"));
@@ -164,6 +168,7 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
         done.push(await client.uploadPart(p.key, uploadId, number, body));
         return;
       } catch (err) {
+        if (noUpload(err) && p.sessionGone) throw p.sessionGone();
         if (!isCut(err) || attempt + 1 >= recoveries) throw err;
       }
     }
@@ -182,10 +187,10 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
         await client.abortMultipart(p.key, uploadId).catch(() => {});
         throw taken(err, () => ({ etag: expected, size: total }));
       }
-      const gone = err instanceof ProviderError && err.kind === "not_found";
-      if (gone || isCut(err)) {
+      if (noUpload(err) || isCut(err)) {
         const there = await client.head(p.key);
         if (there?.etag === expected) return { etag: expected, size: total };
+        if (noUpload(err) && p.sessionGone) throw p.sessionGone();
       }
       if (!isCut(err) || attempt + 1 >= recoveries) throw err;
     }
