@@ -25,7 +25,13 @@ export type DestinationHash =
   /** S3 `x-amz-checksum-*` (a multipart ETag is not an MD5). */
   | "crc32"
   | "crc32c"
-  | "sha256";
+  | "sha256"
+  /**
+   * S3's ETag with `Content-MD5` on every request (what R2, B2 and older MinIO accept, unlike
+   * the flexible checksums): the md5 of a single PutObject (hex), or the md5 of the parts' md5s
+   * and `-N` of a multipart upload — each part's ETag checked against the md5 of what was sent.
+   */
+  | "s3_etag";
 
 /** What a destination can do, and so how Keepsake must write to it. */
 export interface DestinationCapabilities {

@@ -5,6 +5,7 @@ import { createDriveClient } from "../providers/google/drive.client.ts";
 import type { FetchLike } from "../providers/http.ts";
 import type { MicrosoftSettings } from "../providers/microsoft/microsoft-oauth.client.ts";
 import { createOneDriveClient } from "../providers/microsoft/onedrive.client.ts";
+import { createS3Client } from "../providers/s3/s3.client.ts";
 import type { EngineSettings } from "../sync/index.ts";
 import type { Destination, DestinationCredentials, DestinationKind } from "./destination.ts";
 import { createDropboxDestination } from "./dropbox.ts";
@@ -12,6 +13,7 @@ import type { GoogleTokens } from "./google-drive/caller.ts";
 import type { FolderStore } from "./google-drive/folders.ts";
 import { createGoogleDriveDestination } from "./google-drive.ts";
 import { createOneDriveDestination } from "./onedrive.ts";
+import { createS3Destination } from "./s3.ts";
 
 export {
   classifyDestinationError,
@@ -86,7 +88,7 @@ export function createDestinations(deps: {
   };
 }
 
-/** Dropbox and OneDrive behind the seam, over their clients and the user's sealed credentials. */
+/** Dropbox, OneDrive and S3-compatible storage behind the seam, over their clients and the user's sealed credentials. */
 export function otherDestinations(deps: {
   providers: {
     dropbox: Pick<DropboxSettings, "apiUrl" | "contentUrl">;
@@ -106,6 +108,12 @@ export function otherDestinations(deps: {
     }),
     onedrive: createOneDriveDestination({
       client: createOneDriveClient(deps.providers.microsoft),
+      credentials,
+      settings,
+      clock,
+    }),
+    s3: createS3Destination({
+      client: (s3) => createS3Client(s3),
       credentials,
       settings,
       clock,

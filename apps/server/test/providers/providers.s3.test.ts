@@ -10,7 +10,11 @@ import {
   openS3Settings,
   sealS3Settings,
 } from "../../src/providers/s3/s3-config.ts";
-import { type S3MultipartState, uploadToS3 } from "../../src/providers/s3/s3-upload.ts";
+import {
+  S3KeyTakenError,
+  type S3MultipartState,
+  uploadToS3,
+} from "../../src/providers/s3/s3-upload.ts";
 import { bytes, control, pieces, recordingRetry, s3Settings } from "../support/destinations.ts";
 
 /** The S3 client against the sandbox's S3-compatible store, as AWS and as R2/B2/older MinIO. */
@@ -178,6 +182,57 @@ describe("S3 objects", () => {
     expect(await s3.head("c.mp4")).toBeNull();
     await uploadToS3(s3, { ...upload, source: pieces(data), session: recorded });
     expect(md5(await s3.read("c.mp4"))).toBe(md5(data));
+  });
+
+  it("a corrupted PUT is found by its ETag and deleted; a taken key says what was sent", async () => {
+    const s3 = client();
+    const data = bytes(9000, 2);
+    await control(sandbox, "s3/corrupt", { count: 1 });
+    expect(await failureOf(s3.put("k.bin", [data]))).toMatchObject({ code: "etag_mismatch" });
+    expect(await s3.head("k.bin")).toBeNull();
+    await s3.put("k.bin", [data]);
+    const small = await failureOf(
+      uploadToS3(s3, { key: "k.bin", write: {}, source: pieces(bytes(10)), total: 10 }),
+    );
+    expect(small).toBeInstanceOf(S3KeyTakenError);
+    expect(small).toMatchObject({ code: "exists", sent: { etag: md5(bytes(10)), size: 10 } });
+    await s3.put("v.mp4", [data]);
+    const large = bytes(11 * MiB, 3);
+    const err = await failureOf(
+      uploadToS3(s3, {
+        key: "v.mp4",
+        write: {},
+        source: pieces(large),
+        total: large.length,
+        partBytes: 5 * MiB,
+      }),
+    );
+    expect(err).toMatchObject({ code: "exists", sent: { etag: expect.stringMatching(/-3$/) } });
+    expect((await stored()).uploads).toEqual([]);
+    expect(md5(await s3.read("v.mp4"))).toBe(md5(data));
+  });
+
+  it("a completion whose answer was lost is found by HEAD; a lost claim stops before a part", async () => {
+    const s3 = client();
+    const data = bytes(11 * MiB, 4);
+    await control(sandbox, "s3/lose-answer", { endpoint: "s3.multipart.complete" });
+    const upload = { key: "l.mp4", write: {}, total: data.length, partBytes: 5 * MiB };
+    const out = await uploadToS3(s3, { ...upload, source: pieces(data) });
+    expect(out).toEqual({ etag: expect.stringMatching(/-3$/), size: data.length });
+    expect((await s3.head("l.mp4"))?.etag).toBe(out.etag);
+    let sent = 0;
+    const lost = await failureOf(
+      uploadToS3(s3, {
+        ...upload,
+        key: "m.mp4",
+        source: pieces(data),
+        beforePart: () => {
+          if (++sent > 1) throw new ProviderError("s3", "unknown", "lease lost");
+        },
+      }),
+    );
+    expect(lost.message).toBe("lease lost");
+    expect(await partCalls()).toBe(4);
   });
 
   it("a full store is quota; SlowDown waits as asked; no call inside a transaction; revoked keys are token_invalid", async () => {

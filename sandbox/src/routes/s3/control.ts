@@ -6,8 +6,23 @@ import { escapeHtml as h } from "../../util.ts";
 import { CONTROL as c, handle } from "../control/handle.ts";
 import { buckets, usedBytes } from "./store.ts";
 
-/** The S3 store's control calls (listings, buckets, quota, flavour, cuts, corruption) and `/s3-browser`. */
+/** Calls whose answer is lost, by endpoint: each is handled in full, then its connection drops. */
+const lostAnswers = new WeakMap<Ctx, { endpoint: string; remaining: number }[]>();
+
+/** Whether this call's answer is to be lost (using up one of the rule's uses). */
+export function takeLostAnswer(ctx: Ctx, endpoint: string): boolean {
+  const rules = lostAnswers.get(ctx) ?? [];
+  const rule = rules.find((r) => r.endpoint === endpoint);
+  if (!rule) return false;
+  if (--rule.remaining <= 0) rules.splice(rules.indexOf(rule), 1);
+  return true;
+}
+
+/** The S3 store's control calls (listings, buckets, quota, flavour, cuts, corruption, lost answers) and `/s3-browser`. */
 export function registerS3Control(app: FastifyInstance, ctx: Ctx): void {
+  ctx.resetHooks.push(() => {
+    lostAnswers.delete(ctx);
+  });
   app.get(`${c}/s3/objects`, async (req) => {
     const bucket = (req.query as { bucket?: string }).bucket;
     return {
@@ -72,6 +87,21 @@ export function registerS3Control(app: FastifyInstance, ctx: Ctx): void {
       (b) => {
         ctx.s3Cuts.push({ afterBytes: b.after_bytes, remaining: b.count });
         return { cuts: ctx.s3Cuts };
+      },
+    ),
+  );
+  app.post(
+    `${c}/s3/lose-answer`,
+    handle(
+      z.object({
+        endpoint: z.string().regex(/^s3\.[a-z.-]+$/),
+        count: z.number().int().min(1).default(1),
+      }),
+      (b) => {
+        const rules = lostAnswers.get(ctx) ?? [];
+        lostAnswers.set(ctx, rules);
+        rules.push({ endpoint: b.endpoint, remaining: b.count });
+        return { lost_answers: rules };
       },
     ),
   );

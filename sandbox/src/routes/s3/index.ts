@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
 import { sendS3Error } from "../../errors.ts";
 import { BodyCut, readPayload } from "./body.ts";
-import { registerS3Control } from "./control.ts";
+import { registerS3Control, takeLostAnswer } from "./control.ts";
 import { abortUpload, completeUpload, createUpload, listParts, uploadPart } from "./multipart.ts";
 import { S3Error, type SignedContext, verifySigV4 } from "./sigv4.ts";
 import {
@@ -58,12 +58,20 @@ export function registerS3(app: FastifyInstance, ctx: Ctx): void {
     // Every body is the object's bytes, JSON and text too (a sidecar is application/json).
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_req, _payload, done) => done(null));
+    // A call whose answer is lost (`/_control/s3/lose-answer`) was handled; its connection drops.
+    const losing = new WeakSet<FastifyRequest>();
+    scope.addHook("onSend", async (req, _reply, payload) => {
+      if (losing.has(req)) req.raw.socket.destroy();
+      return payload;
+    });
     const route =
       (endpoint: (req: FastifyRequest) => string, handler: Handler) =>
       async (req: FastifyRequest, reply: FastifyReply) => {
         try {
           const signed = verifySigV4(req);
-          if (!(await ctx.enter(req, reply, endpoint(req)))) return reply;
+          const name = endpoint(req);
+          if (!(await ctx.enter(req, reply, name))) return reply;
+          if (takeLostAnswer(ctx, name)) losing.add(req);
           return await handler(req, reply, signed);
         } catch (err) {
           if (err instanceof BodyCut) return reply.hijack();
@@ -190,14 +198,15 @@ export function registerS3(app: FastifyInstance, ctx: Ctx): void {
             checkConditions(req.headers, existing);
             assertRoom(bucket, data.length, existing?.size ?? 0);
             const blob = `s3-${randomBytes(12).toString("hex")}`;
-            // The ETag is what arrived; a corrupted write stores something else (GET shows it).
-            const etag = `"${md5hex(data)}"`;
             dropObject(ctx, bucket, key);
-            writeBlob(ctx, blob, data);
+            // The ETag is the md5 of what is stored, as for a part: a corrupted write (the
+            // control API's) answers an ETag that is not the md5 of what was sent.
+            const stored = writeBlob(ctx, blob, data);
+            const etag = `"${md5hex(stored)}"`;
             bucket.objects[key] = {
               key,
               blob,
-              size: data.length,
+              size: stored.length,
               etag,
               contentType: String(req.headers["content-type"] ?? "binary/octet-stream"),
               metadata: metadataOf(req.headers),

@@ -8,6 +8,30 @@ import {
   type S3Write,
 } from "./s3.client.ts";
 
+/** The calls an upload makes: the client's own, or the same through a destination's caller. */
+export type S3UploadClient = Pick<
+  S3DestinationClient,
+  | "head"
+  | "put"
+  | "createMultipart"
+  | "uploadPart"
+  | "listParts"
+  | "completeMultipart"
+  | "abortMultipart"
+>;
+
+/**
+ * `If-None-Match: *` refused the write: an object is already at the key. `sent` is the ETag and
+ * size the object written would have had, to compare with what is there (HEAD).
+ */
+export class S3KeyTakenError extends ProviderError {
+  readonly sent: { etag: string; size: number };
+  constructor(key: string, sent: { etag: string; size: number }) {
+    super("s3", "unknown", `An object already exists at ${key}`, { status: 412, code: "exists" });
+    this.sent = sent;
+  }
+}
+
 /** A multipart upload to record (the ledger): its id and its part size, the same for every part. */
 export interface S3MultipartState {
   uploadId: string;
@@ -28,10 +52,20 @@ export interface S3Upload {
   total: number | null;
   partBytes?: number;
   session?: S3MultipartState | null;
-  /** Told the multipart upload before its first part is sent: record it. */
+  /** Told a new multipart upload before its first part is sent: record it. */
   onSession?: (state: S3MultipartState) => Promise<void> | void;
+  /** Runs before each request that sends bytes (a lost claim throws there). */
+  beforePart?: () => void;
+  /** Tries of a cut part or completion here (1 when the client's calls retry themselves). */
+  recoveries?: number;
+  /**
+   * The upload is gone (the recorded `session` on resume, or NoSuchUpload while sending: aborted,
+   * expired): this is thrown instead of starting a new upload or failing as not_found.
+   */
+  sessionGone?: () => Error;
 }
 
+const noUpload = (err: unknown) => err instanceof ProviderError && err.code === "NoSuchUpload";
 const isCut = (err: unknown) =>
   err instanceof ProviderError &&
   (err.kind === "network" || (err.kind === "transient" && err.code !== "etag_mismatch"));
@@ -65,6 +99,7 @@ async function* partsOf(source: AsyncIterable<Uint8Array>, size: number) {
   if (heldBytes > 0) yield held;
 }
 
+const lengthOf = (parts: readonly Uint8Array[]) => parts.reduce((n, x) => n + x.length, 0);
 const md5 = (parts: readonly Uint8Array[]) => {
   const h = createHash("md5");
   for (const p of parts) h.update(p);
@@ -77,25 +112,41 @@ const md5 = (parts: readonly Uint8Array[]) => {
  * its first part. Every part goes with Content-MD5 and its ETag is checked; on resume (a
  * recorded upload) the parts S3 lists with the md5 of our bytes are kept and only the others
  * sent, so a corrupted part (ETag not our md5: transient `etag_mismatch`) is sent again the next
- * time. A cut part is sent again at once; a completion whose answer was lost is found by HEAD.
+ * time. A cut part is sent again at once; a completion whose answer was lost (broken off, or
+ * retried into NoSuchUpload) is found by HEAD. A key already taken throws `S3KeyTakenError`.
  */
-export async function uploadToS3(client: S3DestinationClient, p: S3Upload) {
+export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
+  const recoveries = p.recoveries ?? RECOVERIES;
+  const taken = (err: unknown, sent: () => { etag: string; size: number }) =>
+    err instanceof ProviderError && err.code === "exists" && !p.write.overwrite
+      ? new S3KeyTakenError(p.key, sent())
+      : err;
   const size = p.session?.partBytes ?? partSize(p.total, p.partBytes);
   const parts = partsOf(p.source, size);
   const first = await parts.next();
   const firstPart = first.done ? [] : first.value;
-  const second = first.done ? { done: true as const, value: undefined } : await parts.next();
-  if (second.done) {
+  // A length known to need parts: no second part is read ahead (one part held, not two).
+  const needsParts = !first.done && p.total !== null && p.total > size;
+  const second = first.done || needsParts ? null : await parts.next();
+  if (first.done || second?.done) {
     if (p.session) await client.abortMultipart(p.key, p.session.uploadId).catch(() => {});
-    const { etag } = await client.put(p.key, firstPart, p.write);
-    return { etag, size: firstPart.reduce((n, x) => n + x.length, 0) };
+    const length = lengthOf(firstPart);
+    p.beforePart?.();
+    try {
+      const { etag } = await client.put(p.key, firstPart, p.write);
+      return { etag, size: length };
+    } catch (err) {
+      throw taken(err, () => ({ etag: md5(firstPart).toString("hex"), size: length }));
+    }
   }
 
   let state = p.session ?? null;
   const listed = state ? await client.listParts(p.key, state.uploadId) : null;
-  if (!state || !listed)
+  if (state && !listed && p.sessionGone) throw p.sessionGone();
+  if (!state || !listed) {
     state = { uploadId: await client.createMultipart(p.key, p.write), partBytes: size };
-  await p.onSession?.(state);
+    await p.onSession?.(state);
+  }
   const held = new Map((listed ?? []).map((x) => [x.partNumber, x]));
   const uploadId = state.uploadId;
 
@@ -104,7 +155,7 @@ export async function uploadToS3(client: S3DestinationClient, p: S3Upload) {
   async function send(body: Uint8Array[]) {
     const number = done.length + 1;
     const digest = md5(body);
-    const length = body.reduce((n, x) => n + x.length, 0);
+    const length = lengthOf(body);
     total += length;
     const there = held.get(number);
     if (there && there.size === length && there.etag === digest.toString("hex")) {
@@ -112,16 +163,18 @@ export async function uploadToS3(client: S3DestinationClient, p: S3Upload) {
       return;
     }
     for (let attempt = 0; ; attempt++) {
+      p.beforePart?.();
       try {
         done.push(await client.uploadPart(p.key, uploadId, number, body));
         return;
       } catch (err) {
-        if (!isCut(err) || attempt + 1 >= RECOVERIES) throw err;
+        if (noUpload(err) && p.sessionGone) throw p.sessionGone();
+        if (!isCut(err) || attempt + 1 >= recoveries) throw err;
       }
     }
   }
   await send(firstPart);
-  await send(second.value);
+  if (second && !second.done) await send(second.value);
   for await (const body of parts) await send(body);
 
   const expected = multipartEtag(done.map((d) => d.md5));
@@ -132,11 +185,14 @@ export async function uploadToS3(client: S3DestinationClient, p: S3Upload) {
     } catch (err) {
       if (err instanceof ProviderError && err.code === "exists") {
         await client.abortMultipart(p.key, uploadId).catch(() => {});
-        throw err;
+        throw taken(err, () => ({ etag: expected, size: total }));
       }
-      if (!isCut(err) || attempt + 1 >= RECOVERIES) throw err;
-      const there = await client.head(p.key);
-      if (there?.etag === expected) return { etag: expected, size: total };
+      if (noUpload(err) || isCut(err)) {
+        const there = await client.head(p.key);
+        if (there?.etag === expected) return { etag: expected, size: total };
+        if (noUpload(err) && p.sessionGone) throw p.sessionGone();
+      }
+      if (!isCut(err) || attempt + 1 >= recoveries) throw err;
     }
   }
 }

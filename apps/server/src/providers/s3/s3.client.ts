@@ -176,7 +176,9 @@ export function createS3Client(settings: S3Settings, options: { timeoutMs?: numb
 
     /**
      * One PutObject of the bytes `parts` (held: S3 needs Content-MD5 before the body), with
-     * `If-None-Match: *` unless `overwrite`; the answered ETag is compared with their md5.
+     * `If-None-Match: *` unless `overwrite`; the answered ETag is compared with their md5, and
+     * an object holding other bytes is deleted before `etag_mismatch` is thrown (so the write
+     * can simply be made again).
      */
     async put(
       key: string,
@@ -198,7 +200,10 @@ export function createS3Client(settings: S3Settings, options: { timeoutMs?: numb
         ),
       );
       const etag = unquote(res.ETag);
-      if (/^[0-9a-f]{32}$/.test(etag) && etag !== digest.toString("hex")) throw etagMismatch("md5");
+      if (/^[0-9a-f]{32}$/.test(etag) && etag !== digest.toString("hex")) {
+        await client.remove(key);
+        throw etagMismatch("md5");
+      }
       return { etag };
     },
 
@@ -270,7 +275,10 @@ export function createS3Client(settings: S3Settings, options: { timeoutMs?: numb
       return out;
     },
 
-    /** Completes with `If-None-Match: *` (unless `overwrite`) and checks the multipart ETag. */
+    /**
+     * Completes with `If-None-Match: *` (unless `overwrite`) and checks the multipart ETag (an
+     * object that is not made of the parts sent is deleted before `etag_mismatch` is thrown).
+     */
     async completeMultipart(
       key: string,
       uploadId: string,
@@ -291,8 +299,10 @@ export function createS3Client(settings: S3Settings, options: { timeoutMs?: numb
         ),
       );
       const etag = unquote(res.ETag);
-      if (/-\d+$/.test(etag) && etag !== multipartEtag(parts.map((p) => p.md5)))
+      if (/-\d+$/.test(etag) && etag !== multipartEtag(parts.map((p) => p.md5))) {
+        await client.remove(key);
         throw etagMismatch("multipart");
+      }
       return { etag };
     },
 
