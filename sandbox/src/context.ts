@@ -101,6 +101,12 @@ export class Ctx {
   corruptUploads = 0;
   latency: { all: number; endpoints: Record<string, number> } = { all: 0, endpoints: {} };
   calls: Record<string, number> = {};
+  /**
+   * Chunk requests of each resumable upload session still being handled (asleep in their
+   * latency, reading a body or answering), by upload id. Runtime only: a reset leaves them, as
+   * the requests themselves go on.
+   */
+  chunkRequests = new Map<string, number>();
   usage: UsageOverride = {};
   bucBudgetPerDay = 4800;
   appBudgetPerHour = 2000;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { AppError } from "../lib/errors.ts";
+import { importPlansOpen } from "../lib/metrics.ts";
 
 export const planBusy =
   "An import of yours is already being read. Wait until it has finished, then try again.";
@@ -12,7 +13,7 @@ export const plansBusy =
  * a body that has arrived while another plan is parsed and recorded answers 503 with Retry-After
  * (`parse`), so however many arrive at once, one export's objects and rows are in memory. A slow
  * upload holds only its own user's slot. Slots are given back when the response is finished or
- * the connection closed.
+ * the connection closed. `keepsake_import_plans_open` counts the slots taken.
  */
 export function planSlots() {
   const busy = new Set<string>();
@@ -21,8 +22,10 @@ export function planSlots() {
     take(userId: string, res: ServerResponse) {
       if (busy.has(userId)) throw new AppError("conflict", planBusy);
       busy.add(userId);
+      importPlansOpen.inc();
       res.once("close", () => {
         busy.delete(userId);
+        importPlansOpen.dec();
         if (parsing === userId) parsing = null;
       });
     },

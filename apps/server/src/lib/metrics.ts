@@ -37,6 +37,12 @@ export const backupsFinished = new client.Counter({
   registers: [registry],
 });
 
+export const importPlansOpen = new client.Gauge({
+  name: "keepsake_import_plans_open",
+  help: "Import plans this process has taken in (their body being sent or read) and not yet answered: at most one per user",
+  registers: [registry],
+});
+
 /**
  * What a provider call does, from its URL (the real hosts, or the sandbox's path prefixes named
  * after them): oauth, graph, cdn, drive.api, drive.download, drive.upload.multipart,

@@ -5,7 +5,9 @@ import { h, startWorker, t, workerProcessSuite } from "../support/worker-suite.t
 
 workerProcessSuite();
 
-type Uploads = { uploads: { upload_id: string; received: number; file_id: string | null }[] };
+type Uploads = {
+  uploads: { upload_id: string; received: number; file_id: string | null; requests: number }[];
+};
 
 describe("a worker told to stop (SIGTERM) mid-upload", () => {
   it("hands its running backups back, and the next worker finishes them with each file once", async () => {
@@ -48,7 +50,6 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
         keys.length > 0 && uploads.uploads.some((x) => x.received > 0 && x.file_id === null),
     );
     const exited = new Promise<number | null>((r) => stopping.once("exit", (code) => r(code)));
-    const stoppedAt = Date.now();
     stopping.kill("SIGTERM");
     // It stops on its own, well before a supervisor would SIGKILL it.
     expect(await exited).toBe(0);
@@ -86,10 +87,15 @@ describe("a worker told to stop (SIGTERM) mid-upload", () => {
     for (const b of held) expect(b.lease_expires_at!.getTime()).toBeLessThanOrEqual(Date.now());
 
     // The sandbox sleeps out a request's latency before it reads the body, so the chunk requests
-    // the stop broke off are still asleep there: let them wake and find their client gone (a
-    // real Drive notices at once) before the next worker writes to the same sessions. The next
-    // worker still starts well inside the 45 s lease a held claim would keep it out for.
-    await new Promise((r) => setTimeout(r, Math.max(0, stoppedAt + 9000 - Date.now())));
+    // the stop broke off are still asleep there: wait until they have woken and found their
+    // client gone (a real Drive notices at once) before the next worker writes to the same
+    // sessions. They wake 8 s after they were sent, so the next worker still starts well inside
+    // the 45 s lease a held claim would keep it out for.
+    await until(
+      () => h.control<Uploads>("/drive/uploads"),
+      ({ uploads }) => uploads.every((u) => u.requests === 0),
+      15_000,
+    );
     await h.control("/latency", { body: { endpoint: "drive.upload.resumable.put", ms: 0 } });
     await startWorker();
     const job = await until(

@@ -13,6 +13,7 @@ import { planBusy, planSlots, plansBusy } from "../../src/import/plan-slots.ts";
 import { AppError } from "../../src/lib/errors.ts";
 import { backupHelpers } from "../support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
+import { until } from "../support/wait.ts";
 
 /**
  * Issue 35, item 3: request budgets. Each route reads at most its own limit (413 beyond, before
@@ -79,6 +80,18 @@ function slowRequest(
   /** Sends the rest of the body (`rest`, or spaces up to the announced length). */
   return { answer, more: (rest?: Buffer) => resolveMore?.(rest) };
 }
+
+/** Import plans the server has taken in and not answered yet, as its /metrics reports them. */
+async function plansOpen(): Promise<number> {
+  const res = await t.app.inject({ method: "GET", url: "/metrics" });
+  expect(res.statusCode).toBe(200);
+  const line = /^keepsake_import_plans_open (\S+)$/m.exec(res.body);
+  expect(line, "keepsake_import_plans_open in /metrics").not.toBeNull();
+  return Number(line?.[1]);
+}
+
+/** Waits until the server holds `n` import plans' slots. */
+const plansOpenAre = (n: number) => until(plansOpen, (open) => open === n, 10_000);
 
 async function openExport(account: string) {
   const res = await fetch(`${t.sandbox.url}/_control/instagram/${account}/export.zip`);
@@ -214,14 +227,15 @@ describe("the import plan", () => {
     const ex = await openExport(DEMO_IG.business.username);
     const body = Buffer.from(JSON.stringify({ paths: ex.paths, files: ex.compact }));
     const path = `/api/import/accounts/${owner.accountId}/plan`;
+    await plansOpenAre(0);
     // The first plan: its body held back after the first bytes.
     const first = slowRequest(path, {
       token: owner.token,
       length: body.length,
       first: body.subarray(0, 100),
     });
-    // Let the first request reach the server and take its slot.
-    await new Promise((r) => setTimeout(r, 300));
+    // The first request has reached the server and taken its slot.
+    await plansOpenAre(1);
     const second = await t.call("POST", path, {
       token: owner.token,
       body: { paths: ex.paths, files: ex.compact },
@@ -261,17 +275,16 @@ describe("the import plan", () => {
       },
     });
     req.on("error", () => {});
+    await plansOpenAre(0);
     req.write("{");
-    await new Promise((r) => setTimeout(r, 300));
+    // The request has reached the server and taken its slot.
+    await plansOpenAre(1);
     const busy = await t.call("POST", path, { token: owner.token, body: { paths: [], files: [] } });
     expect(busy.status).toBe(409);
     req.destroy();
-    const deadline = Date.now() + 5000;
-    let res = busy;
-    while (res.status === 409 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      res = await t.call("POST", path, { token: owner.token, body: { paths: [], files: [] } });
-    }
+    // The server notices the client gone and gives the slot back.
+    await plansOpenAre(0);
+    const res = await t.call("POST", path, { token: owner.token, body: { paths: [], files: [] } });
     // Read (and refused: an empty plan is no export), no longer busy.
     expect(res.status).toBe(422);
   });
@@ -281,7 +294,8 @@ describe("the import plan", () => {
     const response = () => new ServerResponse(new IncomingMessage(null as never));
     const first = response();
     slots.take("u1", first);
-    slots.take("u2", response());
+    const second = response();
+    slots.take("u2", second);
     // u2's body has arrived first: it is parsed; u1's, arriving while u2's is read, is refused.
     slots.parse("u2");
     let refused: unknown;
@@ -297,7 +311,11 @@ describe("the import plan", () => {
     // The same user again while theirs is sent: 409.
     expect(() => slots.take("u1", response())).toThrow(planBusy);
     first.emit("close");
-    slots.take("u1", response());
+    const again = response();
+    slots.take("u1", again);
+    // Closed, they leave the process's count of open plans as they found it.
+    again.emit("close");
+    second.emit("close");
   });
 
   it("answers a malformed plan with 400", async () => {

@@ -61,8 +61,13 @@ describe("a worker's log", () => {
     expect(rows).toEqual([{ state: "retry", retry_count: 0 }]);
     for (const line of lines) expect(line).not.toContain("[object Object]");
     // A graceful stop is no error (pg-boss's report that its closed connection could not settle
-    // the handed-back job is not one either).
-    await new Promise((r) => setTimeout(r, 500));
+    // the handed-back job is not one either). That report comes from the worker's loop after the
+    // stop returns: wait until every pg-boss worker has left its loop, so all it says is logged.
+    await until(
+      async () => t.ctx.queue.boss.getWipData(),
+      (workers) => workers.length === 0,
+      10_000,
+    );
     expect(parsed().filter((e) => Number(e.level) >= 50)).toEqual([]);
   });
 

@@ -99,6 +99,7 @@ export function registerDriveControl(app: FastifyInstance, ctx: Ctx): void {
       upload_id: u.id,
       received: u.received,
       in_flight: u.inFlight ?? 0,
+      requests: ctx.chunkRequests.get(u.id) ?? 0,
       total: u.total ?? null,
       file_id: u.fileId ?? null,
       expires_at: new Date(u.expiresAt).toISOString(),

@@ -39,8 +39,27 @@ function parseContentRange(
   return { kind: "chunk", start, end, total: c[3] === "*" ? undefined : Number(c[3]) };
 }
 
-/** `PUT` of a resumable upload session: a chunk, or a status query (`bytes *\/total`). */
+/**
+ * `PUT` of a resumable upload session: a chunk, or a status query (`bytes *\/total`). Counted
+ * in `ctx.chunkRequests` from its arrival to the end of its handling, so a test sees when the
+ * requests a client gave up on (asleep in their latency) have found it gone.
+ */
 export function resumableChunk(ctx: Ctx) {
+  const handle = chunkHandler(ctx);
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const id = query(req).upload_id ?? "";
+    ctx.chunkRequests.set(id, (ctx.chunkRequests.get(id) ?? 0) + 1);
+    try {
+      return await handle(req, reply);
+    } finally {
+      const left = (ctx.chunkRequests.get(id) ?? 1) - 1;
+      if (left > 0) ctx.chunkRequests.set(id, left);
+      else ctx.chunkRequests.delete(id);
+    }
+  };
+}
+
+function chunkHandler(ctx: Ctx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     if (!(await ctx.enter(req, reply, "drive.upload.resumable.put"))) return reply;
     const q = query(req);
