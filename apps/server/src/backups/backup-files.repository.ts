@@ -9,6 +9,7 @@ export function createBackupFilesRepository(db: Kysely<Database>) {
       return db.selectFrom("backup_files").selectAll().where("backup_id", "=", backupId).execute();
     },
 
+    /** One item's row, keyed by backup, destination (Google Drive unless given) and item (1200). */
     async saveBackupFile(
       f: Partial<Omit<BackupFileRow, "backup_id" | "item_key" | "updated_at">> & {
         backup_id: string;
@@ -22,7 +23,9 @@ export function createBackupFilesRepository(db: Kysely<Database>) {
         .insertInto("backup_files")
         .values({ ...f, updated_at: now })
         .onConflict((oc) =>
-          oc.columns(["backup_id", "item_key"]).doUpdateSet({ ...rest, updated_at: now }),
+          oc
+            .columns(["backup_id", "destination", "item_key"])
+            .doUpdateSet({ ...rest, updated_at: now }),
         )
         .execute();
     },
