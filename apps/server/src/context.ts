@@ -161,6 +161,7 @@ export function createContext(deps: ContextDeps): AppContext {
     connectionsRepo: connections.repo,
     backupsRepo: backupsStore.repo,
     sync,
+    billing,
   });
   const v1 = createV1Module({
     clock,

@@ -1,4 +1,4 @@
-import { type Backup, syncMessages } from "@keepsake/contracts";
+import { type Backup, type SyncHealth, syncMessages } from "@keepsake/contracts";
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "../src/lib/toast.ts";
@@ -34,6 +34,8 @@ let backups: Backup[];
 let calls: FakeRequest[];
 let retryStatus: (postId: string) => number;
 let retryAllStatus: number;
+/** The server's health state, when the test gives one (otherwise not answered). */
+let healthAnswer: SyncHealth | null;
 const spies = {
   info: vi.spyOn(toast, "info"),
   success: vi.spyOn(toast, "success"),
@@ -44,6 +46,7 @@ beforeEach(() => {
   calls = [];
   retryStatus = () => 200;
   retryAllStatus = 200;
+  healthAnswer = null;
   for (const spy of Object.values(spies)) spy.mockClear();
   vi.stubGlobal(
     "fetch",
@@ -58,6 +61,7 @@ beforeEach(() => {
         );
         return [200, { backups: matching.slice(offset, offset + limit), total: matching.length }];
       }
+      if (req.path === "/sync/health" && healthAnswer) return [200, healthAnswer];
       if (req.path === "/sync/sync-jobs") {
         // The run's own counters differ: the card says the server's progress (issue 36).
         return [200, [makeJob({ status: "running", posts_processed: 1, posts_total: 4 })]];
@@ -294,6 +298,51 @@ describe("Backups screen (SPEC §2 /backups)", () => {
       expect(spies.error).toHaveBeenCalledWith(
         "Some retries failed. Please check individual backups.",
       ),
+    );
+  });
+});
+
+describe("a provider's limit on /backups (issue 36)", () => {
+  it("the Pending filter the fix opens says why backups wait, and that there is nothing to do", async () => {
+    backups = [
+      makeBackup({
+        status: "pending",
+        error_message: "Retrying: Google Drive is limiting requests right now",
+      }),
+    ];
+    const cause =
+      "Google Drive is limiting how fast Keepsake can write: 1 backup waits and Keepsake retries on its own. Nothing to do.";
+    const none = { cause: null, fix: null, since: null };
+    healthAnswer = {
+      state: "attention",
+      ready: true,
+      headline: "Backups slowed: Google Drive is limiting requests",
+      cause,
+      fix: { label: "See waiting backups", path: "/backups?filter=pending" },
+      since: null,
+      next_step: null,
+      accounts: [],
+      destinations: [
+        {
+          kind: "google_drive",
+          label: "j@example.com",
+          state: "throttled",
+          cause,
+          fix: { label: "See waiting backups", path: "/backups?filter=pending" },
+          since: "2026-11-27T09:00:00.000Z",
+        },
+      ],
+      plan: { state: "ok", ...none },
+      last_run: null,
+    };
+    renderWithAuth(<BackupsPage />, {
+      auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }),
+      path: "/backups?filter=pending",
+    });
+    const note = await screen.findByTestId("throttled-note");
+    expect(note.textContent).toBe(cause);
+    expect(screen.getByRole("button", { name: "Pending" }).getAttribute("aria-pressed")).toBe(
+      "true",
     );
   });
 });

@@ -120,6 +120,7 @@ describe("dashboard header, stats and banner", () => {
         next_step: null,
         accounts: [],
         destinations: [],
+        plan: { state: "ok", cause: null, fix: null, since: null },
         last_run: null,
       };
       renderDashboard(tier);

@@ -33,6 +33,7 @@ describe("ready-for-backup badge", () => {
     next_step: null,
     accounts: [],
     destinations: [],
+    plan: { state: "ok", cause: null, fix: null, since: null },
     last_run: null,
     ...over,
   });

@@ -17,6 +17,12 @@ export const accountHealthState = z.enum([
   "token_expiring",
   "paused_by_plan",
   "failing",
+  /** Instagram limits Keepsake's requests: backups wait and are retried on their own. */
+  "throttled",
+  /** A paid plan's automatic backups have not completed a sync for a day. */
+  "stale",
+  /** Stories expired before they were backed up, and no backup completed since. */
+  "stories_lost",
 ]);
 export type AccountHealthState = z.infer<typeof accountHealthState>;
 
@@ -34,7 +40,14 @@ export type AccountHealth = z.infer<typeof accountHealth>;
 
 /** Where backups go; "google_drive" today, a field so other destinations can join. */
 export const destinationKind = z.enum(["google_drive"]);
-export const destinationHealthState = z.enum(["ok", "not_connected", "needs_reconnection", "full"]);
+export const destinationHealthState = z.enum([
+  "ok",
+  "not_connected",
+  "needs_reconnection",
+  "full",
+  /** The destination limits Keepsake's requests: backups wait and are retried on their own. */
+  "throttled",
+]);
 export type DestinationHealthState = z.infer<typeof destinationHealthState>;
 
 export const destinationHealth = z.object({
@@ -47,6 +60,15 @@ export const destinationHealth = z.object({
   since: z.string().nullable(),
 });
 export type DestinationHealth = z.infer<typeof destinationHealth>;
+
+/** The plan's state: a payment that failed while Stripe retries it (the subscription past due). */
+export const planHealth = z.object({
+  state: z.enum(["ok", "payment_failed"]),
+  cause: z.string().nullable(),
+  fix: healthFix.nullable(),
+  since: z.string().nullable(),
+});
+export type PlanHealth = z.infer<typeof planHealth>;
 
 /** The latest backup run, in words that never call a run with failed backups a success. */
 export const runHealth = z.object({
@@ -87,6 +109,7 @@ export const syncHealth = z.object({
   next_step: nextStep.nullable(),
   accounts: z.array(accountHealth),
   destinations: z.array(destinationHealth),
+  plan: planHealth,
   last_run: runHealth.nullable(),
 });
 export type SyncHealth = z.infer<typeof syncHealth>;

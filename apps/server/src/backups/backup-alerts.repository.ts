@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
+import { limitingWords } from "../providers/failure-words.ts";
 
 /** What the notifications area reads of the backups (alerts and the weekly digest). */
 export function createBackupAlertReads(db: Kysely<Database>) {
@@ -43,6 +44,80 @@ export function createBackupAlertReads(db: Kysely<Database>) {
         since: new Date(r.since),
         latestAt: new Date(r.latest_at),
         latest: r.latest,
+      }));
+    },
+
+    /**
+     * Backups of the user waiting because a provider limits Keepsake's requests (put back to
+     * pending, or taken again, with the limit's words): per account and words, how many, since
+     * when and the newest (the health state's "throttled"). A completed backup clears its words.
+     */
+    async throttledByAccount(userId: string) {
+      const rows = await db
+        .selectFrom("backups")
+        .select([
+          "account_id",
+          "error_message",
+          sql<string>`count(*)`.as("n"),
+          sql<Date>`min(updated_at)`.as("since"),
+          sql<Date>`max(updated_at)`.as("latest_at"),
+        ])
+        .where("user_id", "=", userId)
+        .where("status", "in", ["pending", "processing"])
+        .where("error_message", "like", `%${limitingWords("")}`)
+        .groupBy(["account_id", "error_message"])
+        .execute();
+      return rows.map((r) => ({
+        accountId: r.account_id,
+        message: r.error_message,
+        waiting: Number(r.n),
+        since: new Date(r.since),
+        latestAt: new Date(r.latest_at),
+      }));
+    },
+
+    /**
+     * Each account's stories whose 24 hours ended in (from, to] without a backup (as
+     * `expiredStoriesNotBackedUp`), unless a backup of the account completed after the newest
+     * of them ended (backups work again): how many, and when the first and newest ended.
+     */
+    async lostStoriesByAccount(userId: string, from: Date, to: Date) {
+      const ends = sql<Date>`p.posted_at + interval '24 hours'`;
+      const rows = await db
+        .selectFrom("posts as p")
+        .innerJoin("backups as b", (j) =>
+          j.onRef("b.post_id", "=", "p.id").on("b.user_id", "=", userId),
+        )
+        .select([
+          "p.account_id",
+          sql<string>`count(*)`.as("n"),
+          sql<Date>`min(${ends})`.as("since"),
+          sql<Date>`max(${ends})`.as("latest_at"),
+        ])
+        .where("p.user_id", "=", userId)
+        .where("p.media_product_type", "=", "STORY")
+        .where("b.status", "!=", "completed")
+        .where(sql<boolean>`${ends} > ${from}`)
+        .where(sql<boolean>`${ends} <= ${to}`)
+        .groupBy("p.account_id")
+        .having(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("backups as c")
+                .select("c.id")
+                .where("c.user_id", "=", userId)
+                .whereRef("c.account_id", "=", "p.account_id")
+                .where("c.status", "=", "completed")
+                .where(sql<boolean>`c.completed_at > max(${ends})`),
+            ),
+          ),
+        )
+        .execute();
+      return rows.map((r) => ({
+        accountId: r.account_id,
+        lost: Number(r.n),
+        since: new Date(r.since),
+        latestAt: new Date(r.latest_at),
       }));
     },
 

@@ -16,6 +16,7 @@ export function createBackupFilesRepository(db: Kysely<Database>) {
         .execute();
     },
 
+    /** One item's row, keyed by backup, destination (Google Drive unless given) and item (1200). */
     async saveBackupFile(
       f: Partial<Omit<BackupFileRow, "backup_id" | "item_key" | "updated_at">> & {
         backup_id: string;

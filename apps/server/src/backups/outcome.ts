@@ -4,7 +4,7 @@ import type { ItemResult } from "../destinations/index.ts";
 import { classifyDestinationError, DestinationRevokedError } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { backupsFinished } from "../lib/metrics.ts";
-import { backupRetryWords, reconnectWords } from "../providers/failure-words.ts";
+import { backupRetryWords, backupWaitWords, reconnectWords } from "../providers/failure-words.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
 import { DeferError } from "../providers/retry.ts";
 import type { AttemptInfo, EngineLog, SyncDirectory } from "../sync/index.ts";
@@ -110,9 +110,7 @@ export function outcomeRecorder(deps: {
     /** What an error means for this backup: final, for the next sync, retried, or deferred. */
     async failure(err: unknown, attempt: AttemptInfo): Promise<BackupOutcome> {
       if (err instanceof DeferError) {
-        await finish("pending", {
-          error_message: "Waiting for the provider's rate limit to reset",
-        });
+        await finish("pending", { error_message: backupWaitWords(err.cause) });
         backupsFinished.inc({ outcome: "deferred", reason: "rate_limited" });
         return { outcome: "deferred", delayMs: err.delayMs };
       }

@@ -4,7 +4,7 @@ import { logOf, type ModuleBase } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import { createHook, type Listen } from "../lib/hooks.ts";
 import { createStripeClient } from "../providers/stripe/stripe.client.ts";
-import { createBillingRepository } from "./billing.repository.ts";
+import { createBillingRepository, LIVE_STATUSES } from "./billing.repository.ts";
 import { registerBillingRoutes } from "./billing.routes.ts";
 import { type BillingService, createBillingService } from "./billing.service.ts";
 import {
@@ -12,6 +12,7 @@ import {
   type BillingWebhookService,
   createBillingWebhookService,
 } from "./billing-webhook.service.ts";
+import { normalizeTier } from "./tier-rules.ts";
 
 /** A Stripe event that concerns a user, once handled (once per event id). */
 export type BillingEvent = Parameters<NonNullable<BillingWebhookDeps["onEvent"]>>[0];
@@ -29,7 +30,18 @@ export interface BillingModule {
     /** A handled event of a user (a failed payment, a plan change). Listeners must not throw. */
     event: Listen<[event: BillingEvent]>;
   };
+  /**
+   * The user's live subscription when Stripe could not charge it and retries (past due): its
+   * tier, since when, and until when the plan runs; null otherwise (the health state's plan).
+   */
+  pastDue(userId: string): Promise<PastDue | null>;
   routes(app: FastifyInstance, guards: AuthGuards): Promise<void>;
+}
+
+export interface PastDue {
+  tier: SubscriptionTier;
+  since: Date;
+  periodEnd: Date | null;
 }
 
 export function createBillingModule(
@@ -66,6 +78,17 @@ export function createBillingModule(
     billing,
     billingWebhooks,
     events: { postLimitChanged, planChanged, event },
+    async pastDue(userId) {
+      const live = (await repo.subscriptionsOf(userId)).find((x) =>
+        (LIVE_STATUSES as readonly string[]).includes(x.status),
+      );
+      if (live?.status !== "past_due") return null;
+      return {
+        tier: normalizeTier(live.tier),
+        since: new Date(live.updated_at),
+        periodEnd: live.current_period_end ? new Date(live.current_period_end) : null,
+      };
+    },
     routes: (app, guards) => registerBillingRoutes(app, { billing, billingWebhooks, guards }),
   };
 }

@@ -1,7 +1,9 @@
+import { AUTO_SYNC_TIERS } from "@keepsake/contracts";
 import type { FastifyInstance } from "fastify";
 import type { ModuleBase } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import type { BackupsRepository } from "../backups/index.ts";
+import type { BillingModule } from "../billing/index.ts";
 import type { ConnectionsRepository } from "../connections/index.ts";
 import type { SyncModule } from "../sync/index.ts";
 import { registerHealthStateRoutes } from "./health.routes.ts";
@@ -11,11 +13,19 @@ import { createHealthService, type HealthService } from "./health.service.ts";
 export function createHealthModule(
   deps: Pick<ModuleBase, "clock"> & {
     connectionsRepo: Pick<ConnectionsRepository, "listInstagramAccounts" | "findGoogleConnection">;
-    backupsRepo: Pick<BackupsRepository, "failuresByAccount" | "lastCompletedAt" | "syncProgress">;
-    sync: Pick<SyncModule, "runs" | "repos">;
+    backupsRepo: Pick<
+      BackupsRepository,
+      | "failuresByAccount"
+      | "lastCompletedAt"
+      | "syncProgress"
+      | "throttledByAccount"
+      | "lostStoriesByAccount"
+    >;
+    sync: Pick<SyncModule, "runs" | "repos" | "accountsRepo">;
+    billing: Pick<BillingModule, "pastDue">;
   },
 ) {
-  const { connectionsRepo, backupsRepo, sync } = deps;
+  const { connectionsRepo, backupsRepo, sync, billing } = deps;
   const health: HealthService = createHealthService({
     clock: deps.clock,
     sources: {
@@ -25,6 +35,11 @@ export function createHealthModule(
       lastCompletedAt: backupsRepo.lastCompletedAt,
       recentRuns: (userId) => sync.runs.syncJobs(userId, 20),
       progress: backupsRepo.syncProgress,
+      throttled: backupsRepo.throttledByAccount,
+      stale: (userId, before) =>
+        sync.accountsRepo.staleAutoSyncAccounts(AUTO_SYNC_TIERS, before, userId),
+      lostStories: backupsRepo.lostStoriesByAccount,
+      payment: billing.pastDue,
       lastCompletedRun: async (userId) => {
         const at = (await sync.repos.runs.lastCompletedSync(userId))?.at;
         return at ? new Date(at) : null;

@@ -2,156 +2,35 @@ import {
   type AccountHealth,
   type DestinationHealth,
   type NextStep,
+  type PlanHealth,
   type RunHealth,
   type SyncHealth,
   type SyncJob,
   type SyncProgress,
   syncMessages,
 } from "@keepsake/contracts";
-import { CAUSES, FIXES, plural } from "./health.words.ts";
+import type { HealthFacts } from "./health.facts.ts";
+import { accountHealth, destinationHealth, planHealth } from "./health.states.ts";
+import { FIXES, plural } from "./health.words.ts";
 
 /**
  * The one definition of "is it working" (issue 36): from what Keepsake stores, the state of
- * each account and destination, the latest run and the first-run step. Pure: the service reads
- * the rows, these rules word them. Every screen, the bell's fixes and `/api/v1` read this.
+ * each account and destination (health.states.ts), the latest run and the first-run step. Pure:
+ * the service reads the rows, these rules word them. Every screen, the bell's fixes and
+ * `/api/v1` read this.
  */
 
-export interface AccountFacts {
-  id: string;
-  username: string;
-  status: "active" | "needs_reconnection" | string;
-  status_reason: string | null;
-  paused_by_plan: boolean;
-  connected_via: "instagram" | "facebook";
-  token_expires_at: Date | null;
-  updated_at: Date;
-}
-
-export interface DriveFacts {
-  google_email: string;
-  status: "active" | "needs_reconnection" | string;
-  status_reason: string | null;
-  updated_at: Date;
-}
-
-export interface FailureFacts {
-  accountId: string;
-  failed: number;
-  since: Date;
-  /** When the newest failure happened, and its words. */
-  latestAt: Date;
-  latest: string | null;
-}
-
-export interface HealthFacts {
-  now: Date;
-  accounts: AccountFacts[];
-  drive: DriveFacts | undefined;
-  failures: FailureFacts[];
-  /** When Drive last took a backup (a refusal for space before it is over). */
-  lastCompletedAt: Date | null;
-  /** The latest run (any account), and whether one is running now. */
-  latestRun: SyncJob | null;
-  runningAccountIds: Set<string>;
-  /**
-   * The running backups' progress from the Pending count's definition (backups' `syncProgress`):
-   * a running run says "Processing X of Y posts..." with it, never from its own counters.
-   */
-  progress?: SyncProgress | null;
-  /** Whether a backup run ever ended or a post is in Drive (the first-run path is done). */
-  firstBackupDone: boolean;
-  /** Days before an Instagram token ends that a Facebook Login token is called expiring. */
-  expiringWindowMs: number;
-}
-
-const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
-/** Failures the destination's own state explains (not the account's). */
-const driveWords = new Set<string | null>([syncMessages.driveFull]);
-const isDriveAccessWords = (s: string | null) => !!s && /Google Drive access/i.test(s);
-
-export function destinationHealth(f: HealthFacts): DestinationHealth {
-  const base = { kind: "google_drive" as const, label: f.drive?.google_email ?? null };
-  if (!f.drive) {
-    return {
-      ...base,
-      state: "not_connected",
-      cause: CAUSES.driveNotConnected,
-      fix: FIXES.connectDrive,
-      since: null,
-    };
-  }
-  if (f.drive.status === "needs_reconnection") {
-    return {
-      ...base,
-      state: "needs_reconnection",
-      cause: CAUSES.driveRevoked(f.drive.status_reason),
-      fix: FIXES.reconnectDrive,
-      since: iso(f.drive.updated_at),
-    };
-  }
-  // Drive refused a backup for want of space and took none since: nothing fits.
-  const full = f.failures.filter(
-    (x) =>
-      x.latest === syncMessages.driveFull &&
-      (f.lastCompletedAt === null || +x.latestAt > +f.lastCompletedAt),
-  );
-  if (full.length > 0) {
-    return {
-      ...base,
-      state: "full",
-      cause: CAUSES.driveFull,
-      fix: FIXES.driveStorage,
-      since: iso(new Date(Math.min(...full.map((x) => +x.since)))),
-    };
-  }
-  return { ...base, state: "ok", cause: null, fix: null, since: null };
-}
-
-export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
-  const base = { account_id: a.id, username: a.username };
-  const expires = a.token_expires_at ? new Date(a.token_expires_at) : null;
-  if (a.paused_by_plan) {
-    return {
-      ...base,
-      state: "paused_by_plan",
-      cause: CAUSES.accountPaused(a.username),
-      fix: FIXES.chooseAccounts,
-      since: null,
-    };
-  }
-  if (a.status === "needs_reconnection" || (expires && +expires <= +f.now)) {
-    return {
-      ...base,
-      state: "needs_reconnection",
-      cause: CAUSES.accountRevoked(a.username, a.status_reason),
-      fix: FIXES.reconnect(a.username),
-      since: iso(a.status === "needs_reconnection" ? a.updated_at : expires),
-    };
-  }
-  const failing = f.failures.find((x) => x.accountId === a.id);
-  if (failing && !driveWords.has(failing.latest) && !isDriveAccessWords(failing.latest)) {
-    return {
-      ...base,
-      state: "failing",
-      cause: CAUSES.accountFailing(a.username, failing.failed, failing.latest),
-      fix: FIXES.retryFailed,
-      since: iso(failing.since),
-    };
-  }
-  if (a.connected_via === "facebook" && expires && +expires - +f.now <= f.expiringWindowMs) {
-    return {
-      ...base,
-      state: "token_expiring",
-      cause: CAUSES.tokenExpiring(a.username, expires),
-      fix: FIXES.reconnect(a.username),
-      since: null,
-    };
-  }
-  if (f.runningAccountIds.has(a.id)) {
-    return { ...base, state: "syncing", cause: null, fix: null, since: null };
-  }
-  return { ...base, state: "ok", cause: null, fix: null, since: null };
-}
+export type {
+  AccountFacts,
+  DriveFacts,
+  FailureFacts,
+  HealthFacts,
+  LostStoriesFacts,
+  PaymentFacts,
+  StaleFacts,
+  ThrottledFacts,
+} from "./health.facts.ts";
+export { accountHealth, destinationHealth, planHealth };
 
 /** SPEC §4 running card, from the running backups' progress (null: still listing). */
 export function progressText(progress: SyncProgress | null): string {
@@ -291,7 +170,8 @@ export function syncHealth(f: HealthFacts): SyncHealth {
   const troubled = accounts.filter((a) =>
     ["needs_reconnection", "failing", "token_expiring"].includes(a.state),
   );
-  const common = { next_step: step, accounts, destinations: [drive], last_run: lastRun };
+  const plan = planHealth(f);
+  const common = { next_step: step, accounts, destinations: [drive], plan, last_run: lastRun };
 
   if (f.accounts.length === 0 || drive.state === "not_connected") {
     const cause = f.accounts.length === 0 ? "Instagram is not connected yet." : drive.cause;
@@ -306,7 +186,7 @@ export function syncHealth(f: HealthFacts): SyncHealth {
       since: null,
     };
   }
-  if (drive.state !== "ok") {
+  if (drive.state === "needs_reconnection" || drive.state === "full") {
     return {
       ...common,
       state: "broken",
@@ -348,6 +228,9 @@ export function syncHealth(f: HealthFacts): SyncHealth {
       since: first.since,
     };
   }
+  // What needs the user without stopping backups, or that Keepsake waits out on its own.
+  const later = laterTrouble(accounts, drive, plan);
+  if (later) return { ...common, state: "attention", ready: true, ...later };
   if (f.runningAccountIds.size > 0) {
     return {
       ...common,
@@ -368,4 +251,32 @@ export function syncHealth(f: HealthFacts): SyncHealth {
     fix: null,
     since: null,
   };
+}
+
+type Trouble = Pick<AccountHealth, "cause" | "fix" | "since">;
+
+/**
+ * The headline of a state that leaves backups running (after the broken connections, failing
+ * backups and ending tokens): a day without a sync, stories lost, a failed payment, then a
+ * provider's limit that Keepsake waits out.
+ */
+function laterTrouble(
+  accounts: AccountHealth[],
+  drive: DestinationHealth,
+  plan: PlanHealth,
+): (Trouble & { headline: string }) | null {
+  const pick = ({ cause, fix, since }: Trouble) => ({ cause, fix, since });
+  const stale = accounts.find((a) => a.state === "stale");
+  if (stale)
+    return { headline: `@${stale.username} hasn't been backed up for a day`, ...pick(stale) };
+  const lost = accounts.find((a) => a.state === "stories_lost");
+  if (lost) return { headline: "Stories expired before they could be saved", ...pick(lost) };
+  if (plan.state === "payment_failed")
+    return { headline: "Payment failed: update your payment method", ...pick(plan) };
+  if (drive.state === "throttled")
+    return { headline: "Backups slowed: Google Drive is limiting requests", ...pick(drive) };
+  const limited = accounts.find((a) => a.state === "throttled");
+  if (limited)
+    return { headline: "Backups slowed: Instagram is limiting requests", ...pick(limited) };
+  return null;
 }

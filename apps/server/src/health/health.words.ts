@@ -19,6 +19,12 @@ export const FIXES = {
   chooseAccounts: { label: "Choose accounts", path: "/settings?tab=connections" },
   driveStorage: { label: "Free up Drive space", path: "https://drive.google.com/settings/storage" },
   retryFailed: { label: "Retry failed backups", path: "/backups?filter=failed" },
+  /** Nothing to do (a provider's limit): where the waiting backups are seen. */
+  seeWaiting: { label: "See waiting backups", path: "/backups?filter=pending" },
+  /** The dashboard's own button (SPEC §2 "Backup now" on paid plans). */
+  backupNow: { label: "Backup now", path: "/dashboard" },
+  viewBackups: { label: "View backups", path: "/backups" },
+  updatePayment: { label: "Update payment method", path: "/settings?tab=subscription" },
 } as const satisfies Record<string, HealthFix | ((u: string) => HealthFix)>;
 
 export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -47,4 +53,22 @@ export const CAUSES = {
     `${plural(failed, "backup", "backups")} of @${username} failed${latest ? `: ${latest}` : "."}`,
   tokenExpiring: (username: string, expires: Date) =>
     `Access to @${username} ends on ${dateWords(expires)} and cannot be renewed automatically.`,
+  /** Google Drive limits how fast Keepsake writes: it waits and retries by itself. */
+  driveThrottled: (waiting: number) =>
+    `Google Drive is limiting how fast Keepsake can write: ${plural(waiting, "backup waits", "backups wait")} and Keepsake retries on its own. Nothing to do.`,
+  /** Instagram limits Keepsake's requests (backups waiting, or the last sync refused). */
+  accountThrottled: (username: string, waiting: number) =>
+    waiting > 0
+      ? `Instagram is limiting requests for @${username}: ${plural(waiting, "backup waits", "backups wait")} and Keepsake retries on its own. Nothing to do.`
+      : `Instagram is limiting requests for @${username}: Keepsake tries again at the next sync. Nothing to do.`,
+  /** A paid plan's automatic backups of the account have not completed a sync for a day. */
+  syncStale: (username: string, lastSync: Date | null) =>
+    lastSync
+      ? `The last successful backup sync of @${username} was on ${dateWords(lastSync)}. Automatic backups run every 10 minutes on your plan, so something is holding them up.`
+      : `@${username} has not completed a backup sync since it was connected. Automatic backups run every 10 minutes on your plan, so something is holding them up.`,
+  storiesLost: (username: string, lost: number) =>
+    `${lost === 1 ? "A story" : `${lost} stories`} of @${username} expired before Keepsake could save ${lost === 1 ? "it" : "them"}: Instagram removes stories after 24 hours, so ${lost === 1 ? "it" : "they"} can no longer be saved.`,
+  /** Stripe could not charge the card and retries; the plan runs meanwhile. */
+  paymentFailed: (tier: string, until: Date | null) =>
+    `We couldn't charge your card for your ${tier} plan. Your plan keeps running${until ? ` until ${dateWords(until)}` : ""} while Stripe tries again over the next days.`,
 } as const;

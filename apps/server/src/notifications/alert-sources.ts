@@ -1,5 +1,5 @@
 import type { LostConnection } from "../connections/index.ts";
-import type { FailureFacts } from "../health/index.ts";
+import type { FailureFacts, LostStoriesFacts } from "../health/index.ts";
 
 /** What the alerts are told by other areas, and what their checks read of them. */
 
@@ -79,6 +79,8 @@ export interface AlertSources {
   mayReceiveDigest(userId: string): Promise<boolean>;
   /** Each account's failed backups, as the health state reads them (its `failures` source). */
   failures(userId: string): Promise<FailureFacts[]>;
+  /** Each account's lost stories, as the health state reads them (its `lostStories` source). */
+  lostStories(userId: string, from: Date, to: Date): Promise<LostStoriesFacts[]>;
 
   // What the resolution of open alerts reads.
   /** How many of the account's backups are failed now. */

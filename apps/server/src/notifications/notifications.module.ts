@@ -63,6 +63,7 @@ export function createNotificationsModule(
       mayReceiveDigest: (userId) => deps.mail.mayReceive(userId, "digest_weekly"),
       // The health state's reading of failed backups (its words head the failure summary).
       failures: backupsReads.failuresByAccount,
+      lostStories: backupsReads.lostStoriesByAccount,
       // What the resolution of open alerts reads.
       failedBackupsOf: backupsReads.failedBackupsOf,
       completedSince: async (userId, since) =>

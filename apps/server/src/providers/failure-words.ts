@@ -44,11 +44,32 @@ export const connectFirstWords = {
   s3: "Connect your S3 storage in Settings first: this account's backups go there.",
 } as const;
 
+/** A provider limiting Keepsake's requests, as a backup waiting for it records it. */
+export const limitingWords = (who: string) => `${who} is limiting requests right now`;
+
+/**
+ * Whose limit a backup's recorded words name ("Retrying: Google Drive is limiting requests
+ * right now"): the health state's "throttled" reads it back. Null when the words name none.
+ */
+export function throttledBy(message: string | null): "google" | "instagram" | null {
+  if (!message) return null;
+  if (message.includes(limitingWords(WHO.google))) return "google";
+  if (message.includes(limitingWords(WHO.instagram))) return "instagram";
+  return null;
+}
+
+/** A backup put off because the provider asked for a wait longer than a worker sleeps. */
+export function backupWaitWords(cause: unknown): string {
+  return cause instanceof ProviderError && cause.kind === "throttled"
+    ? `Waiting: ${limitingWords(WHO[cause.provider])}`
+    : "Waiting for the provider's rate limit to reset";
+}
+
 /** A backup attempt that will be tried again. */
 export function backupRetryWords(err: unknown): string {
   if (err instanceof ProviderError) {
     const who = WHO[err.provider];
-    if (err.kind === "throttled") return `${who} is limiting requests right now`;
+    if (err.kind === "throttled") return limitingWords(who);
     if (err.kind === "transient" || err.kind === "network")
       return `${notResponding(who)} (${err.message})`;
     return `${who}: ${err.message}`;
@@ -60,7 +81,7 @@ export function backupRetryWords(err: unknown): string {
 export function syncFailureWords(err: unknown): string | null {
   if (!(err instanceof ProviderError)) return null;
   if (err.kind === "throttled") {
-    return "Instagram is limiting requests right now. Keepsake will try again shortly.";
+    return `${limitingWords("Instagram")}. Keepsake will try again shortly.`;
   }
   if (err.kind === "transient" || err.kind === "network") {
     return notRespondingTryLater("Instagram");

@@ -62,9 +62,10 @@ export function createAccountsRepository(db: Db) {
 
     /**
      * Active accounts of users on a plan with automatic backups whose last successful sync
-     * (or connection, when it never synced) is older than `before` (the stale-sync alert).
+     * (or connection, when it never synced) is older than `before` (the stale-sync alert), of
+     * every user or of `userId` (its health state).
      */
-    staleAutoSyncAccounts(tiers: readonly string[], before: Date) {
+    staleAutoSyncAccounts(tiers: readonly string[], before: Date, userId?: string) {
       return db
         .selectFrom("instagram_accounts as a")
         .innerJoin("users as u", "u.id", "a.user_id")
@@ -75,6 +76,7 @@ export function createAccountsRepository(db: Db) {
         .where("u.is_active", "=", true)
         .where("u.subscription_tier", "in", tiers as ("premium" | "pro" | "agency")[])
         .where(sql<boolean>`coalesce(st.last_sync_at, a.connected_at) < ${before}`)
+        .$if(userId !== undefined, (q) => q.where("a.user_id", "=", userId as string))
         .orderBy("a.id")
         .limit(5000)
         .execute();

@@ -1,4 +1,5 @@
 import type { GraphUsage } from "../providers/instagram/media.client.ts";
+import { ProviderError } from "../providers/provider-error.ts";
 import { DeferError, withBackoff } from "../providers/retry.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 
@@ -19,7 +20,12 @@ export function createGraphPacer(s: EngineSettings, now: () => number = Date.now
     if (u && u.regainMinutes > 0) {
       const left = u.at + u.regainMinutes * 60_000 - now();
       // Throttled: the whole job waits (rather than a worker sleeping for minutes).
-      if (left > 0) throw new DeferError(left, new Error("Graph usage at 100%"));
+      if (left > 0) {
+        const limited = new ProviderError("instagram", "throttled", "Graph usage at 100%", {
+          retryAfterMs: left,
+        });
+        throw new DeferError(left, limited);
+      }
       usage.delete(accountKey);
       return;
     }

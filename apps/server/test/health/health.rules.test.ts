@@ -147,4 +147,79 @@ describe("health rules", () => {
       fix: { label: "Retry failed backups" },
     });
   });
+
+  it("a provider's limit: throttled until a backup completes after it; a failing account or a full Drive comes first", () => {
+    const HOUR = 3600_000;
+    const marked = new Date(now.getTime() - HOUR);
+    const waiting = (message: string) => ({
+      accountId: "a1",
+      message,
+      waiting: 2,
+      since: new Date(now.getTime() - 2 * HOUR),
+      latestAt: marked,
+    });
+    const drive = waiting("Retrying: Google Drive is limiting requests right now");
+    const h = syncHealth(facts({ throttled: [drive] }));
+    expect(h.destinations[0]).toMatchObject({
+      state: "throttled",
+      since: new Date(now.getTime() - 2 * HOUR).toISOString(),
+    });
+    expect(h).toMatchObject({ state: "attention", ready: true });
+    // A backup completed after it: the limit let go.
+    const later = syncHealth(facts({ throttled: [drive], lastCompletedAt: now }));
+    expect(later.destinations[0]?.state).toBe("ok");
+    expect(later.state).toBe("ready");
+    // Drive full explains more than its limit does.
+    const full = syncHealth(
+      facts({
+        throttled: [drive],
+        failures: [
+          { accountId: "a1", failed: 1, since: now, latestAt: now, latest: syncMessages.driveFull },
+        ],
+      }),
+    );
+    expect(full.destinations[0]?.state).toBe("full");
+
+    const ig = waiting("Waiting: Instagram is limiting requests right now");
+    expect(syncHealth(facts({ throttled: [ig] })).accounts[0]?.state).toBe("throttled");
+    const failing = syncHealth(
+      facts({
+        throttled: [ig],
+        failures: [{ accountId: "a1", failed: 1, since: now, latestAt: now, latest: "HTTP 403" }],
+      }),
+    );
+    expect(failing.accounts[0]?.state).toBe("failing");
+    // Other words are no limit.
+    const other = syncHealth(facts({ throttled: [waiting("Retrying: Instagram: HTTP 500")] }));
+    expect(other.accounts[0]?.state).toBe("ok");
+  });
+
+  it("stale while no sync runs; lost stories and a stale account come before a failed payment", () => {
+    const stale = { id: "a1", last_sync_at: new Date(now.getTime() - 2 * DAY), connected_at: now };
+    const payment = { tier: "pro", since: now, periodEnd: new Date(now.getTime() + 3 * DAY) };
+    const h = syncHealth(facts({ stale: [stale], payment }));
+    expect(h.accounts[0]?.state).toBe("stale");
+    expect(h.plan.state).toBe("payment_failed");
+    expect(h.headline).toBe("@lumen.studio hasn't been backed up for a day");
+    const running = syncHealth(facts({ stale: [stale], runningAccountIds: new Set(["a1"]) }));
+    expect(running.accounts[0]?.state).toBe("syncing");
+    const paying = syncHealth(facts({ payment }));
+    expect(paying).toMatchObject({
+      state: "attention",
+      ready: true,
+      headline: "Payment failed: update your payment method",
+      cause:
+        "We couldn't charge your card for your pro plan. Your plan keeps running until November 30, 2026 while Stripe tries again over the next days.",
+      fix: { label: "Update payment method", path: "/settings?tab=subscription" },
+    });
+    const lost = syncHealth(
+      facts({ lostStories: [{ accountId: "a1", lost: 1, since: now, latestAt: now }], payment }),
+    );
+    expect(lost.accounts[0]).toMatchObject({
+      state: "stories_lost",
+      cause:
+        "A story of @lumen.studio expired before Keepsake could save it: Instagram removes stories after 24 hours, so it can no longer be saved.",
+    });
+    expect(lost.headline).toBe("Stories expired before they could be saved");
+  });
 });

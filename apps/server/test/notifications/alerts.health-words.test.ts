@@ -5,13 +5,14 @@ import {
   type SyncHealth,
   syncMessages,
 } from "@keepsake/contracts";
-import { DEMO_GOOGLE, type SandboxMail } from "@keepsake/sandbox";
+import { DEMO_GOOGLE, SANDBOX_PRICES, type SandboxMail } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountMailJob } from "../../src/auth/account-mail.job.ts";
 import { deliverMailJob, mailSweepJob } from "../../src/mail/mail.jobs.ts";
 import { alertsCheckJob } from "../../src/notifications/alerts.jobs.ts";
 import { syncAccountJob } from "../../src/sync/jobs/sync-account.job.ts";
 import { backupHelpers, FAST_ENGINE } from "../support/backup.ts";
+import { billingHelpers, stripeEnv } from "../support/billing.ts";
 import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
 
 // Issue 36/37: the bell and the alert e-mails word each cause as the health state does (one
@@ -23,7 +24,8 @@ const HOUR = 3600_000;
 
 beforeAll(async () => {
   t = await createSandboxedApp(
-    {},
+    // Billing through the sandbox's Stripe: a payment that fails for real (the plan's state).
+    stripeEnv,
     {
       // The queues exist (connecting queues a first sync, signing up an account mail); no
       // worker runs them: each test makes its own state.
@@ -136,7 +138,48 @@ const accountCases = {
       });
     },
   },
-} satisfies Record<Exclude<AccountHealthState, "ok" | "syncing">, Case>;
+  stale: {
+    category: "alert_sync_stale",
+    cause: async (u) => {
+      await t.setTier(u.user.id, "pro");
+      await t.rows.sync.upsertSyncState({
+        account_id: u.accountId,
+        last_sync_at: new Date(t.clock.now().getTime() - 30 * HOUR),
+      });
+      await runCheck();
+    },
+  },
+  stories_lost: {
+    category: "alert_stories",
+    cause: async (u) => {
+      await h.syncAndDrain(u.user.id, u.accountId, "refresh");
+      const posts = await t.ctx.db
+        .selectFrom("posts")
+        .select("id")
+        .where("account_id", "=", u.accountId)
+        .orderBy("id")
+        .limit(2)
+        .execute();
+      expect(posts).toHaveLength(2);
+      // Two stories still waiting for their backup when their 24 hours ended.
+      for (const p of posts) {
+        await t.rows.sync.updatePost(p.id, {
+          media_product_type: "STORY",
+          posted_at: new Date(t.clock.now().getTime() - 25 * HOUR),
+        });
+        await t.rows.backups.upsertBackup({
+          post_id: p.id,
+          user_id: u.user.id,
+          account_id: u.accountId,
+          status: "pending",
+          error_message: null,
+        });
+      }
+      await runCheck();
+    },
+  },
+  // "throttled" raises no alert: nothing to do, it clears by itself (health.throttled.test.ts).
+} satisfies Record<Exclude<AccountHealthState, "ok" | "syncing" | "throttled">, Case>;
 
 /** Every cause Drive's health state names; "not connected" is the first-run path's step. */
 const destinationCases = {
@@ -153,7 +196,8 @@ const destinationCases = {
     google: DEMO_GOOGLE.sam.sub,
     cause: (u) => failBackups(u, syncMessages.driveFull, "drive_full"),
   },
-} satisfies Record<Exclude<DestinationHealthState, "ok" | "not_connected">, Case>;
+  // "throttled" raises no alert (health.throttled.test.ts).
+} satisfies Record<Exclude<DestinationHealthState, "ok" | "not_connected" | "throttled">, Case>;
 
 /**
  * Delivers the user's queued messages as the mail worker would (no worker runs here: the first
@@ -224,6 +268,35 @@ describe("alerts word each cause as the health state does", () => {
       await expectWorded(u, c, drive!);
     }, 60_000);
   }
+
+  it("a payment Stripe could not take: the plan's state, the bell and the e-mail carry its cause and fix", async () => {
+    const b = billingHelpers(t);
+    const u = await newUser(DEMO_GOOGLE.jordan.sub);
+    await b.newEvents();
+    await b.checkout(u.token, SANDBOX_PRICES.pro.monthly);
+    await b.deliverAll(await b.newEvents());
+    expect((await health(u)).plan).toEqual({
+      state: "ok",
+      cause: null,
+      fix: null,
+      since: null,
+    });
+    const customer = (await b.stripe.customers.list({ email: u.user.email })).data[0]!;
+    const sub = (await b.subscriptionOf(customer.id))!;
+    await h.control("/stripe/payment_failed", { body: { subscription: sub.id } });
+    await b.deliverAll(await b.newEvents());
+    const s = await health(u);
+    expect(s.plan.state).toBe("payment_failed");
+    expect(s.plan.cause).toMatch(
+      /^We couldn't charge your card for your pro plan\. Your plan keeps running until /,
+    );
+    expect(s).toMatchObject({ state: "attention", ready: true, fix: s.plan.fix });
+    await expectWorded(
+      u,
+      { category: "alert_billing", title: /payment failed/, cause: async () => {} },
+      s.plan,
+    );
+  }, 60_000);
 
   it("Google Drive not connected is the first-run path's step, not an alert", async () => {
     const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {

@@ -1,5 +1,4 @@
 import { CAUSES, FIXES } from "../../health/index.ts";
-import { dateWords } from "../alert-words.ts";
 import { alertKind, defineAlert } from "./define.ts";
 
 /**
@@ -22,16 +21,16 @@ export const billingAlert = defineAlert({
   hooks: {
     async billingEvent(e, ctx) {
       if (e.type === "invoice.payment_failed") {
-        const until = e.periodEnd ? ` until ${dateWords(e.periodEnd)}` : "";
         await ctx.notify(e.userId, {
           key: `alert:payment-failed:${e.eventId}`,
           kind,
           title: "Your Keepsake payment failed",
           paragraphs: [
-            `We couldn't charge your card for your ${e.after} plan. Your plan keeps running${until} while Stripe tries again over the next days.`,
-            "If every retry fails, the subscription ends and your plan returns to Free: automatic backups stop, and accounts beyond the free plan's one are paused. Update your payment method to keep everything running.",
+            // The health state's "payment_failed" cause (the plan as the event left it).
+            CAUSES.paymentFailed(e.after, e.periodEnd),
+            `If every retry fails, the subscription ends and your plan returns to Free: automatic backups stop, and accounts beyond the free plan's one are paused. ${FIXES.updatePayment.label} to keep everything running.`,
           ],
-          action: { label: "Update payment method", path: SUBSCRIPTION },
+          action: FIXES.updatePayment,
         });
       }
       if (e.after === e.before) return;

@@ -1,3 +1,4 @@
+import { CAUSES, FIXES } from "../../health/index.ts";
 import { shortHash } from "../alert-words.ts";
 import { type AlertContext, alertKind, DAY_MS, defineAlert } from "./define.ts";
 
@@ -25,20 +26,25 @@ async function lostStories(ctx: AlertContext, now: Date): Promise<number> {
     const owner = await sources.accountOwner(accountId);
     if (!owner) continue;
     const n = fresh.length;
+    // The health state's words for the account: the stories it counts lost now; this check's
+    // own when a backup completed since (the state has cleared).
+    const state = (
+      await sources.lostStories(owner.user_id, new Date(now.getTime() - 7 * DAY_MS), now)
+    ).find((x) => x.accountId === accountId);
     try {
       const r = await ctx.notify(owner.user_id, {
         key: `alert:stories-lost:${accountId}:${shortHash(fresh.map((s) => s.post_id).join(","))}`,
         kind,
         title: `${n} ${n === 1 ? "story" : "stories"} of @${owner.username} expired before ${n === 1 ? "it" : "they"} could be saved`,
         paragraphs: [
-          `Instagram removes stories after 24 hours, and ${n === 1 ? "this one" : `these ${n}`} could not be backed up in time. They can no longer be saved.`,
+          CAUSES.storiesLost(owner.username, state?.lost ?? n),
           "To keep the next ones, make sure the account and Google Drive stay connected and your Drive has room.",
         ],
         items: fresh.map(
           (s) =>
             `Story posted ${new Date(s.posted_at).toISOString().slice(0, 16).replace("T", " ")} UTC${s.error_message ? ` — ${s.error_message}` : ""}`,
         ),
-        action: { label: "View backups", path: "/backups" },
+        action: FIXES.viewBackups,
       });
       if (r.created) sent++;
     } catch (err) {

@@ -1,4 +1,4 @@
-import { dateWords } from "../alert-words.ts";
+import { CAUSES, FIXES } from "../../health/index.ts";
 import { type AlertContext, alertKind, DAY_MS, defineAlert } from "./define.ts";
 
 /** Accounts on a paid plan without a successful sync for 24 hours (the periodic check). */
@@ -23,12 +23,11 @@ async function staleSyncs(ctx: AlertContext, now: Date): Promise<number> {
       kind,
       title: `@${a.username} hasn't been backed up for a day`,
       paragraphs: [
-        since
-          ? `The last successful backup sync of @${a.username} was on ${dateWords(since)}. Automatic backups run every 10 minutes on your plan, so something is holding them up.`
-          : `@${a.username} has not completed a backup sync since it was connected. Automatic backups run every 10 minutes on your plan, so something is holding them up.`,
-        "Check the connection of the account and of Google Drive, then press Backup now on the dashboard.",
+        // The health state's "stale" cause, from the same rows (its `stale` source).
+        CAUSES.syncStale(a.username, since),
+        `Check the connection of the account and of Google Drive, then press ${FIXES.backupNow.label} on the dashboard.`,
       ],
-      action: { label: "Open dashboard", path: "/dashboard" },
+      action: FIXES.backupNow,
     });
     if (r.created) sent++;
   }

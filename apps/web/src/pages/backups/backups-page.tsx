@@ -1,4 +1,4 @@
-import type { BackupStatus } from "@keepsake/contracts";
+import type { BackupStatus, SyncHealth } from "@keepsake/contracts";
 import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts/sync-messages";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -37,6 +37,17 @@ const LABELS: Record<Filter, string> = {
   failed: "Failed",
   gone: "No longer on Instagram",
 };
+
+/**
+ * The causes of the health state's "throttled" (issue 36): a provider limits Keepsake's
+ * requests and backups wait for it, which the Pending filter ("See waiting backups") lists.
+ */
+export function throttledCauses(health: SyncHealth | undefined): string[] {
+  if (!health) return [];
+  return [...health.destinations, ...health.accounts]
+    .filter((x) => x.state === "throttled" && x.cause)
+    .map((x) => x.cause as string);
+}
 
 /** SPEC §2 /backups: the current sync, the backups (polled every 5 s), filters and retries. */
 export function BackupsPage() {
@@ -77,6 +88,7 @@ export function BackupsPage() {
   useEffect(() => {
     if (jobState) void queryClient.invalidateQueries({ queryKey: healthKey });
   }, [jobState, queryClient]);
+  const limits = throttledCauses(health.data);
   const overLimit = stats.data
     ? overLimitText(stats.data, user?.subscription_tier ?? "free")
     : null;
@@ -99,6 +111,14 @@ export function BackupsPage() {
           run={health.data?.last_run}
           progress={stats.data?.sync_progress}
         />
+      )}
+
+      {limits.length > 0 && (
+        <div className="backups-waiting" role="status" data-testid="throttled-note">
+          {limits.map((cause) => (
+            <p key={cause}>{cause}</p>
+          ))}
+        </div>
       )}
 
       <div className="backups-toolbar">

@@ -67,15 +67,25 @@ interface TierStateProps {
   health?: SyncHealth | undefined;
 }
 
-/** What the health state adds to the card: Drive full, failing backups, a token ending. */
-function healthTrouble(health: SyncHealth | undefined) {
+/** Account states the card names with their fix (broken and paused ones have their own notes). */
+const NOTED_ACCOUNT_STATES = new Set(["failing", "token_expiring", "stale", "stories_lost"]);
+
+/**
+ * What the health state adds to the card: Drive full, failing backups, a token ending, backups
+ * a day behind, lost stories, a failed payment, then a provider's limit Keepsake waits out.
+ */
+export function healthTrouble(health: SyncHealth | undefined) {
   if (!health) return null;
   const drive = health.destinations.find((d) => d.kind === "google_drive");
   if (drive?.state === "full") return { cause: drive.cause, fix: drive.fix, stops: true };
-  const account = health.accounts.find(
-    (a) => a.state === "failing" || a.state === "token_expiring",
-  );
-  return account ? { cause: account.cause, fix: account.fix, stops: false } : null;
+  const account = health.accounts.find((a) => NOTED_ACCOUNT_STATES.has(a.state));
+  if (account) return { cause: account.cause, fix: account.fix, stops: false };
+  // An answer of an older server may lack the plan.
+  const plan = health.plan as SyncHealth["plan"] | undefined;
+  if (plan?.state === "payment_failed") return { cause: plan.cause, fix: plan.fix, stops: false };
+  const limited =
+    drive?.state === "throttled" ? drive : health.accounts.find((a) => a.state === "throttled");
+  return limited ? { cause: limited.cause, fix: limited.fix, stops: false } : null;
 }
 
 /**

@@ -1,0 +1,186 @@
+import {
+  type AccountHealth,
+  type DestinationHealth,
+  type PlanHealth,
+  syncMessages,
+} from "@keepsake/contracts";
+import { throttledBy } from "../providers/failure-words.ts";
+import type { AccountFacts, HealthFacts, ThrottledFacts } from "./health.facts.ts";
+import { CAUSES, FIXES } from "./health.words.ts";
+
+/**
+ * The state of each destination, account and the plan (issue 36), with its cause and fix;
+ * health.rules.ts puts them together. Pure: the facts are read by the service.
+ */
+
+const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+const earliest = (ds: Date[]) => new Date(Math.min(...ds.map((d) => +d)));
+/** Failures the destination's own state explains (not the account's). */
+const driveWords = new Set<string | null>([syncMessages.driveFull]);
+const isDriveAccessWords = (s: string | null) => !!s && /Google Drive access/i.test(s);
+
+/**
+ * Backups waiting for `who`'s limit, marked after the last backup that completed: a backup
+ * taken since means the limit let go, and the waiting ones are retried on their own.
+ */
+function waitingFor(f: HealthFacts, who: "google" | "instagram", accountId?: string) {
+  return (f.throttled ?? []).filter(
+    (x: ThrottledFacts) =>
+      throttledBy(x.message) === who &&
+      (accountId === undefined || x.accountId === accountId) &&
+      (f.lastCompletedAt === null || +x.latestAt > +f.lastCompletedAt),
+  );
+}
+
+export function destinationHealth(f: HealthFacts): DestinationHealth {
+  const base = { kind: "google_drive" as const, label: f.drive?.google_email ?? null };
+  if (!f.drive) {
+    return {
+      ...base,
+      state: "not_connected",
+      cause: CAUSES.driveNotConnected,
+      fix: FIXES.connectDrive,
+      since: null,
+    };
+  }
+  if (f.drive.status === "needs_reconnection") {
+    return {
+      ...base,
+      state: "needs_reconnection",
+      cause: CAUSES.driveRevoked(f.drive.status_reason),
+      fix: FIXES.reconnectDrive,
+      since: iso(f.drive.updated_at),
+    };
+  }
+  // Drive refused a backup for want of space and took none since: nothing fits.
+  const full = f.failures.filter(
+    (x) =>
+      x.latest === syncMessages.driveFull &&
+      (f.lastCompletedAt === null || +x.latestAt > +f.lastCompletedAt),
+  );
+  if (full.length > 0) {
+    return {
+      ...base,
+      state: "full",
+      cause: CAUSES.driveFull,
+      fix: FIXES.driveStorage,
+      since: iso(earliest(full.map((x) => x.since))),
+    };
+  }
+  // Drive limits Keepsake's writes: the backups wait and are retried; nothing to do.
+  const limited = waitingFor(f, "google");
+  if (limited.length > 0) {
+    return {
+      ...base,
+      state: "throttled",
+      cause: CAUSES.driveThrottled(limited.reduce((n, x) => n + x.waiting, 0)),
+      fix: FIXES.seeWaiting,
+      since: iso(earliest(limited.map((x) => x.since))),
+    };
+  }
+  return { ...base, state: "ok", cause: null, fix: null, since: null };
+}
+
+/** The account's latest finished sync, when Instagram's limit ended it (and none ran since). */
+function throttledSync(a: AccountFacts, f: HealthFacts) {
+  const latest = (f.recentRuns ?? []).find(
+    (r) => r.account_id === a.id && r.status !== "running" && r.status !== "cancelled",
+  );
+  return latest?.status === "failed" && throttledBy(latest.error_message) === "instagram"
+    ? latest
+    : null;
+}
+
+export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
+  const base = { account_id: a.id, username: a.username };
+  const expires = a.token_expires_at ? new Date(a.token_expires_at) : null;
+  if (a.paused_by_plan) {
+    return {
+      ...base,
+      state: "paused_by_plan",
+      cause: CAUSES.accountPaused(a.username),
+      fix: FIXES.chooseAccounts,
+      since: null,
+    };
+  }
+  if (a.status === "needs_reconnection" || (expires && +expires <= +f.now)) {
+    return {
+      ...base,
+      state: "needs_reconnection",
+      cause: CAUSES.accountRevoked(a.username, a.status_reason),
+      fix: FIXES.reconnect(a.username),
+      since: iso(a.status === "needs_reconnection" ? a.updated_at : expires),
+    };
+  }
+  const failing = f.failures.find((x) => x.accountId === a.id);
+  if (failing && !driveWords.has(failing.latest) && !isDriveAccessWords(failing.latest)) {
+    return {
+      ...base,
+      state: "failing",
+      cause: CAUSES.accountFailing(a.username, failing.failed, failing.latest),
+      fix: FIXES.retryFailed,
+      since: iso(failing.since),
+    };
+  }
+  // Instagram limits Keepsake's requests: backups wait for it, or it ended the last sync.
+  const limited = waitingFor(f, "instagram", a.id);
+  const sync = limited.length === 0 ? throttledSync(a, f) : null;
+  if (limited.length > 0 || sync) {
+    const since = sync ? sync.completed_at : iso(earliest(limited.map((x) => x.since)));
+    return {
+      ...base,
+      state: "throttled",
+      cause: CAUSES.accountThrottled(
+        a.username,
+        limited.reduce((n, x) => n + x.waiting, 0),
+      ),
+      fix: limited.length > 0 ? FIXES.seeWaiting : null,
+      since: since ?? null,
+    };
+  }
+  const lost = f.lostStories?.find((x) => x.accountId === a.id);
+  if (lost) {
+    return {
+      ...base,
+      state: "stories_lost",
+      cause: CAUSES.storiesLost(a.username, lost.lost),
+      fix: FIXES.viewBackups,
+      since: iso(lost.since),
+    };
+  }
+  if (a.connected_via === "facebook" && expires && +expires - +f.now <= f.expiringWindowMs) {
+    return {
+      ...base,
+      state: "token_expiring",
+      cause: CAUSES.tokenExpiring(a.username, expires),
+      fix: FIXES.reconnect(a.username),
+      since: null,
+    };
+  }
+  if (f.runningAccountIds.has(a.id)) {
+    return { ...base, state: "syncing", cause: null, fix: null, since: null };
+  }
+  const stale = f.stale?.find((x) => x.id === a.id);
+  if (stale) {
+    const last = stale.last_sync_at ? new Date(stale.last_sync_at) : null;
+    return {
+      ...base,
+      state: "stale",
+      cause: CAUSES.syncStale(a.username, last),
+      fix: FIXES.backupNow,
+      since: iso(last ?? stale.connected_at),
+    };
+  }
+  return { ...base, state: "ok", cause: null, fix: null, since: null };
+}
+
+/** The plan: a payment Stripe could not take, while it retries and the plan still runs. */
+export function planHealth(f: HealthFacts): PlanHealth {
+  if (!f.payment) return { state: "ok", cause: null, fix: null, since: null };
+  return {
+    state: "payment_failed",
+    cause: CAUSES.paymentFailed(f.payment.tier, f.payment.periodEnd),
+    fix: FIXES.updatePayment,
+    since: iso(f.payment.since),
+  };
+}
