@@ -112,9 +112,8 @@ describe("choosing where an account is backed up", () => {
       expect(b.destination).toBe("dropbox");
       expect(b.google_drive_url).toMatch(/^https:\/\/www\.dropbox\.com\/home\/Apps\/Keepsake\//);
     }
-    const listed = await t.call("GET", "/api/sync/backups", {
+    const listed = await t.call("GET", "/api/sync/backups?status_filter=completed&limit=100", {
       token: user.token,
-      query: { status_filter: "completed" },
     });
     const ours = (listed.body.backups as { instagram_post_id: string; destination: string }[])
       .filter((b) => posts.some((p) => p.id === b.instagram_post_id))
