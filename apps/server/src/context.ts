@@ -122,6 +122,7 @@ export function createContext(deps: ContextDeps): AppContext {
     ...base,
     auth: auth.auth,
     disconnectGoogle: (userId) => connections.tokens.disconnectGoogle(userId),
+    disconnectDestinations: (userId) => connections.destinations.custody.disconnectAll(userId),
     revokeFacebook: (userId) => connections.tokens.revokeFacebookGrants(userId),
     forgetBillingCustomer: (userId) => billing.billing.forgetCustomer(userId),
     queue,

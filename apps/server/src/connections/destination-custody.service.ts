@@ -203,6 +203,15 @@ export function createDestinationCustody(deps: DestinationCustodyDeps) {
         revoked,
       };
     },
+
+    /** Every destination of a user forgotten (a user deleted): Dropbox grants revoked first. */
+    async disconnectAll(userId: string): Promise<{ revoked: number }> {
+      let revoked = 0;
+      for (const row of await repo.list(userId)) {
+        if ((await this.disconnect(userId, row.kind)).revoked) revoked++;
+      }
+      return { revoked };
+    },
   };
 }
 

@@ -10,6 +10,8 @@ export interface UserDeletionDeps {
   repo: UserDeletionRepository;
   /** Revokes the user's Google grant (best effort) and forgets the tokens. */
   disconnectGoogle(userId: string): Promise<{ revoked: boolean }>;
+  /** Revokes the user's Dropbox grant (best effort) and forgets every other destination. */
+  disconnectDestinations(userId: string): Promise<{ revoked: number }>;
   /** De-authorises Keepsake at Facebook for accounts connected through Facebook Login. */
   revokeFacebook(userId: string): Promise<{ revoked: number; failed: number }>;
   /** Cancels live Stripe subscriptions and deletes the Stripe customer; throws when it cannot. */
@@ -23,7 +25,7 @@ export interface UserDeletionDeps {
 /**
  * Deleting a user (by an admin, or by the user in Settings → Profile): a live Stripe
  * subscription is cancelled and the Stripe customer deleted, the Google grant is revoked at
- * Google and Facebook Login grants at Facebook, queued work is dropped, and every row Keepsake
+ * Google, a Dropbox grant at Dropbox, and Facebook Login grants at Facebook, queued work is dropped, and every row Keepsake
  * holds about the user is deleted. Files already in their Drive stay there: Keepsake never deletes Drive files.
  * Instagram Login has no revocation endpoint; its tokens are deleted with the accounts.
  */
@@ -41,6 +43,9 @@ export function createUserDeletionService(deps: UserDeletionDeps) {
           deps.log?.warn({ userId: user.id }, "google disconnect during deletion failed");
         }
       }
+      await deps.disconnectDestinations(user.id).catch(() => {
+        deps.log?.warn({ userId: user.id }, "destination disconnect during deletion failed");
+      });
       const facebook = await deps.revokeFacebook(user.id).catch(() => {
         deps.log?.warn({ userId: user.id }, "facebook revoke during deletion failed");
         return { revoked: 0, failed: 1 };

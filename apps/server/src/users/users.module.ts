@@ -12,7 +12,10 @@ import { registerUserRoutes } from "./users.routes.ts";
 /** A user's profile and deleting a user everywhere (Stripe, Google, Facebook, rows, jobs). */
 export function createUsersModule(
   deps: ModuleBase &
-    Pick<UserDeletionDeps, "disconnectGoogle" | "revokeFacebook" | "forgetBillingCustomer"> & {
+    Pick<
+      UserDeletionDeps,
+      "disconnectGoogle" | "disconnectDestinations" | "revokeFacebook" | "forgetBillingCustomer"
+    > & {
       queue: UserDeletionDeps["queue"];
       forgetMail: NonNullable<UserDeletionDeps["forgetMail"]>;
       auth: AuthService;
@@ -21,6 +24,7 @@ export function createUsersModule(
   const userDeletion: UserDeletionService = createUserDeletionService({
     repo: createUserDeletionRepository(deps.db),
     disconnectGoogle: deps.disconnectGoogle,
+    disconnectDestinations: deps.disconnectDestinations,
     revokeFacebook: deps.revokeFacebook,
     forgetBillingCustomer: deps.forgetBillingCustomer,
     queue: deps.queue,
