@@ -16,11 +16,19 @@ export interface ModuleBase {
   log?: ServiceLog;
 }
 
+/** The providers whose calls the status page counts (status/call-stats.ts: MonitoredProvider). */
+export type CountedProvider = "instagram" | "google" | "dropbox" | "microsoft" | "s3";
+
 /** The `fetch` each provider's calls go through, counted for the status page (status area). */
 export interface ProviderCalls {
-  fetchFor(provider: "instagram" | "google"): FetchLike;
-  /** Told the outcome of each streamed Drive upload (`fetchFor` does not see them). */
-  streamedFor(provider: "google"): (failed: boolean) => void;
+  fetchFor(provider: CountedProvider): FetchLike;
+  /** Told the outcome of each streamed upload (Drive's, Dropbox's, OneDrive's: `fetchFor` does not see them). */
+  streamedFor(provider: CountedProvider): (failed: boolean) => void;
+  /**
+   * Told the outcome of each call made through an SDK without `fetch`: S3's `@aws-sdk/client-s3`,
+   * whose client counts through `s3CallCounter(record)` (providers/s3/s3-call-counter.ts).
+   */
+  recordFor(provider: CountedProvider): (failed: boolean) => void;
 }
 
 /** `{ log }` when there is one (optional properties are left out, not set to undefined). */

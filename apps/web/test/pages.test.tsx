@@ -8,7 +8,7 @@ import { ContactPage } from "../src/pages/contact/contact-page.tsx";
 import { faqs, searchFaqs } from "../src/pages/help/help-page.tsx";
 import { heroCta } from "../src/pages/landing/hero-cta.ts";
 import { PricingPage } from "../src/pages/pricing/pricing-page.tsx";
-import { bannerOf } from "../src/pages/status/status-data.ts";
+import { bannerOf, groupComponents } from "../src/pages/status/status-data.ts";
 import { StatusPage } from "../src/pages/status/status-page.tsx";
 import { type FakeRequest, fakeFetch } from "./fake-api.ts";
 import { makeAuth, makeUser, renderWithAuth } from "./helpers.tsx";
@@ -116,6 +116,64 @@ describe("status", () => {
     expect(screen.getByText("Google Drive API degraded")).toBeTruthy();
     expect(screen.getByText(/Duration: 6 minutes/)).toBeTruthy();
     expect(calls.filter((c) => c.path === "/status")).toHaveLength(2);
+  });
+
+  it("lists the backup destinations apart, each with its state; the banner counts them", async () => {
+    const destination = (id: string, name: string, kind: string, status: string) => ({
+      ...component(id, status, 100),
+      name,
+      destination: kind,
+    });
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch(() => [
+        200,
+        answer(
+          [
+            component("api", "operational", 99.5),
+            destination("google", "Google Drive API", "google_drive", "operational"),
+            destination("dropbox", "Dropbox API", "dropbox", "degraded"),
+            destination("s3", "S3 storage", "s3", "operational"),
+          ],
+          [],
+        ),
+      ]),
+    );
+    renderWithAuth(<StatusPage />, { path: "/status" });
+    expect(await screen.findByText("Some Systems Degraded")).toBeTruthy();
+    const services = screen.getAllByRole("list")[0]!;
+    expect(
+      [...services.querySelectorAll("[data-component]")].map((r) =>
+        r.getAttribute("data-component"),
+      ),
+    ).toEqual(["api"]);
+    const destinations = screen.getByRole("list", { name: "Backup destinations" });
+    expect(
+      [...destinations.querySelectorAll("[data-component]")].map((r) => r.textContent),
+    ).toEqual([
+      expect.stringMatching(/^Google Drive API.*Operational$/),
+      expect.stringMatching(/^Dropbox API.*Degraded$/),
+      expect.stringMatching(/^S3 storage.*Operational$/),
+    ]);
+    expect(screen.queryByText("Microsoft Graph (OneDrive)")).toBeNull();
+  });
+
+  it("groups services and destinations; an answer without destinations lists every service", () => {
+    const list: { id: string; destination?: string }[] = [
+      { id: "api" },
+      { id: "google", destination: "google_drive" },
+      { id: "jobs" },
+      { id: "microsoft", destination: "onedrive" },
+    ];
+    expect(groupComponents(list)).toEqual({
+      services: [{ id: "api" }, { id: "jobs" }],
+      destinations: [
+        { id: "google", destination: "google_drive" },
+        { id: "microsoft", destination: "onedrive" },
+      ],
+    });
+    const older: { id: string; destination?: string }[] = [{ id: "api" }, { id: "google" }];
+    expect(groupComponents(older)).toEqual({ services: older, destinations: [] });
   });
 });
 

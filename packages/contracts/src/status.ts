@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EMAIL_PATTERN } from "./auth.ts";
+import { DESTINATION_KINDS } from "./destinations.ts";
 
 export const componentStatus = z.enum(["operational", "degraded", "down"]);
 export type ComponentStatus = z.infer<typeof componentStatus>;
@@ -13,6 +14,12 @@ export const statusComponent = z.object({
   detail: z.string(),
   /** Percentage of the last 90 days' samples in which it was not down; null before any sample. */
   uptime: z.number().nullable(),
+  /**
+   * The backup destination this component serves (issue 38): "google_drive" on the Google Drive
+   * API's; "dropbox", "onedrive" or "s3" on those destinations' components, which are listed
+   * only once Keepsake has called them in the last day. Absent on the other components.
+   */
+  destination: z.enum(DESTINATION_KINDS).optional(),
 });
 export type StatusComponent = z.infer<typeof statusComponent>;
 

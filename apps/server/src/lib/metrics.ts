@@ -18,7 +18,7 @@ export const httpDuration = new client.Histogram({
 
 export const providerCalls = new client.Counter({
   name: "keepsake_provider_calls_total",
-  help: "Calls to Instagram/Facebook and Google by provider and kind (drive.upload.chunk is one resumable upload chunk)",
+  help: "Calls to Instagram/Facebook, Google, Dropbox, Microsoft (OneDrive) and S3 storage by provider and kind (drive.upload.chunk is one resumable upload chunk)",
   labelNames: ["provider", "kind"] as const,
   registers: [registry],
 });
@@ -46,7 +46,9 @@ export const importPlansOpen = new client.Gauge({
 /**
  * What a provider call does, from its URL (the real hosts, or the sandbox's path prefixes named
  * after them): oauth, graph, cdn, drive.api, drive.download, drive.upload.multipart,
- * drive.upload.resumable.start, drive.upload.chunk, other.
+ * drive.upload.resumable.start, drive.upload.chunk, dropbox.api, dropbox.content, onedrive.api,
+ * onedrive.upload, other. S3's calls (the AWS SDK's, no fetch) are counted as `s3.<Operation>`
+ * (providers/s3/s3-call-counter.ts).
  */
 export function providerCallKind(url: string, method: string): string {
   let where: string;
@@ -76,6 +78,16 @@ export function providerCallKind(url: string, method: string): string {
     return "oauth";
   }
   if (/graph\.(instagram|facebook)\.com/.test(where)) return "graph";
+  if (where.includes("content.dropboxapi.com")) return "dropbox.content";
+  if (where.includes("api.dropboxapi.com")) return "dropbox.api";
+  // Graph's upload sessions: on graph.microsoft.com in the sandbox, SharePoint or 1drv for real.
+  if (
+    where.includes("graph.microsoft.com/upload/") ||
+    /\.sharepoint\.com|\.1drv\.com|api\.onedrive\.com/.test(where)
+  ) {
+    return "onedrive.upload";
+  }
+  if (where.includes("graph.microsoft.com")) return "onedrive.api";
   if (/cdninstagram|fbcdn|scontent/.test(where)) return "cdn";
   return "other";
 }

@@ -1,11 +1,22 @@
 import { sql } from "kysely";
+import type { CountedProvider } from "../area-module.ts";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import { providerCallKind, providerCalls, providerErrors } from "../lib/metrics.ts";
 import type { FetchLike } from "../providers/http.ts";
 
-/** The status page's two provider components: Instagram (either Graph host, CDN) and Google. */
-export type MonitoredProvider = "instagram" | "google";
+/**
+ * The providers the status page judges: Instagram (either Graph host, CDN), Google, and the other
+ * backup destinations: Dropbox, Microsoft (Graph's OneDrive and its sign-in) and S3-compatible
+ * storage. Each has its component (status.rules.ts); the names are also the metrics' `provider`
+ * label, as `ProviderError`s name them.
+ */
+export type MonitoredProvider = "instagram" | "google" | "dropbox" | "microsoft" | "s3";
+
+// The modules' view of the recorder (area-module.ts) names the same providers.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const sameProviders: Same<MonitoredProvider, CountedProvider> = true;
+void sameProviders;
 
 /** How long counts wait in memory before they are written (one upsert per provider-minute). */
 const FLUSH_DELAY_MS = 5000;
@@ -87,6 +98,14 @@ export function createCallRecorder(deps: { db: Db; clock: Clock }) {
      * through `fetch`: `sendStream`): failed when the provider answered 5xx or 429, or not at all.
      */
     streamedFor(provider: MonitoredProvider): (failed: boolean) => void {
+      return (failed) => record(provider, failed);
+    },
+    /**
+     * The outcome of each call to `provider` made neither through `fetch` nor `sendStream`: S3's,
+     * through `@aws-sdk/client-s3`, whose client takes it as the `record` of its call counter
+     * (providers/s3/s3-call-counter.ts, an SDK middleware that also keeps the metrics).
+     */
+    recordFor(provider: MonitoredProvider): (failed: boolean) => void {
       return (failed) => record(provider, failed);
     },
     flush,

@@ -1,18 +1,49 @@
-import type { ComponentStatus } from "@keepsake/contracts";
+import type { ComponentStatus, DestinationKind } from "@keepsake/contracts";
 
-/** The components of the status page, in the order it lists them. */
+/** The components the status page always lists, in its order. */
 export const COMPONENTS = [
   { id: "api", name: "Web app and API" },
   { id: "database", name: "Database" },
   { id: "jobs", name: "Background jobs" },
   { id: "instagram", name: "Instagram API" },
-  { id: "google", name: "Google Drive API" },
+  { id: "google", name: "Google Drive API", destination: "google_drive" },
 ] as const;
-export type ComponentId = (typeof COMPONENTS)[number]["id"];
+export type CoreComponentId = (typeof COMPONENTS)[number]["id"];
+
+/**
+ * The other backup destinations, each judged from its provider's calls as Google is (the
+ * component's id is the provider's in provider_call_stats). Listed after the others, and only
+ * while Keepsake has called it in the last day (`destinationListedMs`) or it is not operational:
+ * a deployment where nobody backs up to Dropbox does not list Dropbox.
+ */
+export const DESTINATION_COMPONENTS = [
+  { id: "dropbox", name: "Dropbox API", destination: "dropbox" },
+  { id: "microsoft", name: "Microsoft Graph (OneDrive)", destination: "onedrive" },
+  { id: "s3", name: "S3 storage", destination: "s3" },
+] as const satisfies readonly { id: string; name: string; destination: DestinationKind }[];
+export type DestinationComponentId = (typeof DESTINATION_COMPONENTS)[number]["id"];
+
+export type ComponentId = CoreComponentId | DestinationComponentId;
+
+/** Every component in the page's order; `destination` names the backup destination it serves. */
+export const ALL_COMPONENTS: readonly {
+  id: ComponentId;
+  name: string;
+  destination?: DestinationKind;
+}[] = [...COMPONENTS, ...DESTINATION_COMPONENTS];
+
+/** The components judged now: every core one, and the destinations that are listed. */
+export type LiveComponents = Record<CoreComponentId, Assessment> &
+  Partial<Record<DestinationComponentId, Assessment>>;
 
 export const STATUS_RULES = {
   /** Provider calls are judged over this window. */
   providerWindowMs: 15 * 60_000,
+  /**
+   * A destination other than Google Drive is listed while it has calls this recent (the call
+   * counts are kept a day): a day without backups there does not make it flicker in and out.
+   */
+  destinationListedMs: 86_400_000,
   /** Degraded: at least this many failed calls, and this share of all calls. */
   degradedErrors: 3,
   degradedRate: 0.05,

@@ -9,11 +9,13 @@ import type { MailService } from "../mail/index.ts";
 import type { CallRecorder } from "./call-stats.ts";
 import type { StatusRepository } from "./status.repository.ts";
 import {
+  ALL_COMPONENTS,
   type Assessment,
-  COMPONENTS,
   type ComponentId,
+  DESTINATION_COMPONENTS,
   formatDuration,
   jobsStatus,
+  type LiveComponents,
   providerStatus,
   STATUS_RULES,
   worse,
@@ -65,26 +67,46 @@ export function createStatusService(deps: StatusServiceDeps) {
       : { status: "operational", detail: "The database answers" };
   }
 
-  async function current(api: Assessment): Promise<Record<ComponentId, Assessment>> {
+  /**
+   * Judges every component now. The destinations other than Drive are judged, and listed, only
+   * when they had calls in the last day or their last sample was not operational (so an
+   * incident of theirs is seen through to its end); none while the database is down.
+   */
+  async function current(api: Assessment): Promise<LiveComponents> {
     const now = clock.now();
     const db = await database();
     if (db.status === "down") {
       const unknown = { status: "down" as const, detail: "Unknown while the database is down" };
       return { api, database: db, jobs: unknown, instagram: unknown, google: unknown };
     }
-    const [heartbeat, queueAge, totals] = await Promise.all([
+    const [heartbeat, queueAge, totals, lastDay, states] = await Promise.all([
       repo.lastHeartbeat(),
       deps.queue.oldestReadyAge().catch(() => null),
       repo.callTotals(new Date(now.getTime() - STATUS_RULES.providerWindowMs)),
+      repo.callTotals(new Date(now.getTime() - STATUS_RULES.destinationListedMs)),
+      repo.components(),
     ]);
-    return {
+    const live: LiveComponents = {
       api,
       database: db,
       jobs: jobsStatus(heartbeat, queueAge, now),
       instagram: providerStatus(totals.get("instagram")),
       google: providerStatus(totals.get("google")),
     };
+    for (const d of DESTINATION_COMPONENTS) {
+      const called = (lastDay.get(d.id)?.calls ?? 0) > 0;
+      const troubled = states.some((c) => c.component === d.id && c.status !== "operational");
+      if (called || troubled) live[d.id] = providerStatus(totals.get(d.id));
+    }
+    return live;
   }
+
+  /** The components `live` judged, in the page's order, each with its assessment. */
+  const listed = (live: LiveComponents) =>
+    ALL_COMPONENTS.flatMap((c) => {
+      const a = live[c.id];
+      return a ? [{ ...c, assessment: a }] : [];
+    });
 
   /**
    * Tells every confirmed subscriber of each incident not yet told that it opened, or that it
@@ -136,7 +158,7 @@ export function createStatusService(deps: StatusServiceDeps) {
 
   /** Keeps each component's streak and its incident in step with the new status. */
   async function track(id: ComponentId, a: Assessment, now: Date) {
-    const name = COMPONENTS.find((c) => c.id === id)!.name;
+    const name = ALL_COMPONENTS.find((c) => c.id === id)!.name;
     const previous = (await repo.components()).find((c) => c.component === id);
     const ok = a.status === "operational";
     const sameStreak = previous && (previous.status === "operational") === ok;
@@ -176,13 +198,14 @@ export function createStatusService(deps: StatusServiceDeps) {
           .recentIncidents(new Date(now.getTime() - STATUS_RULES.uptimeWindowMs), 10)
           .catch(() => []),
       ]);
-      const components: StatusComponent[] = COMPONENTS.map((c) => {
+      const components: StatusComponent[] = listed(live).map((c) => {
         const u = uptime.get(c.id);
         return {
           id: c.id,
           name: c.name,
-          ...live[c.id],
+          ...c.assessment,
           uptime: u && u.total > 0 ? Math.floor((10_000 * u.up) / u.total) / 100 : null,
+          ...(c.destination ? { destination: c.destination } : {}),
         };
       });
       return {
@@ -218,11 +241,12 @@ export function createStatusService(deps: StatusServiceDeps) {
           : { status: "down", detail: "The API does not answer its health check" },
       );
       const minute = new Date(now.getTime() - (now.getTime() % 60_000));
+      const judged = listed(live);
       await repo.recordSamples(
         minute,
-        COMPONENTS.map((c) => ({ component: c.id, status: live[c.id].status })),
+        judged.map((c) => ({ component: c.id, status: c.assessment.status })),
       );
-      for (const c of COMPONENTS) await track(c.id, live[c.id], now);
+      for (const c of judged) await track(c.id, c.assessment, now);
       await tellSubscribers(now);
       await repo.prune(
         new Date(now.getTime() - STATUS_RULES.uptimeWindowMs),

@@ -3,7 +3,7 @@ import type { GeneratedTimestamp, OptionalTimestamp, Timestamp } from "../db/col
 
 /**
  * The tables the status area owns: The status page: samples, components, incidents, subscribers,
- * provider call counts, worker heartbeats (migrations 0400, 1002, 1090, 1092).
+ * provider call counts, worker heartbeats (migrations 0400, 1002, 1090, 1092, 1210).
  * Only this area's modules touch them; other areas ask its services (scripts/check-areas.ts).
  * Their row types below are the only declaration besides the migrations
  * (test/schema-types.test.ts compares the two).
@@ -51,7 +51,8 @@ export interface StatusConfirmRequestsTable {
 }
 
 export interface ProviderCallStatsTable {
-  provider: "instagram" | "google";
+  /** Dropbox, Microsoft (OneDrive) and S3 storage since migration 1210. */
+  provider: "instagram" | "google" | "dropbox" | "microsoft" | "s3";
   minute: Timestamp;
   calls: Generated<number>;
   errors: Generated<number>;

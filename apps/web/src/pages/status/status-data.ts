@@ -22,3 +22,17 @@ export const stateLabel: Record<ComponentStatus, string> = {
 export function uptimeLabel(uptime: number | null): string {
   return uptime === null ? "No uptime data yet" : `${uptime}% uptime (90 days)`;
 }
+
+/**
+ * Keepsake's own services apart from the backup destinations (the components that name one,
+ * issue 38), each in the order the server lists them. An answer without `destination` (an older
+ * server) lists everything as a service.
+ */
+export function groupComponents<T extends { destination?: string | undefined }>(
+  list: readonly T[],
+): { services: T[]; destinations: T[] } {
+  return {
+    services: list.filter((c) => c.destination === undefined),
+    destinations: list.filter((c) => c.destination !== undefined),
+  };
+}

@@ -4,7 +4,7 @@ import { useStatusQuery, useStatusSubscribeMutation } from "../../api/status.ts"
 import { Icon } from "../../components/icons.tsx";
 import { Spinner } from "../../components/spinner.tsx";
 import { formatDateTime } from "../../lib/format.ts";
-import { bannerOf, stateLabel, uptimeLabel } from "./status-data.ts";
+import { bannerOf, groupComponents, stateLabel, uptimeLabel } from "./status-data.ts";
 
 const stateBadge = {
   operational: "badge badge-success",
@@ -22,6 +22,53 @@ export function StatusBanner({ components }: { components: readonly StatusCompon
       <span className="status-dot" aria-hidden="true" />
       {overall.label}
     </div>
+  );
+}
+
+function ServiceRow({ s }: { s: StatusComponent }) {
+  return (
+    <li className="service-row" data-component={s.id}>
+      <span className={`service-dot service-dot-${s.status}`} aria-hidden="true" />
+      <span className="service-name">
+        {s.name}
+        <span className="service-detail muted">{s.detail}</span>
+      </span>
+      <span className="service-uptime">{uptimeLabel(s.uptime)}</span>
+      <span className={stateBadge[s.status]}>{stateLabel[s.status]}</span>
+    </li>
+  );
+}
+
+/**
+ * Keepsake's own services, then the backup destinations (the components naming one: Google
+ * Drive, and Dropbox, OneDrive or S3 storage once Keepsake has used them).
+ */
+function Services({ components }: { components: readonly StatusComponent[] }) {
+  const { services, destinations } = groupComponents(components);
+  return (
+    <>
+      <ul className="service-list">
+        {services.map((s) => (
+          <ServiceRow key={s.id} s={s} />
+        ))}
+      </ul>
+      {destinations.length > 0 && (
+        <>
+          <h3 id="destinations-title" className="service-group">
+            Backup destinations
+          </h3>
+          <ul className="service-list" aria-labelledby="destinations-title">
+            {destinations.map((s) => (
+              <ServiceRow key={s.id} s={s} />
+            ))}
+          </ul>
+          <p className="muted service-note">
+            Dropbox, OneDrive and S3 storage are listed once backups have gone to them in the last
+            day.
+          </p>
+        </>
+      )}
+    </>
   );
 }
 
@@ -125,19 +172,7 @@ export function StatusPage() {
               The status service cannot be reached right now. Try Refresh in a moment.
             </p>
           ) : (
-            <ul className="service-list">
-              {data?.components.map((s) => (
-                <li key={s.id} className="service-row" data-component={s.id}>
-                  <span className={`service-dot service-dot-${s.status}`} aria-hidden="true" />
-                  <span className="service-name">
-                    {s.name}
-                    <span className="service-detail muted">{s.detail}</span>
-                  </span>
-                  <span className="service-uptime">{uptimeLabel(s.uptime)}</span>
-                  <span className={stateBadge[s.status]}>{stateLabel[s.status]}</span>
-                </li>
-              ))}
-            </ul>
+            data && <Services components={data.components} />
           )}
         </section>
 
