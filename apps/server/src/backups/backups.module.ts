@@ -123,6 +123,7 @@ export function createBackupsModule(
       credentials: deps.connections.destinations.custody,
       settings: deps.settings,
       clock: deps.clock,
+      calls: deps.calls,
     }),
   });
   const backupEngine = createBackupEngine({

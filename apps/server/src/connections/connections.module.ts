@@ -106,9 +106,12 @@ export function createConnectionsModule(
     },
   });
   const destinationRepo = createDestinationConnectionsRepository(deps.db);
-  const dropboxOAuth = createDropboxOAuthClient(providers.dropbox);
-  const dropbox = createDropboxClient(providers.dropbox);
-  const microsoft = createMicrosoftOAuthClient(providers.microsoft);
+  const dropboxOAuth = createDropboxOAuthClient(providers.dropbox, deps.calls.fetchFor("dropbox"));
+  const dropbox = createDropboxClient(providers.dropbox, { fetch: deps.calls.fetchFor("dropbox") });
+  const microsoft = createMicrosoftOAuthClient(
+    providers.microsoft,
+    deps.calls.fetchFor("microsoft"),
+  );
   const custody = createDestinationCustody({
     repo: destinationRepo,
     clock: deps.clock,

@@ -1,3 +1,4 @@
+import type { ProviderCalls } from "../area-module.ts";
 import type { Clock } from "../lib/clock.ts";
 import { createDropboxClient } from "../providers/dropbox/dropbox.client.ts";
 import type { DropboxSettings } from "../providers/dropbox/dropbox-oauth.client.ts";
@@ -97,23 +98,33 @@ export function otherDestinations(deps: {
   credentials: DestinationCredentials;
   settings: EngineSettings;
   clock: Clock;
+  /** The status page's call counts (status/): each client reports its requests' outcomes. */
+  calls?: Pick<ProviderCalls, "fetchFor" | "streamedFor" | "recordFor">;
 }): Partial<Record<Exclude<DestinationKind, "google_drive">, Destination>> {
-  const { credentials, settings, clock } = deps;
+  const { credentials, settings, clock, calls } = deps;
   return {
     dropbox: createDropboxDestination({
-      client: createDropboxClient(deps.providers.dropbox),
+      client: createDropboxClient(deps.providers.dropbox, {
+        ...(calls
+          ? { fetch: calls.fetchFor("dropbox"), recordStreamed: calls.streamedFor("dropbox") }
+          : {}),
+      }),
       credentials,
       settings,
       clock,
     }),
     onedrive: createOneDriveDestination({
-      client: createOneDriveClient(deps.providers.microsoft),
+      client: createOneDriveClient(deps.providers.microsoft, {
+        ...(calls
+          ? { fetch: calls.fetchFor("microsoft"), recordStreamed: calls.streamedFor("microsoft") }
+          : {}),
+      }),
       credentials,
       settings,
       clock,
     }),
     s3: createS3Destination({
-      client: (s3) => createS3Client(s3),
+      client: (s3) => createS3Client(s3, calls ? { record: calls.recordFor("s3") } : {}),
       credentials,
       settings,
       clock,

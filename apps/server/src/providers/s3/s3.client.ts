@@ -15,6 +15,7 @@ import {
 import { assertOutsideTransaction } from "../../lib/transaction-scope.ts";
 import { PROVIDER_TIMEOUT_MS } from "../http.ts";
 import { ProviderError } from "../provider-error.ts";
+import { s3CallCounter } from "./s3-call-counter.ts";
 import { s3Error } from "./s3-error.ts";
 
 /** An S3-compatible destination (AWS S3, Cloudflare R2, Backblaze B2, MinIO). */
@@ -88,7 +89,14 @@ export function multipartEtag(partMd5s: readonly Buffer[]): string {
  * ETag are compared with the md5s of what was sent. One attempt per call (`maxAttempts: 1`):
  * retrying is `retry.ts`'s. Refuses to call inside a database transaction.
  */
-export function createS3Client(settings: S3Settings, options: { timeoutMs?: number } = {}) {
+export function createS3Client(
+  settings: S3Settings,
+  options: {
+    timeoutMs?: number;
+    /** Told the outcome of every request (the status page's call counts). */
+    record?: (failed: boolean) => void;
+  } = {},
+) {
   const sdk = new S3Client({
     endpoint: settings.endpoint,
     region: settings.region,
@@ -102,6 +110,8 @@ export function createS3Client(settings: S3Settings, options: { timeoutMs?: numb
       connectionTimeout: PROVIDER_TIMEOUT_MS,
     },
   });
+  const counter = s3CallCounter(options.record);
+  sdk.middlewareStack.add(counter.middleware, counter.options);
   const Bucket = settings.bucket;
   const full = (key: string) => `${settings.prefix}${key.replace(/^\/+/, "")}`;
   async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
