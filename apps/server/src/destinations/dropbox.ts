@@ -15,6 +15,7 @@ import {
   type DestinationCredentials,
   DestinationRevokedError,
   type DestinationSession,
+  type FileSpec,
   type StoredFile,
 } from "./destination.ts";
 import { filePath, folderPath, parseSessionRef, storedFile } from "./dropbox/files.ts";
@@ -65,8 +66,11 @@ export function createDropboxDestination(deps: {
   credentials: Pick<DestinationCredentials, "accessToken">;
   settings: EngineSettings;
   clock: Clock;
+  /** Where a person opens the files (dropbox.com's files page unless told otherwise). */
+  webHome?: string;
 }): Destination {
   const { client, credentials, settings, clock } = deps;
+  const stored = (f: DropboxFile, spec?: FileSpec) => storedFile(f, spec, deps.webHome);
   const upload = createDropboxUploader({
     client,
     chunkBytes: DROPBOX_CHUNK,
@@ -116,7 +120,7 @@ export function createDropboxDestination(deps: {
           checkLease: control.checkLease,
           ...(sig ? { signal: sig } : {}),
         });
-        return storedFile(file, spec);
+        return stored(file, spec);
       },
 
       async putBytes(spec, bytes) {
@@ -127,7 +131,7 @@ export function createDropboxDestination(deps: {
           ...(spec.time ? { clientModified: spec.time } : {}),
         };
         const file = await call((t) => client.upload(t, commit, [bytes], hash, signal));
-        return storedFile(verified(file, hash), spec);
+        return stored(verified(file, hash), spec);
       },
 
       async uploadStatus(ref, total) {
@@ -138,7 +142,7 @@ export function createDropboxDestination(deps: {
         if (!r.contentHash) return null;
         // Gone after its finish was recorded: finished when the path holds those bytes.
         const there = await call((t) => client.getMetadata(t, r.path));
-        if (there?.file?.contentHash === r.contentHash) return { done: storedFile(there.file) };
+        if (there?.file?.contentHash === r.contentHash) return { done: stored(there.file) };
         return null;
       },
 
@@ -147,10 +151,10 @@ export function createDropboxDestination(deps: {
         const current = await fileById(call, fileId);
         const commit = { path: current.pathDisplay, mode: "overwrite" as const };
         const file = await call((t) => client.upload(t, commit, [bytes], hash, signal));
-        return storedFile(verified(file, hash));
+        return stored(verified(file, hash));
       },
 
-      get: async (fileId) => storedFile(await fileById(call, fileId)),
+      get: async (fileId) => stored(await fileById(call, fileId)),
       remove: (fileId) => call((t) => client.remove(t, fileId)),
     };
   }

@@ -92,7 +92,7 @@ export function createDestinations(deps: {
 /** Dropbox, OneDrive and S3-compatible storage behind the seam, over their clients and the user's sealed credentials. */
 export function otherDestinations(deps: {
   providers: {
-    dropbox: Pick<DropboxSettings, "apiUrl" | "contentUrl">;
+    dropbox: Pick<DropboxSettings, "apiUrl" | "contentUrl" | "wwwUrl">;
     microsoft: Pick<MicrosoftSettings, "graphUrl">;
   };
   credentials: DestinationCredentials;
@@ -112,6 +112,7 @@ export function otherDestinations(deps: {
       credentials,
       settings,
       clock,
+      webHome: `${deps.providers.dropbox.wwwUrl}/home`,
     }),
     onedrive: createOneDriveDestination({
       client: createOneDriveClient(deps.providers.microsoft, {

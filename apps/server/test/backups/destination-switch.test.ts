@@ -110,7 +110,11 @@ describe("choosing where an account is backed up", () => {
     for (const b of await backups()) {
       expect(b.status).toBe("completed");
       expect(b.destination).toBe("dropbox");
-      expect(b.google_drive_url).toMatch(/^https:\/\/www\.dropbox\.com\/home\/Apps\/Keepsake\//);
+      // "View" opens the file's folder on Dropbox (the sandbox's own page here).
+      expect(b.google_drive_url).toContain("/www.dropbox.com/home/Apps/Keepsake/Keepsake/@");
+      const view = await fetch(b.google_drive_url as string);
+      expect(view.status).toBe(200);
+      expect(await view.text()).toContain("Apps/Keepsake/Keepsake/@");
     }
     const listed = await t.call("GET", "/api/sync/backups?status_filter=completed&limit=100", {
       token: user.token,

@@ -47,6 +47,8 @@ export function registerDropbox(app: FastifyInstance, ctx: Ctx): void {
       used_bytes: usedBytes(account),
     };
   });
+  // dropbox.com's files page, where Keepsake's "View" links lead: the sandbox's own listing.
+  app.get("/www.dropbox.com/home/*", async (_req, reply) => reply.redirect("/dropbox", 302));
   app.get("/dropbox", async (_req, reply) => {
     const sections = Object.values(dropboxState(ctx).accounts).map((a) => {
       const rows = Object.values(a.entries)

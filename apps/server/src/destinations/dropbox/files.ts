@@ -3,7 +3,8 @@ import type { FileSpec, StoredFile } from "../destination.ts";
 
 /** Where Dropbox puts an app folder app's files, as a person sees it on dropbox.com. */
 export const DROPBOX_APP_FOLDER = "Apps/Keepsake";
-const WEB_HOME = "https://www.dropbox.com/home";
+/** dropbox.com's files page; in sandbox mode the sandbox's own (`{DROPBOX_WWW_URL}/home`). */
+export const WEB_HOME = "https://www.dropbox.com/home";
 
 /** A folder id ("Keepsake/@user/2024", as `ensureFolder` answers it) as a path in the app folder. */
 export const folderPath = (folderId: string) => `/${folderId.replace(/^\/+|\/+$/g, "")}`;
@@ -12,12 +13,12 @@ export const folderPath = (folderId: string) => `/${folderId.replace(/^\/+|\/+$/
 export const filePath = (folderId: string, name: string) => `${folderPath(folderId)}/${name}`;
 
 /** A link to a file in the app folder on dropbox.com (each segment escaped, `@` kept). */
-export function webUrlOf(pathDisplay: string): string {
+export function webUrlOf(pathDisplay: string, home = WEB_HOME): string {
   const segments = pathDisplay
     .split("/")
     .filter(Boolean)
     .map((s) => encodeURIComponent(s).replace(/%40/g, "@"));
-  return `${WEB_HOME}/${DROPBOX_APP_FOLDER}/${segments.join("/")}`;
+  return `${home}/${DROPBOX_APP_FOLDER}/${segments.join("/")}`;
 }
 
 /** `name` for n = 1, else `name (n).ext` (Dropbox's own way of naming a second file). */
@@ -32,14 +33,14 @@ export function numbered(name: string, n: number): string {
  * file is overwritten in place, and usable by get, remove and replace. Its folder is the folder
  * id (the path without the leading slash).
  */
-export function storedFile(f: DropboxFile, spec?: FileSpec): StoredFile {
+export function storedFile(f: DropboxFile, spec?: FileSpec, home = WEB_HOME): StoredFile {
   const parent = f.pathDisplay.slice(0, f.pathDisplay.lastIndexOf("/")).replace(/^\/+/, "");
   return {
     id: f.id,
     name: f.name,
     size: f.size,
     hash: f.contentHash,
-    webUrl: webUrlOf(f.pathDisplay),
+    webUrl: webUrlOf(f.pathDisplay, home),
     tags: spec ? { ...spec.tags } : {},
     folderId: spec?.folderId ?? (parent || null),
   };
