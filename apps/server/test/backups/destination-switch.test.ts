@@ -1,6 +1,7 @@
-import { DEMO_DROPBOX, DEMO_IG } from "@keepsake/sandbox";
+import { DEMO_IG } from "@keepsake/sandbox";
 import { describe, expect, it } from "vitest";
 import { backupFaultsSuite } from "../support/backup-faults.ts";
+import { connectDropbox } from "../support/destination-connect.ts";
 import { stored } from "../support/dropbox-destination.ts";
 
 // Issue 38: an account backed up to Google Drive is switched to Dropbox, then back. Its history
@@ -19,25 +20,6 @@ async function inDrive(instagramId: string) {
 }
 
 const USER_FOLDER = `/Apps/Keepsake/Keepsake/@${DEMO_IG.business.username}/`;
-
-async function connectDropbox(token: string) {
-  const { t } = suite.get();
-  const res = await t.call("GET", "/api/oauth/dropbox/auth-url", { token });
-  expect(res.status).toBe(200);
-  const page = new URL(res.body.authorization_url);
-  const submitted = await fetch(`${page.origin}${page.pathname}`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      ...Object.fromEntries(page.searchParams),
-      decision: "allow",
-      account: DEMO_DROPBOX.jordan.accountId,
-    }).toString(),
-    redirect: "manual",
-  });
-  expect(submitted.status).toBe(302);
-  await t.land(new URL(submitted.headers.get("location") as string));
-}
 
 describe("choosing where an account is backed up", () => {
   it("copies the history to Dropbox once, keeps Drive's copies, and switching back uploads nothing again", async () => {
@@ -79,7 +61,7 @@ describe("choosing where an account is backed up", () => {
     const refused = await put("dropbox");
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toMatch(/Connect Dropbox/);
-    await connectDropbox(user.token);
+    await connectDropbox(t, user.token);
 
     const switched = await put("dropbox");
     expect(switched.status).toBe(200);

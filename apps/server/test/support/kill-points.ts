@@ -1,6 +1,8 @@
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { chooseDestination, connectDropbox } from "./destination-connect.ts";
+import { stored } from "./dropbox-destination.ts";
 import { until } from "./wait.ts";
 import { h, startWorker, t, workerProcessSuite } from "./worker-suite.ts";
 
@@ -12,13 +14,13 @@ import { h, startWorker, t, workerProcessSuite } from "./worker-suite.ts";
 const PAUSE_KEY = 26_007;
 const pausePoints = (target: { postId: string; mediaKey: string; metaKey: string }) => [
   {
-    name: "after Drive made the media file, before it is recorded",
+    name: "after the destination made the media file, before it is recorded",
     table: "backup_files",
     events: "INSERT OR UPDATE",
     when: `NEW.item_key = '${target.mediaKey}' AND NEW.drive_file_id IS NOT NULL`,
   },
   {
-    name: "after Drive made the sidecar, before it is recorded",
+    name: "after the destination made the sidecar, before it is recorded",
     table: "backup_files",
     events: "INSERT OR UPDATE",
     when: `NEW.item_key = '${target.metaKey}' AND NEW.drive_file_id IS NOT NULL`,
@@ -51,9 +53,13 @@ export const KILL_POINTS = pausePoints({ postId: "", mediaKey: "", metaKey: "" }
 // A pause needs a second session that holds a lock while the worker's session waits for it
 // (real PostgreSQL, embedded or TEST_DATABASE_URL's server). Each takeover waits for the dead worker's job heartbeat to lapse (about
 // 30 s), so the points are spread over several files that run side by side.
-export function describeKillPoints(points: readonly number[]) {
+export function describeKillPoints(
+  points: readonly number[],
+  destination: "google_drive" | "dropbox" = "google_drive",
+) {
   workerProcessSuite();
-  describe("a worker killed between any two statements of a backup's completion", () => {
+  const where = destination === "dropbox" ? " (Dropbox)" : "";
+  describe(`a worker killed between any two statements of a backup's completion${where}`, () => {
     it(`loses nothing and duplicates nothing (${points.map((i) => KILL_POINTS[i]).join("; ")}): another worker finishes, the run ends completed with the right counts`, async () => {
       // Another Instagram account and Drive than the test above (an account has one owner).
       const user = await h.connectedUser({
@@ -61,6 +67,13 @@ export function describeKillPoints(points: readonly number[]) {
         instagram: DEMO_IG.creator.id,
         google: DEMO_GOOGLE.maya.sub,
       });
+      if (destination === "dropbox") {
+        // The account's backups go to Dropbox, which keeps no tags: the ledger and the paths
+        // alone must keep each file single.
+        await connectDropbox(t, user.token);
+        const chosen = await chooseDestination(t, user.token, user.accountId, "dropbox");
+        expect(chosen.status).toBe(200);
+      }
       await h.listPosts(user);
       const images = (await h.media(DEMO_IG.creator.username)).filter(
         (x) => x.media_type === "IMAGE" && x.media_product_type !== "STORY" && !x.pinned,
@@ -75,6 +88,19 @@ export function describeKillPoints(points: readonly number[]) {
       const postOf = new Map(posts.map((p) => [p.instagram_id, p.id]));
       expect(images.length).toBeGreaterThanOrEqual(KILL_POINTS.length * 2);
 
+      /** The files an item left in the account's destination. */
+      const copiesOf = async (key: string) => {
+        if (destination === "dropbox") {
+          const meta = key.endsWith("_meta");
+          const id = meta ? key.slice(0, -"_meta".length) : key;
+          return (await stored(t.sandbox)).files.filter(
+            (f) => f.path.includes(`_${id}`) && f.path.endsWith("_meta.json") === meta,
+          );
+        }
+        return (await h.driveFiles(DEMO_GOOGLE.maya.email)).filter(
+          (f) => !f.isFolder && !f.trashed && f.appProperties.keepsakeMediaId === key,
+        );
+      };
       const holder = new pg.Client({ connectionString: t.database.url });
       await holder.connect();
       try {
@@ -168,13 +194,9 @@ export function describeKillPoints(points: readonly number[]) {
             { status: "completed", error_message: null, sync_job_id: runId },
             { status: "completed", error_message: null, sync_job_id: runId },
           ]);
-          const files = (await h.driveFiles(DEMO_GOOGLE.maya.email)).filter(
-            (f) => !f.isFolder && !f.trashed,
-          );
           for (const x of pair) {
             for (const key of [x.id, `${x.id}_meta`]) {
-              const copies = files.filter((f) => f.appProperties.keepsakeMediaId === key);
-              expect(copies, `${point.name}: ${key}`).toHaveLength(1);
+              expect(await copiesOf(key), `${point.name}: ${key}`).toHaveLength(1);
             }
           }
           const status = await t.call("GET", "/api/sync/status", { token: user.token });
