@@ -173,6 +173,19 @@ describe("choosing where backups go, in the browser", () => {
       "Backed up to Dropbox",
     );
     await page.getByRole("button", { name: "Backup now" }).click();
+    // Its end is toasted with where the posts are (the copy, or a run after it with nothing new).
+    await expect
+      .poll(
+        () =>
+          toast(
+            page,
+            new RegExp(
+              `^(Backup completed successfully!|No new posts to back up\\.) ${posts} posts are in your Dropbox\\.$`,
+            ),
+          ).count(),
+        BACKUP_WAIT,
+      )
+      .toBe(1);
     await expect
       .poll(async () => {
         const a = await account();
