@@ -55,7 +55,7 @@ interface DropboxListing {
 const card = (page: Page, title: string) => page.getByRole("region", { name: title, exact: true });
 
 describe("choosing where backups go, in the browser", () => {
-  it("connects Dropbox and S3 storage in Settings, switches an account to Dropbox, and its backups land there; the page and the switch dialog fit a phone", async () => {
+  it("connects Dropbox, OneDrive and S3 storage in Settings, switches an account to Dropbox, and its backups land there; the page and the switch dialog fit a phone", async () => {
     // A small business account (4 posts and its stories): two whole backups fit the test's time.
     const { accounts } = await sandboxControl<{ accounts: { username: string }[] }>(
       ks,
@@ -99,6 +99,29 @@ describe("choosing where backups go, in the browser", () => {
       .toBe(1);
     expect(await dropbox.getByRole("button", { name: "Disconnect Dropbox" }).count()).toBe(1);
 
+    // OneDrive: cancelled on Microsoft's consent page, then accepted for another person.
+    const onedrive = card(page, "OneDrive");
+    await onedrive.getByRole("button", { name: "Connect OneDrive" }).click();
+    await page.waitForURL(/\/login\.microsoftonline\.com\/[^/]+\/oauth2\/v2\.0\/authorize/);
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.waitForURL(`${ks.url}/settings`);
+    await expect
+      .poll(
+        () => toast(page, "OneDrive was not connected: the authorization was cancelled.").count(),
+        WAIT,
+      )
+      .toBe(1);
+    expect(await onedrive.getByText(/^Connected as/).count()).toBe(0);
+    await onedrive.getByRole("button", { name: "Connect OneDrive" }).click();
+    await page.waitForURL(/\/login\.microsoftonline\.com\//);
+    await page.getByLabel(/Camille Martin \(camille\.martin@example\.com\)/).check();
+    await page.getByRole("button", { name: "Accept" }).click();
+    await page.waitForURL(`${ks.url}/settings`);
+    await expect.poll(() => toast(page, "OneDrive connected").count(), WAIT).toBe(1);
+    await expect
+      .poll(() => onedrive.getByText("Connected as camille.martin@example.com").count(), WAIT)
+      .toBe(1);
+
     // S3 storage: the form, "Test connection" with the sandbox's keys, a wrong secret, Save.
     const s3 = card(page, "S3 storage");
     await s3.getByRole("button", { name: "Connect S3 storage" }).click();
@@ -141,6 +164,7 @@ describe("choosing where backups go, in the browser", () => {
     expect(await choice.locator("option").allTextContents()).toEqual([
       "Google Drive",
       "Dropbox",
+      "OneDrive",
       "S3 storage",
     ]);
     await choice.selectOption("dropbox");
