@@ -51,6 +51,15 @@ interface DropboxListing {
   accounts: { email: string; files: { path: string; size: number }[] }[];
 }
 
+/**
+ * The phone's width, once the header has changed to its menu button (it follows a media query
+ * after the resize: until then the desktop links, wrapped, would cover the page).
+ */
+async function toPhone(page: Page) {
+  await page.setViewportSize(PHONE);
+  await page.getByRole("button", { name: "Open menu" }).waitFor();
+}
+
 /** Settings → Storage: the card of one destination (a region named by its title). */
 const card = (page: Page, title: string) => page.getByRole("region", { name: title, exact: true });
 
@@ -143,7 +152,7 @@ describe("choosing where backups go, in the browser", () => {
       .poll(() => form.getByRole("alert").textContent(), WAIT)
       .toBe("The secret access key does not match the access key ID (check it, and the region).");
     // The form with its error fits a phone.
-    await page.setViewportSize(PHONE);
+    await toPhone(page);
     expect(await phoneProblems(page, "/settings (S3 form with an error)")).toEqual([]);
     await page.setViewportSize(DESKTOP);
     // Saving tests the keys again: the wrong secret is refused, nothing is stored.
@@ -248,8 +257,8 @@ describe("choosing where backups go, in the browser", () => {
       .toBe("Backed up to Dropbox");
 
     // At 375 px: Settings with every destination connected, and the switch dialog.
-    await page.setViewportSize(PHONE);
     await page.goto(`${ks.url}/settings`);
+    await toPhone(page);
     await settled(page);
     await expect.poll(() => choice.inputValue(), WAIT).toBe("dropbox");
     const problems = await phoneProblems(page, "/settings (storage connected)");
