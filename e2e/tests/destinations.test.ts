@@ -64,7 +64,7 @@ async function toPhone(page: Page) {
 const card = (page: Page, title: string) => page.getByRole("region", { name: title, exact: true });
 
 describe("choosing where backups go, in the browser", () => {
-  it("connects Dropbox, OneDrive and S3 storage in Settings, switches an account to Dropbox, and its backups land there; the page and the switch dialog fit a phone", async () => {
+  it("connects Dropbox, OneDrive and S3 storage in Settings, switches an account to Dropbox, and its backups land there; the page and its dialogs fit a phone", async () => {
     // A small business account (4 posts and its stories): two whole backups fit the test's time.
     const { accounts } = await sandboxControl<{ accounts: { username: string }[] }>(
       ks,
@@ -268,6 +268,16 @@ describe("choosing where backups go, in the browser", () => {
     problems.push(...(await phoneProblems(page, "/settings (switch dialog)")));
     await toS3.getByRole("button", { name: "Cancel" }).click();
     await expect.poll(() => toS3.count(), WAIT).toBe(0);
+    // Disconnecting the account would leave its files where they are: in Dropbox.
+    await page.getByRole("button", { name: `Disconnect @${username}` }).click();
+    const leave = page.getByRole("dialog", { name: `Disconnect @${username}?` });
+    await expect.poll(() => leave.count(), WAIT).toBe(1);
+    expect(await leave.textContent()).toContain(
+      "Files already in your Dropbox stay where they are.",
+    );
+    problems.push(...(await phoneProblems(page, "/settings (disconnect dialog)")));
+    await leave.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(() => leave.count(), WAIT).toBe(0);
     expect(problems).toEqual([]);
     // Cancelled: the account stays on Dropbox.
     expect(await choice.inputValue()).toBe("dropbox");
