@@ -276,6 +276,20 @@ describe("accounts panel (pro and agency)", () => {
     expect(calls).toContain(`DELETE /accounts/instagram-accounts/${a.id}`);
   });
 
+  it("the disconnect dialog names where the account's files stay (issue 38)", async () => {
+    const a = account({ username: "lumen.studio", destination: "dropbox" });
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [200, accountsResponse([a], "pro", 3)]),
+    );
+    const user = userEvent.setup();
+    renderWithAuth(<Panel />, { auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }) });
+    await user.click(await screen.findByRole("button", { name: "Disconnect @lumen.studio" }));
+    const dialog = screen.getByRole("dialog", { name: "Disconnect @lumen.studio?" });
+    expect(dialog.textContent).toContain("Files already in your Dropbox stay where they are.");
+    expect(dialog.textContent).not.toContain("Google Drive");
+  });
+
   it("limit notices and the expiry window", () => {
     expect(limitNotice("free")).toBe("Upgrade to Pro to connect up to 3 Instagram accounts");
     expect(limitNotice("premium")).toBe("Upgrade to Pro to connect up to 3 Instagram accounts");

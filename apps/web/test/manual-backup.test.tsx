@@ -36,6 +36,7 @@ type StatusAnswer = [number, unknown];
 let statusAnswers: StatusAnswer[];
 let startReply: [number, unknown];
 let statsReply: [number, unknown];
+let accountsReply: [number, unknown];
 let calls: FakeRequest[];
 
 function syncing(processed: number, total: number): StatusAnswer {
@@ -80,6 +81,7 @@ describe("manual backup flow (SPEC §4, §9)", () => {
     statusAnswers = [];
     startReply = [202, startAnswer()];
     statsReply = [500, { detail: "down" }];
+    accountsReply = [500, { detail: "down" }];
     for (const spy of Object.values(spies)) spy.mockClear();
     vi.stubGlobal(
       "fetch",
@@ -87,6 +89,7 @@ describe("manual backup flow (SPEC §4, §9)", () => {
         if (req.path === "/sync/start") return startReply;
         if (req.path === "/sync/status") return statusAnswers.shift() ?? syncing(1, 10);
         if (req.path === "/sync/dashboard/stats") return statsReply;
+        if (req.path === "/accounts/instagram-accounts") return accountsReply;
         return [200, []];
       }, calls),
     );
@@ -173,6 +176,41 @@ describe("manual backup flow (SPEC §4, §9)", () => {
     await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));
     expect(spies.success).toHaveBeenCalledWith(
       "No new posts to back up. 100 posts are in your Google Drive. 57 older posts are beyond your Free plan's 100-post limit and not backed up. Upgrade to back them up.",
+    );
+  });
+
+  it("the completion toast names where the accounts are backed up (issue 38)", async () => {
+    statsReply = [
+      200,
+      {
+        total_posts: 8,
+        backed_up_posts: 8,
+        pending_backups: 0,
+        failed_backups: 0,
+        posts_over_limit: 0,
+        post_limit: null,
+        total_storage_used: 1000,
+        next_sync_in: null,
+        last_sync: null,
+      },
+    ];
+    accountsReply = [200, { accounts: [{ destination: "dropbox" }, { destination: "dropbox" }] }];
+    statusAnswers = [done("completed", { posts_processed: 8, posts_total: 8 })];
+    const { result } = setup(connected, "pro");
+    await act(() => result.current.start());
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));
+    expect(spies.success).toHaveBeenCalledWith(
+      "Backup completed successfully! 8 posts are in your Dropbox.",
+    );
+
+    // Accounts in two places: both named.
+    spies.success.mockClear();
+    accountsReply = [200, { accounts: [{ destination: "google_drive" }, { destination: "s3" }] }];
+    statusAnswers = [done("completed", { posts_processed: 8, posts_total: 8 })];
+    await act(() => result.current.start());
+    await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));
+    expect(spies.success).toHaveBeenCalledWith(
+      "Backup completed successfully! 8 posts are in your Google Drive and S3 storage.",
     );
   });
 

@@ -31,9 +31,12 @@ export const connectionMessages = {
   /** A disconnect that names no account, while several are connected. */
   chooseAccountToDisconnect: (connected: number) =>
     `You have ${connected} Instagram accounts connected. Choose which one to disconnect (account_id).`,
-  /** What disconnecting removes: our records, never the files in the user's Drive. */
-  disconnected: (usernames: readonly string[]) =>
-    `${usernames.map((u) => `@${u}`).join(", ")} disconnected: ${usernames.length === 1 ? "its" : "their"} posts and backup records were removed from Keepsake. Files already in your Google Drive stay there.`,
+  /**
+   * What disconnecting removes: our records, never the files in the user's storage (`where`:
+   * the label of the account's destination, Google Drive unless another was chosen).
+   */
+  disconnected: (usernames: readonly string[], where = "Google Drive") =>
+    `${usernames.map((u) => `@${u}`).join(", ")} disconnected: ${usernames.length === 1 ? "its" : "their"} posts and backup records were removed from Keepsake. Files already in your ${where} stay there.`,
 } as const;
 
 /** "1 account", "2 accounts": English plural forms (CLDR rules, not "account(s)"). */

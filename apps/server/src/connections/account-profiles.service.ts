@@ -1,4 +1,4 @@
-import { connectionMessages as m } from "@keepsake/contracts";
+import { DESTINATION_LABELS, connectionMessages as m } from "@keepsake/contracts";
 import { accountLimit } from "../billing/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -88,7 +88,10 @@ export function createAccountProfilesService(deps: AccountProfilesDeps) {
         return { removed: target, tier };
       });
       if (tier) await deps.onDisconnected?.(userId, accountLimit(tier));
-      return { message: m.disconnected([removed.username]), disconnected: 1 };
+      return {
+        message: m.disconnected([removed.username], DESTINATION_LABELS[removed.destination]),
+        disconnected: 1,
+      };
     },
 
     /** The profile's `social_accounts` and `token_expires_at` (auth's SocialAccountsLoader). */

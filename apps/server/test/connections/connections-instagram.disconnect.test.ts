@@ -40,6 +40,25 @@ describe("disconnecting Instagram", () => {
   });
 });
 
+describe("disconnecting an account backed up elsewhere than Drive", () => {
+  it("says its files stay in its own destination (issue 38)", async () => {
+    const { token, user } = await t.signUp();
+    await connectInstagram(token, DEMO_IG.business.id);
+    const [row] = await accountRows(user.id);
+    await t.ctx.db
+      .updateTable("instagram_accounts")
+      .set({ destination: "dropbox" })
+      .where("id", "=", row!.id)
+      .execute();
+    const res = await t.call("DELETE", `/api/oauth/instagram/disconnect?account_id=${row!.id}`, {
+      token,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe(m.disconnected([DEMO_IG.business.username], "Dropbox"));
+    expect(res.body.message).toContain("Files already in your Dropbox stay there.");
+  });
+});
+
 /** Three posts of the account, two of them backed up; answers the post ids. */
 async function seedPosts(userId: string, accountId: string, prefix: string) {
   const posts = await t.rows.sync.insertPosts(

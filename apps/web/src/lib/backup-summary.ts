@@ -1,4 +1,5 @@
-import type { DashboardStats, SyncHealth, SyncJob } from "@keepsake/contracts";
+import type { DashboardStats, DestinationKind, SyncHealth, SyncJob } from "@keepsake/contracts";
+import { DESTINATION_LABELS } from "@keepsake/contracts/destination-kinds";
 import { formatCount } from "./format.ts";
 import { planFor } from "./plans.ts";
 
@@ -23,16 +24,27 @@ function keptBeyond(stats: Pick<DashboardStats, "backed_up_posts" | "post_limit"
     : "";
 }
 
+/** "your Google Drive", "your Dropbox", "your Google Drive and Dropbox": where the posts are. */
+function whereText(destinations: readonly DestinationKind[]): string {
+  const labels = [...new Set(destinations.length ? destinations : ["google_drive" as const])].map(
+    (d) => DESTINATION_LABELS[d],
+  );
+  const last = labels.pop();
+  return `your ${labels.length ? `${labels.join(", ")} and ${last}` : last}`;
+}
+
 /**
  * What a finished backup run did, from the server's numbers: the completion toast. A run that
  * found nothing to do says so instead of claiming a backup; failures name their cause from the
- * health state (a broken connection is fixed by reconnecting, not by retrying).
+ * health state (a broken connection is fixed by reconnecting, not by retrying). `destinations`:
+ * where the user's accounts are backed up (issue 38; Google Drive when not known).
  */
 export function backupDoneText(
   job: (Pick<SyncJob, "posts_processed"> & Partial<Pick<SyncJob, "posts_failed">>) | null,
   stats: DashboardStats | null,
   tier: string,
   health: SyncHealth | null = null,
+  destinations: readonly DestinationKind[] = [],
 ): string {
   const failed = Math.max(stats?.failed_backups ?? 0, job?.posts_failed ?? 0);
   const broken = health && health.state === "broken" ? health.cause : null;
@@ -49,7 +61,7 @@ export function backupDoneText(
   if (!stats) return failure ? `${head} ${failure}` : head;
   return [
     head,
-    `${plural(stats.backed_up_posts, "post is", "posts are")} in your Google Drive${keptBeyond(stats)}.`,
+    `${plural(stats.backed_up_posts, "post is", "posts are")} in ${whereText(destinations)}${keptBeyond(stats)}.`,
     failure,
     overLimitText(stats, tier),
   ]

@@ -1,5 +1,6 @@
 import type { InstagramAccount } from "@keepsake/contracts";
 import { countOf } from "@keepsake/contracts/connections-messages";
+import { DESTINATION_LABELS } from "@keepsake/contracts/destination-kinds";
 import { useConnect } from "../../api/connections.ts";
 import { ConfirmDialog } from "../../components/modal.tsx";
 
@@ -87,7 +88,10 @@ export function DisconnectAccountDialog({
           : "its posts and backup records"}
         .
       </p>
-      <p>Files already in your Google Drive stay where they are.</p>
+      <p>
+        Files already in your {DESTINATION_LABELS[account.destination ?? "google_drive"]} stay where
+        they are.
+      </p>
       {others > 0 && (
         <p>
           Your other{" "}
