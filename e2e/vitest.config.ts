@@ -7,6 +7,7 @@ const LONG_FIRST = [
   "public-pages",
   "dashboard",
   "connections",
+  "destinations",
   "phones",
   "plans",
   "mail",
