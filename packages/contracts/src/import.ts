@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DESTINATION_KINDS } from "./destination-kinds.ts";
 
 /** Issue 31: Settings → Import (Instagram's data export into Drive). */
 export const importItemKinds = ["story", "archived_post", "post", "reel"] as const;
@@ -58,6 +59,8 @@ export const importPlan = z.object({
   account_id: z.uuid(),
   username: z.string(),
   layout: z.enum(["old", "new"]),
+  /** Where the account's backups, and so the items this import adds, go (issue 38). */
+  destination: z.enum(DESTINATION_KINDS).default("google_drive"),
   first_at: z.string().nullable(),
   last_at: z.string().nullable(),
   summary: z.array(importKindSummary),

@@ -26,6 +26,7 @@ export interface ImportDirectory {
         id: string;
         user_id: string;
         username: string;
+        destination: DestinationKind;
       }
     | undefined
   >;
@@ -279,6 +280,7 @@ export function createImportService(deps: ImportServiceDeps) {
         account_id: account.id,
         username: account.username,
         layout: parsed.layout,
+        destination: account.destination,
         first_at: times[0] ?? null,
         last_at: times[times.length - 1] ?? null,
         ...words,

@@ -1,3 +1,4 @@
+import { DESTINATION_LABELS } from "@keepsake/contracts/destination-kinds";
 import type { ImportPlan } from "@keepsake/contracts/import";
 import { ProgressBar } from "../../components/progress-bar.tsx";
 import { formatCount, formatDate } from "../../lib/format.ts";
@@ -93,7 +94,7 @@ export function Preview(props: {
         <div className="import-progress">
           <p role="status" data-testid="import-status">
             {phase.step === "done"
-              ? `Import complete: ${formatCount(progress.done)} of ${formatCount(progress.total)} items are in your Google Drive.${beyond > 0 ? ` ${formatCount(beyond)} ${beyond === 1 ? "item" : "items"} beyond your plan's limit ${beyond === 1 ? "was" : "were"} not imported.` : ""}`
+              ? `Import complete: ${formatCount(progress.done)} of ${formatCount(progress.total)} items are in your ${DESTINATION_LABELS[plan.destination]}.${beyond > 0 ? ` ${formatCount(beyond)} ${beyond === 1 ? "item" : "items"} beyond your plan's limit ${beyond === 1 ? "was" : "were"} not imported.` : ""}`
               : `${formatCount(progress.done)} of ${formatCount(progress.total)} items imported`}
           </p>
           <ProgressBar percent={overall} label="Import progress" />
