@@ -9,5 +9,8 @@ export default defineConfig({
     setupFiles: ["./test/setup.ts"],
     pool: "threads",
     maxWorkers: 1,
+    // A budget, not a goal: a test that types and pages through a screen took 5 s on a loaded
+    // two-core machine (vitest's default budget); one that hangs still fails.
+    testTimeout: 20_000,
   },
 });

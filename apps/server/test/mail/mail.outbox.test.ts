@@ -166,7 +166,8 @@ describe("the outbox", () => {
     } finally {
       await peers.close();
     }
-  });
+    // Three more processes start (each its own pool): 30 s was not enough on a loaded machine.
+  }, 90_000);
 
   it.each([
     ["a 4xx reply", 451],
