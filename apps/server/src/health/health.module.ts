@@ -7,7 +7,11 @@ import type { BillingModule } from "../billing/index.ts";
 import type { ConnectionsRepository } from "../connections/index.ts";
 import type { SyncModule } from "../sync/index.ts";
 import { registerHealthStateRoutes } from "./health.routes.ts";
-import { createHealthService, type HealthService } from "./health.service.ts";
+import {
+  createHealthService,
+  type HealthService,
+  type HealthSources,
+} from "./health.service.ts";
 
 /** One health state per account and destination (issue 36), read of the other areas' rows. */
 export function createHealthModule(
@@ -23,6 +27,8 @@ export function createHealthModule(
     >;
     sync: Pick<SyncModule, "runs" | "repos" | "accountsRepo">;
     billing: Pick<BillingModule, "pastDue">;
+    /** The user's Dropbox, OneDrive and S3 connections (`destination_connections`). */
+    storage?: HealthSources["storage"];
   },
 ) {
   const { connectionsRepo, backupsRepo, sync, billing } = deps;
@@ -31,6 +37,7 @@ export function createHealthModule(
     sources: {
       accounts: connectionsRepo.listInstagramAccounts,
       drive: connectionsRepo.findGoogleConnection,
+      ...(deps.storage ? { storage: deps.storage } : {}),
       failures: backupsRepo.failuresByAccount,
       lastCompletedAt: backupsRepo.lastCompletedAt,
       recentRuns: (userId) => sync.runs.syncJobs(userId, 20),

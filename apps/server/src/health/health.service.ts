@@ -12,6 +12,7 @@ import type {
   LostStoriesFacts,
   PaymentFacts,
   StaleFacts,
+  StorageFacts,
   ThrottledFacts,
 } from "./health.facts.ts";
 import { syncHealth } from "./health.rules.ts";
@@ -25,6 +26,8 @@ const STALE_AFTER_MS = 24 * 3600_000;
 export interface HealthSources {
   accounts(userId: string): Promise<AccountFacts[]>;
   drive(userId: string): Promise<DriveFacts | undefined>;
+  /** The user's Dropbox, OneDrive and S3 connections (connections area; none when absent). */
+  storage?(userId: string): Promise<StorageFacts[]>;
   failures(userId: string): Promise<FailureFacts[]>;
   lastCompletedAt(userId: string): Promise<Date | null>;
   /** The user's newest runs, newest first (any running one among them). */
@@ -57,11 +60,12 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
         sources.recentRuns(userId),
         sources.lastCompletedRun(userId),
       ]);
-      const [throttled, stale, lostStories, payment] = await Promise.all([
+      const [throttled, stale, lostStories, payment, storage] = await Promise.all([
         sources.throttled(userId),
         sources.stale(userId, new Date(now.getTime() - STALE_AFTER_MS)),
         sources.lostStories(userId, new Date(now.getTime() - LOST_STORIES_WINDOW_MS), now),
         sources.payment(userId),
+        sources.storage ? sources.storage(userId) : Promise.resolve([]),
       ]);
       const running = runs.filter((r) => r.status === "running");
       const progress =
@@ -70,6 +74,7 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
         now,
         accounts,
         drive,
+        storage,
         failures,
         throttled,
         stale,

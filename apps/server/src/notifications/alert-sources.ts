@@ -1,10 +1,16 @@
-import type { LostConnection } from "../connections/index.ts";
+import type { LostConnection, LostDestination } from "../connections/index.ts";
 import type { FailureFacts, LostStoriesFacts } from "../health/index.ts";
 
 /** What the alerts are told by other areas, and what their checks read of them. */
 
 /** A connection the provider ended: the connections area owns its shape and reports it. */
 export type { LostConnection };
+
+/** A Dropbox, OneDrive or S3 storage that refused its grant or keys (connections area). */
+export type { LostDestination };
+
+/** The connections a connection alert is about: a source, Google Drive, or another destination. */
+export type AlertedConnection = "instagram" | "google" | LostDestination["kind"];
 
 /** A backup that failed for good (the backups area reports its outcome). */
 export interface FailedBackup {
@@ -90,5 +96,5 @@ export interface AlertSources {
   /** Paid accounts still without a successful sync since `before`. */
   staleAccountIds(before: Date): Promise<Set<string>>;
   /** Whether the connection still needs reconnecting (false once it works again or is gone). */
-  stillNeedsReconnection(provider: "instagram" | "google", subjectId: string): Promise<boolean>;
+  stillNeedsReconnection(provider: AlertedConnection, subjectId: string): Promise<boolean>;
 }

@@ -4,7 +4,7 @@ import { logOf, type ModuleBase } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import type { BackupsModule, BackupsRepository } from "../backups/index.ts";
 import type { BillingModule } from "../billing/index.ts";
-import type { ConnectionsModule } from "../connections/index.ts";
+import { type ConnectionsModule, createDestinationStates } from "../connections/index.ts";
 import type { MailService } from "../mail/index.ts";
 import type { AccountsRepository } from "../sync/index.ts";
 import { type Alerts, createAlerts } from "./alerts.ts";
@@ -32,6 +32,7 @@ export function createNotificationsModule(
   const connectionsRepo = connections.repo;
   const backupsReads = deps.backups.repo;
   const repo = createNotificationsRepository(deps.db);
+  const destinationStates = createDestinationStates(deps.db);
   const notifications: NotificationsService = createNotificationsService({
     repo,
     clock: deps.clock,
@@ -75,8 +76,11 @@ export function createNotificationsModule(
       stillNeedsReconnection: async (provider, subjectId) =>
         provider === "google"
           ? (await connectionsRepo.findGoogleConnection(subjectId))?.status === "needs_reconnection"
-          : (await connectionsRepo.findInstagramAccountById(subjectId))?.status ===
-            "needs_reconnection",
+          : provider === "instagram"
+            ? (await connectionsRepo.findInstagramAccountById(subjectId))?.status ===
+              "needs_reconnection"
+            : // Dropbox, OneDrive, S3: the subject is the user.
+              (await destinationStates.destinationState(subjectId, provider)).needsReconnection,
     },
     ...logOf(deps),
   });
@@ -87,6 +91,11 @@ export function createNotificationsModule(
     alerts.connectionsRestored(userId, accountIds),
   );
   connections.events.needsReconnection.on((lost) => alerts.connectionLost(lost));
+  // Dropbox, OneDrive and S3 storage as Google Drive: one alert per grant, resolved when connected.
+  connections.events.destinationNeedsReconnection.on((lost) => alerts.destinationLost(lost));
+  connections.events.destinationConnected.on((userId, kind) =>
+    alerts.destinationRestored(userId, kind),
+  );
   deps.backups.events.failed.on((failed) => alerts.backupFailed(failed));
   deps.billing.events.event.on((event) => alerts.billingEvent(event));
   return {

@@ -1,4 +1,4 @@
-import { CONNECTION_REASONS } from "../../backups/index.ts";
+import { CONNECTION_REASONS, fullReason } from "../../backups/index.ts";
 import { CAUSES, FIXES } from "../../health/index.ts";
 import { day } from "../alert-words.ts";
 import { type AlertContext, alertKind, defineAlert } from "./define.ts";
@@ -22,8 +22,11 @@ const kind = alertKind("alert_backup_failures", "alert-backup-failures", {
 export const backupFailuresCause = (accountId: string, today: string) =>
   `backup-failures:${accountId}:${today}`;
 
-/** Reasons whose own alert covers them (a connection alert, Drive full), left out of the summary. */
-const COVERED = new Set([...CONNECTION_REASONS, "drive_full"]);
+/** Reasons whose own alert covers them (a connection alert, a full destination), left out of the summary. */
+const COVERED = new Set([
+  ...CONNECTION_REASONS,
+  ...(["google_drive", "dropbox", "onedrive", "s3"] as const).map(fullReason),
+]);
 
 /** The day's one summary per account of backups that failed for good. */
 async function summariseFailures(ctx: AlertContext, now: Date): Promise<number> {
