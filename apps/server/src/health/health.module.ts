@@ -7,11 +7,7 @@ import type { BillingModule } from "../billing/index.ts";
 import type { ConnectionsRepository } from "../connections/index.ts";
 import type { SyncModule } from "../sync/index.ts";
 import { registerHealthStateRoutes } from "./health.routes.ts";
-import {
-  createHealthService,
-  type HealthService,
-  type HealthSources,
-} from "./health.service.ts";
+import { createHealthService, type HealthService, type HealthSources } from "./health.service.ts";
 
 /** One health state per account and destination (issue 36), read of the other areas' rows. */
 export function createHealthModule(

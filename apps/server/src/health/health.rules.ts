@@ -31,11 +31,11 @@ export type {
   AccountFacts,
   DriveFacts,
   FailureFacts,
-  StorageFacts,
   HealthFacts,
   LostStoriesFacts,
   PaymentFacts,
   StaleFacts,
+  StorageFacts,
   ThrottledFacts,
 } from "./health.facts.ts";
 export { accountHealth, destinationHealth, destinationsHealth, planHealth };
@@ -154,8 +154,8 @@ export function nextStep(f: HealthFacts): NextStep | null {
     };
   }
   const used = usedDestinations(f);
-  const missing = used.find(
-    (k) => (k === "google_drive" ? !f.drive : !(f.storage ?? []).some((s) => s.kind === k)),
+  const missing = used.find((k) =>
+    k === "google_drive" ? !f.drive : !(f.storage ?? []).some((s) => s.kind === k),
   );
   if (missing === "google_drive") {
     return {

@@ -1,7 +1,7 @@
 import type { AccountHealth, PlanHealth } from "@keepsake/contracts";
 import { throttledBy } from "../providers/failure-words.ts";
-import type { AccountFacts, HealthFacts } from "./health.facts.ts";
 import { destinationHealth, isDestinationWords, waitingFor } from "./health.destinations.ts";
+import type { AccountFacts, HealthFacts } from "./health.facts.ts";
 import { CAUSES, FIXES } from "./health.words.ts";
 
 /**

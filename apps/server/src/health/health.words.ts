@@ -95,9 +95,7 @@ export const CAUSES = {
       ? CAUSES_DRIVE.notConnected
       : `${DESTINATION_LABELS[kind]} is not connected: ${usernames.length > 0 ? `backups of ${usernames.map((u) => `@${u}`).join(", ")} go there and have` : "backups have"} nowhere to go until it is.`,
   destinationRevoked: (kind: DestinationKind, reason: string | null) =>
-    kind === "google_drive"
-      ? CAUSES_DRIVE.revoked(reason)
-      : (reason ?? reconnectWordsOf(kind)),
+    kind === "google_drive" ? CAUSES_DRIVE.revoked(reason) : (reason ?? reconnectWordsOf(kind)),
   destinationFull: (kind: DestinationKind) =>
     kind === "google_drive"
       ? CAUSES_DRIVE.full

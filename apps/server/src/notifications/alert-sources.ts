@@ -4,10 +4,8 @@ import type { FailureFacts, LostStoriesFacts } from "../health/index.ts";
 /** What the alerts are told by other areas, and what their checks read of them. */
 
 /** A connection the provider ended: the connections area owns its shape and reports it. */
-export type { LostConnection };
-
 /** A Dropbox, OneDrive or S3 storage that refused its grant or keys (connections area). */
-export type { LostDestination };
+export type { LostConnection, LostDestination };
 
 /** The connections a connection alert is about: a source, Google Drive, or another destination. */
 export type AlertedConnection = "instagram" | "google" | LostDestination["kind"];

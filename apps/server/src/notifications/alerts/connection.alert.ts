@@ -137,8 +137,7 @@ export const connectionAlert = defineAlert({
       const [, provider, subjectId] = a.cause.split(":");
       if (!provider || !ALERTED.has(provider)) continue;
       const which = provider as AlertedConnection;
-      if (!(await ctx.sources.stillNeedsReconnection(which, subjectId ?? "")))
-        fixed.push(a.cause);
+      if (!(await ctx.sources.stillNeedsReconnection(which, subjectId ?? ""))) fixed.push(a.cause);
     }
     return fixed;
   },
