@@ -3,6 +3,7 @@ import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
+import { backupDoneText } from "../src/lib/backup-summary.ts";
 import { dash, renderDashboard, toastError, withDashboardApi } from "./support/dashboard.tsx";
 
 // Issue 38 with issue 36: an account backed up to Dropbox. The dashboard names the storage the
@@ -163,5 +164,39 @@ describe("the dashboard of an account backed up to Dropbox", () => {
       within(trouble).getByRole("link", { name: "Free up Dropbox space" }).getAttribute("href"),
     ).toBe("https://www.dropbox.com/account/plan");
     expect(screen.getByTestId("tier-state").textContent).toContain("Automatic backup paused");
+  });
+});
+
+describe("the backup's summary names where the posts are", () => {
+  const stats = {
+    total_posts: 12,
+    backed_up_posts: 12,
+    pending_backups: 0,
+    failed_backups: 0,
+    posts_over_limit: 0,
+    unavailable_posts: 0,
+    post_limit: null,
+    total_storage_used: 0,
+    next_sync_in: null,
+    last_sync: null,
+    sync_progress: null,
+  };
+  it("Dropbox for an account backed up there, Google Drive as before, 'your storage' for several", () => {
+    const job = { posts_processed: 12, posts_failed: 0 };
+    const drive = {
+      ...healthWith(full),
+      destinations: [{ ...full, kind: "google_drive" as const }],
+    };
+    expect(backupDoneText(job, stats, "free", healthWith(full))).toContain(
+      "12 posts are in your Dropbox.",
+    );
+    expect(backupDoneText(job, stats, "free", drive)).toContain(
+      "12 posts are in your Google Drive.",
+    );
+    expect(backupDoneText(job, stats, "free", null)).toContain(
+      "12 posts are in your Google Drive.",
+    );
+    const both = { ...drive, destinations: [...drive.destinations, full] };
+    expect(backupDoneText(job, stats, "free", both)).toContain("12 posts are in your storage.");
   });
 });

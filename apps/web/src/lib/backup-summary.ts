@@ -1,4 +1,5 @@
 import type { DashboardStats, SyncHealth, SyncJob } from "@keepsake/contracts";
+import { DESTINATION_LABELS, type DestinationKind } from "@keepsake/contracts/destination-kinds";
 import { formatCount } from "./format.ts";
 import { planFor } from "./plans.ts";
 
@@ -28,6 +29,21 @@ function keptBeyond(stats: Pick<DashboardStats, "backed_up_posts" | "post_limit"
  * found nothing to do says so instead of claiming a backup; failures name their cause from the
  * health state (a broken connection is fixed by reconnecting, not by retrying).
  */
+/**
+ * Where the accounts' backups are, as a sentence says it: "your Google Drive" unless the health
+ * state lists other destinations the accounts use (issue 38): "your Dropbox", or "your storage"
+ * when they use several.
+ */
+export function storageWords(health: Pick<SyncHealth, "destinations"> | null): string {
+  const kinds = (health?.destinations ?? []).map((d) => d.kind);
+  if (kinds.length === 0 || (kinds.length === 1 && kinds[0] === "google_drive")) {
+    return "your Google Drive";
+  }
+  return kinds.length === 1
+    ? `your ${DESTINATION_LABELS[kinds[0] as DestinationKind]}`
+    : "your storage";
+}
+
 export function backupDoneText(
   job: (Pick<SyncJob, "posts_processed"> & Partial<Pick<SyncJob, "posts_failed">>) | null,
   stats: DashboardStats | null,
@@ -49,7 +65,7 @@ export function backupDoneText(
   if (!stats) return failure ? `${head} ${failure}` : head;
   return [
     head,
-    `${plural(stats.backed_up_posts, "post is", "posts are")} in your Google Drive${keptBeyond(stats)}.`,
+    `${plural(stats.backed_up_posts, "post is", "posts are")} in ${storageWords(health)}${keptBeyond(stats)}.`,
     failure,
     overLimitText(stats, tier),
   ]
