@@ -4,7 +4,7 @@ import { logOf, type ModuleBase } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import type { BackupsModule, BackupsRepository } from "../backups/index.ts";
 import type { BillingModule } from "../billing/index.ts";
-import { type ConnectionsModule, createDestinationStates } from "../connections/index.ts";
+import type { ConnectionsModule } from "../connections/index.ts";
 import type { MailService } from "../mail/index.ts";
 import type { AccountsRepository } from "../sync/index.ts";
 import { type Alerts, createAlerts } from "./alerts.ts";
@@ -32,7 +32,6 @@ export function createNotificationsModule(
   const connectionsRepo = connections.repo;
   const backupsReads = deps.backups.repo;
   const repo = createNotificationsRepository(deps.db);
-  const destinationStates = createDestinationStates(deps.db);
   const notifications: NotificationsService = createNotificationsService({
     repo,
     clock: deps.clock,
@@ -80,7 +79,7 @@ export function createNotificationsModule(
             ? (await connectionsRepo.findInstagramAccountById(subjectId))?.status ===
               "needs_reconnection"
             : // Dropbox, OneDrive, S3: the subject is the user.
-              (await destinationStates.destinationState(subjectId, provider)).needsReconnection,
+              (await connectionsRepo.destinationState(subjectId, provider)).needsReconnection,
     },
     ...logOf(deps),
   });

@@ -127,6 +127,13 @@ describe("health per destination: an account backed up to Dropbox", () => {
     ]);
     expect(s.destinations[0].cause).toContain(`@${account.username}`);
     expect(JSON.stringify(s)).not.toMatch(/Google Drive/);
+    // The connections' summary (the digest's actions) asks for Dropbox, not Drive.
+    const summary = async () =>
+      (await t.call("GET", "/api/oauth/connection-status", { token: u.token })).body;
+    expect(await summary()).toMatchObject({
+      ready_for_backup: false,
+      actions: ["Connect your Dropbox"],
+    });
 
     // Connecting it starts the account's first backup at once, as connecting Drive does.
     await connectDropbox(u.token);
@@ -136,6 +143,7 @@ describe("health per destination: an account backed up to Dropbox", () => {
     expect(run.job?.posts_processed).toBeGreaterThan(0);
     s = await health(u.token);
     expect(s).toMatchObject({ state: "ready", ready: true, next_step: null });
+    expect(await summary()).toMatchObject({ ready_for_backup: true, actions: [] });
 
     // Dropbox revokes the grant; the next backups are refused and the connection is marked.
     await h.control("/instagram/posts", { body: { account: ig.username, count: 2 } });
@@ -163,6 +171,10 @@ describe("health per destination: an account backed up to Dropbox", () => {
     expect(s.last_run.text).not.toMatch(/Successfully/);
     expect(s.last_run.fix).toMatchObject({ label: "Reconnect Dropbox" });
     expect(JSON.stringify(s)).not.toMatch(/Google Drive/);
+    expect(await summary()).toMatchObject({
+      ready_for_backup: false,
+      actions: ["Reconnect Dropbox"],
+    });
 
     // One connection alert, worded as the health state words it; the check keeps it open.
     let alerts = await connectionAlerts(u.token);
