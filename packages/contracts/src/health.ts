@@ -49,6 +49,8 @@ export const destinationHealthState = z.enum([
   "not_connected",
   "needs_reconnection",
   "full",
+  /** Backups to it failed for good with its own words (an error it answered, not answering). */
+  "failing",
   /** The destination limits Keepsake's requests: backups wait and are retried on their own. */
   "throttled",
 ]);

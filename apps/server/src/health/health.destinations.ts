@@ -8,6 +8,7 @@ import {
 import {
   connectFirstWords,
   DESTINATION_PROVIDER,
+  failureNames,
   fullWords,
   reconnectWords,
   throttledBy,
@@ -123,6 +124,25 @@ export function destinationHealthOf(kind: DestinationKind, f: HealthFacts): Dest
       cause: CAUSES.destinationFull(kind),
       fix: FIXES.destinationStorage(kind),
       since: iso(earliest(full.map((x) => x.since))),
+    };
+  }
+  // Backups of the accounts backed up there failed with its words (Retry, or the next sync).
+  const users = new Set(f.accounts.filter((a) => destinationOf(a) === kind).map((a) => a.id));
+  const failing = f.failures.filter(
+    (x) => users.has(x.accountId) && failureNames(x.latest, DESTINATION_PROVIDER[kind]),
+  );
+  if (failing.length > 0) {
+    const newest = failing.reduce((a, b) => (+b.latestAt > +a.latestAt ? b : a));
+    return {
+      ...base,
+      state: "failing",
+      cause: CAUSES.destinationFailing(
+        kind,
+        failing.reduce((n, x) => n + x.failed, 0),
+        newest.latest,
+      ),
+      fix: FIXES.retryFailed,
+      since: iso(earliest(failing.map((x) => x.since))),
     };
   }
   // It limits Keepsake's writes: the backups wait and are retried; nothing to do.

@@ -306,6 +306,19 @@ export function syncHealth(f: HealthFacts): SyncHealth {
       since: first.since,
     };
   }
+  // Backups failing in a destination's own words (an error it answered): Retry, as an account's.
+  const failing = destinations.find((d) => d.state === "failing");
+  if (failing) {
+    return {
+      ...common,
+      state: "attention",
+      ready: true,
+      headline: "Some backups failed",
+      cause: failing.cause,
+      fix: failing.fix,
+      since: failing.since,
+    };
+  }
   // What needs the user without stopping backups, or that Keepsake waits out on its own.
   const later = laterTrouble(accounts, destinations, plan);
   if (later) return { ...common, state: "attention", ready: true, ...later };

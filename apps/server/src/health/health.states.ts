@@ -1,6 +1,11 @@
 import type { AccountHealth, PlanHealth } from "@keepsake/contracts";
-import { throttledBy } from "../providers/failure-words.ts";
-import { destinationHealth, isDestinationWords, waitingFor } from "./health.destinations.ts";
+import { DESTINATION_PROVIDER, failureNames, throttledBy } from "../providers/failure-words.ts";
+import {
+  destinationHealth,
+  destinationOf,
+  isDestinationWords,
+  waitingFor,
+} from "./health.destinations.ts";
 import type { AccountFacts, HealthFacts } from "./health.facts.ts";
 import { CAUSES, FIXES } from "./health.words.ts";
 
@@ -46,7 +51,12 @@ export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
     };
   }
   const failing = f.failures.find((x) => x.accountId === a.id);
-  if (failing && !isDestinationWords(failing.latest)) {
+  // Failures the destination explains (full, access ended, its own errors) are its state's.
+  const theirs =
+    failing &&
+    (isDestinationWords(failing.latest) ||
+      failureNames(failing.latest, DESTINATION_PROVIDER[destinationOf(a)]));
+  if (failing && !theirs) {
     return {
       ...base,
       state: "failing",

@@ -102,6 +102,9 @@ export const CAUSES = {
       : kind === "s3"
         ? "Your S3 storage is full (the bucket's quota is reached): new backups are refused until there is space."
         : `Your ${DESTINATION_LABELS[kind]} is full: new backups are refused until there is space.`,
+  /** Backups to a destination failed with its words (it answered an error, or did not answer). */
+  destinationFailing: (kind: DestinationKind, failed: number, latest: string | null) =>
+    `${plural(failed, "backup", "backups")} to ${DESTINATION_LABELS[kind]} failed${latest ? `: ${latest}` : "."}`,
   destinationThrottled: (kind: DestinationKind, waiting: number) =>
     kind === "google_drive"
       ? CAUSES_DRIVE.throttled(waiting)

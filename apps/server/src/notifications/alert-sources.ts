@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import type { LostConnection, LostDestination } from "../connections/index.ts";
 import type { FailureFacts, LostStoriesFacts } from "../health/index.ts";
 
@@ -32,7 +33,10 @@ export interface BillingEvent {
 
 /** What the checks read of other areas (functions of their repositories, wired in context.ts). */
 export interface AlertSources {
-  accountOwner(accountId: string): Promise<{ user_id: string; username: string } | undefined>;
+  /** The account's owner, and where its backups go (Google Drive when absent). */
+  accountOwner(
+    accountId: string,
+  ): Promise<{ user_id: string; username: string; destination?: DestinationKind } | undefined>;
   expiringTokens(
     now: Date,
     until: Date,

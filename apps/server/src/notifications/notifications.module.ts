@@ -47,7 +47,9 @@ export function createNotificationsModule(
     sources: {
       accountOwner: async (accountId) => {
         const a = await accountsRepo.accountWithOwner(accountId);
-        return a ? { user_id: a.user_id, username: a.username } : undefined;
+        return a
+          ? { user_id: a.user_id, username: a.username, destination: a.destination }
+          : undefined;
       },
       expiringTokens: connectionsRepo.expiringTokens,
       staleAccounts: (before) => accountsRepo.staleAutoSyncAccounts(AUTO_SYNC_TIERS, before),

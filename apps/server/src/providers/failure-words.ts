@@ -69,6 +69,21 @@ export function throttledBy(message: string | null): Limited | null {
 }
 
 /**
+ * Whether a backup's recorded failure names the destination as its cause ("Dropbox: …",
+ * "OneDrive is not responding right now", "Keepsake is not allowed to write to your Google
+ * Drive"): the health state's destination "failing" reads it back.
+ */
+export function failureNames(message: string | null, provider: keyof typeof WHO): boolean {
+  if (!message) return false;
+  const who = WHO[provider];
+  return (
+    message.includes(`${who}: `) ||
+    message.includes(notResponding(who)) ||
+    (provider === "google" && message.includes("not allowed to write to your Google Drive"))
+  );
+}
+
+/**
  * A destination that refused a backup for want of space (Drive's words are
  * `syncMessages.driveFull`): Dropbox `insufficient_space`, OneDrive 507, an S3 quota.
  */

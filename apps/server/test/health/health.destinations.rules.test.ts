@@ -132,6 +132,41 @@ describe("health per destination", () => {
     expect(s3.fix).toMatchObject({ label: "Check your S3 storage" });
   });
 
+  it("backups failing in Dropbox's own words: the destination is failing, not the account", () => {
+    const latest = "Backup failed after 4 attempts: Dropbox: internal_error (HTTP 500)";
+    const h = syncHealth(
+      facts({
+        failures: [{ accountId: "a2", failed: 2, since: hourAgo, latestAt: hourAgo, latest }],
+      }),
+    );
+    expect(h).toMatchObject({
+      state: "attention",
+      ready: true,
+      headline: "Some backups failed",
+      cause: `2 backups to Dropbox failed: ${latest}`,
+      fix: { label: "Retry failed backups", path: "/backups?filter=failed" },
+      since: hourAgo.toISOString(),
+    });
+    expect(h.destinations.map((d) => d.state)).toEqual(["ok", "failing"]);
+    expect(h.accounts.map((a) => a.state)).toEqual(["ok", "ok"]);
+    // Other words (Instagram's CDN) are the account's own failures.
+    const other = syncHealth(
+      facts({
+        failures: [
+          {
+            accountId: "a2",
+            failed: 1,
+            since: hourAgo,
+            latestAt: hourAgo,
+            latest: "the CDN answered 403",
+          },
+        ],
+      }),
+    );
+    expect(other.destinations.map((d) => d.state)).toEqual(["ok", "ok"]);
+    expect(other.accounts[1]?.state).toBe("failing");
+  });
+
   it("OneDrive limiting requests: slowed, named, nothing to do", () => {
     const h = syncHealth(
       facts({

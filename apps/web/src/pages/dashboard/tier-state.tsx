@@ -98,6 +98,9 @@ export function healthTrouble(health: SyncHealth | undefined) {
   }
   const account = health.accounts.find((a) => NOTED_ACCOUNT_STATES.has(a.state));
   if (account) return { cause: account.cause, fix: account.fix, stops: false };
+  // Backups failing in a destination's own words (Dropbox answered an error…): Retry.
+  const failing = health.destinations.find((d) => d.state === "failing");
+  if (failing) return { cause: failing.cause, fix: failing.fix, stops: false };
   // An answer of an older server may lack the plan.
   const plan = health.plan as SyncHealth["plan"] | undefined;
   if (plan?.state === "payment_failed") return { cause: plan.cause, fix: plan.fix, stops: false };
