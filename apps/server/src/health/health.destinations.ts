@@ -64,14 +64,23 @@ export function usedDestinations(f: Pick<HealthFacts, "accounts">): DestinationK
  * Backups waiting for `who`'s limit, marked after the last backup that completed: a backup
  * taken since means the limit let go, and the waiting ones are retried on their own.
  */
-export function waitingFor(f: HealthFacts, who: string, accountId?: string) {
+export function waitingFor(
+  f: HealthFacts,
+  who: string,
+  accountId?: string,
+  lastCompleted: Date | null = f.lastCompletedAt,
+) {
   return (f.throttled ?? []).filter(
     (x: ThrottledFacts) =>
       throttledBy(x.message) === who &&
       (accountId === undefined || x.accountId === accountId) &&
-      (f.lastCompletedAt === null || +x.latestAt > +f.lastCompletedAt),
+      (lastCompleted === null || +x.latestAt > +lastCompleted),
   );
 }
+
+/** When the destination last took a backup (any destination's when not known per destination). */
+const lastCompletedOf = (kind: DestinationKind, f: HealthFacts): Date | null =>
+  f.lastCompletedBy ? (f.lastCompletedBy[kind] ?? null) : f.lastCompletedAt;
 
 /** The connection of one destination, as the health reads it. */
 function connectionOf(kind: DestinationKind, f: HealthFacts) {
@@ -112,10 +121,9 @@ export function destinationHealthOf(kind: DestinationKind, f: HealthFacts): Dest
     };
   }
   // It refused a backup for want of space and took none since: nothing fits.
+  const took = lastCompletedOf(kind, f);
   const full = f.failures.filter(
-    (x) =>
-      x.latest === FULL_WORDS[kind] &&
-      (f.lastCompletedAt === null || +x.latestAt > +f.lastCompletedAt),
+    (x) => x.latest === FULL_WORDS[kind] && (took === null || +x.latestAt > +took),
   );
   if (full.length > 0) {
     return {
@@ -146,7 +154,7 @@ export function destinationHealthOf(kind: DestinationKind, f: HealthFacts): Dest
     };
   }
   // It limits Keepsake's writes: the backups wait and are retried; nothing to do.
-  const limited = waitingFor(f, DESTINATION_PROVIDER[kind]);
+  const limited = waitingFor(f, DESTINATION_PROVIDER[kind], undefined, took);
   if (limited.length > 0) {
     return {
       ...base,

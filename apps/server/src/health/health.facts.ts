@@ -92,6 +92,11 @@ export interface HealthFacts {
   payment?: PaymentFacts | null;
   /** When Drive last took a backup (a refusal for space before it is over). */
   lastCompletedAt: Date | null;
+  /**
+   * When each destination last took a backup (issue 38); when given, a destination's refusal
+   * for space or its limit is over only once it took one (`lastCompletedAt` otherwise).
+   */
+  lastCompletedBy?: Partial<Record<DestinationKind, Date>>;
   /** The latest run (any account), and whether one is running now. */
   latestRun: SyncJob | null;
   /** The user's newest runs, newest first (an account's latest run: a throttled sync). */

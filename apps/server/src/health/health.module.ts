@@ -17,6 +17,7 @@ export function createHealthModule(
       BackupsRepository,
       | "failuresByAccount"
       | "lastCompletedAt"
+      | "lastCompletedByDestination"
       | "syncProgress"
       | "throttledByAccount"
       | "lostStoriesByAccount"
@@ -36,6 +37,7 @@ export function createHealthModule(
       ...(deps.storage ? { storage: deps.storage } : {}),
       failures: backupsRepo.failuresByAccount,
       lastCompletedAt: backupsRepo.lastCompletedAt,
+      lastCompletedBy: backupsRepo.lastCompletedByDestination,
       recentRuns: (userId) => sync.runs.syncJobs(userId, 20),
       progress: backupsRepo.syncProgress,
       throttled: backupsRepo.throttledByAccount,

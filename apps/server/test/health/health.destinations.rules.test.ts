@@ -100,6 +100,30 @@ describe("health per destination", () => {
     expect(JSON.stringify(h)).not.toMatch(/Google Drive|Drive space/);
   });
 
+  it("a full Dropbox is over when Dropbox takes a backup, not when Drive does", () => {
+    const failures = [
+      { accountId: "a2", failed: 1, since: hourAgo, latestAt: hourAgo, latest: fullWords.dropbox },
+    ];
+    const driveTook = syncHealth(
+      facts({ failures, lastCompletedAt: now, lastCompletedBy: { google_drive: now } }),
+    );
+    expect(driveTook.destinations.map((d) => d.state)).toEqual(["ok", "full"]);
+    // Drive still takes @lumen.studio's backups: attention, never ready.
+    expect(driveTook).toMatchObject({
+      state: "attention",
+      ready: false,
+      headline: "Backups paused: Dropbox is full",
+    });
+    const dropboxTook = syncHealth(
+      facts({
+        failures,
+        lastCompletedAt: now,
+        lastCompletedBy: { google_drive: hourAgo, dropbox: now },
+      }),
+    );
+    expect(dropboxTook.destinations.map((d) => d.state)).toEqual(["ok", "ok"]);
+  });
+
   it("OneDrive full (507) and S3 over its quota: each named with its own fix", () => {
     const onedrive = syncHealth(
       facts({
