@@ -95,6 +95,8 @@ export interface AlertSources {
   failedBackupsOf(accountId: string): Promise<number>;
   /** Backups of the user completed since `since` (Drive took files again). */
   completedSince(userId: string, since: Date): Promise<number>;
+  /** When each destination last took a backup of the user (a full one has room again). */
+  lastCompletedBy?(userId: string): Promise<Partial<Record<DestinationKind, Date>>>;
   /** Paid accounts still without a successful sync since `before`. */
   staleAccountIds(before: Date): Promise<Set<string>>;
   /** Whether the connection still needs reconnecting (false once it works again or is gone). */

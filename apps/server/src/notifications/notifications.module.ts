@@ -68,6 +68,7 @@ export function createNotificationsModule(
       lostStories: backupsReads.lostStoriesByAccount,
       // What the resolution of open alerts reads.
       failedBackupsOf: backupsReads.failedBackupsOf,
+      lastCompletedBy: backupsReads.lastCompletedByDestination,
       completedSince: async (userId, since) =>
         (await backupsReads.userSummary(userId, since)).backed_up_since,
       staleAccountIds: async (before) =>

@@ -207,4 +207,81 @@ describe("health per destination: an account backed up to Dropbox", () => {
     s = await health(u.token);
     expect(s).toMatchObject({ state: "ready", ready: true, headline: "✓ Ready for backup" });
   }, 180_000);
+
+  it("Dropbox full (insufficient_space): the health and the alert name Dropbox; resolved once Dropbox takes a backup", async () => {
+    const u = await t.signUp();
+    await t.rows.auth.updateUser(u.user.id, { email_verified_at: new Date() });
+    const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
+      body: { count: 1, posts: 3 },
+    });
+    await t.connectInstagram(u.token, accounts[0]!.id);
+    const account = await t.ctx.db
+      .selectFrom("instagram_accounts")
+      .select("id")
+      .where("user_id", "=", u.user.id)
+      .executeTakeFirstOrThrow();
+    await connectDropbox(u.token);
+    const put = await t.call("PUT", `/api/oauth/instagram/accounts/${account.id}/destination`, {
+      token: u.token,
+      body: { destination: "dropbox" },
+    });
+    expect(put.status).toBe(200);
+    await t.rows.sync.deleteSyncJobsOfUser(u.user.id);
+
+    // Room for nothing more.
+    const quota = (bytes: number) =>
+      h.control<{ used_bytes: number }>("/dropbox/quota", {
+        body: { email: DEMO_DROPBOX.jordan.email, bytes },
+      });
+    const { used_bytes } = await quota(2 ** 40);
+    await quota(used_bytes + 10);
+    try {
+      const run = await h.syncAndDrain(u.user.id, account.id);
+      expect(run.job?.posts_failed).toBeGreaterThan(0);
+      const s = await health(u.token);
+      expect(s).toMatchObject({
+        state: "broken",
+        ready: false,
+        headline: "Backups paused: Dropbox is full",
+        fix: { label: "Free up Dropbox space", path: "https://www.dropbox.com/account/plan" },
+      });
+      expect(s.destinations).toEqual([
+        expect.objectContaining({
+          kind: "dropbox",
+          state: "full",
+          cause: "Your Dropbox is full: new backups are refused until there is space.",
+        }),
+      ]);
+      expect(s.accounts[0].state).toBe("ok");
+      expect(JSON.stringify(s)).not.toMatch(/Google Drive|Drive space/);
+    } finally {
+      await quota(2 ** 40);
+    }
+    const fullAlerts = async () =>
+      (await t.call("GET", "/api/notifications", { token: u.token })).body.notifications.filter(
+        (n: { category: string }) => n.category === "alert_drive_full",
+      );
+    let alerts = await fullAlerts();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({
+      title: "Your Dropbox is full: backups are on hold",
+      action_label: "Free up Dropbox space",
+      action_path: "https://www.dropbox.com/account/plan",
+      resolved_at: null,
+    });
+    expect(alerts[0].body).toContain(
+      "Your Dropbox is full: new backups are refused until there is space.",
+    );
+    // Nothing was taken since: the check leaves it open.
+    await alertsCheckJob.handler({}, t.ctx, { id: "test", retryCount: 0 });
+    expect((await fullAlerts())[0].resolved_at).toBeNull();
+
+    // Space again: the next sync takes the refused backups, and the alert is resolved.
+    const run = await h.syncAndDrain(u.user.id, account.id);
+    expect(run.job?.posts_failed).toBe(0);
+    await alertsCheckJob.handler({}, t.ctx, { id: "test", retryCount: 0 });
+    alerts = await fullAlerts();
+    expect(alerts[0].resolved_at).not.toBeNull();
+    expect(await health(u.token)).toMatchObject({ state: "ready", ready: true });
+  }, 180_000);
 });

@@ -1,4 +1,4 @@
-import { DESTINATION_LABELS } from "@keepsake/contracts";
+import { DESTINATION_LABELS, isDestinationKind } from "@keepsake/contracts";
 import { fullDestination } from "../../backups/index.ts";
 import { CAUSES, FIXES } from "../../health/index.ts";
 import { day } from "../alert-words.ts";
@@ -72,8 +72,15 @@ export const driveFullAlert = defineAlert({
   async fixed(ctx) {
     const fixed: string[] = [];
     for (const a of await ctx.openAlerts("drive-full:")) {
-      if ((await ctx.sources.completedSince(a.user_id, new Date(a.created_at))) > 0)
-        fixed.push(a.cause);
+      const since = new Date(a.created_at);
+      // `drive-full:<kind>:<user>`: over once that destination took a backup.
+      const [, kind, user] = a.cause.split(":");
+      if (user && kind && isDestinationKind(kind) && ctx.sources.lastCompletedBy) {
+        const took = (await ctx.sources.lastCompletedBy(a.user_id))[kind];
+        if (took && +took >= +since) fixed.push(a.cause);
+        continue;
+      }
+      if ((await ctx.sources.completedSince(a.user_id, since)) > 0) fixed.push(a.cause);
     }
     return fixed;
   },
