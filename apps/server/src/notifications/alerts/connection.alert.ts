@@ -5,8 +5,8 @@ import { dateWords } from "../alert-words.ts";
 import { type AlertContext, alertKind, DAY_MS, defineAlert } from "./define.ts";
 
 /**
- * Connection alerts: Instagram or Google ended Keepsake's access (reported by the connections
- * area when it marks a connection), and Instagram tokens that will end within 7 days and that
+ * Connection alerts: Instagram, Google, Dropbox, Microsoft or an S3 storage ended Keepsake's
+ * access (reported by the connections area when it marks a connection), and Instagram tokens that will end within 7 days and that
  * Keepsake cannot renew (the periodic check). Worded with the health state's cause and fix.
  */
 const kind = alertKind("alert_connection", "alert-connection", {
@@ -15,7 +15,7 @@ const kind = alertKind("alert_connection", "alert-connection", {
   setting: {
     label: "Connection alerts",
     description:
-      "Instagram or Google Drive access was revoked or expired, or an Instagram token will expire soon.",
+      "Instagram or your storage's access (Google Drive, Dropbox, OneDrive, S3) was revoked or expired, or an Instagram token will expire soon.",
   },
 });
 

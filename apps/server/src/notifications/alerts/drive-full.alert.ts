@@ -10,11 +10,11 @@ import { alertKind, defineAlert } from "./define.ts";
  * alert a day at most per destination, one open at a time; resolved once a backup completes.
  */
 const kind = alertKind("alert_drive_full", "alert-drive-full", {
-  label: "Google Drive full",
-  why: "You are receiving this e-mail because your Google Drive has no room for your backups.",
+  label: "Storage full",
+  why: "You are receiving this e-mail because your storage (Google Drive, Dropbox, OneDrive or S3) has no room for your backups.",
   setting: {
-    label: "Google Drive full",
-    description: "Your Drive has no room left for backups.",
+    label: "Storage full",
+    description: "Your Google Drive, Dropbox, OneDrive or S3 storage has no room left for backups.",
   },
 });
 
