@@ -1,4 +1,4 @@
-import { DEMO_DROPBOX } from "@keepsake/sandbox";
+import { DEMO_DROPBOX, DEMO_ONEDRIVE } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountMailJob } from "../../src/auth/account-mail.job.ts";
 import { backupPostJob } from "../../src/backups/jobs/backup-post.job.ts";
@@ -42,8 +42,12 @@ const connectionAlerts = async (token: string) =>
   );
 
 /** Dropbox's consent screen, answered as a browser would, back on Keepsake's callback. */
-async function connectDropbox(token: string) {
-  const res = await t.call("GET", "/api/oauth/dropbox/auth-url", { token });
+const connectDropbox = (token: string) =>
+  connectVia(token, "dropbox", DEMO_DROPBOX.jordan.accountId);
+
+/** The consent screen of Dropbox or Microsoft, answered "allow" for `account`. */
+async function connectVia(token: string, kind: "dropbox" | "onedrive", account: string) {
+  const res = await t.call("GET", `/api/oauth/${kind}/auth-url`, { token });
   expect(res.status).toBe(200);
   const page = new URL(res.body.authorization_url);
   const submitted = await fetch(`${page.origin}${page.pathname}`, {
@@ -52,7 +56,7 @@ async function connectDropbox(token: string) {
     body: new URLSearchParams({
       ...Object.fromEntries(page.searchParams),
       decision: "allow",
-      account: DEMO_DROPBOX.jordan.accountId,
+      account,
     }).toString(),
     redirect: "manual",
   });
@@ -69,7 +73,7 @@ const syncJobs = (accountId: string) =>
     .orderBy("started_at", "desc")
     .execute();
 
-describe("health per destination: an account backed up to Dropbox", () => {
+describe("health per destination: an account backed up to Dropbox or OneDrive", () => {
   it("not connected is the first-run step; revoked is broken with its alert; reconnecting resolves it and restarts the backups", async () => {
     const u = await t.signUp();
     const { accounts } = await h.control<{ accounts: { id: string; username: string }[] }>(
@@ -284,4 +288,58 @@ describe("health per destination: an account backed up to Dropbox", () => {
     expect(alerts[0].resolved_at).not.toBeNull();
     expect(await health(u.token)).toMatchObject({ state: "ready", ready: true });
   }, 180_000);
+
+  it("OneDrive revoked: broken with Reconnect OneDrive and its alert; reconnecting resolves it", async () => {
+    const u = await t.signUp();
+    const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
+      body: { count: 1, posts: 2 },
+    });
+    await t.connectInstagram(u.token, accounts[0]!.id);
+    const account = await t.ctx.db
+      .selectFrom("instagram_accounts")
+      .select("id")
+      .where("user_id", "=", u.user.id)
+      .executeTakeFirstOrThrow();
+    await connectVia(u.token, "onedrive", DEMO_ONEDRIVE.camille.id);
+    const put = await t.call("PUT", `/api/oauth/instagram/accounts/${account.id}/destination`, {
+      token: u.token,
+      body: { destination: "onedrive" },
+    });
+    expect(put.status).toBe(200);
+    expect((await health(u.token)).destinations).toEqual([
+      expect.objectContaining({
+        kind: "onedrive",
+        state: "ok",
+        label: DEMO_ONEDRIVE.camille.email,
+      }),
+    ]);
+
+    // Microsoft refuses the refresh token: the connection is marked (as a backup would find it).
+    await h.control("/tokens/revoke", { body: { microsoft_email: DEMO_ONEDRIVE.camille.email } });
+    await expect(
+      t.ctx.connections.destinations.custody.accessToken(u.user.id, "onedrive", {
+        forceRefresh: true,
+      }),
+    ).rejects.toThrow(reconnectWords.onedrive);
+    const s = await health(u.token);
+    expect(s).toMatchObject({
+      state: "broken",
+      headline: "Backups paused: reconnect OneDrive",
+      fix: { label: "Reconnect OneDrive", path: "/settings?tab=connections" },
+    });
+    let alerts = await connectionAlerts(u.token);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({
+      title: "Reconnect OneDrive: your backups to it have stopped",
+      action_label: "Reconnect OneDrive",
+      resolved_at: null,
+    });
+    expect(alerts[0].body).toContain(reconnectWords.onedrive);
+
+    await connectVia(u.token, "onedrive", DEMO_ONEDRIVE.camille.id);
+    alerts = await connectionAlerts(u.token);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].resolved_at).not.toBeNull();
+    expect((await health(u.token)).destinations[0]).toMatchObject({ state: "ok" });
+  }, 120_000);
 });
