@@ -4,6 +4,7 @@ import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { backupDoneText } from "../src/lib/backup-summary.ts";
+import { isConnectFirst } from "../src/lib/fix-toast.tsx";
 import { dash, renderDashboard, toastError, withDashboardApi } from "./support/dashboard.tsx";
 
 // Issue 38 with issue 36: an account backed up to Dropbox. The dashboard names the storage the
@@ -198,5 +199,19 @@ describe("the backup's summary names where the posts are", () => {
     );
     const both = { ...drive, destinations: [...drive.destinations, full] };
     expect(backupDoneText(job, stats, "free", both)).toContain("12 posts are in your storage.");
+  });
+});
+
+describe("the server's connect-first words for other storage link to Settings", () => {
+  it.each([
+    "Connect Dropbox in Settings first: this account's backups go there.",
+    "Connect your S3 storage in Settings first: this account's backups go there.",
+    "OneDrive access was revoked or expired. Reconnect OneDrive in Settings to resume backups.",
+    "The S3 storage no longer accepts Keepsake's access keys. Enter new keys in Settings to resume backups.",
+  ])("%s", (message) => {
+    expect(isConnectFirst(message)).toBe(true);
+  });
+  it("other failures do not", () => {
+    expect(isConnectFirst("Failed to start sync")).toBe(false);
   });
 });
