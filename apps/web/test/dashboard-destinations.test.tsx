@@ -128,6 +128,26 @@ describe("the dashboard of an account backed up to Dropbox", () => {
     expect(within(card).queryByRole("link", { name: "Connect Google Drive" })).toBeNull();
   });
 
+  it("premium, Dropbox connected and Drive never: automatic backup active, nothing to connect", async () => {
+    withoutDrive({
+      ...healthWith(full),
+      state: "ready",
+      ready: true,
+      headline: "✓ Ready for backup",
+      ...ok,
+      destinations: [{ ...full, state: "ok", ...ok }],
+    });
+    renderDashboard("premium");
+    await waitFor(() =>
+      expect(screen.getByTestId("tier-state").textContent).toContain("Automatic Backup Active"),
+    );
+    expect(screen.queryByRole("link", { name: "Connect Google Drive" })).toBeNull();
+    expect(screen.queryByTestId("awaiting-drive")).toBeNull();
+    await waitFor(() =>
+      expect(screen.getByTestId("health-badge").textContent).toBe("✓ Ready for backup"),
+    );
+  });
+
   it("Dropbox revoked: the badge, the card and the banner say Reconnect Dropbox", async () => {
     withoutDrive(healthWith(revoked));
     renderDashboard("free");
