@@ -347,49 +347,6 @@ describe("a provider's limit on /backups (issue 36)", () => {
   });
 });
 
-describe("Backups screen of accounts backed up to Dropbox (issue 38)", () => {
-  it("says the posts are copied into Dropbox, and Dropbox's limit with its words", async () => {
-    backups = [
-      makeBackup({
-        destination: "dropbox",
-        error_message: "Waiting: Dropbox is limiting requests right now",
-      }),
-    ];
-    const cause =
-      "Dropbox is limiting how fast Keepsake can write: 1 backup waits and Keepsake retries on its own. Nothing to do.";
-    const none = { cause: null, fix: null, since: null };
-    const waiting = { label: "See waiting backups", path: "/backups?filter=pending" };
-    healthAnswer = {
-      state: "attention",
-      ready: true,
-      headline: "Backups slowed: Dropbox is limiting requests",
-      cause,
-      fix: waiting,
-      since: null,
-      next_step: null,
-      accounts: [],
-      destinations: [
-        {
-          kind: "dropbox",
-          label: "j@example.com",
-          state: "throttled",
-          cause,
-          fix: waiting,
-          since: "2026-11-27T09:00:00.000Z",
-        },
-      ],
-      plan: { state: "ok", ...none },
-      last_run: null,
-    };
-    render("pro");
-    expect((await screen.findByTestId("throttled-note")).textContent).toBe(cause);
-    expect(
-      await screen.findByText("Every post Keepsake copies into your Dropbox, and how it went."),
-    ).toBeTruthy();
-    expect(document.body.textContent).not.toContain("Google Drive");
-  });
-});
-
 describe("sync job texts (SPEC §4)", () => {
   it("say what happened in each state", () => {
     const job = (o: Record<string, unknown>) => makeJob(o) as Parameters<typeof syncJobText>[0];
