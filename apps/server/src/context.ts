@@ -8,7 +8,10 @@ import { type AuthGuards, createAccountMailModule, createAuthModule } from "./au
 import { createBackupsModule, createBackupsStore } from "./backups/index.ts";
 import { automaticBackupTiers, createBillingModule } from "./billing/index.ts";
 import { createCommentsModule } from "./comments/index.ts";
-import { createConnectionsModule } from "./connections/index.ts";
+import {
+  createConnectionsModule,
+  createDestinationConnectionsRepository,
+} from "./connections/index.ts";
 import { createContactModule } from "./contact/index.ts";
 import { createHealthModule } from "./health/index.ts";
 import { createImportModule } from "./import/index.ts";
@@ -163,6 +166,7 @@ export function createContext(deps: ContextDeps): AppContext {
     backupsRepo: backupsStore.repo,
     sync,
     billing,
+    storage: createDestinationConnectionsRepository(db).list,
   });
   const v1 = createV1Module({
     clock,

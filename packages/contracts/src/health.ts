@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DESTINATION_KINDS } from "./destination-kinds.ts";
 
 /**
  * `GET /api/sync/health` (issue 36): one health state per account and per destination,
@@ -38,13 +39,18 @@ export const accountHealth = z.object({
 });
 export type AccountHealth = z.infer<typeof accountHealth>;
 
-/** Where backups go; "google_drive" today, a field so other destinations can join. */
-export const destinationKind = z.enum(["google_drive"]);
+/**
+ * Where backups go (issue 38): one health per destination the user's accounts use (Google Drive
+ * also when no account is connected yet).
+ */
+export const destinationKind = z.enum(DESTINATION_KINDS);
 export const destinationHealthState = z.enum([
   "ok",
   "not_connected",
   "needs_reconnection",
   "full",
+  /** Backups to it failed for good with its own words (an error it answered, not answering). */
+  "failing",
   /** The destination limits Keepsake's requests: backups wait and are retried on their own. */
   "throttled",
 ]);
@@ -52,7 +58,7 @@ export type DestinationHealthState = z.infer<typeof destinationHealthState>;
 
 export const destinationHealth = z.object({
   kind: destinationKind,
-  /** The account it writes to (the Google address); null when not connected. */
+  /** The account it writes to (the Google or Dropbox address, `bucket at host`); null when not connected. */
   label: z.string().nullable(),
   state: destinationHealthState,
   cause: z.string().nullable(),
@@ -80,9 +86,15 @@ export const runHealth = z.object({
 });
 export type RunHealth = z.infer<typeof runHealth>;
 
-/** The first-run path: the next thing to do until both connections exist and a backup ran. */
+/**
+ * The first-run path: the next thing to do until both connections exist and a backup ran.
+ * `connect_drive` when the accounts' storage is Google Drive; `connect_storage` for another
+ * destination they use (Dropbox, OneDrive, S3 storage), named in `destination`.
+ */
 export const nextStep = z.object({
-  step: z.enum(["connect_instagram", "connect_drive", "first_backup"]),
+  step: z.enum(["connect_instagram", "connect_drive", "connect_storage", "first_backup"]),
+  /** The destination the step connects or writes to; absent before Instagram is connected. */
+  destination: destinationKind.optional(),
   /** 1, 2 or 3 of 3. */
   number: z.number().int(),
   title: z.string(),

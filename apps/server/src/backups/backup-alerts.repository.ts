@@ -1,3 +1,4 @@
+import type { DestinationKind } from "@keepsake/contracts";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { limitingWords } from "../providers/failure-words.ts";
@@ -132,6 +133,23 @@ export function createBackupAlertReads(db: Kysely<Database>) {
         .limit(1)
         .executeTakeFirst();
       return row ? new Date(row.updated_at) : null;
+    },
+
+    /**
+     * When each destination last took a backup of the user (issue 38): a refusal for space
+     * before it is over for that destination only.
+     */
+    async lastCompletedByDestination(
+      userId: string,
+    ): Promise<Partial<Record<DestinationKind, Date>>> {
+      const rows = await db
+        .selectFrom("backups")
+        .select(["destination", sql<Date>`max(updated_at)`.as("at")])
+        .where("user_id", "=", userId)
+        .where("status", "=", "completed")
+        .groupBy("destination")
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.destination, new Date(r.at)]));
     },
 
     /** How many of an account's backups are failed (from the counters). */

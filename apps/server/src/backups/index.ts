@@ -8,4 +8,9 @@ export type { BackupsService } from "./backups.service.ts";
 export { backupPostJob } from "./jobs/backup-post.job.ts";
 export type { BackupItem } from "./naming.ts";
 export { baseName, folderPath, postKind } from "./naming.ts";
-export { CONNECTION_REASONS } from "./outcome-reasons.ts";
+export {
+  CONNECTION_REASONS,
+  destinationFullWords,
+  fullDestination,
+  fullReason,
+} from "./outcome-reasons.ts";

@@ -1,4 +1,5 @@
-import type { DestinationKind } from "@keepsake/contracts";
+import { type DestinationKind, syncMessages } from "@keepsake/contracts";
+import { fullWords } from "../providers/failure-words.ts";
 
 /**
  * The reason word a backup fails with when its destination is missing or must be reconnected.
@@ -9,6 +10,18 @@ export const notConnectedReason = (kind: DestinationKind) =>
 
 export const revokedReason = (kind: DestinationKind) =>
   kind === "google_drive" ? "google_revoked" : `${kind}_revoked`;
+
+/** The reason word of a backup its destination refused for want of space (the full alert's). */
+export const fullReason = (kind: DestinationKind) =>
+  kind === "google_drive" ? "drive_full" : `${kind}_full`;
+
+/** What a backup refused for want of space records: the destination's own words. */
+export const destinationFullWords = (kind: DestinationKind) =>
+  kind === "google_drive" ? syncMessages.driveFull : fullWords[kind];
+
+/** The destination a full reason names (undefined for other reasons). */
+export const fullDestination = (reason: string): DestinationKind | undefined =>
+  (["google_drive", "dropbox", "onedrive", "s3"] as const).find((k) => fullReason(k) === reason);
 
 /** Reasons a connection alert covers (no failure summary repeats them). */
 export const CONNECTION_REASONS: readonly string[] = [

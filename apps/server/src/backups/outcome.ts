@@ -9,7 +9,7 @@ import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-er
 import { DeferError } from "../providers/retry.ts";
 import type { AttemptInfo, EngineLog, SyncDirectory } from "../sync/index.ts";
 import type { BackupsRepository } from "./backups.repository.ts";
-import { revokedReason } from "./outcome-reasons.ts";
+import { destinationFullWords, fullReason, revokedReason } from "./outcome-reasons.ts";
 import type { BackupRow } from "./tables.ts";
 
 export type BackupOutcome =
@@ -120,7 +120,10 @@ export function outcomeRecorder(deps: {
         return fail(destinationReconnectWords(kind), true, revokedReason(kind));
       }
       // The user frees space (or buys more): the next sync, or Retry, tries again.
-      if (destination?.kind === "quota_full") return fail(m.driveFull, true, "drive_full");
+      if (destination?.kind === "quota_full") {
+        const kind = backup.destination ?? "google_drive";
+        return fail(destinationFullWords(kind), true, fullReason(kind));
+      }
       if (err instanceof ProviderError) {
         if (isInstagramTokenInvalid(err)) {
           const acc = await directory.accountWithOwner(backup.account_id);

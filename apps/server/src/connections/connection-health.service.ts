@@ -5,6 +5,7 @@ import type {
   InstagramConnectionHealth,
   OAuthStatus,
 } from "@keepsake/contracts";
+import { DESTINATION_LABELS, type DestinationKind } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
 import { googleHealth, instagramHealth, iso, worst } from "./connection-rules.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
@@ -14,7 +15,8 @@ export interface ConnectionHealthDeps {
   repo: Pick<
     ConnectionsRepository,
     "listInstagramAccounts" | "findGoogleConnection" | "updateInstagramAccount"
-  >;
+  > &
+    Partial<Pick<ConnectionsRepository, "destinationState">>;
   clock: Clock;
   /** Re-validating a connection asks its provider (and renews the token when due). */
   tokens: Pick<TokenCustody, "validateInstagram" | "validateGoogle">;
@@ -81,15 +83,32 @@ export function createConnectionHealthService(deps: ConnectionHealthDeps) {
       const h = await health(userId);
       const igStates = h.instagram.map((a) => a.status);
       const usable = igStates.some((s) => s !== "needs_reconnection");
+      // The storage the accounts use (issue 38): Google Drive unless they chose another.
+      const used = new Set<DestinationKind>(
+        (await repo.listInstagramAccounts(userId)).map((a) => a.destination ?? "google_drive"),
+      );
+      if (used.size === 0) used.add("google_drive");
       const actions: string[] = [];
       if (h.instagram.length === 0) actions.push("Connect your Instagram account");
       for (const a of h.instagram) {
         if (a.status === "needs_reconnection") actions.push(`Reconnect @${a.username}`);
       }
-      if (!h.google) actions.push("Connect your Google Drive");
-      else if (h.google.status === "needs_reconnection") actions.push("Reconnect Google Drive");
+      let storageWorks = true;
+      if (used.has("google_drive")) {
+        if (!h.google) actions.push("Connect your Google Drive");
+        else if (h.google.status === "needs_reconnection") actions.push("Reconnect Google Drive");
+        storageWorks = h.google !== null && h.google.status !== "needs_reconnection";
+      }
+      for (const kind of used) {
+        if (kind === "google_drive" || !repo.destinationState) continue;
+        const d = await repo.destinationState(userId, kind);
+        const label = DESTINATION_LABELS[kind];
+        if (!d.connected) actions.push(`Connect your ${label}`);
+        else if (d.needsReconnection) actions.push(`Reconnect ${label}`);
+        if (d.problem !== null) storageWorks = false;
+      }
       return {
-        ready_for_backup: usable && h.google !== null && h.google.status !== "needs_reconnection",
+        ready_for_backup: usable && storageWorks,
         instagram: {
           connected: h.instagram.length > 0,
           status: worst(igStates),

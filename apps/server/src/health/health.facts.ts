@@ -1,4 +1,4 @@
-import type { SyncJob, SyncProgress } from "@keepsake/contracts";
+import type { DestinationKind, SyncJob, SyncProgress } from "@keepsake/contracts";
 
 /**
  * What the health state is computed from (health.rules.ts): the rows of the other areas, read
@@ -13,6 +13,18 @@ export interface AccountFacts {
   paused_by_plan: boolean;
   connected_via: "instagram" | "facebook";
   token_expires_at: Date | null;
+  updated_at: Date;
+  /** Where its backups go (issue 38); Google Drive when absent. */
+  destination?: DestinationKind;
+}
+
+/** A Dropbox, OneDrive or S3 connection (`destination_connections`). */
+export interface StorageFacts {
+  kind: Exclude<DestinationKind, "google_drive">;
+  /** The account's e-mail, or `bucket at host`. */
+  label: string;
+  status: "active" | "needs_reconnection" | string;
+  status_reason: string | null;
   updated_at: Date;
 }
 
@@ -67,6 +79,8 @@ export interface HealthFacts {
   now: Date;
   accounts: AccountFacts[];
   drive: DriveFacts | undefined;
+  /** The user's other destinations' connections (none when omitted). */
+  storage?: StorageFacts[];
   failures: FailureFacts[];
   /** Backups waiting for a provider's limit (none when omitted). */
   throttled?: ThrottledFacts[];
@@ -78,6 +92,11 @@ export interface HealthFacts {
   payment?: PaymentFacts | null;
   /** When Drive last took a backup (a refusal for space before it is over). */
   lastCompletedAt: Date | null;
+  /**
+   * When each destination last took a backup (issue 38); when given, a destination's refusal
+   * for space or its limit is over only once it took one (`lastCompletedAt` otherwise).
+   */
+  lastCompletedBy?: Partial<Record<DestinationKind, Date>>;
   /** The latest run (any account), and whether one is running now. */
   latestRun: SyncJob | null;
   /** The user's newest runs, newest first (an account's latest run: a throttled sync). */

@@ -7,7 +7,7 @@ import type { BillingModule } from "../billing/index.ts";
 import type { ConnectionsRepository } from "../connections/index.ts";
 import type { SyncModule } from "../sync/index.ts";
 import { registerHealthStateRoutes } from "./health.routes.ts";
-import { createHealthService, type HealthService } from "./health.service.ts";
+import { createHealthService, type HealthService, type HealthSources } from "./health.service.ts";
 
 /** One health state per account and destination (issue 36), read of the other areas' rows. */
 export function createHealthModule(
@@ -17,12 +17,15 @@ export function createHealthModule(
       BackupsRepository,
       | "failuresByAccount"
       | "lastCompletedAt"
+      | "lastCompletedByDestination"
       | "syncProgress"
       | "throttledByAccount"
       | "lostStoriesByAccount"
     >;
     sync: Pick<SyncModule, "runs" | "repos" | "accountsRepo">;
     billing: Pick<BillingModule, "pastDue">;
+    /** The user's Dropbox, OneDrive and S3 connections (`destination_connections`). */
+    storage?: HealthSources["storage"];
   },
 ) {
   const { connectionsRepo, backupsRepo, sync, billing } = deps;
@@ -31,8 +34,10 @@ export function createHealthModule(
     sources: {
       accounts: connectionsRepo.listInstagramAccounts,
       drive: connectionsRepo.findGoogleConnection,
+      ...(deps.storage ? { storage: deps.storage } : {}),
       failures: backupsRepo.failuresByAccount,
       lastCompletedAt: backupsRepo.lastCompletedAt,
+      lastCompletedBy: backupsRepo.lastCompletedByDestination,
       recentRuns: (userId) => sync.runs.syncJobs(userId, 20),
       progress: backupsRepo.syncProgress,
       throttled: backupsRepo.throttledByAccount,

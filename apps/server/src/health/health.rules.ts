@@ -9,6 +9,13 @@ import {
   type SyncProgress,
   syncMessages,
 } from "@keepsake/contracts";
+import {
+  destinationOf,
+  destinationsHealth,
+  isBroken,
+  labelOf,
+  usedDestinations,
+} from "./health.destinations.ts";
 import type { HealthFacts } from "./health.facts.ts";
 import { accountHealth, destinationHealth, planHealth } from "./health.states.ts";
 import { FIXES, plural } from "./health.words.ts";
@@ -28,9 +35,10 @@ export type {
   LostStoriesFacts,
   PaymentFacts,
   StaleFacts,
+  StorageFacts,
   ThrottledFacts,
 } from "./health.facts.ts";
-export { accountHealth, destinationHealth, planHealth };
+export { accountHealth, destinationHealth, destinationsHealth, planHealth };
 
 /** SPEC §4 running card, from the running backups' progress (null: still listing). */
 export function progressText(progress: SyncProgress | null): string {
@@ -102,7 +110,7 @@ export function runHealth(
       title: "Last sync completed",
       text:
         job.posts_processed > 0
-          ? `Refreshed ${plural(job.posts_processed, "post", "posts")} from Instagram. Nothing was backed up yet: start a backup to copy them to Drive.`
+          ? `Refreshed ${plural(job.posts_processed, "post", "posts")} from Instagram. Nothing was backed up yet: start a backup to copy them to ${drive.kind === "google_drive" ? "Drive" : labelOf(drive.kind)}.`
           : "Refreshed your posts from Instagram: nothing new.",
       fix: null,
     };
@@ -124,7 +132,17 @@ export function runHealth(
       };
 }
 
-/** The first-run path: connect Instagram → connect Google Drive → run the first backup. */
+/** Where a destination keeps Keepsake's backups, as the first-run path says it. */
+const WHERE = {
+  dropbox: "the Apps/Keepsake folder of your own Dropbox",
+  onedrive: "Keepsake's app folder in your own OneDrive",
+  s3: "your own S3-compatible bucket",
+} as const;
+
+/**
+ * The first-run path: connect Instagram → connect the storage the accounts use (Google Drive
+ * unless they chose another) → run the first backup.
+ */
 export function nextStep(f: HealthFacts): NextStep | null {
   if (f.accounts.length === 0) {
     return {
@@ -135,69 +153,117 @@ export function nextStep(f: HealthFacts): NextStep | null {
       fix: FIXES.connectInstagram,
     };
   }
-  if (!f.drive) {
+  const used = usedDestinations(f);
+  const missing = used.find((k) =>
+    k === "google_drive" ? !f.drive : !(f.storage ?? []).some((s) => s.kind === k),
+  );
+  if (missing === "google_drive") {
     return {
       step: "connect_drive",
       number: 2,
+      destination: missing,
       title: "Step 2 of 3: connect your Google Drive",
       text: "Backups are saved to a Keepsake folder in your own Google Drive.",
       fix: FIXES.connectDrive,
     };
   }
+  if (missing) {
+    const names = f.accounts
+      .filter((a) => destinationOf(a) === missing)
+      .map((a) => `@${a.username}`)
+      .join(", ");
+    return {
+      step: "connect_storage",
+      number: 2,
+      destination: missing,
+      title: `Step 2 of 3: connect your ${labelOf(missing)}`,
+      text: `Backups of ${names} are saved to ${WHERE[missing]}.`,
+      fix: FIXES.connectDestination(missing),
+    };
+  }
   if (!f.firstBackupDone) {
+    const only = used.length === 1 ? used[0] : undefined;
+    const drive = only === "google_drive";
+    const into = only ? labelOf(only) : "your storage";
     return {
       step: "first_backup",
       number: 3,
+      ...(only ? { destination: only } : {}),
       title: "Step 3 of 3: run your first backup",
       text:
         f.runningAccountIds.size > 0
-          ? "Your first backup is running: your posts appear below as they are saved to Drive."
-          : "Both connections are ready. Start your first backup to copy your posts into Google Drive.",
+          ? `Your first backup is running: your posts appear below as they are saved to ${drive ? "Drive" : into}.`
+          : `Both connections are ready. Start your first backup to copy your posts into ${into}.`,
       fix: null,
     };
   }
   return null;
 }
 
+/** A broken destination's headline: "Backups paused: reconnect Google Drive". */
+function brokenHeadline(d: DestinationHealth): string {
+  if (d.state === "full") return `Backups paused: ${labelOf(d.kind)} is full`;
+  if (d.state === "needs_reconnection") return `Backups paused: reconnect ${labelOf(d.kind)}`;
+  return `Connect ${labelOf(d.kind)} to back up its accounts`;
+}
+
 /** Everything together: the header's state and badge, the cause and its fix. */
 export function syncHealth(f: HealthFacts): SyncHealth {
-  const drive = destinationHealth(f);
+  const destinations = destinationsHealth(f);
   const accounts = f.accounts.map((a) => accountHealth(a, f));
   const step = nextStep(f);
-  const lastRun = runHealth(f.latestRun, drive, accounts, f.progress ?? null);
+  // The latest run is explained by its account's destination (else the first in trouble).
+  const runAccount = f.accounts.find((a) => a.id === f.latestRun?.account_id);
+  const runDestination =
+    destinations.find((d) => runAccount && d.kind === destinationOf(runAccount)) ??
+    destinations.find((d) => d.state !== "ok") ??
+    (destinations[0] as DestinationHealth);
+  const lastRun = runHealth(f.latestRun, runDestination, accounts, f.progress ?? null);
   const synced = accounts.filter((a) => a.state !== "paused_by_plan");
   const stopped = synced.filter((a) => a.state === "needs_reconnection");
   const troubled = accounts.filter((a) =>
     ["needs_reconnection", "failing", "token_expiring"].includes(a.state),
   );
   const plan = planHealth(f);
-  const common = { next_step: step, accounts, destinations: [drive], plan, last_run: lastRun };
+  const common = { next_step: step, accounts, destinations, plan, last_run: lastRun };
 
-  if (f.accounts.length === 0 || drive.state === "not_connected") {
-    const cause = f.accounts.length === 0 ? "Instagram is not connected yet." : drive.cause;
+  if (f.accounts.length === 0) {
     return {
       ...common,
       state: "setup",
       ready: false,
-      headline:
-        f.accounts.length === 0 ? "Connect Instagram to start" : "Connect Google Drive to start",
-      cause,
-      fix: f.accounts.length === 0 ? FIXES.connectInstagram : FIXES.connectDrive,
+      headline: "Connect Instagram to start",
+      cause: "Instagram is not connected yet.",
+      fix: FIXES.connectInstagram,
       since: null,
     };
   }
-  if (drive.state === "needs_reconnection" || drive.state === "full") {
+  // No destination the accounts use was ever connected: the first-run path's step 2.
+  const unconnected = destinations.filter((d) => d.state === "not_connected");
+  if (unconnected.length === destinations.length) {
+    const d = unconnected[0] as DestinationHealth;
+    return {
+      ...common,
+      state: "setup",
+      ready: false,
+      headline: `Connect ${labelOf(d.kind)} to start`,
+      cause: d.cause,
+      fix: d.fix,
+      since: null,
+    };
+  }
+  // Every destination in use stops backups (revoked, full or missing): nothing is backed up.
+  const broken = destinations.filter(isBroken);
+  const worst = broken.find((d) => d.state !== "not_connected") ?? broken[0];
+  if (worst && broken.length === destinations.length) {
     return {
       ...common,
       state: "broken",
       ready: false,
-      headline:
-        drive.state === "full"
-          ? "Backups paused: Google Drive is full"
-          : "Backups paused: reconnect Google Drive",
-      cause: drive.cause,
-      fix: drive.fix,
-      since: drive.since,
+      headline: brokenHeadline(worst),
+      cause: worst.cause,
+      fix: worst.fix,
+      since: worst.since,
     };
   }
   if (synced.length > 0 && stopped.length === synced.length) {
@@ -209,6 +275,18 @@ export function syncHealth(f: HealthFacts): SyncHealth {
       cause: stopped[0]!.cause,
       fix: stopped[0]!.fix,
       since: stopped[0]!.since,
+    };
+  }
+  // Some accounts' destination stops their backups while others' work: never "ready".
+  if (worst) {
+    return {
+      ...common,
+      state: "attention",
+      ready: false,
+      headline: brokenHeadline(worst),
+      cause: worst.cause,
+      fix: worst.fix,
+      since: worst.since,
     };
   }
   const first = troubled[0];
@@ -228,8 +306,21 @@ export function syncHealth(f: HealthFacts): SyncHealth {
       since: first.since,
     };
   }
+  // Backups failing in a destination's own words (an error it answered): Retry, as an account's.
+  const failing = destinations.find((d) => d.state === "failing");
+  if (failing) {
+    return {
+      ...common,
+      state: "attention",
+      ready: true,
+      headline: "Some backups failed",
+      cause: failing.cause,
+      fix: failing.fix,
+      since: failing.since,
+    };
+  }
   // What needs the user without stopping backups, or that Keepsake waits out on its own.
-  const later = laterTrouble(accounts, drive, plan);
+  const later = laterTrouble(accounts, destinations, plan);
   if (later) return { ...common, state: "attention", ready: true, ...later };
   if (f.runningAccountIds.size > 0) {
     return {
@@ -262,7 +353,7 @@ type Trouble = Pick<AccountHealth, "cause" | "fix" | "since">;
  */
 function laterTrouble(
   accounts: AccountHealth[],
-  drive: DestinationHealth,
+  destinations: DestinationHealth[],
   plan: PlanHealth,
 ): (Trouble & { headline: string }) | null {
   const pick = ({ cause, fix, since }: Trouble) => ({ cause, fix, since });
@@ -273,8 +364,12 @@ function laterTrouble(
   if (lost) return { headline: "Stories expired before they could be saved", ...pick(lost) };
   if (plan.state === "payment_failed")
     return { headline: "Payment failed: update your payment method", ...pick(plan) };
-  if (drive.state === "throttled")
-    return { headline: "Backups slowed: Google Drive is limiting requests", ...pick(drive) };
+  const slowed = destinations.find((d) => d.state === "throttled");
+  if (slowed)
+    return {
+      headline: `Backups slowed: ${labelOf(slowed.kind)} is limiting requests`,
+      ...pick(slowed),
+    };
   const limited = accounts.find((a) => a.state === "throttled");
   if (limited)
     return { headline: "Backups slowed: Instagram is limiting requests", ...pick(limited) };

@@ -1,4 +1,5 @@
 import {
+  type DestinationKind,
   type SyncHealth,
   type SyncJob,
   type SyncProgress,
@@ -12,6 +13,7 @@ import type {
   LostStoriesFacts,
   PaymentFacts,
   StaleFacts,
+  StorageFacts,
   ThrottledFacts,
 } from "./health.facts.ts";
 import { syncHealth } from "./health.rules.ts";
@@ -25,8 +27,12 @@ const STALE_AFTER_MS = 24 * 3600_000;
 export interface HealthSources {
   accounts(userId: string): Promise<AccountFacts[]>;
   drive(userId: string): Promise<DriveFacts | undefined>;
+  /** The user's Dropbox, OneDrive and S3 connections (connections area; none when absent). */
+  storage?(userId: string): Promise<StorageFacts[]>;
   failures(userId: string): Promise<FailureFacts[]>;
   lastCompletedAt(userId: string): Promise<Date | null>;
+  /** When each destination last took a backup of the user (backups area). */
+  lastCompletedBy?(userId: string): Promise<Partial<Record<DestinationKind, Date>>>;
   /** The user's newest runs, newest first (any running one among them). */
   recentRuns(userId: string): Promise<SyncJob[]>;
   /** When a run of the user last completed (null: never). */
@@ -57,11 +63,13 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
         sources.recentRuns(userId),
         sources.lastCompletedRun(userId),
       ]);
-      const [throttled, stale, lostStories, payment] = await Promise.all([
+      const [throttled, stale, lostStories, payment, storage, lastCompletedBy] = await Promise.all([
         sources.throttled(userId),
         sources.stale(userId, new Date(now.getTime() - STALE_AFTER_MS)),
         sources.lostStories(userId, new Date(now.getTime() - LOST_STORIES_WINDOW_MS), now),
         sources.payment(userId),
+        sources.storage ? sources.storage(userId) : Promise.resolve([]),
+        sources.lastCompletedBy ? sources.lastCompletedBy(userId) : Promise.resolve(undefined),
       ]);
       const running = runs.filter((r) => r.status === "running");
       const progress =
@@ -70,6 +78,7 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
         now,
         accounts,
         drive,
+        storage,
         failures,
         throttled,
         stale,
@@ -77,6 +86,7 @@ export function createHealthService(deps: { sources: HealthSources; clock: Clock
         payment,
         recentRuns: runs,
         lastCompletedAt,
+        ...(lastCompletedBy ? { lastCompletedBy } : {}),
         latestRun: running[0] ?? runs[0] ?? null,
         runningAccountIds: new Set(running.flatMap((r) => (r.account_id ? [r.account_id] : []))),
         firstBackupDone: lastDone !== null,

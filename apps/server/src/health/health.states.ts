@@ -1,11 +1,12 @@
+import type { AccountHealth, PlanHealth } from "@keepsake/contracts";
+import { DESTINATION_PROVIDER, failureNames, throttledBy } from "../providers/failure-words.ts";
 import {
-  type AccountHealth,
-  type DestinationHealth,
-  type PlanHealth,
-  syncMessages,
-} from "@keepsake/contracts";
-import { throttledBy } from "../providers/failure-words.ts";
-import type { AccountFacts, HealthFacts, ThrottledFacts } from "./health.facts.ts";
+  destinationHealth,
+  destinationOf,
+  isDestinationWords,
+  waitingFor,
+} from "./health.destinations.ts";
+import type { AccountFacts, HealthFacts } from "./health.facts.ts";
 import { CAUSES, FIXES } from "./health.words.ts";
 
 /**
@@ -15,71 +16,8 @@ import { CAUSES, FIXES } from "./health.words.ts";
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 const earliest = (ds: Date[]) => new Date(Math.min(...ds.map((d) => +d)));
-/** Failures the destination's own state explains (not the account's). */
-const driveWords = new Set<string | null>([syncMessages.driveFull]);
-const isDriveAccessWords = (s: string | null) => !!s && /Google Drive access/i.test(s);
 
-/**
- * Backups waiting for `who`'s limit, marked after the last backup that completed: a backup
- * taken since means the limit let go, and the waiting ones are retried on their own.
- */
-function waitingFor(f: HealthFacts, who: "google" | "instagram", accountId?: string) {
-  return (f.throttled ?? []).filter(
-    (x: ThrottledFacts) =>
-      throttledBy(x.message) === who &&
-      (accountId === undefined || x.accountId === accountId) &&
-      (f.lastCompletedAt === null || +x.latestAt > +f.lastCompletedAt),
-  );
-}
-
-export function destinationHealth(f: HealthFacts): DestinationHealth {
-  const base = { kind: "google_drive" as const, label: f.drive?.google_email ?? null };
-  if (!f.drive) {
-    return {
-      ...base,
-      state: "not_connected",
-      cause: CAUSES.driveNotConnected,
-      fix: FIXES.connectDrive,
-      since: null,
-    };
-  }
-  if (f.drive.status === "needs_reconnection") {
-    return {
-      ...base,
-      state: "needs_reconnection",
-      cause: CAUSES.driveRevoked(f.drive.status_reason),
-      fix: FIXES.reconnectDrive,
-      since: iso(f.drive.updated_at),
-    };
-  }
-  // Drive refused a backup for want of space and took none since: nothing fits.
-  const full = f.failures.filter(
-    (x) =>
-      x.latest === syncMessages.driveFull &&
-      (f.lastCompletedAt === null || +x.latestAt > +f.lastCompletedAt),
-  );
-  if (full.length > 0) {
-    return {
-      ...base,
-      state: "full",
-      cause: CAUSES.driveFull,
-      fix: FIXES.driveStorage,
-      since: iso(earliest(full.map((x) => x.since))),
-    };
-  }
-  // Drive limits Keepsake's writes: the backups wait and are retried; nothing to do.
-  const limited = waitingFor(f, "google");
-  if (limited.length > 0) {
-    return {
-      ...base,
-      state: "throttled",
-      cause: CAUSES.driveThrottled(limited.reduce((n, x) => n + x.waiting, 0)),
-      fix: FIXES.seeWaiting,
-      since: iso(earliest(limited.map((x) => x.since))),
-    };
-  }
-  return { ...base, state: "ok", cause: null, fix: null, since: null };
-}
+export { destinationHealth };
 
 /** The account's latest finished sync, when Instagram's limit ended it (and none ran since). */
 function throttledSync(a: AccountFacts, f: HealthFacts) {
@@ -113,7 +51,12 @@ export function accountHealth(a: AccountFacts, f: HealthFacts): AccountHealth {
     };
   }
   const failing = f.failures.find((x) => x.accountId === a.id);
-  if (failing && !driveWords.has(failing.latest) && !isDriveAccessWords(failing.latest)) {
+  // Failures the destination explains (full, access ended, its own errors) are its state's.
+  const theirs =
+    failing &&
+    (isDestinationWords(failing.latest) ||
+      failureNames(failing.latest, DESTINATION_PROVIDER[destinationOf(a)]));
+  if (failing && !theirs) {
     return {
       ...base,
       state: "failing",

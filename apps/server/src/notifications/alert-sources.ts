@@ -1,10 +1,15 @@
-import type { LostConnection } from "../connections/index.ts";
+import type { DestinationKind } from "@keepsake/contracts";
+import type { LostConnection, LostDestination } from "../connections/index.ts";
 import type { FailureFacts, LostStoriesFacts } from "../health/index.ts";
 
 /** What the alerts are told by other areas, and what their checks read of them. */
 
 /** A connection the provider ended: the connections area owns its shape and reports it. */
-export type { LostConnection };
+/** A Dropbox, OneDrive or S3 storage that refused its grant or keys (connections area). */
+export type { LostConnection, LostDestination };
+
+/** The connections a connection alert is about: a source, Google Drive, or another destination. */
+export type AlertedConnection = "instagram" | "google" | LostDestination["kind"];
 
 /** A backup that failed for good (the backups area reports its outcome). */
 export interface FailedBackup {
@@ -28,7 +33,10 @@ export interface BillingEvent {
 
 /** What the checks read of other areas (functions of their repositories, wired in context.ts). */
 export interface AlertSources {
-  accountOwner(accountId: string): Promise<{ user_id: string; username: string } | undefined>;
+  /** The account's owner, and where its backups go (Google Drive when absent). */
+  accountOwner(
+    accountId: string,
+  ): Promise<{ user_id: string; username: string; destination?: DestinationKind } | undefined>;
   expiringTokens(
     now: Date,
     until: Date,
@@ -87,8 +95,10 @@ export interface AlertSources {
   failedBackupsOf(accountId: string): Promise<number>;
   /** Backups of the user completed since `since` (Drive took files again). */
   completedSince(userId: string, since: Date): Promise<number>;
+  /** When each destination last took a backup of the user (a full one has room again). */
+  lastCompletedBy?(userId: string): Promise<Partial<Record<DestinationKind, Date>>>;
   /** Paid accounts still without a successful sync since `before`. */
   staleAccountIds(before: Date): Promise<Set<string>>;
   /** Whether the connection still needs reconnecting (false once it works again or is gone). */
-  stillNeedsReconnection(provider: "instagram" | "google", subjectId: string): Promise<boolean>;
+  stillNeedsReconnection(provider: AlertedConnection, subjectId: string): Promise<boolean>;
 }

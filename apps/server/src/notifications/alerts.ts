@@ -65,6 +65,9 @@ export function createAlerts(deps: AlertsDeps) {
     billingEvent: hook("billingEvent"),
     /** A connection made again (the OAuth callback): its open alerts are resolved at once. */
     connectionsRestored: hook("connectionsRestored"),
+    /** Dropbox, OneDrive or S3 storage lost, and connected again. */
+    destinationLost: hook("destinationLost"),
+    destinationRestored: hook("destinationRestored"),
 
     /**
      * The periodic checks (the `alerts-check` job): first the alerts whose cause was fixed are

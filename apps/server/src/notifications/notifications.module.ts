@@ -47,7 +47,9 @@ export function createNotificationsModule(
     sources: {
       accountOwner: async (accountId) => {
         const a = await accountsRepo.accountWithOwner(accountId);
-        return a ? { user_id: a.user_id, username: a.username } : undefined;
+        return a
+          ? { user_id: a.user_id, username: a.username, destination: a.destination }
+          : undefined;
       },
       expiringTokens: connectionsRepo.expiringTokens,
       staleAccounts: (before) => accountsRepo.staleAutoSyncAccounts(AUTO_SYNC_TIERS, before),
@@ -66,6 +68,7 @@ export function createNotificationsModule(
       lostStories: backupsReads.lostStoriesByAccount,
       // What the resolution of open alerts reads.
       failedBackupsOf: backupsReads.failedBackupsOf,
+      lastCompletedBy: backupsReads.lastCompletedByDestination,
       completedSince: async (userId, since) =>
         (await backupsReads.userSummary(userId, since)).backed_up_since,
       staleAccountIds: async (before) =>
@@ -75,8 +78,11 @@ export function createNotificationsModule(
       stillNeedsReconnection: async (provider, subjectId) =>
         provider === "google"
           ? (await connectionsRepo.findGoogleConnection(subjectId))?.status === "needs_reconnection"
-          : (await connectionsRepo.findInstagramAccountById(subjectId))?.status ===
-            "needs_reconnection",
+          : provider === "instagram"
+            ? (await connectionsRepo.findInstagramAccountById(subjectId))?.status ===
+              "needs_reconnection"
+            : // Dropbox, OneDrive, S3: the subject is the user.
+              (await connectionsRepo.destinationState(subjectId, provider)).needsReconnection,
     },
     ...logOf(deps),
   });
@@ -87,6 +93,11 @@ export function createNotificationsModule(
     alerts.connectionsRestored(userId, accountIds),
   );
   connections.events.needsReconnection.on((lost) => alerts.connectionLost(lost));
+  // Dropbox, OneDrive and S3 storage as Google Drive: one alert per grant, resolved when connected.
+  connections.events.destinationNeedsReconnection.on((lost) => alerts.destinationLost(lost));
+  connections.events.destinationConnected.on((userId, kind) =>
+    alerts.destinationRestored(userId, kind),
+  );
   deps.backups.events.failed.on((failed) => alerts.backupFailed(failed));
   deps.billing.events.event.on((event) => alerts.billingEvent(event));
   return {

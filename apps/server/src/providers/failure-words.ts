@@ -47,16 +47,51 @@ export const connectFirstWords = {
 /** A provider limiting Keepsake's requests, as a backup waiting for it records it. */
 export const limitingWords = (who: string) => `${who} is limiting requests right now`;
 
+/** The provider a destination's failures are recorded under (ProviderError's `provider`). */
+export const DESTINATION_PROVIDER = {
+  google_drive: "google",
+  dropbox: "dropbox",
+  onedrive: "microsoft",
+  s3: "s3",
+} as const;
+type Limited = "instagram" | (typeof DESTINATION_PROVIDER)[keyof typeof DESTINATION_PROVIDER];
+
 /**
  * Whose limit a backup's recorded words name ("Retrying: Google Drive is limiting requests
  * right now"): the health state's "throttled" reads it back. Null when the words name none.
  */
-export function throttledBy(message: string | null): "google" | "instagram" | null {
+export function throttledBy(message: string | null): Limited | null {
   if (!message) return null;
-  if (message.includes(limitingWords(WHO.google))) return "google";
-  if (message.includes(limitingWords(WHO.instagram))) return "instagram";
+  for (const who of ["google", "dropbox", "microsoft", "s3", "instagram"] as const) {
+    if (message.includes(limitingWords(WHO[who]))) return who;
+  }
   return null;
 }
+
+/**
+ * Whether a backup's recorded failure names the destination as its cause ("Dropbox: …",
+ * "OneDrive is not responding right now", "Keepsake is not allowed to write to your Google
+ * Drive"): the health state's destination "failing" reads it back.
+ */
+export function failureNames(message: string | null, provider: keyof typeof WHO): boolean {
+  if (!message) return false;
+  const who = WHO[provider];
+  return (
+    message.includes(`${who}: `) ||
+    message.includes(notResponding(who)) ||
+    (provider === "google" && message.includes("not allowed to write to your Google Drive"))
+  );
+}
+
+/**
+ * A destination that refused a backup for want of space (Drive's words are
+ * `syncMessages.driveFull`): Dropbox `insufficient_space`, OneDrive 507, an S3 quota.
+ */
+export const fullWords = {
+  dropbox: "Your Dropbox is full. Free up space or upgrade your Dropbox plan, then retry.",
+  onedrive: "Your OneDrive is full. Free up space or buy more Microsoft storage, then retry.",
+  s3: "Your S3 storage refused new backups: the bucket's quota or storage is full. Free up space or raise the quota, then retry.",
+} as const;
 
 /** A backup put off because the provider asked for a wait longer than a worker sleeps. */
 export function backupWaitWords(cause: unknown): string {

@@ -141,11 +141,19 @@ export function createSyncRunsService(deps: SyncRunsServiceDeps) {
    * After an Instagram account or Google Drive is connected (or reconnected), on any plan:
    * the first sync and its backups start at once for the given accounts (all when absent),
    * once both connections work. Answers the jobs started; nothing when a side is missing.
+   * `destination`: only the accounts backed up there (that destination was just connected).
    */
-  async function startAfterConnect(userId: string, accountIds?: string[]): Promise<SyncJob[]> {
+  async function startAfterConnect(
+    userId: string,
+    accountIds?: string[],
+    destination?: DestinationKind,
+  ): Promise<SyncJob[]> {
     const candidates = (await directory.userAccounts(userId)).filter(
       (a) =>
-        a.status === "active" && !a.paused_by_plan && (!accountIds || accountIds.includes(a.id)),
+        a.status === "active" &&
+        !a.paused_by_plan &&
+        (!accountIds || accountIds.includes(a.id)) &&
+        (!destination || a.destination === destination),
     );
     if (candidates.length === 0) return [];
     const stateOf = await destinationsOf(userId, candidates);

@@ -65,7 +65,10 @@ export function createSyncModule(
         ConnectionsRepository,
         "userAccounts" | "userTier" | "findGoogleConnection" | "destinationState"
       >;
-      events: Pick<ConnectionsModule["events"], "connected" | "disconnected">;
+      events: Pick<
+        ConnectionsModule["events"],
+        "connected" | "disconnected" | "destinationConnected"
+      >;
     };
     /** The billing area's plan changes. */
     billing: { events: Pick<BillingModule["events"], "postLimitChanged" | "planChanged"> };
@@ -141,6 +144,11 @@ export function createSyncModule(
   // syncs end; a plan change applies its post limit and starts what it unlocks.
   deps.connections.events.connected.on((userId, accountIds) =>
     runs.startAfterConnect(userId, accountIds),
+  );
+  // Dropbox, OneDrive or S3 storage connected (or reconnected): the accounts backed up there
+  // start their waiting backups, as connecting Google Drive does.
+  deps.connections.events.destinationConnected.on((userId, kind) =>
+    runs.startAfterConnect(userId, undefined, kind),
   );
   deps.connections.events.disconnected.on((userId) => runs.endRunsOfDisconnectedAccounts(userId));
   deps.billing.events.postLimitChanged.on((userId, tier) => runs.applyPostLimit(userId, tier));

@@ -196,6 +196,18 @@ const destinationCases = {
     google: DEMO_GOOGLE.sam.sub,
     cause: (u) => failBackups(u, syncMessages.driveFull, "drive_full"),
   },
+  // Backups failing in Drive's own words: the account's daily summary names Drive's state too.
+  failing: {
+    category: "alert_backup_failures",
+    cause: async (u) => {
+      await failBackups(
+        u,
+        "Backup failed after 4 attempts: Google Drive: Internal Error (HTTP 500)",
+        "retries_exhausted",
+      );
+      await runCheck();
+    },
+  },
   // "throttled" raises no alert (health.throttled.test.ts).
 } satisfies Record<Exclude<DestinationHealthState, "ok" | "not_connected" | "throttled">, Case>;
 

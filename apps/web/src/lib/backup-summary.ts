@@ -1,5 +1,5 @@
-import type { DashboardStats, DestinationKind, SyncHealth, SyncJob } from "@keepsake/contracts";
-import { DESTINATION_LABELS } from "@keepsake/contracts/destination-kinds";
+import type { DashboardStats, SyncHealth, SyncJob } from "@keepsake/contracts";
+import { DESTINATION_LABELS, type DestinationKind } from "@keepsake/contracts/destination-kinds";
 import { formatCount } from "./format.ts";
 import { planFor } from "./plans.ts";
 
@@ -34,10 +34,18 @@ function whereText(destinations: readonly DestinationKind[]): string {
 }
 
 /**
+ * Where the accounts' backups are, as a sentence says it: "your Google Drive" unless the health
+ * state lists other destinations the accounts use (issue 38): "your Dropbox", or each named.
+ */
+export function storageWords(health: Pick<SyncHealth, "destinations"> | null): string {
+  return whereText((health?.destinations ?? []).map((d) => d.kind));
+}
+
+/**
  * What a finished backup run did, from the server's numbers: the completion toast. A run that
  * found nothing to do says so instead of claiming a backup; failures name their cause from the
  * health state (a broken connection is fixed by reconnecting, not by retrying). `destinations`:
- * where the user's accounts are backed up (issue 38; Google Drive when not known).
+ * where the user's accounts are backed up (issue 38), else the health state's, else Google Drive.
  */
 export function backupDoneText(
   job: (Pick<SyncJob, "posts_processed"> & Partial<Pick<SyncJob, "posts_failed">>) | null,
@@ -61,7 +69,7 @@ export function backupDoneText(
   if (!stats) return failure ? `${head} ${failure}` : head;
   return [
     head,
-    `${plural(stats.backed_up_posts, "post is", "posts are")} in ${whereText(destinations)}${keptBeyond(stats)}.`,
+    `${plural(stats.backed_up_posts, "post is", "posts are")} in ${whereText(destinations.length ? destinations : (health?.destinations ?? []).map((d) => d.kind))}${keptBeyond(stats)}.`,
     failure,
     overLimitText(stats, tier),
   ]

@@ -12,9 +12,13 @@ const CONNECT_FIRST = new Set<string>([
   syncMessages.googleNotConnected,
 ]);
 
-/** Whether a message asks the user to connect something first. */
+/**
+ * Whether a message asks the user to connect something first (Dropbox, OneDrive and S3 say
+ * "Connect Dropbox in Settings first", "Enter new keys in Settings").
+ */
 export const isConnectFirst = (message: string) =>
-  CONNECT_FIRST.has(message) || /reconnect|connect your/i.test(message);
+  CONNECT_FIRST.has(message) ||
+  /reconnect|connect your|connect .+ first|in settings/i.test(message);
 
 /** A message with the link to where it is done (a "connect first" message gets one). */
 export function ConnectFirstMessage({ message }: { message: string }) {

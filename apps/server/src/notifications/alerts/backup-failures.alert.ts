@@ -1,5 +1,6 @@
-import { CONNECTION_REASONS } from "../../backups/index.ts";
+import { CONNECTION_REASONS, fullReason } from "../../backups/index.ts";
 import { CAUSES, FIXES } from "../../health/index.ts";
+import { DESTINATION_PROVIDER, failureNames } from "../../providers/failure-words.ts";
 import { day } from "../alert-words.ts";
 import { type AlertContext, alertKind, defineAlert } from "./define.ts";
 
@@ -22,8 +23,11 @@ const kind = alertKind("alert_backup_failures", "alert-backup-failures", {
 export const backupFailuresCause = (accountId: string, today: string) =>
   `backup-failures:${accountId}:${today}`;
 
-/** Reasons whose own alert covers them (a connection alert, Drive full), left out of the summary. */
-const COVERED = new Set([...CONNECTION_REASONS, "drive_full"]);
+/** Reasons whose own alert covers them (a connection alert, a full destination), left out of the summary. */
+const COVERED = new Set([
+  ...CONNECTION_REASONS,
+  ...(["google_drive", "dropbox", "onedrive", "s3"] as const).map(fullReason),
+]);
 
 /** The day's one summary per account of backups that failed for good. */
 async function summariseFailures(ctx: AlertContext, now: Date): Promise<number> {
@@ -53,13 +57,20 @@ async function summariseFailures(ctx: AlertContext, now: Date): Promise<number> 
     const cause = state
       ? CAUSES.accountFailing(owner.username, state.failed, state.latest)
       : CAUSES.accountFailing(owner.username, n, failures[failures.length - 1]?.message ?? null);
+    // Failures in the words of the account's destination: its health state ("failing").
+    const destination = owner.destination ?? "google_drive";
+    const latest = state?.latest ?? failures[failures.length - 1]?.message ?? null;
+    const theirs = failureNames(latest, DESTINATION_PROVIDER[destination])
+      ? [CAUSES.destinationFailing(destination, state?.failed ?? n, latest)]
+      : [];
     const r = await ctx.notify(user_id, {
       key,
       cause: backupFailuresCause(account_id, day(now)),
       kind,
       title: `${n} ${n === 1 ? "backup" : "backups"} of @${owner.username} failed`,
       paragraphs: [
-        cause,
+        // Failures in its destination's words are that destination's state (health "failing").
+        theirs[0] ?? cause,
         `${n} ${n === 1 ? "post" : "posts"} of @${owner.username} could not be backed up after several attempts.`,
         "Most failures are temporary: press Retry all on the Backups page, or let the next sync try again. If it keeps failing, reconnecting the account in Settings → Connected Accounts usually fixes it.",
       ],

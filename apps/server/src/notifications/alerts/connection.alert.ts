@@ -1,10 +1,12 @@
+import { DESTINATION_LABELS } from "@keepsake/contracts";
 import { CAUSES, FIXES } from "../../health/index.ts";
+import type { AlertedConnection, LostDestination } from "../alert-sources.ts";
 import { dateWords } from "../alert-words.ts";
 import { type AlertContext, alertKind, DAY_MS, defineAlert } from "./define.ts";
 
 /**
- * Connection alerts: Instagram or Google ended Keepsake's access (reported by the connections
- * area when it marks a connection), and Instagram tokens that will end within 7 days and that
+ * Connection alerts: Instagram, Google, Dropbox, Microsoft or an S3 storage ended Keepsake's
+ * access (reported by the connections area when it marks a connection), and Instagram tokens that will end within 7 days and that
  * Keepsake cannot renew (the periodic check). Worded with the health state's cause and fix.
  */
 const kind = alertKind("alert_connection", "alert-connection", {
@@ -13,12 +15,40 @@ const kind = alertKind("alert_connection", "alert-connection", {
   setting: {
     label: "Connection alerts",
     description:
-      "Instagram or Google Drive access was revoked or expired, or an Instagram token will expire soon.",
+      "Instagram or your storage's access (Google Drive, Dropbox, OneDrive, S3) was revoked or expired, or an Instagram token will expire soon.",
   },
 });
 
-export const connectionCause = (provider: "instagram" | "google", subjectId: string) =>
+export const connectionCause = (provider: AlertedConnection, subjectId: string) =>
   `connection:${provider}:${subjectId}`;
+
+const ALERTED = new Set<string>(["instagram", "google", "dropbox", "onedrive", "s3"]);
+
+/** A Dropbox, OneDrive or S3 storage that refused its grant: worded from the health state. */
+async function destinationLost(d: LostDestination, ctx: AlertContext) {
+  let key = `alert:connection:${d.kind}:${d.userId}:${d.grant}`;
+  // The same grant refused again after its alert was resolved is a new event.
+  const told = await ctx.byKey(key);
+  if (told?.resolved_at) key = `${key}:after:${new Date(told.resolved_at).getTime()}`;
+  const label = DESTINATION_LABELS[d.kind];
+  const fix = FIXES.reconnectDestination(d.kind);
+  const where = d.kind === "s3" ? `the bucket ${d.label}` : `the ${label} of ${d.label}`;
+  await ctx.notify(d.userId, {
+    key,
+    cause: connectionCause(d.kind, d.userId),
+    kind,
+    title:
+      d.kind === "s3"
+        ? "Update your S3 storage's keys: backups to it have stopped"
+        : `Reconnect ${label}: your backups to it have stopped`,
+    paragraphs: [
+      CAUSES.destinationRevoked(d.kind, d.reason),
+      `Keepsake can no longer write to ${where}. Until you ${d.kind === "s3" ? "enter new keys" : "reconnect it"}, nothing of the accounts backed up there is saved — and stories disappear from Instagram after 24 hours.`,
+      `${fix.label} in Settings → Connected Accounts → Storage: it takes a minute, and backups resume on their own.`,
+    ],
+    action: { label: fix.label, path: fix.path },
+  });
+}
 export const tokenExpiringCause = (accountId: string) => `token-expiring:${accountId}`;
 
 /** Instagram tokens that will end within 7 days and that Keepsake cannot renew. */
@@ -84,6 +114,13 @@ export const connectionAlert = defineAlert({
       });
     },
 
+    destinationLost,
+
+    /** Dropbox, OneDrive or S3 storage connected again resolves its open alert at once. */
+    async destinationRestored(userId, destination, ctx) {
+      await ctx.resolve([connectionCause(destination, userId)]);
+    },
+
     /** A connection made again resolves its open alerts at once (issue 36). */
     async connectionsRestored(userId, accountIds, ctx) {
       await ctx.resolve(
@@ -98,9 +135,9 @@ export const connectionAlert = defineAlert({
     const fixed: string[] = [];
     for (const a of await ctx.openAlerts("connection:")) {
       const [, provider, subjectId] = a.cause.split(":");
-      if (provider !== "instagram" && provider !== "google") continue;
-      if (!(await ctx.sources.stillNeedsReconnection(provider, subjectId ?? "")))
-        fixed.push(a.cause);
+      if (!provider || !ALERTED.has(provider)) continue;
+      const which = provider as AlertedConnection;
+      if (!(await ctx.sources.stillNeedsReconnection(which, subjectId ?? ""))) fixed.push(a.cause);
     }
     return fixed;
   },

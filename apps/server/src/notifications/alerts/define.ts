@@ -6,7 +6,13 @@ import {
   type MailCategoryInfo,
   type NamedTemplate,
 } from "../../mail/index.ts";
-import type { AlertSources, BillingEvent, FailedBackup, LostConnection } from "../alert-sources.ts";
+import type {
+  AlertSources,
+  BillingEvent,
+  FailedBackup,
+  LostConnection,
+  LostDestination,
+} from "../alert-sources.ts";
 import type { NotificationsRepository } from "../notifications.repository.ts";
 
 /**
@@ -94,6 +100,14 @@ export interface AlertDefinition {
     connectionsRestored?(
       userId: string,
       accountIds: string[] | undefined,
+      ctx: AlertContext,
+    ): Promise<void>;
+    /** Dropbox, OneDrive or S3 storage refused its grant or keys (once per grant). */
+    destinationLost?(lost: LostDestination, ctx: AlertContext): Promise<void>;
+    /** Dropbox, OneDrive or S3 storage was connected again by the user. */
+    destinationRestored?(
+      userId: string,
+      kind: LostDestination["kind"],
       ctx: AlertContext,
     ): Promise<void>;
     backupFailed?(failed: FailedBackup, ctx: AlertContext): Promise<void>;

@@ -15,7 +15,7 @@ import { BusyButton } from "../../components/busy-button.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Pagination } from "../../components/pagination.tsx";
 import { useAuth } from "../../lib/auth.tsx";
-import { overLimitText } from "../../lib/backup-summary.ts";
+import { overLimitText, storageWords } from "../../lib/backup-summary.ts";
 import { formatCount } from "../../lib/format.ts";
 import { pageCount } from "../../lib/pagination.ts";
 import { isMultiAccountTier } from "../../lib/plans.ts";
@@ -97,7 +97,7 @@ export function BackupsPage() {
     <div className="container page backups-page">
       <PageHeader
         title="Backup Progress"
-        subtitle="Every post Keepsake copies into your Google Drive, and how it went."
+        subtitle={`Every post Keepsake copies into ${storageWords(health.data ?? null)}, and how it went.`}
       >
         <span className="badge badge-success auto-refresh" title="Updated every 5 seconds">
           <span className="status-dot status-dot-live" aria-hidden="true" /> Auto-refreshing

@@ -38,7 +38,10 @@ interface ContentGridProps {
    * says why, and how many posts wait on Instagram when that is known.
    */
   /** `reconnect`: Drive was connected and its access ended (Reconnect, not Connect). */
-  awaitingDrive?: { onInstagram: number | null; reconnect?: boolean } | undefined;
+  /** `label`: the accounts' storage when it is not Google Drive ("Dropbox"…). */
+  awaitingDrive?:
+    | { onInstagram: number | null; reconnect?: boolean; label?: string | undefined }
+    | undefined;
 }
 
 /** SPEC §2 "Your Instagram Content": search, type filter, Refresh, tiles, pagination. */
@@ -124,6 +127,7 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
     );
   } else if ((!data || data.posts.length === 0) && awaitingDrive && !isSearching) {
     const n = awaitingDrive.onInstagram;
+    const storage = awaitingDrive.label ?? "Google Drive";
     body = (
       <div className="grid-empty" data-testid="awaiting-drive">
         <p className="grid-empty-title">No posts backed up yet</p>
@@ -132,11 +136,11 @@ export function ContentGrid({ accountId, live = false, awaitingDrive }: ContentG
             ? `Your ${formatCount(n)} Instagram post${n === 1 ? "" : "s"} appear${n === 1 ? "s" : ""} here as ${n === 1 ? "it is" : "they are"} backed up.`
             : "Your Instagram posts appear here as they are backed up."}{" "}
           {awaitingDrive.reconnect
-            ? "Reconnect Google Drive to resume backups."
-            : "Connect Google Drive to start the first backup."}
+            ? `Reconnect ${storage} to resume backups.`
+            : `Connect ${storage} to start the first backup.`}
         </p>
         <Link to="/settings" className="btn btn-primary btn-sm">
-          {awaitingDrive.reconnect ? "Reconnect Google Drive" : "Connect Google Drive"}
+          {awaitingDrive.reconnect ? `Reconnect ${storage}` : `Connect ${storage}`}
         </Link>
       </div>
     );

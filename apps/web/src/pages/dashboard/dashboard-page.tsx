@@ -19,6 +19,7 @@ import { PausedAccountsNotice } from "./paused-accounts-notice.tsx";
 import { ReadyForBackupBadge } from "./ready-badge.tsx";
 import { RunningJobCard } from "./running-job-card.tsx";
 import { StatCards } from "./stat-cards.tsx";
+import { otherStorageNeed, usesDrive } from "./storage-state.ts";
 import { isAutoSyncTier, missingConnections, stoppedAccounts, TierState } from "./tier-state.tsx";
 import { useConnectionRedirect } from "./use-connection-redirect.tsx";
 import { useManualBackup } from "./use-manual-backup.ts";
@@ -64,7 +65,11 @@ export function DashboardPage() {
   const health = useSyncHealth({ enabled: user !== null });
   const nextStep = health.data?.next_step ?? null;
   const instagramConnected = connections.data?.instagram_connected === true;
+  // Google Drive is asked for only when an account is backed up there (issue 38: the health
+  // state lists the destinations the accounts use); the others are named from that state.
+  const driveUsed = usesDrive(health.data);
   const googleConnected = connections.data?.google_connected === true;
+  const otherStorage = otherStorageNeed(health.data);
   // Accounts whose access ended are named in the tier card, with their Reconnect (every plan).
   const igNeedsReconnect = connections.data?.instagram_needs_reconnect === true;
   const accountList = useInstagramAccounts(igNeedsReconnect);
@@ -72,8 +77,11 @@ export function DashboardPage() {
     ? stoppedAccounts(accountList.data?.accounts)
     : { accounts: [], all: false };
 
+  // Another destination not connected: the server's answer names it (with where to connect it).
   const backup = useManualBackup(
-    connections.data ? { instagramConnected, googleConnected } : undefined,
+    connections.data
+      ? { instagramConnected, googleConnected: googleConnected || !driveUsed }
+      : undefined,
     tier,
   );
 
@@ -83,7 +91,7 @@ export function DashboardPage() {
 
   // While a sync runs, the numbers and tiles follow at the backups pace.
   const syncing = runningJob !== undefined || backup.isWaiting;
-  const bothConnected = instagramConnected && googleConnected;
+  const bothConnected = instagramConnected && (driveUsed ? googleConnected : otherStorage === null);
   const stats = useDashboardStats({
     refetchInterval:
       bothConnected && syncing ? PENDING_REFRESH_MS : auto ? COUNTDOWN_REFRESH_MS : false,
@@ -107,8 +115,14 @@ export function DashboardPage() {
     live ? PENDING_REFRESH_MS : undefined,
   );
   // Instagram without a working Drive: nothing is read into Keepsake yet (banner and grid agree).
-  const driveMissing =
-    instagramConnected && (!googleConnected || connections.data?.google_needs_reconnect === true);
+  // Accounts backed up elsewhere only: the same, for their destination (Dropbox, OneDrive, S3).
+  const driveMissing = driveUsed
+    ? instagramConnected && (!googleConnected || connections.data?.google_needs_reconnect === true)
+    : instagramConnected && otherStorage !== null;
+  const storageReconnect = driveUsed
+    ? connections.data?.google_needs_reconnect === true
+    : otherStorage?.reconnect === true;
+  const storageLabel = driveUsed ? undefined : otherStorage?.label;
   const subscription = useSubscription(user !== null);
 
   if (!user) return null;
@@ -146,7 +160,7 @@ export function DashboardPage() {
           statsLoading={stats.isPending}
           onStartBackup={() => void backup.start()}
           backupBusy={backup.isBusy}
-          missing={missingConnections(connections.data)}
+          missing={missingConnections(connections.data, health.data)}
           overLimit={stats.data ? overLimitText(stats.data, tier) : null}
           stopped={stopped}
           health={health.data}
@@ -180,7 +194,8 @@ export function DashboardPage() {
           onBackupNow={() => void backup.start()}
           backupBusy={backup.isBusy}
           driveMissing={driveMissing}
-          driveNeedsReconnect={connections.data?.google_needs_reconnect === true}
+          driveNeedsReconnect={storageReconnect}
+          storageLabel={storageLabel}
         />
       )}
 
@@ -192,7 +207,8 @@ export function DashboardPage() {
             driveMissing
               ? {
                   onInstagram: newPosts.data?.new_posts_count ?? null,
-                  reconnect: connections.data?.google_needs_reconnect === true,
+                  reconnect: storageReconnect,
+                  label: storageLabel,
                 }
               : undefined
           }

@@ -39,6 +39,11 @@ interface NewPostsBannerProps {
   driveMissing?: boolean;
   /** Drive was connected and its access ended: it needs reconnecting, not connecting. */
   driveNeedsReconnect?: boolean;
+  /**
+   * The accounts' storage when it is not Google Drive ("Dropbox", "OneDrive", "S3 storage"):
+   * `driveMissing` and `driveNeedsReconnect` then speak of it.
+   */
+  storageLabel?: string | undefined;
 }
 
 /** SPEC §2 free-user banner. */
@@ -50,12 +55,25 @@ export function NewPostsBanner({
   backupBusy,
   driveMissing = false,
   driveNeedsReconnect = false,
+  storageLabel,
 }: NewPostsBannerProps) {
   return (
     <section className="banner banner-info new-posts-banner" aria-label="New posts">
       <div className="banner-body">
         <p className="banner-title">{summary(check, driveMissing)}</p>
+        {driveMissing && storageLabel !== undefined && (
+          <p>
+            {driveNeedsReconnect
+              ? `Keepsake's access to your ${storageLabel} ended, so nothing can be backed up. `
+              : `Backups are saved to your ${storageLabel}, and your posts appear below as they are backed up. `}
+            <Link to="/settings?tab=connections">
+              {driveNeedsReconnect ? "Reconnect" : "Connect"} {storageLabel}
+            </Link>{" "}
+            {driveNeedsReconnect ? "to resume." : "first."}
+          </p>
+        )}
         {driveMissing &&
+          storageLabel === undefined &&
           (driveNeedsReconnect ? (
             <p>
               Keepsake's access to your Google Drive ended, so nothing can be backed up.{" "}

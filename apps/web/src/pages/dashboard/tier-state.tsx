@@ -3,6 +3,7 @@ import { AUTO_SYNC_TIERS, SYNC_INTERVAL_MINUTES } from "@keepsake/contracts/sync
 import { FixLink } from "../../components/fix-link.tsx";
 import { Link } from "../../lib/navigation.tsx";
 import { ReconnectButton } from "./account-controls.tsx";
+import { storageLabels, usesDrive } from "./storage-state.ts";
 
 export function isAutoSyncTier(tier: string | null | undefined): boolean {
   return (AUTO_SYNC_TIERS as readonly string[]).includes(tier ?? "");
@@ -20,7 +21,11 @@ export interface MissingConnection {
   label: string;
 }
 
-/** What stops backups, from the OAuth status; undefined while it loads. */
+/**
+ * What stops backups, from the OAuth status; undefined while it loads. Google Drive only when
+ * the accounts use it (the health state lists the destinations they use, issue 38); each other
+ * destination they use that is not connected, or whose access ended, with the server's fix.
+ */
 export function missingConnections(
   status:
     | {
@@ -29,12 +34,21 @@ export function missingConnections(
         google_needs_reconnect: boolean;
       }
     | undefined,
+  health?: SyncHealth | undefined,
 ): MissingConnection[] | undefined {
   if (!status) return undefined;
   const missing: MissingConnection[] = [];
   if (!status.instagram_connected) missing.push({ label: "Connect Instagram" });
-  if (!status.google_connected) missing.push({ label: "Connect Google Drive" });
-  else if (status.google_needs_reconnect) missing.push({ label: "Reconnect Google Drive" });
+  if (usesDrive(health)) {
+    if (!status.google_connected) missing.push({ label: "Connect Google Drive" });
+    else if (status.google_needs_reconnect) missing.push({ label: "Reconnect Google Drive" });
+  }
+  for (const d of health?.destinations ?? []) {
+    if (d.kind === "google_drive" || !d.fix) continue;
+    if (d.state === "not_connected" || d.state === "needs_reconnection") {
+      missing.push({ label: d.fix.label });
+    }
+  }
   return missing;
 }
 
@@ -71,20 +85,28 @@ interface TierStateProps {
 const NOTED_ACCOUNT_STATES = new Set(["failing", "token_expiring", "stale", "stories_lost"]);
 
 /**
- * What the health state adds to the card: Drive full, failing backups, a token ending, backups
+ * What the health state adds to the card: a full destination (Drive, Dropbox…), failing backups, a token ending, backups
  * a day behind, lost stories, a failed payment, then a provider's limit Keepsake waits out.
  */
 export function healthTrouble(health: SyncHealth | undefined) {
   if (!health) return null;
-  const drive = health.destinations.find((d) => d.kind === "google_drive");
-  if (drive?.state === "full") return { cause: drive.cause, fix: drive.fix, stops: true };
+  // A full destination (Drive, Dropbox…): it stops backups when no destination in use works.
+  const full = health.destinations.find((d) => d.state === "full");
+  if (full) {
+    const stops = health.destinations.every((d) => d.state !== "ok" && d.state !== "throttled");
+    return { cause: full.cause, fix: full.fix, stops };
+  }
   const account = health.accounts.find((a) => NOTED_ACCOUNT_STATES.has(a.state));
   if (account) return { cause: account.cause, fix: account.fix, stops: false };
+  // Backups failing in a destination's own words (Dropbox answered an error…): Retry.
+  const failing = health.destinations.find((d) => d.state === "failing");
+  if (failing) return { cause: failing.cause, fix: failing.fix, stops: false };
   // An answer of an older server may lack the plan.
   const plan = health.plan as SyncHealth["plan"] | undefined;
   if (plan?.state === "payment_failed") return { cause: plan.cause, fix: plan.fix, stops: false };
   const limited =
-    drive?.state === "throttled" ? drive : health.accounts.find((a) => a.state === "throttled");
+    health.destinations.find((d) => d.state === "throttled") ??
+    health.accounts.find((a) => a.state === "throttled");
   return limited ? { cause: limited.cause, fix: limited.fix, stops: false } : null;
 }
 
@@ -161,7 +183,8 @@ export function TierState({
             <p className="tier-state-title">Automatic backup paused</p>
             {missing.length > 0 && (
               <p className="tier-state-detail">
-                Connect Instagram and Google Drive to back up every {SYNC_INTERVAL_MINUTES} minutes.
+                Connect Instagram and {storageLabels(health).join(" and ")} to back up every{" "}
+                {SYNC_INTERVAL_MINUTES} minutes.
               </p>
             )}
             {stoppedNote}
