@@ -11,7 +11,9 @@
  * both, the API process's NOTIFY wakes the worker process as in a deployment.
  *
  * BENCH_VIDEO_MB (default 300): size of the large video. BENCH_IMAGES (default all): how many
- * image posts to include.
+ * image posts to include. BENCH_DESTINATION (destination.ts; default google_drive): where the
+ * account is backed up; the reference copy always goes to Google Drive. BENCH_RUNS (default 1):
+ * runs, each on a fresh sandbox and database; more than one ends with min / median / max.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -21,6 +23,13 @@ import { join } from "node:path";
 import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
+import {
+  type BenchDestination,
+  benchDestination,
+  CALL_PREFIX,
+  connectDestination,
+  LABELS,
+} from "./destination.ts";
 import { plainPipedCopy } from "./plain-copy.ts";
 import { buildServerIfStale, ROOT, roleCommand, roleEnv } from "./roles.ts";
 import { createServerDatabase } from "./server-database.ts";
@@ -29,6 +38,8 @@ const VIDEO_MB = Number(process.env.BENCH_VIDEO_MB ?? 300);
 const IMAGES = process.env.BENCH_IMAGES
   ? Number(process.env.BENCH_IMAGES)
   : Number.POSITIVE_INFINITY;
+const DESTINATION = benchDestination();
+const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const MB = 1024 * 1024;
 const secrets = {
   JWT_SECRET: randomBytes(32).toString("hex"),
@@ -74,8 +85,20 @@ async function embeddedDatabase() {
   };
 }
 
-async function main() {
-  log(`starting sandbox (large video ${VIDEO_MB} MB) and database`);
+/** One run's figures, for the summary of several. */
+interface RunFigures {
+  seconds: number;
+  plainSeconds: number;
+  cpu: number | null;
+  rss: number | null;
+  requestsPerFile: number;
+  requestsPerPost: number;
+}
+
+async function main(run: number): Promise<RunFigures> {
+  log(
+    `run ${run}/${RUNS}: ${LABELS[DESTINATION]}; starting sandbox (large video ${VIDEO_MB} MB) and database`,
+  );
   // The app in this process and the worker process share one database, whole: never a test
   // schema, which `npm run worker` could not join.
   const server = process.env.DATABASE_URL
@@ -89,6 +112,8 @@ async function main() {
   try {
     const h = backupHelpers(t);
     const user = await h.connectedUser({ tier: "pro" });
+    if (DESTINATION !== "google_drive")
+      await connectDestination(t, user.token, DESTINATION, [user.accountId]);
     await h.listPosts(user);
 
     // The set to back up: image posts (carousels' children too) and the one large video.
@@ -199,23 +224,28 @@ async function main() {
 
     const postsN = chosen.size;
     const f2 = (n: number) => n.toFixed(2);
-    const drive = requestsByEndpoint(calls, "drive.");
+    const dest = requestsByEndpoint(calls, CALL_PREFIX[DESTINATION]);
+    const destLabel = DESTINATION === "google_drive" ? "Drive" : LABELS[DESTINATION];
     const graph = requestsByEndpoint(calls, "ig.", "fb.");
     console.log(
       [
-        `Keepsake backup benchmark (sandbox over loopback; ${server ? `PostgreSQL server, database ${server.name}` : "embedded database"}; worker: npm run worker)`,
+        `Keepsake backup benchmark${DESTINATION === "google_drive" ? "" : ` to ${LABELS[DESTINATION]}`} (sandbox over loopback; ${server ? `PostgreSQL server, database ${server.name}` : "embedded database"}; worker: npm run worker)`,
         `  posts: ${postsN} (${images.length} image/carousel posts + 1 video of ${VIDEO_MB} MB), files: ${files.length}`,
         `  total bytes:        ${bytes.toLocaleString("en-US")} (${f2(bytes / MB)} MiB, sidecars ${f2(metaBytes / 1024)} KiB)`,
         `  seconds:            ${f2(seconds)}`,
         `  throughput:         ${f2(bytes / MB / seconds)} MiB/s`,
         `  worker CPU:         ${cpu !== null ? `${f2(cpu)} s (user + system, the backup's)` : "n/a"}`,
-        `  Drive requests / post: ${f2(drive.total / postsN)} (${drive.total} total, each request counted once)`,
-        ...drive.lines,
+        `  ${destLabel} requests / post: ${f2(dest.total / postsN)} (${dest.total} total, each request counted once)`,
+        // Drive's output is as it was before BENCH_DESTINATION (its runs' summary has the figure).
+        ...(DESTINATION === "google_drive"
+          ? []
+          : [`  ${destLabel} requests / file: ${f2(dest.total / files.length)}`]),
+        ...dest.lines,
         `  Graph requests / post: ${f2(graph.total / postsN)} (${graph.total} total)`,
         ...graph.lines,
         `  CDN downloads:      ${calls.cdn ?? 0}`,
         `  worker peak RSS:    ${rss ? `${f2(rss / MB)} MiB` : "n/a"} (idle worker: ${baselineRss ? `${f2(baselineRss / MB)} MiB` : "n/a"})`,
-        "Plain piped copy of the same media (download piped into one upload request, no Keepsake logic, 3 at a time):",
+        `Plain piped copy of the same media${DESTINATION === "google_drive" ? "" : ` to Google Drive (the reference for ${LABELS[DESTINATION]} too)`} (download piped into one upload request, no Keepsake logic, 3 at a time):`,
         `  total bytes:        ${plain.bytes.toLocaleString("en-US")} (${f2(plain.bytes / MB)} MiB)`,
         `  seconds:            ${f2(plain.seconds)}`,
         `  throughput:         ${f2(plain.bytes / MB / plain.seconds)} MiB/s`,
@@ -223,11 +253,47 @@ async function main() {
         `Ratio (Keepsake time / plain time): ${f2(seconds / plain.seconds)}`,
       ].join("\n"),
     );
+    return {
+      seconds,
+      plainSeconds: plain.seconds,
+      cpu,
+      rss,
+      requestsPerFile: dest.total / files.length,
+      requestsPerPost: dest.total / postsN,
+    };
   } finally {
     if (worker && worker.exitCode === null) worker.kill("SIGTERM");
     await t.close();
   }
 }
 
-await main();
+/** min / median / max of numbers, formatted. */
+function spread(values: (number | null)[], digits = 2): string {
+  const v = values.filter((x): x is number => x !== null).sort((a, b) => a - b);
+  if (!v.length) return "n/a";
+  return [v[0], v[Math.floor(v.length / 2)], v[v.length - 1]]
+    .map((x) => (x as number).toFixed(digits))
+    .join(" / ");
+}
+
+function summary(kind: BenchDestination, runs: RunFigures[]): string {
+  const label = kind === "google_drive" ? "Drive" : LABELS[kind];
+  return [
+    `${LABELS[kind]}: min / median / max of ${runs.length} runs`,
+    `  seconds:               ${spread(runs.map((r) => r.seconds))}`,
+    `  plain copy seconds:    ${spread(runs.map((r) => r.plainSeconds))}`,
+    `  ratio:                 ${spread(runs.map((r) => r.seconds / r.plainSeconds))}`,
+    `  worker CPU (s):        ${spread(runs.map((r) => r.cpu))}`,
+    `  worker peak RSS (MiB): ${spread(
+      runs.map((r) => (r.rss === null ? null : r.rss / MB)),
+      1,
+    )}`,
+    `  ${label} requests / file: ${spread(runs.map((r) => r.requestsPerFile))}`,
+    `  ${label} requests / post: ${spread(runs.map((r) => r.requestsPerPost))}`,
+  ].join("\n");
+}
+
+const figures: RunFigures[] = [];
+for (let run = 1; run <= RUNS; run++) figures.push(await main(run));
+if (RUNS > 1) console.log(summary(DESTINATION, figures));
 process.exit(0);

@@ -18,6 +18,11 @@
  * files, md5 mismatches (Drive's md5 against what Keepsake recorded), runs that never ended, and
  * minutes to converge. Target: 0 missing, 0 duplicates, 0 mismatches, every run ends.
  *
+ * BENCH_DESTINATION (destination.ts; default google_drive): every user connects that destination
+ * and points their account at it; the faults and cuts hit its upload endpoints and the verdict
+ * reads its listing (chaos-verdict.ts). BENCH_RUNS (default 1): runs, each on a fresh sandbox
+ * and database; more than one ends with min / median / max.
+ *
  * Workers run with the tests' engine settings (small chunks, so most files go up resumably and
  * can be cut; 4 s leases) and a 2 s queue supervision, so a killed worker's jobs move on quickly.
  */
@@ -28,6 +33,14 @@ import { DEMO_GOOGLE } from "@keepsake/sandbox";
 import { encryptSecret } from "../src/lib/crypto.ts";
 import { backupHelpers, type SandboxMedia } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
+import { chaosVerdict } from "./chaos-verdict.ts";
+import {
+  type BenchDestination,
+  benchDestination,
+  CALL_PREFIX,
+  connectDestination,
+  LABELS,
+} from "./destination.ts";
 import { createServerDatabase } from "./server-database.ts";
 
 const ACCOUNTS = Number(process.env.CHAOS_ACCOUNTS ?? 20);
@@ -36,6 +49,8 @@ const FAULT_PERCENT = Number(process.env.CHAOS_FAULT_PERCENT ?? 10);
 const STORM_SECONDS = Number(process.env.CHAOS_STORM_SECONDS ?? 60);
 const KILLS = Number(process.env.CHAOS_KILLS ?? 5);
 const TIMEOUT_MINUTES = Number(process.env.CHAOS_TIMEOUT_MINUTES ?? 15);
+const DESTINATION = benchDestination();
+const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const WORKER = fileURLToPath(new URL("../test/support/worker-process.ts", import.meta.url));
 const secrets = {
   JWT_SECRET: randomBytes(32).toString("hex"),
@@ -50,199 +65,241 @@ if (!serverUrl) {
   process.exit(2);
 }
 
-const server = await createServerDatabase(serverUrl, "keepsake_chaos");
-const t = await createSandboxedApp(secrets, {
-  sandbox: { largeVideoBytes: 3 * 1024 * 1024 },
-  database: { url: server.url, close: server.drop },
-});
-const h = backupHelpers(t);
-const workers = new Set<ChildProcess>();
+/** Upload endpoints the 5xx faults hit, and the control call that cuts the next upload. */
+const DESTINATION_FAULTS: Record<BenchDestination, { endpoints: string[]; cut: string }> = {
+  google_drive: { endpoints: ["drive.upload*", "drive.files*"], cut: "/drive/cut" },
+  dropbox: { endpoints: ["dropbox.files/upload*", "dropbox.files/*"], cut: "/dropbox/cut" },
+  onedrive: { endpoints: ["onedrive.upload*", "onedrive.items*"], cut: "/onedrive/cut" },
+  s3: { endpoints: ["s3.put", "s3.multipart.*"], cut: "/s3/cut" },
+};
 
-function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER], {
-    env: {
-      ...process.env,
-      ...secrets,
-      QUEUE_SUPERVISE_SECONDS: "2",
-      WORKER_DATABASE_URL: t.database.url,
-      WORKER_SANDBOX_URL: t.sandbox.url,
-      DATA_DIR: `/tmp/keepsake-chaos-${process.pid}`,
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  workers.add(child);
-  child.on("exit", () => workers.delete(child));
-  return new Promise((resolve, reject) => {
-    child.stdout?.on("data", (d) => String(d).includes("ready") && resolve(child));
-    child.on("exit", (c, s) => reject(new Error(`worker exited ${c ?? s} before it was ready`)));
-  });
+interface ChaosFigures {
+  missing: number;
+  duplicates: number;
+  mismatches: number;
+  neverEnded: number;
+  minutes: number | null;
 }
 
-try {
-  // 1. Users, Drive, accounts.
-  log(`seeding ${ACCOUNTS} accounts of ${POSTS} posts`);
-  const { accounts } = await h.control<{
-    accounts: { id: string; user_id: string; username: string; access_token: string }[];
-  }>("/instagram/accounts", { body: { count: ACCOUNTS, posts: POSTS } });
-  const key = Buffer.from(secrets.ENCRYPTION_KEY, "hex");
-  const users: { token: string; userId: string; username: string }[] = [];
-  for (const a of accounts) {
-    const u = await t.signUp({ tier: "pro" });
-    await t.connectDrive(u.token, DEMO_GOOGLE.jordan.sub);
-    const now = new Date();
-    await t.ctx.db
-      .insertInto("instagram_accounts")
-      .values({
-        user_id: u.user.id,
-        instagram_user_id: a.user_id,
-        connected_via: "instagram",
-        username: a.username,
-        account_type: "BUSINESS",
-        access_token_encrypted: encryptSecret(key, a.access_token),
-        token_issued_at: now,
-        token_expires_at: new Date(now.getTime() + 50 * 86_400_000),
-      })
-      .execute();
-    users.push({ token: u.token, userId: u.user.id, username: a.username });
-  }
-  const media = new Map<string, SandboxMedia[]>();
-  for (const u of users) {
-    const list = await h.control<{ media: SandboxMedia[] }>(`/instagram/${u.username}/media`);
-    media.set(u.username, list.media);
-  }
-  const expected = new Set<string>();
-  for (const list of media.values()) {
-    for (const m of list) {
-      expected.add(`${m.id}_meta`);
-      if (m.media_url_withheld) continue;
-      for (const k of m.media_type === "CAROUSEL_ALBUM" ? m.children : [m.id]) expected.add(k);
-    }
-  }
-  const postsExpected = [...media.values()].reduce((n, l) => n + l.length, 0);
+async function runChaos(run: number): Promise<ChaosFigures> {
+  const server = await createServerDatabase(serverUrl as string, "keepsake_chaos");
+  const t = await createSandboxedApp(secrets, {
+    sandbox: { largeVideoBytes: 3 * 1024 * 1024 },
+    database: { url: server.url, close: server.drop },
+  });
+  const h = backupHelpers(t);
+  const workers = new Set<ChildProcess>();
 
-  // 2. Two workers, every user presses Backup.
-  await Promise.all([startWorker(), startWorker()]);
-  const started = Date.now();
-  const press = (u: (typeof users)[number]) =>
-    t.call("POST", "/api/sync/start", { token: u.token, body: {} });
-  for (const u of users) await press(u);
-  log(`backing up ${postsExpected} posts (${expected.size} files) with chaos`);
+  function startWorker(): Promise<ChildProcess> {
+    const child = spawn(process.execPath, [WORKER], {
+      env: {
+        ...process.env,
+        ...secrets,
+        QUEUE_SUPERVISE_SECONDS: "2",
+        WORKER_DATABASE_URL: t.database.url,
+        WORKER_SANDBOX_URL: t.sandbox.url,
+        DATA_DIR: `/tmp/keepsake-chaos-${process.pid}`,
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    workers.add(child);
+    child.on("exit", () => workers.delete(child));
+    return new Promise((resolve, reject) => {
+      child.stdout?.on("data", (d) => String(d).includes("ready") && resolve(child));
+      child.on("exit", (c, s) => reject(new Error(`worker exited ${c ?? s} before it was ready`)));
+    });
+  }
 
-  // 3. Chaos.
-  let lastCalls = 0;
-  const totalCalls = async () =>
-    Object.entries(await h.calls())
-      .filter(([k]) => /^(ig\.|fb\.|cdn|drive\.)/.test(k))
-      .reduce((n, [, v]) => n + v, 0);
-  const tick = async (second: number) => {
-    const calls = await totalCalls();
-    const faults = Math.round(((calls - lastCalls) * FAULT_PERCENT) / 100);
-    lastCalls = calls;
-    const endpoints = ["ig.media*", "cdn", "drive.upload*", "drive.files*"];
-    for (let i = 0; i < faults; i++) {
-      const endpoint = endpoints[i % endpoints.length]!;
-      await h.control("/faults", { body: { endpoint, count: 1, error: "http:503" } });
+  try {
+    // 1. Users, their destination, accounts.
+    log(
+      `run ${run}/${RUNS}: seeding ${ACCOUNTS} accounts of ${POSTS} posts (${LABELS[DESTINATION]})`,
+    );
+    const { accounts } = await h.control<{
+      accounts: { id: string; user_id: string; username: string; access_token: string }[];
+    }>("/instagram/accounts", { body: { count: ACCOUNTS, posts: POSTS } });
+    const key = Buffer.from(secrets.ENCRYPTION_KEY, "hex");
+    const users: { token: string; userId: string; username: string }[] = [];
+    for (const a of accounts) {
+      const u = await t.signUp({ tier: "pro" });
+      await t.connectDrive(u.token, DEMO_GOOGLE.jordan.sub);
+      const now = new Date();
+      const inserted = await t.ctx.db
+        .insertInto("instagram_accounts")
+        .values({
+          user_id: u.user.id,
+          instagram_user_id: a.user_id,
+          connected_via: "instagram",
+          username: a.username,
+          account_type: "BUSINESS",
+          access_token_encrypted: encryptSecret(key, a.access_token),
+          token_issued_at: now,
+          token_expires_at: new Date(now.getTime() + 50 * 86_400_000),
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      if (DESTINATION !== "google_drive")
+        await connectDestination(t, u.token, DESTINATION, [inserted.id]);
+      users.push({ token: u.token, userId: u.user.id, username: a.username });
     }
-    if (second === 10) await h.control("/graph/usage", { body: { app_call_count: 100 } });
-    if (second === 10 + STORM_SECONDS)
-      await h.control("/graph/usage", { body: { app_call_count: 0 } });
-    if (second % 20 === 0) await h.control("/cdn/expire", { body: {} });
-    if (second % 5 === 0) await h.control("/drive/cut", { body: { after_bytes: 256 * 1024 } });
-  };
-  const chaosSeconds = Math.max(10 + STORM_SECONDS, KILLS * 15) + 1;
-  let kills = 0;
-  for (let second = 1; second <= chaosSeconds; second++) {
-    await sleep(1000);
-    await tick(second).catch((err) => log(`chaos tick: ${(err as Error).message}`));
-    if (second % 15 === 0 && kills < KILLS) {
-      const list = [...workers];
-      const victim = list[Math.floor(Math.random() * list.length)];
-      if (victim) {
-        victim.kill("SIGKILL");
-        await new Promise((r) => victim.once("exit", r));
-        kills++;
-        await startWorker();
-        log(`second ${second}: SIGKILLed a worker (${kills}/${KILLS}) and started another`);
+    const media = new Map<string, SandboxMedia[]>();
+    for (const u of users) {
+      const list = await h.control<{ media: SandboxMedia[] }>(`/instagram/${u.username}/media`);
+      media.set(u.username, list.media);
+    }
+    const expected = new Set<string>();
+    for (const list of media.values()) {
+      for (const m of list) {
+        expected.add(`${m.id}_meta`);
+        if (m.media_url_withheld) continue;
+        for (const k of m.media_type === "CAROUSEL_ALBUM" ? m.children : [m.id]) expected.add(k);
       }
     }
-  }
-  await h.control("/faults", { method: "DELETE" });
-  await h.control("/graph/usage", { body: { app_call_count: 0 } });
-  log("chaos over; waiting for every post to reach Drive");
+    const postsExpected = [...media.values()].reduce((n, l) => n + l.length, 0);
 
-  // 4. Convergence: press Backup again for users whose last run ended with backups left.
-  const deadline = started + TIMEOUT_MINUTES * 60_000;
-  const driveKeys = async () => {
-    const files = (await h.driveFiles()).filter((f) => !f.isFolder && !f.trashed);
-    return files;
-  };
-  let converged: number | null = null;
-  while (Date.now() < deadline) {
-    const files = await driveKeys();
-    const have = new Set(files.map((f) => f.appProperties.keepsakeMediaId));
-    const running = await t.ctx.db
+    // 2. Two workers, every user presses Backup.
+    await Promise.all([startWorker(), startWorker()]);
+    const started = Date.now();
+    const press = (u: (typeof users)[number]) =>
+      t.call("POST", "/api/sync/start", { token: u.token, body: {} });
+    for (const u of users) await press(u);
+    log(`backing up ${postsExpected} posts (${expected.size} files) with chaos`);
+
+    // 3. Chaos.
+    const prefix = CALL_PREFIX[DESTINATION];
+    const faults = DESTINATION_FAULTS[DESTINATION];
+    let lastCalls = 0;
+    const totalCalls = async () =>
+      Object.entries(await h.calls())
+        .filter(
+          ([k]) =>
+            k.startsWith("ig.") ||
+            k.startsWith("fb.") ||
+            k.startsWith("cdn") ||
+            k.startsWith(prefix),
+        )
+        .reduce((n, [, v]) => n + v, 0);
+    const tick = async (second: number) => {
+      const calls = await totalCalls();
+      const count = Math.round(((calls - lastCalls) * FAULT_PERCENT) / 100);
+      lastCalls = calls;
+      const endpoints = ["ig.media*", "cdn", ...faults.endpoints];
+      for (let i = 0; i < count; i++) {
+        const endpoint = endpoints[i % endpoints.length]!;
+        await h.control("/faults", { body: { endpoint, count: 1, error: "http:503" } });
+      }
+      if (second === 10) await h.control("/graph/usage", { body: { app_call_count: 100 } });
+      if (second === 10 + STORM_SECONDS)
+        await h.control("/graph/usage", { body: { app_call_count: 0 } });
+      if (second % 20 === 0) await h.control("/cdn/expire", { body: {} });
+      if (second % 5 === 0) await h.control(faults.cut, { body: { after_bytes: 256 * 1024 } });
+    };
+    const chaosSeconds = Math.max(10 + STORM_SECONDS, KILLS * 15) + 1;
+    let kills = 0;
+    for (let second = 1; second <= chaosSeconds; second++) {
+      await sleep(1000);
+      await tick(second).catch((err) => log(`chaos tick: ${(err as Error).message}`));
+      if (second % 15 === 0 && kills < KILLS) {
+        const list = [...workers];
+        const victim = list[Math.floor(Math.random() * list.length)];
+        if (victim) {
+          victim.kill("SIGKILL");
+          await new Promise((r) => victim.once("exit", r));
+          kills++;
+          await startWorker();
+          log(`second ${second}: SIGKILLed a worker (${kills}/${KILLS}) and started another`);
+        }
+      }
+    }
+    await h.control("/faults", { method: "DELETE" });
+    await h.control("/graph/usage", { body: { app_call_count: 0 } });
+    log(`chaos over; waiting for every post to reach ${LABELS[DESTINATION]}`);
+
+    // 4. Convergence: press Backup again for users whose last run ended with backups left.
+    const deadline = started + TIMEOUT_MINUTES * 60_000;
+    let converged: number | null = null;
+    while (Date.now() < deadline) {
+      const { have } = await chaosVerdict(t, DESTINATION, expected);
+      const running = await t.ctx.db
+        .selectFrom("sync_jobs")
+        .select("user_id")
+        .where("status", "=", "running")
+        .execute();
+      if ([...expected].every((k) => have.has(k)) && running.length === 0) {
+        converged = Date.now();
+        break;
+      }
+      const busy = new Set(running.map((r) => r.user_id));
+      const left = await t.ctx.db
+        .selectFrom("backups")
+        .select("user_id")
+        .where("status", "in", ["pending", "failed"])
+        .groupBy("user_id")
+        .execute();
+      for (const l of left) {
+        if (busy.has(l.user_id)) continue;
+        const u = users.find((x) => x.userId === l.user_id);
+        if (u) await press(u);
+      }
+      await sleep(5000);
+    }
+
+    // 5. The verdict.
+    const { files, missing, duplicates, mismatches, checked } = await chaosVerdict(
+      t,
+      DESTINATION,
+      expected,
+    );
+    const neverEnded = await t.ctx.db
       .selectFrom("sync_jobs")
-      .select("user_id")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
       .where("status", "=", "running")
-      .execute();
-    if ([...expected].every((k) => have.has(k)) && running.length === 0) {
-      converged = Date.now();
-      break;
-    }
-    const busy = new Set(running.map((r) => r.user_id));
-    const left = await t.ctx.db
-      .selectFrom("backups")
-      .select("user_id")
-      .where("status", "in", ["pending", "failed"])
-      .groupBy("user_id")
-      .execute();
-    for (const l of left) {
-      if (busy.has(l.user_id)) continue;
-      const u = users.find((x) => x.userId === l.user_id);
-      if (u) await press(u);
-    }
-    await sleep(5000);
+      .executeTakeFirstOrThrow();
+    const where = DESTINATION === "google_drive" ? "Drive" : LABELS[DESTINATION];
+    const hashName = DESTINATION === "google_drive" ? "md5" : "hash";
+    const minutes = converged ? (converged - started) / 60_000 : null;
+    console.log(
+      [
+        `Keepsake chaos benchmark: ${ACCOUNTS} accounts, 2 workers (${kills} SIGKILLs), ${FAULT_PERCENT} % provider 5xx, ${STORM_SECONDS} s Graph throttling storm, CDN expiries, cut uploads; PostgreSQL server${DESTINATION === "google_drive" ? "" : `; destination ${LABELS[DESTINATION]}`}`,
+        `  posts expected:        ${postsExpected} (${expected.size} files)`,
+        `  ${`files in ${where}:`.padEnd(23)}${files.length}`,
+        `  missing:               ${missing.length}${missing.length ? ` (${missing.slice(0, 5).join(", ")}…)` : ""}`,
+        `  duplicate files:       ${duplicates}`,
+        `  ${`${hashName} mismatches:`.padEnd(23)}${mismatches}${DESTINATION === "google_drive" ? "" : ` (${checked} files compared with the hash Keepsake verified)`}`,
+        `  runs that never ended: ${neverEnded.n}`,
+        `  minutes to converge:   ${minutes !== null ? minutes.toFixed(1) : `did not within ${TIMEOUT_MINUTES}`}`,
+      ].join("\n"),
+    );
+    return {
+      missing: missing.length,
+      duplicates,
+      mismatches,
+      neverEnded: Number(neverEnded.n),
+      minutes,
+    };
+  } finally {
+    for (const w of workers) w.kill("SIGKILL");
+    await t.close();
   }
+}
 
-  // 5. The verdict.
-  const files = await driveKeys();
-  const counts = new Map<string, number>();
-  for (const f of files) {
-    const k = f.appProperties.keepsakeMediaId ?? `name:${f.name}`;
-    counts.set(k, (counts.get(k) ?? 0) + 1);
-  }
-  const missing = [...expected].filter((k) => !counts.has(k));
-  const duplicates = [...counts.values()].filter((n) => n > 1).reduce((n, c) => n + c - 1, 0);
-  const recorded = await t.ctx.db
-    .selectFrom("backup_files")
-    .select(["drive_file_id", "md5"])
-    .where("drive_file_id", "is not", null)
-    .execute();
-  const md5ById = new Map(recorded.map((r) => [r.drive_file_id, r.md5]));
-  const mismatches = files.filter((f) => {
-    const md5 = md5ById.get(f.id);
-    return md5 && f.md5Checksum && md5 !== f.md5Checksum;
-  }).length;
-  const neverEnded = await t.ctx.db
-    .selectFrom("sync_jobs")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("status", "=", "running")
-    .executeTakeFirstOrThrow();
+const results: ChaosFigures[] = [];
+for (let run = 1; run <= RUNS; run++) results.push(await runChaos(run));
+if (RUNS > 1) {
+  const sum = (f: (r: ChaosFigures) => number) => results.reduce((n, r) => n + f(r), 0);
+  const minutes = results.map((r) => r.minutes);
+  const done = minutes.filter((m): m is number => m !== null).sort((a, b) => a - b);
   console.log(
     [
-      `Keepsake chaos benchmark: ${ACCOUNTS} accounts, 2 workers (${kills} SIGKILLs), ${FAULT_PERCENT} % provider 5xx, ${STORM_SECONDS} s Graph throttling storm, CDN expiries, cut uploads; PostgreSQL server`,
-      `  posts expected:        ${postsExpected} (${expected.size} files)`,
-      `  files in Drive:        ${files.length}`,
-      `  missing:               ${missing.length}${missing.length ? ` (${missing.slice(0, 5).join(", ")}…)` : ""}`,
-      `  duplicate files:       ${duplicates}`,
-      `  md5 mismatches:        ${mismatches}`,
-      `  runs that never ended: ${neverEnded.n}`,
-      `  minutes to converge:   ${converged ? ((converged - started) / 60_000).toFixed(1) : `did not within ${TIMEOUT_MINUTES}`}`,
+      `${LABELS[DESTINATION]}: ${RUNS} runs`,
+      `  missing / duplicates / mismatches / runs never ended, all runs: ${sum((r) => r.missing)} / ${sum((r) => r.duplicates)} / ${sum((r) => r.mismatches)} / ${sum((r) => r.neverEnded)}`,
+      `  minutes to converge, min / median / max: ${done.length === RUNS ? [done[0], done[Math.floor(RUNS / 2)], done[RUNS - 1]].map((m) => (m as number).toFixed(1)).join(" / ") : `${RUNS - done.length} run(s) did not converge`}`,
     ].join("\n"),
   );
-  process.exitCode = missing.length || duplicates || mismatches || Number(neverEnded.n) ? 1 : 0;
-} finally {
-  for (const w of workers) w.kill("SIGKILL");
-  await t.close();
 }
+process.exitCode = results.some(
+  (r) => r.missing || r.duplicates || r.mismatches || r.neverEnded || r.minutes === null,
+)
+  ? 1
+  : 0;
 process.exit();
