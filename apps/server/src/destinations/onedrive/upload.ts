@@ -4,7 +4,7 @@ import {
   type OneDriveClient,
 } from "../../providers/microsoft/onedrive.client.ts";
 import { lengthRequired, uploadThroughSession } from "../../providers/microsoft/onedrive-upload.ts";
-import { QuickXorHasher, quickXorHash } from "../../providers/microsoft/quickxor.ts";
+import { QuickXorHasher } from "../../providers/microsoft/quickxor.ts";
 import { ProviderError } from "../../providers/provider-error.ts";
 import type { DestinationCall } from "../caller.ts";
 import {
@@ -14,6 +14,7 @@ import {
   type UploadRecorder,
   UploadSessionGoneError,
 } from "../destination.ts";
+import { cdnReader } from "../google-drive/piped-small.ts";
 import {
   isConflict,
   joinPath,
@@ -106,24 +107,68 @@ export function createOneDriveUpload(deps: UploadDeps) {
     return { path, item: await call((t) => client.setTimes(t, there.id, times)) };
   }
 
-  /** One request (≤ 4 MB), verified, then the post's time. */
-  async function putSmall(spec: FileSpec, bytes: Buffer): Promise<Placed> {
-    const hash = quickXorHash(bytes);
+  /**
+   * One request (≤ 4 MB) per name tried, its body piped from `read` (a fresh read of the media
+   * from its first byte for each try: a retry, a token refresh), so nothing is held but the
+   * piece in flight; every byte is hashed as it goes. Verified, then the post's time.
+   */
+  async function putSmall(
+    spec: FileSpec,
+    size: number,
+    read: () => Promise<{ pieces: AsyncIterable<Uint8Array>; cancel: () => Promise<void> }>,
+    signal?: AbortSignal,
+  ): Promise<Placed> {
+    /** The quickXorHash of a read that went through every byte. */
+    let known: string | null = null;
+    async function* hashed(pieces: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+      const h = new QuickXorHasher();
+      for await (const piece of pieces) {
+        if (h.length + piece.length > size)
+          throw lengthChanged("The media is longer than announced");
+        h.update(piece);
+        yield piece;
+      }
+      if (h.length < size) throw lengthChanged("The media is shorter than announced");
+      known = h.digest();
+    }
+    const hashOnce = async () => {
+      if (known === null) {
+        const r = await read();
+        try {
+          for await (const _ of hashed(r.pieces)) {
+            // Read for the hash only.
+          }
+        } finally {
+          await r.cancel();
+        }
+      }
+      return known as unknown as string;
+    };
     let vanished = 0;
     for (let n = 1; n <= MAX_NAMES; ) {
       const path = joinPath(spec.folderId, suffixed(spec.name, n));
       let item: DriveItem;
       try {
-        item = await call((t) => client.putSmall(t, path, bytes, "fail", spec.mimeType));
+        item = await call(async (t) => {
+          known = null;
+          const r = await read();
+          try {
+            const body = { stream: hashed(r.pieces), length: size };
+            return await client.putSmall(t, path, body, "fail", spec.mimeType, signal);
+          } finally {
+            await r.cancel();
+          }
+        });
       } catch (err) {
         if (!isConflict(err)) throw err;
-        const same = await sameFile(path, bytes.length, async () => hash, spec);
+        const same = await sameFile(path, size, hashOnce, spec);
         if (same === "absent" && ++vanished <= MAX_VANISHED) continue; // Deleted meanwhile.
         if (same && same !== "absent") return same;
         n++;
         continue;
       }
-      if (item.quickXorHash !== null && item.quickXorHash !== hash) {
+      // OneDrive answered before the whole body was read: not the file meant.
+      if (known === null || (item.quickXorHash !== null && item.quickXorHash !== known)) {
         await call((t) => client.remove(t, item.id));
         throw mismatch();
       }
@@ -214,20 +259,35 @@ export function createOneDriveUpload(deps: UploadDeps) {
     }
 
     const declared = declaredLength(source.download);
+    const signal = control.signal;
+    if (declared !== null && declared <= MAX_SIMPLE_UPLOAD) {
+      // Known length: piped from the download, a fresh one for each try.
+      return putSmall(
+        spec,
+        declared,
+        async () => {
+          const { reader, read } = cdnReader(await open());
+          async function* pieces(): AsyncGenerator<Uint8Array> {
+            for (let r = await read(); !r.done; r = await read()) yield r.value;
+          }
+          return { pieces: pieces(), cancel: () => reader.cancel().catch(() => {}) };
+        },
+        signal,
+      );
+    }
     let held: Uint8Array[] | null = null;
     let total: number;
-    if (declared === null || declared <= MAX_SIMPLE_UPLOAD) {
-      const limit = declared ?? deps.unknownLengthLimit;
-      const read = await readUpTo(await open(), limit, () =>
-        declared === null
-          ? lengthRequired(limit)
-          : lengthChanged("The media is longer than announced"),
-      );
-      if (declared !== null && read.total !== declared)
-        throw lengthChanged("The media is shorter than announced");
+    if (declared === null) {
+      const limit = deps.unknownLengthLimit;
+      const read = await readUpTo(await open(), limit, () => lengthRequired(limit));
       held = read.held;
       total = read.total;
-      if (total <= MAX_SIMPLE_UPLOAD) return putSmall(spec, Buffer.concat(held));
+      if (total <= MAX_SIMPLE_UPLOAD) {
+        // Sent from the pieces as read (no copy into one buffer).
+        const pieces = held;
+        const replayed = async () => ({ pieces: replay(pieces), cancel: async () => {} });
+        return putSmall(spec, total, replayed, signal);
+      }
     } else total = declared;
 
     const size = total;

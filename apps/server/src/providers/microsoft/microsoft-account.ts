@@ -1,7 +1,7 @@
 import { type FetchLike, requestJson } from "../http.ts";
 import { ProviderError } from "../provider-error.ts";
+import { graphApiError } from "./graph-error.ts";
 import type { MicrosoftSettings } from "./microsoft-oauth.client.ts";
-import { graphApiError } from "./onedrive.client.ts";
 
 /** Who granted Keepsake a OneDrive: the Microsoft user's id and the address they sign in with. */
 export interface MicrosoftAccount {

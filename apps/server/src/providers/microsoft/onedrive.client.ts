@@ -7,7 +7,8 @@ import {
   send as sendRequest,
   sendStream,
 } from "../http.ts";
-import { ProviderError, type ProviderErrorKind } from "../provider-error.ts";
+import { ProviderError } from "../provider-error.ts";
+import { graphApiError } from "./graph-error.ts";
 import type { MicrosoftSettings } from "./microsoft-oauth.client.ts";
 
 /** Upload fragments are multiples of 320 KiB (but for the last), under 60 MiB. */
@@ -46,33 +47,7 @@ export type RangeProgress =
   | { done: true; item: DriveItem }
   | { done: false /** The next byte the session expects. */; next: number };
 
-/**
- * Graph's error shape `{"error":{"code","message"}}`: 401 refresh (then reconnect), 429 and
- * 503 throttled with Retry-After, 507 (`quotaLimitReached`, `insufficientStorage`) full.
- */
-export function graphApiError(status: number, body: unknown): ProviderError {
-  const e = ((body ?? {}) as { error?: { code?: unknown; message?: unknown } }).error ?? {};
-  const code = typeof e.code === "string" ? e.code : `http_${status}`;
-  const message = typeof e.message === "string" ? e.message : `HTTP ${status}`;
-  const kind: ProviderErrorKind =
-    status === 401
-      ? "token_invalid"
-      : status === 429 || status === 503 || code === "activityLimitReached"
-        ? "throttled"
-        : status === 507 || code === "quotaLimitReached" || code === "insufficientStorage"
-          ? "quota"
-          : status === 404 || code === "itemNotFound"
-            ? "not_found"
-            : status === 403 || code === "accessDenied"
-              ? "permission"
-              : status >= 500
-                ? "transient"
-                : "unknown";
-  return new ProviderError("microsoft", kind, `OneDrive: ${message}`, {
-    status,
-    code: status === 409 ? "conflict" : code,
-  });
-}
+export { graphApiError } from "./graph-error.ts";
 
 const iso = (t: Date | string | undefined) =>
   t === undefined ? undefined : new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -292,24 +267,33 @@ export function createOneDriveClient(
 
     /**
      * One request (`PUT …:/path:/content`, ≤ 4 MB): `replace` rewrites the item in place (same
-     * id; sidecars), `fail` refuses a taken name (`conflict`). Times need `setTimes` after.
+     * id; sidecars), `fail` refuses a taken name (`conflict`). Times need `setTimes` after. The
+     * body is bytes, or a `PipedChunk` written as its pieces arrive (nothing held).
      */
     async putSmall(
       token: string,
       path: string,
-      body: Uint8Array,
+      body: Uint8Array | PipedChunk,
       conflict: Conflict,
       contentType = "application/octet-stream",
+      signal?: AbortSignal,
     ): Promise<DriveItem> {
       if (body.length > MAX_SIMPLE_UPLOAD)
         throw new Error("A simple upload takes at most 4 MB: use an upload session");
       const u = new URL(`${root}${pathSegment(path)}/content`);
       u.searchParams.set("@microsoft.graph.conflictBehavior", conflict);
-      const res = await send(u, {
-        method: "PUT",
-        headers: auth(token, { "content-type": contentType }),
-        body,
-      });
+      const bytes = body instanceof Uint8Array;
+      const res = await sendStream(
+        u,
+        {
+          method: "PUT",
+          headers: auth(token, { "content-type": contentType, "content-length": `${body.length}` }),
+          body: bytes ? [body] : body.stream,
+          timeoutMs: timeout,
+          ...(signal ? { signal } : {}),
+        },
+        STREAMED,
+      );
       return toItem(await json(res));
     },
 
