@@ -1,0 +1,96 @@
+import { type Sandbox, startSandbox } from "@keepsake/sandbox";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ByteSource } from "../../src/destinations/destination.ts";
+import { quickXorHash } from "../../src/providers/microsoft/quickxor.ts";
+import { bytes, control } from "../support/destinations.ts";
+import {
+  FOLDER,
+  failureOf,
+  noLease,
+  onedriveHarness,
+  recorderOf,
+  sourceOf,
+  specOf,
+} from "../support/onedrive-destination.ts";
+
+/**
+ * Issue 38 item 8: a small file of known length is piped from its download into OneDrive's
+ * simple PUT (nothing held but the piece in flight) — each try reads a fresh download, every
+ * byte is hashed on the way, and a download that is not the length it announced leaves no file.
+ */
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0 });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+beforeEach(async () => {
+  await sandbox.reset();
+});
+const h = onedriveHarness(() => sandbox);
+
+/** A download announcing `announced` bytes but sending `data`, in 64 KiB pieces. */
+function lyingSource(data: Buffer, announced: number) {
+  const response = () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let i = 0; i < data.length; i += 65_536) c.enqueue(data.subarray(i, i + 65_536));
+          c.close();
+        },
+      }),
+      { headers: { "content-length": String(announced) } },
+    );
+  const source: ByteSource = { download: response(), reopen: async () => response() };
+  return source;
+}
+
+describe("OneDrive destination: small files piped", () => {
+  it("a refused simple PUT is sent again from a fresh download; one file, verified", async () => {
+    const { d, waits } = await h.open();
+    const folder = await d.ensureFolder("acct", FOLDER);
+    await control(sandbox, "faults", {
+      endpoint: "onedrive.items",
+      error: "onedrive:serviceNotAvailable",
+      retry_after: 2,
+    });
+    const data = bytes(3_900_000, 21);
+    const source = sourceOf(data);
+    const { recorder, told } = recorderOf();
+    const stored = await d.put(
+      specOf(folder.id, "p.jpg", "image/jpeg"),
+      source.source,
+      recorder,
+      noLease,
+    );
+    expect(stored).toMatchObject({ size: data.length, hash: quickXorHash(data) });
+    expect(waits).toEqual([2000]);
+    expect(source.counts.reopened).toBe(1);
+    expect(told).toEqual({ opened: [], closed: 0 });
+    expect(await h.files()).toMatchObject([
+      { size: data.length, quick_xor_hash: quickXorHash(data) },
+    ]);
+  });
+
+  it("a download longer or shorter than it announced is refused as length_changed; no file is left", async () => {
+    const { d } = await h.open();
+    const folder = await d.ensureFolder("acct", FOLDER);
+    const data = bytes(500_000, 22);
+    for (const [name, announced] of [
+      ["long.jpg", data.length - 1000],
+      ["short.jpg", data.length + 1000],
+    ] as const) {
+      const err = await failureOf(
+        d.put(
+          specOf(folder.id, name, "image/jpeg"),
+          lyingSource(data, announced),
+          recorderOf().recorder,
+          noLease,
+        ),
+      );
+      expect(err).toMatchObject({ code: "length_changed" });
+    }
+    expect(await h.files()).toEqual([]);
+  });
+});
