@@ -228,6 +228,8 @@ export function createOneDriveUpload(deps: UploadDeps) {
             session: url,
             received: at,
             fragmentBytes: deps.fragmentBytes,
+            // A download is piped, fragment by fragment; held bytes (unknown length) are sent.
+            piped: held === null,
             beforeFragment: control.checkLease,
             ...(control.signal ? { signal: control.signal } : {}),
           });

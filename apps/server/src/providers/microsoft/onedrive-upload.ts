@@ -8,6 +8,7 @@ import {
   type OneDriveClient,
   type RangeProgress,
 } from "./onedrive.client.ts";
+import { sendPiped } from "./onedrive-piped.ts";
 import { QuickXorHasher } from "./quickxor.ts";
 
 /** Bytes per range request by default: 32 × 320 KiB = 10 MiB (one such fragment is held). */
@@ -44,6 +45,11 @@ export interface OneDriveSessionUpload {
   onSession?: (uploadUrl: string) => Promise<void> | void;
   /** Bytes per range request, a multiple of 320 KiB under 60 MiB. */
   fragmentBytes?: number;
+  /**
+   * Each fragment's body is the source's next bytes as they arrive (nothing held): a cut is
+   * thrown as it is, for the caller to ask where the session stands and read the media again.
+   */
+  piped?: boolean;
   signal?: AbortSignal;
 }
 
@@ -161,6 +167,19 @@ export async function uploadThroughSession(
   }
 
   const hasher = new QuickXorHasher();
+  if (p.piped) {
+    const item = await sendPiped(client, {
+      url,
+      source,
+      size,
+      expected,
+      fragment,
+      hasher,
+      ...(p.beforeFragment ? { beforeFragment: p.beforeFragment } : {}),
+      ...(p.signal ? { signal: p.signal } : {}),
+    });
+    return verified(client, token, p, item ?? (await client.getByPath(token, p.path)), hasher);
+  }
   let position = 0;
   let held: Uint8Array[] = [];
   let heldBytes = 0;
@@ -186,7 +205,17 @@ export async function uploadThroughSession(
     }
   }
   if (position !== size) throw transient("The media is shorter than announced", "length_changed");
-  item ??= await client.getByPath(token, p.path);
+  return verified(client, token, p, item ?? (await client.getByPath(token, p.path)), hasher);
+}
+
+/** The item, when its quickXorHash is that of the bytes sent (else removed, if ours). */
+async function verified(
+  client: OneDriveClient,
+  token: string,
+  p: OneDriveSessionUpload,
+  item: DriveItem | null,
+  hasher: QuickXorHasher,
+): Promise<DriveItem> {
   if (!item) throw transient("OneDrive did not answer the uploaded file", "no_item");
   if (item.quickXorHash !== null && item.quickXorHash !== hasher.digest()) {
     if (p.conflict === "fail") await client.remove(token, item.id);
