@@ -57,8 +57,9 @@ export const onedriveCapabilities: DestinationCapabilities = {
  * Media of unknown length (no Content-Length) is read into memory up to `unknownLengthLimit`
  * (default: Graph's largest fragment, just under 60 MiB) to learn its size, which OneDrive needs
  * before the first byte; longer media is refused with a permanent `length_required` error naming
- * the reason. Requests per file: ≤ 4 MB two (`PUT …/content`, `PATCH fileSystemInfo`); larger one
- * `createUploadSession` and one per fragment (`fragmentBytes`, 10 MiB by default, held in memory).
+ * the reason. Media of known length is piped from its download (nothing held but the piece in
+ * flight): ≤ 4 MB in two requests (`PUT …/content`, `PATCH fileSystemInfo`), larger in one
+ * `createUploadSession` and one per fragment (`fragmentBytes`, 10 MiB by default).
  */
 export function createOneDriveDestination(deps: {
   client: OneDriveClient;

@@ -37,7 +37,7 @@ const MAX_VANISHED = 3;
 export interface UploadDeps {
   client: OneDriveClient;
   call: DestinationCall;
-  /** Bytes per range request (a multiple of 320 KiB under 60 MiB); one is held per upload. */
+  /** Bytes per range request (a multiple of 320 KiB under 60 MiB); piped, or held for an unknown length. */
   fragmentBytes: number;
   /** The most read ahead into memory to learn an unknown length; longer media is refused. */
   unknownLengthLimit: number;
@@ -85,8 +85,10 @@ async function* bodyOf(res: Response): AsyncGenerator<Uint8Array> {
  * it and died before recording it — and is answered; one taken by other bytes leaves it as it
  * is and tries `name (2).ext`, then `(3)`…
  *
- * OneDrive needs the size before the first byte. Media of unknown length is read into memory up
- * to `unknownLengthLimit` to learn it; longer media is refused (`length_required`, permanent).
+ * A download of known length is piped into the simple PUT or each fragment (a fresh download per
+ * try, hashed on the way). OneDrive needs the size before the first byte: media of unknown
+ * length is read into memory up to `unknownLengthLimit` to learn it (and sent from the pieces
+ * read); longer media is refused (`length_required`, permanent).
  */
 export function createOneDriveUpload(deps: UploadDeps) {
   const { client, call } = deps;

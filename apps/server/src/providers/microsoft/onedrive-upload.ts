@@ -11,7 +11,7 @@ import {
 import { sendPiped } from "./onedrive-piped.ts";
 import { QuickXorHasher } from "./quickxor.ts";
 
-/** Bytes per range request by default: 32 × 320 KiB = 10 MiB (one such fragment is held). */
+/** Bytes per range request by default: 32 × 320 KiB = 10 MiB (held, unless `piped`). */
 export const ONEDRIVE_FRAGMENT = 32 * FRAGMENT_UNIT;
 /** Cuts recovered in a row (asking the session's nextExpectedRanges) before the caller's turn. */
 const RECOVERIES = 3;
