@@ -42,6 +42,12 @@ export interface DropboxSessionUpload {
   ) => Promise<DropboxCommit | DropboxFile | undefined> | DropboxCommit | DropboxFile | undefined;
   /** Bytes per append, a multiple of 4 MiB (default 8 MiB); one such chunk is held at a time. */
   chunkBytes?: number;
+  /**
+   * Where each chunk is gathered (at least `chunkBytes` long, reused chunk after chunk): the
+   * pieces read are copied in, so none outlives its read (held pieces would live long enough
+   * to be promoted and freed only by a full GC). Without it the pieces themselves are held.
+   */
+  buffer?: Uint8Array;
   signal?: AbortSignal;
 }
 
@@ -76,10 +82,13 @@ export async function uploadThroughSession(
   let state = await openOrResume(client, token, p.session ?? null);
   await p.onSession?.(state);
 
+  const { buffer } = p;
+  if (buffer && buffer.length < chunkBytes) throw new Error("The chunk buffer is too short");
   const hasher = new DropboxContentHasher();
   let position = 0;
   let held: Uint8Array[] = [];
   let heldBytes = 0;
+  const gathered = () => (buffer ? [buffer.subarray(0, heldBytes)] : held);
   for await (const piece of p.source) {
     hasher.update(piece);
     const start = position;
@@ -88,11 +97,12 @@ export async function uploadThroughSession(
     let rest = start < state.offset ? piece.subarray(state.offset - start) : piece;
     while (rest.length > 0) {
       const take = Math.min(chunkBytes - heldBytes, rest.length);
-      held.push(rest.subarray(0, take));
+      if (buffer) buffer.set(rest.subarray(0, take), heldBytes);
+      else held.push(rest.subarray(0, take));
       heldBytes += take;
       rest = rest.subarray(take);
       if (heldBytes === chunkBytes) {
-        state = await appendRecovering(client, token, state, held, heldBytes, p.signal);
+        state = await appendRecovering(client, token, state, gathered(), heldBytes, p.signal);
         await p.onSession?.(state);
         held = [];
         heldBytes = 0;
@@ -105,7 +115,7 @@ export async function uploadThroughSession(
   const chosen = await p.beforeFinish?.(state, expected);
   if (chosen && "id" in chosen) return chosen;
   const commit = chosen ?? p.commit;
-  const file = await finishRecovering(client, token, state, commit, expected, held, p.signal);
+  const file = await finishRecovering(client, token, state, commit, expected, gathered(), p.signal);
   if (file.contentHash !== null && file.contentHash !== expected) {
     if (commit.mode === "add") await client.remove(token, file.id);
     throw hashMismatch();
