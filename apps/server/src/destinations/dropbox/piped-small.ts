@@ -47,6 +47,9 @@ export function pipeSmall(
         position += r.value.length;
         if (position > total) throw tooLong();
         hasher.update(r.value);
+        // The last piece waits for the download's end: once it is sent the request is whole
+        // and Dropbox would keep a file of a download that goes on past its announced length.
+        if (position === total && !(await read()).done) throw tooLong();
         yield r.value;
       }
       if (position < total) throw cutShort();
