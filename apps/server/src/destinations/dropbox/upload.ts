@@ -201,6 +201,7 @@ export function createDropboxUploader(deps: {
         // Each try reads the media from its first byte (every byte is hashed); held bytes are skipped.
         const body = pending ?? bodyOf(cdnReader(await source.reopen()), total);
         pending = null;
+        // Of known length, whole chunks are piped: the buffer gathers only the last part.
         const buffer = takeBuffer();
         try {
           return await uploadThroughSession(client, token, {
@@ -209,6 +210,7 @@ export function createDropboxUploader(deps: {
             session: state,
             chunkBytes,
             buffer,
+            ...(total !== null ? { length: total } : {}),
             onSession: async (s) => {
               control.checkLease();
               state = s;
