@@ -32,9 +32,10 @@ const WEEK_MS = 7 * 24 * 3600 * 1000;
 const MAX_CACHED_FOLDERS = 20_000;
 
 /**
- * Dropbox's capabilities (destination.ts explains each). Files up to one append (8 MiB) are read
- * into memory and sent in one `files/upload`; larger ones through an upload session in appends
- * of 8 MiB (4 MiB blocks), so no more than one chunk is held per upload. Dropbox has no
+ * Dropbox's capabilities (destination.ts explains each). Files up to one append (8 MiB) go in one
+ * `files/upload`, piped as downloaded when their length is known (else read into memory);
+ * larger ones through an upload session in appends of 8 MiB (4 MiB blocks), piped when the
+ * length is known, so no more than one chunk (the last part) is held per upload. Dropbox has no
  * searchable file properties in an app folder Keepsake uses: the ledger is the index.
  */
 export const dropboxCapabilities: DestinationCapabilities = {

@@ -166,6 +166,58 @@ describe("Dropbox destination failures", () => {
     expect((await stored(sandbox)).files.map((f) => f.path)).toEqual([`${APP}/f.mp4`]);
   });
 
+  it("a small file of known length is piped: a download that breaks off mid-request is read again, one longer than announced fails, no file of either left", async () => {
+    const { d, waits } = await dropboxDestination(sandbox);
+    const folder = await d.ensureFolder("a", FOLDER);
+    const { recorder, events } = recording();
+    const data = bytes(3 * MiB, 4);
+    let opened = 0;
+    const download = (breakAt: number | null, announced = data.length) => {
+      opened++;
+      const first = opened === 1;
+      async function* body() {
+        for (let i = 0; i < data.length; i += 256 * 1024) {
+          // The first download breaks off after 1 MiB: the request had its first bytes.
+          if (first && breakAt !== null && i === breakAt) throw new Error("socket hang up");
+          yield data.subarray(i, i + 256 * 1024);
+        }
+      }
+      return new Response(ReadableStream.from(body()), {
+        headers: { "content-length": String(announced) },
+      });
+    };
+    const uploads = await calls(sandbox, "files/upload");
+    const file = await d.put(
+      spec(folder.id, "p.jpg"),
+      { download: download(MiB), reopen: async () => download(MiB) },
+      recorder,
+      lease,
+    );
+    expect(file).toMatchObject({
+      name: "p.jpg",
+      size: data.length,
+      hash: dropboxContentHash(data),
+    });
+    expect(opened).toBe(2);
+    expect(waits).toHaveLength(1);
+    expect(events).toEqual([]); // one request: no session recorded
+    // Both tries reached Dropbox; the broken one kept nothing.
+    expect((await calls(sandbox, "files/upload")) - uploads).toBe(2);
+
+    opened = 0;
+    const long = await failureOf(
+      d.put(
+        spec(folder.id, "l.jpg"),
+        { download: download(null, MiB), reopen: async () => download(null, MiB) },
+        recorder,
+        lease,
+      ),
+    );
+    expect(long).toMatchObject({ provider: "instagram", kind: "transient" });
+    expect(opened).toBeGreaterThan(1); // each try reads the download again
+    expect((await stored(sandbox)).files.map((f) => f.path)).toEqual([`${APP}/p.jpg`]);
+  });
+
   it("mid-session: too many writes waits as asked, a download that breaks off is read again, the session goes on", async () => {
     const { d, waits } = await dropboxDestination(sandbox);
     const folder = await d.ensureFolder("a", FOLDER);
@@ -199,8 +251,9 @@ describe("Dropbox destination failures", () => {
     );
     expect(file).toMatchObject({ size: data.length, hash: dropboxContentHash(data) });
     expect(opened).toBe(3);
-    // The refused append, a probe, 0–8 MiB, a probe after the break (8 MiB held), 8–16 MiB.
-    expect((await calls(sandbox, "files/upload_session/append_v2")) - appends).toBe(5);
+    // The refused append, a probe, 0–8 MiB, 8–16 MiB broken off with the download (piped), a
+    // probe after the break (8 MiB held), a probe on the third read, 8–16 MiB.
+    expect((await calls(sandbox, "files/upload_session/append_v2")) - appends).toBe(7);
     expect(waits[0]).toBe(3000);
     // One session from first to last.
     const sessions = new Set(

@@ -1,4 +1,4 @@
-import { dropboxContentHash } from "../../providers/dropbox/content-hash.ts";
+import { DropboxContentHasher } from "../../providers/dropbox/content-hash.ts";
 import type {
   DropboxClient,
   DropboxCommit,
@@ -20,6 +20,7 @@ import {
 } from "../destination.ts";
 import { cdnReader } from "../google-drive/piped-small.ts";
 import { filePath, numbered, parseSessionRef, sessionRef } from "./files.ts";
+import { pipeSmall, tooLong } from "./piped-small.ts";
 
 /** How many names (`name`, `name (2)` … `name (n)`) are tried before the write fails. */
 const MAX_NUMBERED = 20;
@@ -33,12 +34,8 @@ const tooManyNamesTaken = (name: string) =>
 const cutShort = () =>
   new ProviderError("instagram", "network", "The download from the Instagram CDN was cut short");
 
-const tooLong = () =>
-  new ProviderError(
-    "instagram",
-    "transient",
-    "The Instagram CDN sent more bytes than it announced",
-  );
+/** Session chunk buffers kept for reuse when no upload holds them (each `chunkBytes` long). */
+const KEPT_BUFFERS = 4;
 
 /** A new file's commit at `path`: never over another file, the post's time as its time. */
 export const addCommit = (path: string, spec: FileSpec): DropboxCommit => ({
@@ -72,10 +69,12 @@ function bodyOf(
 }
 
 /**
- * Puts files into Dropbox. Up to `smallBytes` (read into memory, at most one chunk) in one
- * `files/upload` with its content hash, so Dropbox refuses bytes that differ; larger ones (or
- * ones grown past it while read) through an upload session (`uploadThroughSession`: appends of
- * `chunkBytes`, the content hash compared at the finish), recorded before its first byte.
+ * Puts files into Dropbox. Up to `smallBytes` in one `files/upload`: piped as downloaded when
+ * its length is known (`pipeSmall`: the hash computed on the way, compared with the answer's),
+ * else read into memory (at most one chunk, sent as its pieces) and sent with its content hash,
+ * so Dropbox refuses bytes that differ. Larger ones (or ones grown past it while read) go through
+ * an upload session (`uploadThroughSession`: appends of `chunkBytes` gathered in one reused
+ * buffer, the content hash compared at the finish), recorded before its first byte.
  * Every file goes in `add` mode: the same bytes already at the path answer the file there (a
  * retry after a kill adopts what it wrote, never a second copy); other bytes there are kept and
  * the new file is named `name (2).ext` (then (3)…).
@@ -86,20 +85,58 @@ export function createDropboxUploader(deps: {
   smallBytes: number;
 }) {
   const { client, chunkBytes, smallBytes } = deps;
+  /** Chunk buffers no session holds: one is taken per session try, given back after it. */
+  const free: Buffer[] = [];
+  const takeBuffer = () => free.pop() ?? Buffer.allocUnsafeSlow(chunkBytes);
+  const giveBuffer = (b: Buffer) => {
+    if (free.length < KEPT_BUFFERS) free.push(b);
+  };
 
-  /** One request per name tried (a different file there: the next name). */
+  /** A small download of known length piped, one request per name tried (taken: the next). */
+  async function putPiped(
+    call: DestinationCall,
+    spec: FileSpec,
+    source: ByteSource,
+    total: number,
+    signal?: AbortSignal,
+  ): Promise<DropboxFile> {
+    let first: Response | null = source.download;
+    const open = async () => {
+      const d = first ?? (await source.reopen());
+      first = null;
+      return d;
+    };
+    try {
+      for (let n = 1; n <= MAX_NUMBERED; n++) {
+        const commit = addCommit(filePath(spec.folderId, numbered(spec.name, n)), spec);
+        try {
+          return await pipeSmall(client, call, commit, total, open, signal);
+        } catch (err) {
+          if (isConflict(err)) continue;
+          throw err;
+        }
+      }
+      throw tooManyNamesTaken(spec.name);
+    } finally {
+      await (first as Response | null)?.body?.cancel().catch(() => {});
+    }
+  }
+
+  /** Bytes read whole (unknown length), one request per name tried (taken: the next name). */
   async function putSmall(
     call: DestinationCall,
     spec: FileSpec,
-    bytes: Buffer,
+    parts: readonly Uint8Array[],
     signal?: AbortSignal,
   ): Promise<DropboxFile> {
-    const hash = dropboxContentHash(bytes);
+    const hasher = new DropboxContentHasher();
+    for (const p of parts) hasher.update(p);
+    const hash = hasher.digest();
     for (let n = 1; n <= MAX_NUMBERED; n++) {
       const commit = addCommit(filePath(spec.folderId, numbered(spec.name, n)), spec);
       let file: DropboxFile;
       try {
-        file = await call((t) => client.upload(t, commit, [bytes], hash, signal));
+        file = await call((t) => client.upload(t, commit, parts, hash, signal));
       } catch (err) {
         if (isConflict(err)) continue;
         throw err;
@@ -164,12 +201,16 @@ export function createDropboxUploader(deps: {
         // Each try reads the media from its first byte (every byte is hashed); held bytes are skipped.
         const body = pending ?? bodyOf(cdnReader(await source.reopen()), total);
         pending = null;
+        // Of known length, whole chunks are piped: the buffer gathers only the last part.
+        const buffer = takeBuffer();
         try {
           return await uploadThroughSession(client, token, {
             commit: addCommit(path, spec),
             source: body.bytes,
             session: state,
             chunkBytes,
+            buffer,
+            ...(total !== null ? { length: total } : {}),
             onSession: async (s) => {
               control.checkLease();
               state = s;
@@ -207,6 +248,7 @@ export function createDropboxUploader(deps: {
           throw err;
         } finally {
           await body.cancel();
+          giveBuffer(buffer);
         }
       });
     } catch (err) {
@@ -228,8 +270,10 @@ export function createDropboxUploader(deps: {
   ): Promise<DropboxFile> {
     const declared = source.download.headers.get("content-length");
     const total = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
+    if (!control.resume && total !== null && total <= smallBytes)
+      return putPiped(call, spec, source, total, control.signal);
     const reader = cdnReader(source.download);
-    if (control.resume || (total !== null && total > smallBytes)) {
+    if (control.resume || total !== null) {
       const file = await putSession(
         call,
         spec,
@@ -242,7 +286,7 @@ export function createDropboxUploader(deps: {
       await recorder.closed();
       return file;
     }
-    // Small (or of unknown length): read into memory while it fits one request.
+    // Of unknown length: read into memory while it fits one request.
     const parts: Uint8Array[] = [];
     let size = 0;
     for (;;) {
@@ -253,10 +297,6 @@ export function createDropboxUploader(deps: {
       if (size > smallBytes) break;
     }
     if (size > smallBytes) {
-      if (total !== null) {
-        await reader.reader.cancel().catch(() => {});
-        throw tooLong();
-      }
       const file = await putSession(
         call,
         spec,
@@ -269,8 +309,7 @@ export function createDropboxUploader(deps: {
       await recorder.closed();
       return file;
     }
-    if (total !== null && size < total) throw cutShort();
-    return putSmall(call, spec, Buffer.concat(parts, size), control.signal);
+    return putSmall(call, spec, parts, control.signal);
   };
 }
 

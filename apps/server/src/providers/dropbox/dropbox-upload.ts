@@ -42,6 +42,19 @@ export interface DropboxSessionUpload {
   ) => Promise<DropboxCommit | DropboxFile | undefined> | DropboxCommit | DropboxFile | undefined;
   /** Bytes per append, a multiple of 4 MiB (default 8 MiB); one such chunk is held at a time. */
   chunkBytes?: number;
+  /**
+   * Where each chunk is gathered (at least `chunkBytes` long, reused chunk after chunk): the
+   * pieces read are copied in, so none outlives its read (held pieces would live long enough
+   * to be promoted and freed only by a full GC). Without it the pieces themselves are held.
+   */
+  buffer?: Uint8Array;
+  /**
+   * The media's length, when known: each whole chunk is then piped from `source` into its append
+   * as it is read (nothing held; only the last, shorter part is gathered for the finish). Bytes
+   * sent are not kept, so an append cut short that Dropbox did not take is thrown: the caller
+   * reads the media again and resumes from the offset Dropbox holds.
+   */
+  length?: number;
   signal?: AbortSignal;
 }
 
@@ -76,23 +89,34 @@ export async function uploadThroughSession(
   let state = await openOrResume(client, token, p.session ?? null);
   await p.onSession?.(state);
 
+  const { buffer } = p;
+  if (buffer && buffer.length < chunkBytes) throw new Error("The chunk buffer is too short");
   const hasher = new DropboxContentHasher();
   let position = 0;
   let held: Uint8Array[] = [];
   let heldBytes = 0;
-  for await (const piece of p.source) {
-    hasher.update(piece);
+  const gathered = () => (buffer ? [buffer.subarray(0, heldBytes)] : held);
+  let source: AsyncIterable<Uint8Array> = p.source;
+  if (p.length !== undefined) {
+    const piped = await pipeWholeChunks(client, token, p, state, chunkBytes, p.length, hasher);
+    state = piped.state;
+    position = state.offset;
+    source = piped.rest;
+  }
+  for await (const piece of source) {
+    if (source === p.source) hasher.update(piece); // The piped part's pieces are hashed as read.
     const start = position;
     position += piece.length;
     if (position <= state.offset) continue; // Dropbox holds these bytes already.
     let rest = start < state.offset ? piece.subarray(state.offset - start) : piece;
     while (rest.length > 0) {
       const take = Math.min(chunkBytes - heldBytes, rest.length);
-      held.push(rest.subarray(0, take));
+      if (buffer) buffer.set(rest.subarray(0, take), heldBytes);
+      else held.push(rest.subarray(0, take));
       heldBytes += take;
       rest = rest.subarray(take);
       if (heldBytes === chunkBytes) {
-        state = await appendRecovering(client, token, state, held, heldBytes, p.signal);
+        state = await appendRecovering(client, token, state, gathered(), heldBytes, p.signal);
         await p.onSession?.(state);
         held = [];
         heldBytes = 0;
@@ -105,12 +129,88 @@ export async function uploadThroughSession(
   const chosen = await p.beforeFinish?.(state, expected);
   if (chosen && "id" in chosen) return chosen;
   const commit = chosen ?? p.commit;
-  const file = await finishRecovering(client, token, state, commit, expected, held, p.signal);
+  const file = await finishRecovering(client, token, state, commit, expected, gathered(), p.signal);
   if (file.contentHash !== null && file.contentHash !== expected) {
     if (commit.mode === "add") await client.remove(token, file.id);
     throw hashMismatch();
   }
   return file;
+}
+
+/**
+ * The piped part of a session of known length: skips what Dropbox holds, then sends each whole
+ * chunk as it is read (hashed on the way). Answers where the session stands and the rest of the
+ * media (shorter than a chunk), from the offset reached.
+ */
+async function pipeWholeChunks(
+  client: DropboxClient,
+  token: string,
+  p: DropboxSessionUpload,
+  start: DropboxSessionState,
+  chunkBytes: number,
+  total: number,
+  hasher: DropboxContentHasher,
+): Promise<{ state: DropboxSessionState; rest: AsyncIterable<Uint8Array> }> {
+  const it = p.source[Symbol.asyncIterator]();
+  let carry: Uint8Array | null = null;
+  const next = async (): Promise<Uint8Array | null> => {
+    if (carry) {
+      const c = carry;
+      carry = null;
+      return c;
+    }
+    const r = await it.next();
+    if (r.done) return null;
+    hasher.update(r.value);
+    return r.value;
+  };
+  /** Exactly `n` bytes of the media, in the pieces read (a piece never crosses `n`). */
+  async function* take(n: number): AsyncGenerator<Uint8Array> {
+    let left = n;
+    while (left > 0) {
+      const piece = await next();
+      if (!piece)
+        throw new ProviderError("dropbox", "unknown", "The media ended before its length");
+      if (piece.length > left) {
+        carry = piece.subarray(left);
+        yield piece.subarray(0, left);
+        left = 0;
+      } else {
+        left -= piece.length;
+        yield piece;
+      }
+    }
+  }
+  if (start.offset > total)
+    throw new ProviderError("dropbox", "unknown", "The upload session holds more than the media");
+  for await (const _ of take(start.offset)) {
+    // Dropbox holds these bytes already: read for the hash only.
+  }
+  let state = start;
+  while (total - state.offset >= chunkBytes) {
+    const after = { sessionId: state.sessionId, offset: state.offset + chunkBytes };
+    const body = { stream: take(chunkBytes), length: chunkBytes };
+    try {
+      await client.append(token, state.sessionId, state.offset, body, p.signal);
+    } catch (err) {
+      if (!(err instanceof SessionOffsetError && err.offset === after.offset)) {
+        if (!isCut(err)) throw err;
+        // The bytes sent are not kept: only an append that arrived (its answer lost) goes on.
+        const held = await client.sessionOffset(token, state.sessionId, state.offset);
+        if (held !== after.offset) throw err;
+      }
+    }
+    state = after;
+    await p.onSession?.(state);
+  }
+  async function* rest(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      const piece = await next();
+      if (!piece) return;
+      yield piece;
+    }
+  }
+  return { state, rest: rest() };
 }
 
 async function openOrResume(

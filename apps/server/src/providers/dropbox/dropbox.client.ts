@@ -276,14 +276,15 @@ export function createDropboxClient(
     },
 
     /**
-     * One request (`files/upload`, ≤ 150 MB) with the content hash: Dropbox refuses bytes that
-     * differ from it (`content_hash_mismatch`, transient).
+     * One request (`files/upload`, ≤ 150 MB). With the content hash Dropbox refuses bytes that
+     * differ from it (`content_hash_mismatch`, transient); a body piped as it is read has no hash
+     * yet (null): the caller compares the answer's with the one it computed while sending.
      */
     async upload(
       token: string,
       commit: DropboxCommit,
       body: readonly Uint8Array[] | PipedChunk,
-      contentHash: string,
+      contentHash: string | null,
       signal?: AbortSignal,
     ): Promise<DropboxFile> {
       const length = Array.isArray(body)
@@ -291,7 +292,7 @@ export function createDropboxClient(
         : (body as PipedChunk).length;
       if (length > DROPBOX_MAX_SINGLE)
         throw new Error("files/upload takes at most 150 MB: use an upload session");
-      const arg = { ...commitArg(commit), content_hash: contentHash };
+      const arg = { ...commitArg(commit), ...(contentHash ? { content_hash: contentHash } : {}) };
       return toFile(await content(token, "files/upload", arg, body, signal));
     },
 
