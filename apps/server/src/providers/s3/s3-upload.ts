@@ -38,8 +38,12 @@ export interface S3MultipartState {
   partBytes: number;
 }
 
-/** 16 MiB parts by default: a 300 MB video is 19 requests, and one part is held at a time. */
-export const S3_PART = 16 * 1024 * 1024;
+/**
+ * 8 MiB parts by default: one part is held at a time (three uploads at once hold 24 MiB), and a
+ * 300 MB video is 38 parts. A multipart upload keeps the part size it was opened with (the ref
+ * records it), so a resume or a completed upload's ETag check never depends on this default.
+ */
+export const S3_PART = 8 * 1024 * 1024;
 const RECOVERIES = 3;
 
 export interface S3Upload {
