@@ -89,6 +89,42 @@ describe("S3 destination: writing", () => {
     expect(await failureOf(session.get(file.id))).toMatchObject({ kind: "not_found" });
   });
 
+  it("a small file of known length is piped: a download that breaks off mid-PUT leaves nothing and is read again", async () => {
+    const { session, waits } = s3Destination(sandbox);
+    const data = bytes(3 * MiB, 5);
+    const src = source(data, {
+      at: {
+        offset: 2 * MiB,
+        run: async () => {
+          throw new Error("the CDN broke off");
+        },
+      },
+    });
+    const file = await session.put(spec(), src, recorder(), noLease);
+    expect(file).toMatchObject({ id: `${FOLDER}/photo.jpg`, size: data.length, hash: md5(data) });
+    expect(src.opened).toBe(2); // the caller's retry read the download again from its first byte
+    expect(waits).toHaveLength(1);
+    // The broken try's PUT had begun before the byte at 2 MiB was read: the file is piped, not
+    // read whole first (which would have failed before any request).
+    expect(await calls(sandbox, "s3.put")).toBe(2);
+    expect((await stored(sandbox)).objects.map((o) => o.key)).toEqual([`${FOLDER}/photo.jpg`]);
+    expect(md5(await read(sandbox, file.id))).toBe(md5(data));
+
+    // Broken off on every try: the put fails as the network did, and S3 holds no object.
+    const { session: once } = s3Destination(sandbox, { attempts: 1 });
+    const broken = source(bytes(3 * MiB, 6), {
+      at: {
+        offset: MiB,
+        run: async () => {
+          throw new Error("the CDN broke off");
+        },
+      },
+    });
+    const err = await failureOf(once.put(spec("other.jpg"), broken, recorder(), noLease));
+    expect(err).toMatchObject({ kind: "network" });
+    expect((await stored(sandbox)).objects.map((o) => o.key)).toEqual([`${FOLDER}/photo.jpg`]);
+  });
+
   it("a large file of unknown length goes in equal parts, recorded before the first, closed at the end", async () => {
     const { session } = s3Destination(sandbox);
     const data = bytes(11 * MiB + 5, 3);

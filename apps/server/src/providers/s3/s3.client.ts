@@ -239,11 +239,14 @@ export function createS3Client(
           throw err;
         }
       }
+      const body = Readable.from(hashed(), { objectMode: false });
+      // Its failure is thrown below (`broke`), not left to crash the process as unhandled.
+      body.on("error", () => {});
       const res = await call("PutObject", () =>
         sdk.send(
           new PutObjectCommand({
             ...putOf(key, w),
-            Body: Readable.from(hashed(), { objectMode: false }),
+            Body: body,
             ContentLength: length,
           }),
           { abortSignal: stop.signal },
