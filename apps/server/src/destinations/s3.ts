@@ -78,7 +78,7 @@ const through = (call: DestinationCall<S3DestinationClient>): S3UploadClient => 
   head: (key) => call((c) => c.head(key)),
   put: (key, parts, w) => call((c) => c.put(key, parts, w)),
   createMultipart: (key, w) => call((c) => c.createMultipart(key, w)),
-  uploadPart: (key, id, n, parts) => call((c) => c.uploadPart(key, id, n, parts)),
+  uploadPart: (key, id, n, parts, digest) => call((c) => c.uploadPart(key, id, n, parts, digest)),
   listParts: (key, id) => call((c) => c.listParts(key, id)),
   abortMultipart: (key, id) => call((c) => c.abortMultipart(key, id)),
   completeMultipart: (key, id, parts, overwrite) =>

@@ -34,3 +34,30 @@ export const etagMismatch = (what: string) =>
 export function multipartEtag(partMd5s: readonly Buffer[]): string {
   return `${createHash("md5").update(Buffer.concat(partMd5s)).digest("hex")}-${partMd5s.length}`;
 }
+
+/** Free part buffers kept for reuse: as many as a worker's uploads at once (three by default). */
+const FREE_KEPT = 3;
+const free: Buffer[] = [];
+const ours = new WeakSet<ArrayBufferLike>();
+
+/**
+ * A buffer of `size` bytes for one part, reused when one is free: a part is copied into it once
+ * as it arrives (the download's pieces are then let go young, rather than held until the part
+ * is sent), and given back (`givePart`) once its request is over.
+ */
+export function takePart(size: number): Buffer {
+  const i = free.findIndex((b) => b.length === size);
+  if (i >= 0) return free.splice(i, 1)[0] as Buffer;
+  const b = Buffer.allocUnsafeSlow(size);
+  ours.add(b.buffer);
+  return b;
+}
+
+/** A part's bytes, sent: its buffer serves the next part (only buffers `takePart` made). */
+export function givePart(part: readonly Uint8Array[]) {
+  const view = part[0];
+  if (part.length !== 1 || !view || !ours.has(view.buffer)) return;
+  if (free.some((b) => b.buffer === view.buffer)) return;
+  if (free.length >= FREE_KEPT) free.shift();
+  free.push(Buffer.from(view.buffer));
+}

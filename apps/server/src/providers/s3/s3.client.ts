@@ -280,8 +280,9 @@ export function createS3Client(
       uploadId: string,
       partNumber: number,
       parts: readonly Uint8Array[],
+      /** Their md5, when the caller has it already. */
+      digest: Buffer = md5(parts),
     ): Promise<{ etag: string; md5: Buffer }> {
-      const digest = md5(parts);
       const res = await call("UploadPart", () =>
         sdk.send(
           new UploadPartCommand({
