@@ -169,6 +169,23 @@ describe("S3 destination: writing", () => {
     expect(seen).toEqual([1]);
   });
 
+  it("uploads at once reuse part buffers without sharing one: each object is what was sent", async () => {
+    const { session } = s3Destination(sandbox);
+    const datas = [bytes(11 * MiB, 21), bytes(11 * MiB, 22), bytes(7 * MiB, 23)];
+    const files = await Promise.all(
+      datas.map((d, i) => session.put(spec(`v${i}.mp4`), source(d), recorder(), noLease)),
+    );
+    // And again, now from the buffers the first three gave back.
+    const more = [bytes(11 * MiB, 24), bytes(6 * MiB, 25)];
+    const after = await Promise.all(
+      more.map((d, i) => session.put(spec(`w${i}.mp4`), source(d), recorder(), noLease)),
+    );
+    for (const [i, d] of [...datas, ...more].entries()) {
+      const file = [...files, ...after][i];
+      expect(md5(await read(sandbox, file?.id ?? ""))).toBe(md5(d));
+    }
+  });
+
   it("a cut in the middle: the recorded upload is resumed, no part twice, one object", async () => {
     const { session } = s3Destination(sandbox, { attempts: 2 });
     const data = bytes(16 * MiB, 5);
