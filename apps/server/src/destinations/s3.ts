@@ -5,6 +5,7 @@ import { ProviderError } from "../providers/provider-error.ts";
 import type { S3DestinationClient, S3Settings } from "../providers/s3/s3.client.ts";
 import { s3Error } from "../providers/s3/s3-error.ts";
 import {
+  partSize,
   S3_PART,
   S3KeyTakenError,
   type S3UploadClient,
@@ -31,6 +32,7 @@ import {
   storedObject,
   writeOf,
 } from "./s3/objects.ts";
+import { pipePut } from "./s3/piped-put.ts";
 
 export const S3_KIND = "s3";
 const LABEL = DESTINATION_LABELS.s3;
@@ -44,9 +46,9 @@ const CLIENTS_KEPT = 64;
 
 /**
  * S3-compatible storage's capabilities (destination.ts explains each). A file that fits one part
- * goes in one PutObject (held in memory: S3 needs its Content-MD5 first); larger ones as a
- * multipart upload of equal parts (R2 needs them) of `partBytes`, whole MiB, more for files
- * over 10,000 parts. No modified time (the post's time is `x-amz-meta-keepsake-posted-at`), no
+ * goes in one PutObject (piped when its length is known, its md5 checked against the ETag; else
+ * held: S3 needs its Content-MD5 first); larger ones as a multipart upload of equal parts (R2
+ * needs them) of `partBytes`, whole MiB, more for files over 10,000 parts, each held once. No modified time (the post's time is `x-amz-meta-keepsake-posted-at`), no
  * search by metadata.
  */
 export const s3Capabilities = (partBytes: number = S3_PART): DestinationCapabilities => ({
@@ -76,7 +78,7 @@ const through = (call: DestinationCall<S3DestinationClient>): S3UploadClient => 
   head: (key) => call((c) => c.head(key)),
   put: (key, parts, w) => call((c) => c.put(key, parts, w)),
   createMultipart: (key, w) => call((c) => c.createMultipart(key, w)),
-  uploadPart: (key, id, n, parts) => call((c) => c.uploadPart(key, id, n, parts)),
+  uploadPart: (key, id, n, parts, digest) => call((c) => c.uploadPart(key, id, n, parts, digest)),
   listParts: (key, id) => call((c) => c.listParts(key, id)),
   abortMultipart: (key, id) => call((c) => c.abortMultipart(key, id)),
   completeMultipart: (key, id, parts, overwrite) =>
@@ -99,7 +101,7 @@ export function createS3Destination(deps: {
   credentials: Pick<DestinationCredentials, "s3Settings">;
   settings: EngineSettings;
   clock: Clock;
-  /** The part size (and so the largest single PutObject); 16 MiB by default. */
+  /** The part size (and so the largest single PutObject); 8 MiB by default. */
   partBytes?: number;
 }): Destination {
   const partBytes = deps.partBytes ?? S3_PART;
@@ -148,29 +150,44 @@ export function createS3Destination(deps: {
           const reading = download;
           const body = bodyOf(reading);
           try {
-            const out = await uploadToS3(s3, {
-              key,
-              write: writeOf(spec),
-              source: body,
-              total,
-              partBytes,
-              session,
-              onSession: async (s) => {
-                open = true;
-                await recorder.opened(
-                  refOf({ key, uploadId: s.uploadId, partSize: s.partBytes }),
-                  total,
-                );
-              },
-              beforePart: () => {
-                control.signal?.throwIfAborted();
-                control.checkLease();
-              },
-              // The caller retries each call (with backoff): no second layer of retries here.
-              recoveries: 1,
-              sessionGone: () =>
-                new UploadSessionGoneError(`The S3 multipart upload of ${key} is gone`),
-            });
+            // A length known to fit one part: piped into one PutObject, nothing held.
+            const out =
+              !resumed && total !== null && total <= partSize(total, partBytes)
+                ? await pipePut({
+                    call,
+                    key,
+                    write: writeOf(spec),
+                    total,
+                    download: reading,
+                    reopen: () => source.reopen(),
+                    beforePut: () => {
+                      control.signal?.throwIfAborted();
+                      control.checkLease();
+                    },
+                  })
+                : await uploadToS3(s3, {
+                    key,
+                    write: writeOf(spec),
+                    source: body,
+                    total,
+                    partBytes,
+                    session,
+                    onSession: async (s) => {
+                      open = true;
+                      await recorder.opened(
+                        refOf({ key, uploadId: s.uploadId, partSize: s.partBytes }),
+                        total,
+                      );
+                    },
+                    beforePart: () => {
+                      control.signal?.throwIfAborted();
+                      control.checkLease();
+                    },
+                    // The caller retries each call (with backoff): no second layer of retries here.
+                    recoveries: 1,
+                    sessionGone: () =>
+                      new UploadSessionGoneError(`The S3 multipart upload of ${key} is gone`),
+                  });
             if (open) await recorder.closed();
             return storedObject(key, out, spec);
           } catch (err) {

@@ -89,6 +89,42 @@ describe("S3 destination: writing", () => {
     expect(await failureOf(session.get(file.id))).toMatchObject({ kind: "not_found" });
   });
 
+  it("a small file of known length is piped: a download that breaks off mid-PUT leaves nothing and is read again", async () => {
+    const { session, waits } = s3Destination(sandbox);
+    const data = bytes(3 * MiB, 5);
+    const src = source(data, {
+      at: {
+        offset: 2 * MiB,
+        run: async () => {
+          throw new Error("the CDN broke off");
+        },
+      },
+    });
+    const file = await session.put(spec(), src, recorder(), noLease);
+    expect(file).toMatchObject({ id: `${FOLDER}/photo.jpg`, size: data.length, hash: md5(data) });
+    expect(src.opened).toBe(2); // the caller's retry read the download again from its first byte
+    expect(waits).toHaveLength(1);
+    // The broken try's PUT had begun before the byte at 2 MiB was read: the file is piped, not
+    // read whole first (which would have failed before any request).
+    expect(await calls(sandbox, "s3.put")).toBe(2);
+    expect((await stored(sandbox)).objects.map((o) => o.key)).toEqual([`${FOLDER}/photo.jpg`]);
+    expect(md5(await read(sandbox, file.id))).toBe(md5(data));
+
+    // Broken off on every try: the put fails as the network did, and S3 holds no object.
+    const { session: once } = s3Destination(sandbox, { attempts: 1 });
+    const broken = source(bytes(3 * MiB, 6), {
+      at: {
+        offset: MiB,
+        run: async () => {
+          throw new Error("the CDN broke off");
+        },
+      },
+    });
+    const err = await failureOf(once.put(spec("other.jpg"), broken, recorder(), noLease));
+    expect(err).toMatchObject({ kind: "network" });
+    expect((await stored(sandbox)).objects.map((o) => o.key)).toEqual([`${FOLDER}/photo.jpg`]);
+  });
+
   it("a large file of unknown length goes in equal parts, recorded before the first, closed at the end", async () => {
     const { session } = s3Destination(sandbox);
     const data = bytes(11 * MiB + 5, 3);
@@ -131,6 +167,23 @@ describe("S3 destination: writing", () => {
     };
     await session.put(spec("v.mp4"), source(bytes(7 * MiB), { at }), recorder(), noLease);
     expect(seen).toEqual([1]);
+  });
+
+  it("uploads at once reuse part buffers without sharing one: each object is what was sent", async () => {
+    const { session } = s3Destination(sandbox);
+    const datas = [bytes(11 * MiB, 21), bytes(11 * MiB, 22), bytes(7 * MiB, 23)];
+    const files = await Promise.all(
+      datas.map((d, i) => session.put(spec(`v${i}.mp4`), source(d), recorder(), noLease)),
+    );
+    // And again, now from the buffers the first three gave back.
+    const more = [bytes(11 * MiB, 24), bytes(6 * MiB, 25)];
+    const after = await Promise.all(
+      more.map((d, i) => session.put(spec(`w${i}.mp4`), source(d), recorder(), noLease)),
+    );
+    for (const [i, d] of [...datas, ...more].entries()) {
+      const file = [...files, ...after][i];
+      expect(md5(await read(sandbox, file?.id ?? ""))).toBe(md5(d));
+    }
   });
 
   it("a cut in the middle: the recorded upload is resumed, no part twice, one object", async () => {

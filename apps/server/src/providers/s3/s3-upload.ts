@@ -7,6 +7,7 @@ import {
   type S3DestinationClient,
   type S3Write,
 } from "./s3.client.ts";
+import { givePart, takePart } from "./s3-bodies.ts";
 
 /** The calls an upload makes: the client's own, or the same through a destination's caller. */
 export type S3UploadClient = Pick<
@@ -38,8 +39,12 @@ export interface S3MultipartState {
   partBytes: number;
 }
 
-/** 16 MiB parts by default: a 300 MB video is 19 requests, and one part is held at a time. */
-export const S3_PART = 16 * 1024 * 1024;
+/**
+ * 8 MiB parts by default: one part is held at a time (three uploads at once hold 24 MiB), and a
+ * 300 MB video is 38 parts. A multipart upload keeps the part size it was opened with (the ref
+ * records it), so a resume or a completed upload's ETag check never depends on this default.
+ */
+export const S3_PART = 8 * 1024 * 1024;
 const RECOVERIES = 3;
 
 export interface S3Upload {
@@ -78,25 +83,29 @@ export function partSize(total: number | null, wanted = S3_PART): number {
   return Math.max(floor, Math.ceil(needed / 1048576) * 1048576);
 }
 
-/** Reads the source in parts of `size` bytes (the last shorter), each as the pieces that made it. */
+/**
+ * Reads the source in parts of `size` bytes (the last shorter), each copied once into a part
+ * buffer (`takePart`) and yielded as one view of it; the caller gives it back once sent.
+ */
 async function* partsOf(source: AsyncIterable<Uint8Array>, size: number) {
-  let held: Uint8Array[] = [];
+  let held: Buffer | null = null;
   let heldBytes = 0;
   for await (const piece of source) {
     let rest = piece;
     while (rest.length > 0) {
+      held ??= takePart(size);
       const take = Math.min(size - heldBytes, rest.length);
-      held.push(rest.subarray(0, take));
+      held.set(rest.subarray(0, take), heldBytes);
       heldBytes += take;
       rest = rest.subarray(take);
       if (heldBytes === size) {
-        yield held;
-        held = [];
+        yield [held as Uint8Array];
+        held = null;
         heldBytes = 0;
       }
     }
   }
-  if (heldBytes > 0) yield held;
+  if (held && heldBytes > 0) yield [held.subarray(0, heldBytes) as Uint8Array];
 }
 
 const lengthOf = (parts: readonly Uint8Array[]) => parts.reduce((n, x) => n + x.length, 0);
@@ -137,6 +146,8 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
       return { etag, size: length };
     } catch (err) {
       throw taken(err, () => ({ etag: md5(firstPart).toString("hex"), size: length }));
+    } finally {
+      givePart(firstPart);
     }
   }
 
@@ -165,7 +176,7 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
     for (let attempt = 0; ; attempt++) {
       p.beforePart?.();
       try {
-        done.push(await client.uploadPart(p.key, uploadId, number, body));
+        done.push(await client.uploadPart(p.key, uploadId, number, body, digest));
         return;
       } catch (err) {
         if (noUpload(err) && p.sessionGone) throw p.sessionGone();
@@ -173,9 +184,13 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
       }
     }
   }
-  await send(firstPart);
-  if (second && !second.done) await send(second.value);
-  for await (const body of parts) await send(body);
+  const sent = async (body: Uint8Array[]) => {
+    await send(body);
+    givePart(body);
+  };
+  await sent(firstPart);
+  if (second && !second.done) await sent(second.value);
+  for await (const body of parts) await sent(body);
 
   const expected = multipartEtag(done.map((d) => d.md5));
   for (let attempt = 0; ; attempt++) {

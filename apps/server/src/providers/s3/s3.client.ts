@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -15,7 +16,11 @@ import {
 import { assertOutsideTransaction } from "../../lib/transaction-scope.ts";
 import { PROVIDER_TIMEOUT_MS } from "../http.ts";
 import { ProviderError } from "../provider-error.ts";
+import { bodyOf, etagMismatch, md5, multipartEtag, unquote } from "./s3-bodies.ts";
 import { s3CallCounter } from "./s3-call-counter.ts";
+
+export { etagMismatch, multipartEtag };
+
 import { s3Error } from "./s3-error.ts";
 
 /** An S3-compatible destination (AWS S3, Cloudflare R2, Backblaze B2, MinIO). */
@@ -54,32 +59,10 @@ export const MIN_PART = 5 * 1024 * 1024;
 export const MAX_PARTS = 10_000;
 export const POSTED_AT_META = "keepsake-posted-at";
 
-const md5 = (parts: readonly Uint8Array[]) => {
-  const h = createHash("md5");
-  for (const p of parts) h.update(p);
-  return h.digest();
-};
-const unquote = (etag: string | undefined) => (etag ?? "").replace(/"/g, "").toLowerCase();
 const metadataOf = (w: S3Write): Record<string, string> => ({
   ...(w.metadata ?? {}),
   ...(w.postedAt !== undefined ? { [POSTED_AT_META]: new Date(w.postedAt).toISOString() } : {}),
 });
-
-/** The stored bytes differ from what was sent (the ETag is not their md5). */
-export const etagMismatch = (what: string) =>
-  new ProviderError(
-    "s3",
-    "transient",
-    `The S3 storage holds other bytes than were sent (${what})`,
-    {
-      code: "etag_mismatch",
-    },
-  );
-
-/** The multipart ETag S3 computes: md5 of the parts' md5s, then `-N`. */
-export function multipartEtag(partMd5s: readonly Buffer[]): string {
-  return `${createHash("md5").update(Buffer.concat(partMd5s)).digest("hex")}-${partMd5s.length}`;
-}
 
 /**
  * S3 through the official `@aws-sdk/client-s3`, set for compatible stores: no flexible
@@ -105,6 +88,9 @@ export function createS3Client(
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
     maxAttempts: 1,
+    // Else the SDK prints a warning on the console for every failed request with a stream body:
+    // failures are thrown classified, and the caller reports them.
+    logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     requestHandler: {
       requestTimeout: options.timeoutMs ?? PROVIDER_TIMEOUT_MS * 3,
       connectionTimeout: PROVIDER_TIMEOUT_MS,
@@ -121,6 +107,23 @@ export function createS3Client(
     } catch (err) {
       throw s3Error(err);
     }
+  }
+
+  const putOf = (key: string, w: S3Write) => ({
+    Bucket,
+    Key: full(key),
+    ContentType: w.contentType ?? "application/octet-stream",
+    Metadata: metadataOf(w),
+    ...(w.overwrite ? {} : { IfNoneMatch: "*" }),
+  });
+  /** A single PutObject's ETag, which must be the md5 sent (else the object is deleted). */
+  async function checked(key: string, answered: string | undefined, digest: string) {
+    const etag = unquote(answered);
+    if (/^[0-9a-f]{32}$/.test(etag) && etag !== digest) {
+      await client.remove(key);
+      throw etagMismatch("md5");
+    }
+    return etag;
   }
 
   const client = {
@@ -199,22 +202,60 @@ export function createS3Client(
       const res = await call("PutObject", () =>
         sdk.send(
           new PutObjectCommand({
-            Bucket,
-            Key: full(key),
-            Body: Buffer.concat(parts),
+            ...putOf(key, w),
+            ...bodyOf(parts),
             ContentMD5: digest.toString("base64"),
-            ContentType: w.contentType ?? "application/octet-stream",
-            Metadata: metadataOf(w),
-            ...(w.overwrite ? {} : { IfNoneMatch: "*" }),
           }),
         ),
       );
-      const etag = unquote(res.ETag);
-      if (/^[0-9a-f]{32}$/.test(etag) && etag !== digest.toString("hex")) {
-        await client.remove(key);
-        throw etagMismatch("md5");
+      return { etag: await checked(key, res.ETag, digest.toString("hex")) };
+    },
+
+    /**
+     * One PutObject of `length` bytes sent as `source` yields them (nothing held but the piece
+     * in flight): no Content-MD5, which would need the bytes before the body, but their md5 is
+     * computed as they pass and the answered ETag checked against it, as `put` does. A source
+     * that fails (a download cut short) aborts the request before its end (S3 keeps nothing)
+     * and its error is thrown.
+     */
+    async putStream(
+      key: string,
+      source: AsyncIterable<Uint8Array>,
+      length: number,
+      w: S3Write = {},
+    ): Promise<{ etag: string; md5: string }> {
+      const hash = createHash("md5");
+      const stop = new AbortController();
+      let broke: { err: unknown } | null = null;
+      async function* hashed() {
+        try {
+          for await (const piece of source) {
+            hash.update(piece);
+            yield piece;
+          }
+        } catch (err) {
+          broke = { err };
+          stop.abort();
+          throw err;
+        }
       }
-      return { etag };
+      const body = Readable.from(hashed(), { objectMode: false });
+      // Its failure is thrown below (`broke`), not left to crash the process as unhandled.
+      body.on("error", () => {});
+      const res = await call("PutObject", () =>
+        sdk.send(
+          new PutObjectCommand({
+            ...putOf(key, w),
+            Body: body,
+            ContentLength: length,
+          }),
+          { abortSignal: stop.signal },
+        ),
+      ).catch((err) => {
+        throw broke ? (broke as { err: unknown }).err : err;
+      });
+      const digest = hash.digest("hex");
+      return { etag: await checked(key, res.ETag, digest), md5: digest };
     },
 
     async createMultipart(key: string, w: S3Write = {}): Promise<string> {
@@ -239,8 +280,9 @@ export function createS3Client(
       uploadId: string,
       partNumber: number,
       parts: readonly Uint8Array[],
+      /** Their md5, when the caller has it already. */
+      digest: Buffer = md5(parts),
     ): Promise<{ etag: string; md5: Buffer }> {
-      const digest = md5(parts);
       const res = await call("UploadPart", () =>
         sdk.send(
           new UploadPartCommand({
@@ -248,7 +290,7 @@ export function createS3Client(
             Key: full(key),
             UploadId: uploadId,
             PartNumber: partNumber,
-            Body: Buffer.concat(parts),
+            ...bodyOf(parts),
             ContentMD5: digest.toString("base64"),
           }),
         ),
