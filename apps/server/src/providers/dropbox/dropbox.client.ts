@@ -1,4 +1,6 @@
-import { Dropbox, type files } from "dropbox";
+import { createRequire } from "node:module";
+import type * as DropboxSdk from "dropbox";
+import type { files } from "dropbox";
 import { CallInTransactionError } from "../../lib/transaction-scope.ts";
 import type { PipedChunk } from "../google/drive.client.ts";
 import {
@@ -12,6 +14,13 @@ import {
 import { ProviderError } from "../provider-error.ts";
 import { correctOffsetOf, dropboxError } from "./dropbox-error.ts";
 import type { DropboxSettings } from "./dropbox-oauth.client.ts";
+
+/** The official SDK, loaded at its first call: a worker whose users never use Dropbox skips it. */
+let sdkModule: typeof DropboxSdk | undefined;
+const dropboxSdk = (): typeof DropboxSdk => {
+  sdkModule ??= createRequire(import.meta.url)("dropbox") as typeof DropboxSdk;
+  return sdkModule;
+};
 
 /** A file in the app folder, as Keepsake reads it. Paths are relative to the app folder. */
 export interface DropboxFile {
@@ -147,7 +156,8 @@ export function createDropboxClient(
     }
     return send(url, init ?? {}, { ...DROPBOX, fetch: fetchImpl, timeoutMs: timeout });
   };
-  const sdk = (token: string) => new Dropbox({ accessToken: token, fetch: sdkFetch });
+  const sdk = (token: string) =>
+    new (dropboxSdk().Dropbox)({ accessToken: token, fetch: sdkFetch });
   async function rpc<T>(call: () => Promise<{ result: T }>): Promise<T> {
     try {
       return (await call()).result;

@@ -1,18 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { Readable } from "node:stream";
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  ListPartsCommand,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from "@aws-sdk/client-s3";
+import type * as AwsS3 from "@aws-sdk/client-s3";
 import { assertOutsideTransaction } from "../../lib/transaction-scope.ts";
 import { PROVIDER_TIMEOUT_MS } from "../http.ts";
 import { ProviderError } from "../provider-error.ts";
@@ -22,6 +11,16 @@ import { s3CallCounter } from "./s3-call-counter.ts";
 export { etagMismatch, multipartEtag };
 
 import { s3Error } from "./s3-error.ts";
+
+/**
+ * The AWS SDK, loaded when the first S3 client is made: it holds about 30 MiB, which a worker
+ * that never writes to S3 (every Drive, Dropbox or OneDrive user) should not carry.
+ */
+let sdkModule: typeof AwsS3 | undefined;
+const aws = (): typeof AwsS3 => {
+  sdkModule ??= createRequire(import.meta.url)("@aws-sdk/client-s3") as typeof AwsS3;
+  return sdkModule;
+};
 
 /** An S3-compatible destination (AWS S3, Cloudflare R2, Backblaze B2, MinIO). */
 export interface S3Settings {
@@ -80,7 +79,7 @@ export function createS3Client(
     record?: (failed: boolean) => void;
   } = {},
 ) {
-  const sdk = new S3Client({
+  const sdk = new (aws().S3Client)({
     endpoint: settings.endpoint,
     region: settings.region,
     forcePathStyle: settings.forcePathStyle ?? true,
@@ -131,7 +130,7 @@ export function createS3Client(
     async head(key: string) {
       try {
         const h = await call("HeadObject", () =>
-          sdk.send(new HeadObjectCommand({ Bucket, Key: full(key) })),
+          sdk.send(new (aws().HeadObjectCommand)({ Bucket, Key: full(key) })),
         );
         return {
           size: h.ContentLength ?? 0,
@@ -152,7 +151,7 @@ export function createS3Client(
       do {
         const page = await call("ListObjectsV2", () =>
           sdk.send(
-            new ListObjectsV2Command({
+            new (aws().ListObjectsV2Command)({
               Bucket,
               Prefix: full(prefix),
               ContinuationToken: token,
@@ -176,13 +175,13 @@ export function createS3Client(
 
     async remove(key: string): Promise<void> {
       await call("DeleteObject", () =>
-        sdk.send(new DeleteObjectCommand({ Bucket, Key: full(key) })),
+        sdk.send(new (aws().DeleteObjectCommand)({ Bucket, Key: full(key) })),
       );
     },
 
     async read(key: string): Promise<Buffer> {
       const res = await call("GetObject", () =>
-        sdk.send(new GetObjectCommand({ Bucket, Key: full(key) })),
+        sdk.send(new (aws().GetObjectCommand)({ Bucket, Key: full(key) })),
       );
       return Buffer.from(await call("GetObject", () => res.Body!.transformToByteArray()));
     },
@@ -201,7 +200,7 @@ export function createS3Client(
       const digest = md5(parts);
       const res = await call("PutObject", () =>
         sdk.send(
-          new PutObjectCommand({
+          new (aws().PutObjectCommand)({
             ...putOf(key, w),
             ...bodyOf(parts),
             ContentMD5: digest.toString("base64"),
@@ -244,7 +243,7 @@ export function createS3Client(
       body.on("error", () => {});
       const res = await call("PutObject", () =>
         sdk.send(
-          new PutObjectCommand({
+          new (aws().PutObjectCommand)({
             ...putOf(key, w),
             Body: body,
             ContentLength: length,
@@ -261,7 +260,7 @@ export function createS3Client(
     async createMultipart(key: string, w: S3Write = {}): Promise<string> {
       const res = await call("CreateMultipartUpload", () =>
         sdk.send(
-          new CreateMultipartUploadCommand({
+          new (aws().CreateMultipartUploadCommand)({
             Bucket,
             Key: full(key),
             ContentType: w.contentType ?? "application/octet-stream",
@@ -285,7 +284,7 @@ export function createS3Client(
     ): Promise<{ etag: string; md5: Buffer }> {
       const res = await call("UploadPart", () =>
         sdk.send(
-          new UploadPartCommand({
+          new (aws().UploadPartCommand)({
             Bucket,
             Key: full(key),
             UploadId: uploadId,
@@ -308,7 +307,7 @@ export function createS3Client(
         do {
           const page = await call("ListParts", () =>
             sdk.send(
-              new ListPartsCommand({
+              new (aws().ListPartsCommand)({
                 Bucket,
                 Key: full(key),
                 UploadId: uploadId,
@@ -339,7 +338,7 @@ export function createS3Client(
     ): Promise<{ etag: string }> {
       const res = await call("CompleteMultipartUpload", () =>
         sdk.send(
-          new CompleteMultipartUploadCommand({
+          new (aws().CompleteMultipartUploadCommand)({
             Bucket,
             Key: full(key),
             UploadId: uploadId,
@@ -360,7 +359,9 @@ export function createS3Client(
 
     async abortMultipart(key: string, uploadId: string): Promise<void> {
       await call("AbortMultipartUpload", () =>
-        sdk.send(new AbortMultipartUploadCommand({ Bucket, Key: full(key), UploadId: uploadId })),
+        sdk.send(
+          new (aws().AbortMultipartUploadCommand)({ Bucket, Key: full(key), UploadId: uploadId }),
+        ),
       );
     },
 
