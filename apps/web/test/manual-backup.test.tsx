@@ -36,7 +36,7 @@ type StatusAnswer = [number, unknown];
 let statusAnswers: StatusAnswer[];
 let startReply: [number, unknown];
 let statsReply: [number, unknown];
-let accountsReply: [number, unknown];
+let healthReply: [number, unknown];
 let calls: FakeRequest[];
 
 function syncing(processed: number, total: number): StatusAnswer {
@@ -81,7 +81,7 @@ describe("manual backup flow (SPEC §4, §9)", () => {
     statusAnswers = [];
     startReply = [202, startAnswer()];
     statsReply = [500, { detail: "down" }];
-    accountsReply = [500, { detail: "down" }];
+    healthReply = [500, { detail: "down" }];
     for (const spy of Object.values(spies)) spy.mockClear();
     vi.stubGlobal(
       "fetch",
@@ -89,7 +89,7 @@ describe("manual backup flow (SPEC §4, §9)", () => {
         if (req.path === "/sync/start") return startReply;
         if (req.path === "/sync/status") return statusAnswers.shift() ?? syncing(1, 10);
         if (req.path === "/sync/dashboard/stats") return statsReply;
-        if (req.path === "/accounts/instagram-accounts") return accountsReply;
+        if (req.path === "/sync/health") return healthReply;
         return [200, []];
       }, calls),
     );
@@ -194,7 +194,11 @@ describe("manual backup flow (SPEC §4, §9)", () => {
         last_sync: null,
       },
     ];
-    accountsReply = [200, { accounts: [{ destination: "dropbox" }, { destination: "dropbox" }] }];
+    // Where the accounts are backed up: the server's health state lists the destinations in use.
+    healthReply = [
+      200,
+      { state: "ready", headline: "ok", accounts: [], destinations: [{ kind: "dropbox" }] },
+    ];
     statusAnswers = [done("completed", { posts_processed: 8, posts_total: 8 })];
     const { result } = setup(connected, "pro");
     await act(() => result.current.start());
@@ -205,7 +209,15 @@ describe("manual backup flow (SPEC §4, §9)", () => {
 
     // Accounts in two places: both named.
     spies.success.mockClear();
-    accountsReply = [200, { accounts: [{ destination: "google_drive" }, { destination: "s3" }] }];
+    healthReply = [
+      200,
+      {
+        state: "ready",
+        headline: "ok",
+        accounts: [],
+        destinations: [{ kind: "google_drive" }, { kind: "s3" }],
+      },
+    ];
     statusAnswers = [done("completed", { posts_processed: 8, posts_total: 8 })];
     await act(() => result.current.start());
     await act(() => vi.advanceTimersByTimeAsync(MANUAL_BACKUP.firstPollMs));

@@ -44,15 +44,14 @@ export function storageWords(health: Pick<SyncHealth, "destinations"> | null): s
 /**
  * What a finished backup run did, from the server's numbers: the completion toast. A run that
  * found nothing to do says so instead of claiming a backup; failures name their cause from the
- * health state (a broken connection is fixed by reconnecting, not by retrying). `destinations`:
- * where the user's accounts are backed up (issue 38), else the health state's, else Google Drive.
+ * health state (a broken connection is fixed by reconnecting, not by retrying); where the posts
+ * are is the health state's destinations (issue 38), Google Drive when it is not known.
  */
 export function backupDoneText(
   job: (Pick<SyncJob, "posts_processed"> & Partial<Pick<SyncJob, "posts_failed">>) | null,
   stats: DashboardStats | null,
   tier: string,
   health: SyncHealth | null = null,
-  destinations: readonly DestinationKind[] = [],
 ): string {
   const failed = Math.max(stats?.failed_backups ?? 0, job?.posts_failed ?? 0);
   const broken = health && health.state === "broken" ? health.cause : null;
@@ -69,7 +68,7 @@ export function backupDoneText(
   if (!stats) return failure ? `${head} ${failure}` : head;
   return [
     head,
-    `${plural(stats.backed_up_posts, "post is", "posts are")} in ${whereText(destinations.length ? destinations : (health?.destinations ?? []).map((d) => d.kind))}${keptBeyond(stats)}.`,
+    `${plural(stats.backed_up_posts, "post is", "posts are")} in ${storageWords(health)}${keptBeyond(stats)}.`,
     failure,
     overLimitText(stats, tier),
   ]

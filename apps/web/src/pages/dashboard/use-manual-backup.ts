@@ -3,7 +3,6 @@ import { syncMessages } from "@keepsake/contracts/sync-messages";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorDetail } from "../../api/client.ts";
-import { fetchInstagramAccounts } from "../../api/connections.ts";
 import { fetchSyncHealth, healthKey } from "../../api/health.ts";
 import { fetchDashboardStats, fetchSyncStatus, startSync, syncKeys } from "../../api/sync.ts";
 import { backupDoneText } from "../../lib/backup-summary.ts";
@@ -83,17 +82,15 @@ export function useManualBackup(connections: ManualBackupConnections | undefined
       void refreshData();
       if (job?.status === "completed") {
         // The toast says what the server counts: backed up, failed, beyond the plan's limit.
-        // And where the accounts are backed up (issue 38): the toast names it.
-        const [stats, health, accounts] = await Promise.all([
+        // And where the accounts are backed up (issue 38): the health state's destinations.
+        const [stats, health] = await Promise.all([
           fetchDashboardStats().catch(() => null),
           fetchSyncHealth().catch(() => null),
-          fetchInstagramAccounts().catch(() => null),
         ]);
         if (run.current !== id) return;
         if (stats) queryClient.setQueryData(syncKeys.stats, stats);
         if (health) queryClient.setQueryData(healthKey, health);
-        const destinations = (accounts?.accounts ?? []).map((a) => a.destination ?? "google_drive");
-        const text = backupDoneText(job, stats, tier, health, destinations);
+        const text = backupDoneText(job, stats, tier, health);
         // A run whose backups failed is not a success: the toast says why and links the fix.
         if (job.posts_failed > 0 || (stats?.failed_backups ?? 0) > 0) {
           const fix = health?.state === "broken" ? health.fix : (health?.last_run?.fix ?? null);
