@@ -1,12 +1,9 @@
-import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 import { newPage } from "./browser.ts";
 import type { RunningKeepsake } from "./keepsake.ts";
 import type { SeedOps } from "./seed-ops.ts";
-
-const ROOT = resolve(import.meta.dirname, "../..");
+import { runSeed } from "./seeder.ts";
 
 /** What a person does again and again in the end-to-end specs. */
 
@@ -137,43 +134,15 @@ export async function sandboxControl<T = unknown>(
   return (await res.json()) as T;
 }
 
-const SEED_RESULT = "seed-result:";
-
 /**
- * Runs one typed seed operation (seed-ops.ts) against the running Keepsake's database, in a
- * short child process that opens it as the server does; answers what the operation returns.
+ * Runs one typed seed operation (seed-ops.ts) against the running Keepsake's database, in the
+ * seeder beside it (seeder.ts); answers what the operation returns.
  */
-export function seed<K extends keyof SeedOps>(
+export async function seed<K extends keyof SeedOps>(
   ks: RunningKeepsake,
   op: K,
   args: Parameters<SeedOps[K]>[1],
-): Awaited<ReturnType<SeedOps[K]>> {
-  const out = withDatabase(
-    ks,
-    `const { seedOps } = await import("./e2e/support/seed-ops.ts");
-     const result = await seedOps[args[0]](db, JSON.parse(args[1]), { url });
-     console.log("${SEED_RESULT}" + JSON.stringify(result ?? null));`,
-    op,
-    JSON.stringify(args),
-  );
-  const line = out.split("\n").find((l) => l.startsWith(SEED_RESULT));
-  if (line === undefined) throw new Error(`seed ${op} printed no result: ${out}`);
-  return JSON.parse(line.slice(SEED_RESULT.length));
-}
-
-/** Runs `script` with `db` open on the running app's database, from a separate process as the CLI does; answers its output. */
-export function withDatabase(ks: RunningKeepsake, script: string, ...args: string[]): string {
-  const code = `
-    import { loadConfig } from "./apps/server/src/config.ts";
-    import { openDatabase } from "./apps/server/src/runtime.ts";
-    const { database, url, close } = await openDatabase(loadConfig());
-    try { const db = database.db; const args = process.argv.slice(1); ${script} } finally { await close(); }`;
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: ks.dataDir, LOG_LEVEL: "warn" },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (r.status !== 0) throw new Error(`database script failed: ${r.stdout}${r.stderr}`);
-  return r.stdout;
+): Promise<Awaited<ReturnType<SeedOps[K]>>> {
+  if (!ks.seeder) throw new Error("seed() needs a shared Keepsake, which has a seeder");
+  return (await runSeed(ks.seeder, op, args)) as Awaited<ReturnType<SeedOps[K]>>;
 }

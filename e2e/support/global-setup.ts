@@ -3,6 +3,7 @@ import type { TestProject } from "vitest/node";
 import { ensureWebBuild } from "../../scripts/web-build.ts";
 import { CHROMIUM, CHROMIUM_ARGS } from "./browser.ts";
 import { type RunningKeepsake, type SharedKeepsake, startKeepsake } from "./keepsake.ts";
+import { type Seeder, startSeeder } from "./seeder.ts";
 import { E2E_WORKERS } from "./workers.ts";
 
 declare module "vitest" {
@@ -25,7 +26,7 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   ensureWebBuild();
-  const started: RunningKeepsake[] = [];
+  const started: { ks: RunningKeepsake; seeder: Seeder; stopSeeder(): Promise<void> }[] = [];
   let server: BrowserServer | undefined;
   try {
     [server] = await Promise.all([
@@ -36,21 +37,26 @@ export default async function setup(project: TestProject) {
         host: "127.0.0.1",
       }),
       ...Array.from({ length: E2E_WORKERS }, async () => {
-        started.push(await startKeepsake());
+        const ks = await startKeepsake();
+        const { seeder, stop } = await startSeeder(ks.dataDir).catch(async (err) => {
+          await ks.dispose();
+          throw err;
+        });
+        started.push({ ks, seeder, stopSeeder: stop });
       }),
     ]);
   } catch (err) {
-    await Promise.all(started.map((ks) => ks.dispose()));
+    await Promise.all(started.map((s) => s.stopSeeder().then(() => s.ks.dispose())));
     await server?.close();
     throw err;
   }
   project.provide(
     "keepsakes",
-    started.map((ks) => ks.shared()),
+    started.map((s) => ({ ...s.ks.shared(), seeder: s.seeder })),
   );
   project.provide("browserEndpoint", server.wsEndpoint());
   return async () => {
     await server?.close();
-    await Promise.all(started.map((ks) => ks.dispose()));
+    await Promise.all(started.map((s) => s.stopSeeder().then(() => s.ks.dispose())));
   };
 }

@@ -10,6 +10,7 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { Seeder } from "./seeder.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -33,6 +34,8 @@ export interface SharedKeepsake {
   dataDir: string;
   /** Everything the process wrote, appended as it writes. */
   logFile: string;
+  /** The seeder beside it (the global set-up starts one for each shared Keepsake). */
+  seeder?: Seeder;
 }
 
 export interface RunningKeepsake {
@@ -40,6 +43,8 @@ export interface RunningKeepsake {
   /** The provider sandbox's origin, in sandbox mode. */
   sandboxUrl: string;
   dataDir: string;
+  /** Runs seed operations on its database (seed() in flows.ts); shared Keepsakes only. */
+  seeder?: Seeder;
   output(): string;
   /** Stops the process with `signal` (SIGTERM: graceful; SIGKILL: a crash). */
   stop(signal?: NodeJS.Signals): Promise<void>;
@@ -63,6 +68,7 @@ export function attachKeepsake(shared: SharedKeepsake): RunningKeepsake {
     url: shared.url,
     sandboxUrl: shared.sandboxUrl,
     dataDir: shared.dataDir,
+    ...(shared.seeder ? { seeder: shared.seeder } : {}),
     output: () => (existsSync(shared.logFile) ? readFileSync(shared.logFile, "utf8") : ""),
     stop: refuse,
     restart: refuse,

@@ -1,4 +1,5 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
+import { sql } from "kysely";
 import { PgBoss } from "pg-boss";
 import type { Db } from "../../apps/server/src/db/database.ts";
 import { createNotificationsRepository } from "../../apps/server/src/notifications/notifications.repository.ts";
@@ -7,10 +8,19 @@ import { rowFactories } from "../../apps/server/test/support/factories.ts";
 
 /**
  * The rows an end-to-end test sets up (or reads) behind the product's back, as typed operations
- * over the server's row factories. `seed()` (flows.ts) runs one by name in a short child process
+ * over the server's row factories. `seed()` (flows.ts) runs one by name in the seeder (seeder.ts)
  * and answers what it returns.
  */
 export const seedOps = {
+  /** Empties every table but `kept`: what a fresh install has, for the next file. */
+  async emptyAllBut(db: Db, a: { kept: string[] }): Promise<void> {
+    const { rows } = await sql<{ tablename: string }>`
+      SELECT tablename FROM pg_tables WHERE schemaname = 'public'`.execute(db);
+    const names = rows.map((r) => r.tablename).filter((t) => !a.kept.includes(t));
+    if (names.length)
+      await sql.raw(`TRUNCATE ${names.map((n) => `"${n}"`).join(", ")} CASCADE`).execute(db);
+  },
+
   /** The user's plan and flags, as an administrator or Stripe would have set them. */
   async setUser(
     db: Db,

@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from "vitest";
 import { closeTestPages, forgetOpenedPages, launchBrowser } from "./browser.ts";
-import { withDatabase } from "./flows.ts";
+import { seed } from "./flows.ts";
 import { attachKeepsake, type RunningKeepsake } from "./keepsake.ts";
 
 /**
@@ -13,15 +13,7 @@ const KEPT_TABLES = ["schema_migrations", "status_components", "worker_heartbeat
 
 /** Empties Keepsake's data and resets the sandbox (demo accounts, Drives, Stripe, faults). */
 async function freshState(ks: RunningKeepsake) {
-  withDatabase(
-    ks,
-    `const { sql } = await import("kysely");
-     const kept = JSON.parse(args[0]);
-     const { rows } = await sql\`SELECT tablename FROM pg_tables WHERE schemaname = 'public'\`.execute(db);
-     const names = rows.map((r) => r.tablename).filter((t) => !kept.includes(t));
-     if (names.length) await sql.raw(\`TRUNCATE \${names.map((n) => '"' + n + '"').join(", ")} CASCADE\`).execute(db);`,
-    JSON.stringify(KEPT_TABLES),
-  );
+  await seed(ks, "emptyAllBut", { kept: KEPT_TABLES });
   const res = await fetch(`${ks.sandboxUrl}/_control/reset`, { method: "POST" });
   if (!res.ok) throw new Error(`sandbox reset: ${res.status}`);
 }

@@ -33,7 +33,7 @@ async function loginInBrowser(email: string): Promise<Page> {
 /** Registers a user in the browser, makes them an admin and opens /admin. */
 async function adminInBrowser(prefix: string): Promise<Page> {
   const { page, email } = await registerNewUser(browser, ks, prefix);
-  seed(ks, "setUser", { email, isAdmin: true });
+  await seed(ks, "setUser", { email, isAdmin: true });
   await page.reload();
   await page.getByRole("link", { name: "Admin" }).first().click();
   await page.waitForURL(`${ks.url}/admin`);

@@ -38,7 +38,7 @@ describe("alerts", () => {
   it("Google revoked during a sync: exactly one alert e-mail and a bell entry whose Reconnect works", async () => {
     const { page, email } = await registerNewUser(browser, ks, "alerts");
     // Alerts are e-mailed to verified addresses only (verifying is the account mails' flow).
-    seed(ks, "setUser", { email, verified: true });
+    await seed(ks, "setUser", { email, verified: true });
     await connectInstagram(page, ks, "lumen.studio");
     // Connecting Drive starts the first sync at once; Google revokes the grant while it runs.
     await connectDrive(page, ks, "jordan.lee@example.com");

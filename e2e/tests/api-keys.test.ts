@@ -25,7 +25,7 @@ function consoleErrors(page: Page): string[] {
 describe("API keys and the public API", () => {
   it("creates a key in Settings, copies it, calls /api/v1/posts, revokes it, is refused", async () => {
     const { page, email } = await registerNewUser(browser, ks, "apikeys");
-    seed(ks, "setUser", { email, tier: "pro" });
+    await seed(ks, "setUser", { email, tier: "pro" });
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"], {
       origin: ks.url,
     });

@@ -28,8 +28,8 @@ interface SandboxMedia {
 }
 
 /** Whether the archive has the post as missed by a walk, or as gone (read by a separate process). */
-function presence(instagramId: string, state: "missed" | "gone"): boolean {
-  return seed(ks, "postPresence", { instagramId })?.[state] ?? false;
+async function presence(instagramId: string, state: "missed" | "gone"): Promise<boolean> {
+  return (await seed(ks, "postPresence", { instagramId }))?.[state] ?? false;
 }
 
 /** The grid's Refresh: a sync that lists the account's posts (a walk when one is due). */
@@ -66,14 +66,14 @@ describe("posts deleted on Instagram", () => {
     await page.waitForURL(`${ks.url}/dashboard`);
     // A week since the last walk (its time moved back): the next sync walks the whole list
     // and misses the post once. One miss marks nothing.
-    seed(ks, "ageArchive", { walkDays: 8 });
+    await seed(ks, "ageArchive", { walkDays: 8 });
     await refresh(page);
     await expect.poll(() => presence(post.id, "missed"), WAIT).toBe(true);
-    expect(presence(post.id, "gone")).toBe(false);
+    expect(await presence(post.id, "gone")).toBe(false);
 
     // That walk a day ago (its miss moved back 25 hours): the next sync walks again, misses it
     // again, and Instagram answers 100/33 for it while the other posts resolve.
-    seed(ks, "ageArchive", { missHours: 25 });
+    await seed(ks, "ageArchive", { missHours: 25 });
     await refresh(page);
     await expect.poll(() => presence(post.id, "gone"), WAIT).toBe(true);
 

@@ -137,7 +137,7 @@ describe("connections in the browser", () => {
 
   it("a pro user connects accounts up to three and is stopped at the fourth", async () => {
     const { page, email } = await newUser();
-    seed(ks, "setUser", { email, tier: "pro" });
+    await seed(ks, "setUser", { email, tier: "pro" });
     await page.reload();
     const panel = page.locator(".accounts-panel");
     await expect.poll(() => panel.getByText("0 of 3 connected").count(), WAIT).toBe(1);
@@ -160,7 +160,7 @@ describe("connections in the browser", () => {
     await page.getByRole("link", { name: "Dashboard" }).first().click();
     await page.waitForURL(`${ks.url}/dashboard`);
     // The sandbox has two professional accounts; the third comes from the database.
-    seed(ks, "copyInstagramAccount", {
+    await seed(ks, "copyInstagramAccount", {
       fromUsername: "maya.creates",
       instagramUserId: "17841499999999999",
       username: "third.account",

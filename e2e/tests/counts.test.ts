@@ -41,7 +41,7 @@ describe("counts that agree", () => {
       ...["completed", "pending", "completed", "completed", "beyond-completed"],
       ...["beyond", "beyond", "beyond", "beyond"],
     ] as const;
-    const { accountId } = seed(ks, "accountInStates", {
+    const { accountId } = await seed(ks, "accountInStates", {
       email,
       instagramUserId: "17841499000000036",
       username: "counts.everything",
@@ -133,8 +133,8 @@ describe("counts that agree", () => {
 
     // Pro: the accounts panel's counts of each account are the server's, as are the charts of
     // the account chosen there (a second account, with no posts yet, counts none).
-    seed(ks, "setUser", { email, tier: "pro" });
-    seed(ks, "copyInstagramAccount", {
+    await seed(ks, "setUser", { email, tier: "pro" });
+    await seed(ks, "copyInstagramAccount", {
       fromUsername: "counts.everything",
       instagramUserId: "17841499000000037",
       username: "counts.second",
@@ -181,7 +181,7 @@ describe("counts that agree", () => {
     const { page, email } = await registerNewUser(browser, ks, "progress");
     // The run holds five backups: two ended (one backed up, one failed), three wait; a listed
     // post and a failed one of an earlier run are outside it. Its own counters say 2 of 5.
-    seed(ks, "accountInStates", {
+    await seed(ks, "accountInStates", {
       email,
       instagramUserId: "17841499000000038",
       username: "counts.running",

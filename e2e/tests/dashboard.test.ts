@@ -251,6 +251,9 @@ describe("the dashboard in the browser", () => {
     async function openDashboard(previous: Page): Promise<Page> {
       await previous.close();
       const page = await context.newPage();
+      // A route turns the browser's cache off for this tab, so the expired CDN URLs are really
+      // fetched again rather than shown from the earlier visit's cache.
+      await page.route("**/cdn/**", (route) => route.continue());
       proxied = new Map();
       page.on("request", (req: Request) => {
         const m = new URL(req.url()).pathname.match(/^\/api\/sync\/instagram-media\/(.+)$/);
@@ -303,7 +306,7 @@ describe("the dashboard in the browser", () => {
 
   it("a premium user without Drive sees automatic backup paused, not active", async () => {
     const { page, email } = await newUser();
-    seed(ks, "setUser", { email, tier: "premium" });
+    await seed(ks, "setUser", { email, tier: "premium" });
     await page.reload();
     // With nothing connected, nothing is active: the card says what to connect.
     const state = page.getByTestId("tier-state");

@@ -73,7 +73,7 @@ describe("choosing where backups go, in the browser", () => {
     );
     const username = accounts[0]!.username;
     const { page, email } = await registerNewUser(browser, ks, "destinations");
-    seed(ks, "setUser", { email, tier: "pro" });
+    await seed(ks, "setUser", { email, tier: "pro" });
     await page.reload();
     // A Pro plan connects several accounts: the dashboard's Add Account → Instagram Login.
     await addInstagramAccount(page, ks, username, WAIT);

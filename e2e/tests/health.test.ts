@@ -46,7 +46,7 @@ describe("first run and health", () => {
   it("a new Free user follows the dashboard's next step from registration to a first backup", async () => {
     ({ page, email } = await registerNewUser(browser, ks, "firstrun"));
     keepForLaterTests(page);
-    seed(ks, "setUser", { email, verified: true });
+    await seed(ks, "setUser", { email, verified: true });
     const card = page.getByTestId("first-run");
 
     // Step 1: the dashboard says what to do and leads there.

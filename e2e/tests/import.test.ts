@@ -123,7 +123,7 @@ describe("Settings → Import", () => {
 
     // On Pro (set only now: Settings offers "Connect Instagram" to free and premium users, and
     // the page may have refetched the user at any moment after this change), the same export.
-    seed(ks, "setUser", { email, tier: "pro" });
+    await seed(ks, "setUser", { email, tier: "pro" });
     await page.getByLabel("Export ZIP for @lumen.studio").setInputFiles(zip);
     await expect.poll(() => verdict.textContent(), WAIT).toBe("11 items will be imported.");
     // Total, already in Keepsake, to import.

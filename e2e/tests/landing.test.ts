@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { newPage } from "../support/browser.ts";
+import { newPage, offsiteRequests } from "../support/browser.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
 
@@ -15,6 +15,24 @@ let browser: Browser;
 keepsakeSuite((s) => ({ ks, browser } = s));
 
 describe("the landing page", () => {
+  it("the browser reaches nothing off this machine, and every attempt is recorded", async () => {
+    // What each `offsiteRequests(page)` check in the suite relies on: a request to a host name or
+    // an address off loopback fails at once and is listed; loopback is served.
+    const page = await newPage(browser);
+    await page.goto(`${ks.url}/`);
+    await page.evaluate(() => {
+      for (const src of ["http://example.com/a.png", "http://93.184.216.34/b.png"]) {
+        const img = document.createElement("img");
+        img.src = src;
+        document.body.append(img);
+      }
+    });
+    await expect
+      .poll(() => offsiteRequests(page))
+      .toEqual(["http://example.com/a.png", "http://93.184.216.34/b.png"]);
+    await page.context().close();
+  });
+
   it("is whole in the HTML, loads a few hundred bytes of script, and does not shift", async () => {
     const page = await newPage(browser);
     const scripts: string[] = [];

@@ -60,8 +60,8 @@ describe("the trade-offs of each login, up front", () => {
 
   it("the accounts panel's Add Account choices and cards say the same", async () => {
     const { page, email } = await registerNewUser(browser, ks, "tradeoffspro");
-    seed(ks, "setUser", { email, tier: "pro" });
-    seed(ks, "accountWithBackups", {
+    await seed(ks, "setUser", { email, tier: "pro" });
+    await seed(ks, "accountWithBackups", {
       email,
       instagramUserId: "17841400000000888",
       username: "card.studio",

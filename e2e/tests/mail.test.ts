@@ -135,14 +135,14 @@ describe("mail in the browser", () => {
     // next status sample opens an incident and the confirmed subscriber is told, once; when
     // Drive answers again, the next sample resolves it and tells them that too. (The samples
     // are sent now rather than awaited at the next whole minute.)
-    seed(ks, "driveTrouble", { minutes: 6 });
-    seed(ks, "statusSample", {});
+    await seed(ks, "driveTrouble", { minutes: 6 });
+    await seed(ks, "statusSample", {});
     const opened = await mailFor(email, /^Incident: Google Drive API degraded/);
     expect(opened.headers["list-unsubscribe"]).toMatch(/\/api\/mail\/unsubscribe\?token=/);
     await page.goto(`${ks.url}/status`);
     await page.getByText("Google Drive API degraded").first().waitFor();
-    seed(ks, "driveTrouble", { minutes: 0 });
-    seed(ks, "statusSample", {});
+    await seed(ks, "driveTrouble", { minutes: 0 });
+    await seed(ks, "statusSample", {});
     await mailFor(email, /^Resolved: Google Drive API degraded/);
     expect(await mailsTo(email, /^Incident: /)).toHaveLength(1);
   }, 300_000);

@@ -145,7 +145,7 @@ describe("every page and dialog at 375 px", () => {
       await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
 
       // The bell's alert and its Reconnect link.
-      seed(ks, "notification", {
+      await seed(ks, "notification", {
         email,
         key: `phone-${email}`,
         title: "Reconnect Google Drive: your backups have stopped",
@@ -172,8 +172,8 @@ describe("every page and dialog at 375 px", () => {
     "a Pro user with accounts and posts: accounts panel, tiles, video, details, Backups",
     async () => {
       const { page, email } = await signedInPhone("phonepro");
-      seed(ks, "setUser", { email, tier: "pro" });
-      seed(ks, "accountWithBackups", {
+      await seed(ks, "setUser", { email, tier: "pro" });
+      await seed(ks, "accountWithBackups", {
         email,
         instagramUserId: "17841400000000777",
         username: "phone.studio",
@@ -238,7 +238,7 @@ describe("every page and dialog at 375 px", () => {
     "an administrator: the admin tabs",
     async () => {
       const { page, email } = await signedInPhone("phoneadmin");
-      seed(ks, "setUser", { email, isAdmin: true });
+      await seed(ks, "setUser", { email, isAdmin: true });
       const w = walk(page);
       for (const tab of ["users", "inbox", "mail"]) await w.visit(`/admin?tab=${tab}`);
       await w.visit("/billing/return?tier=pro");

@@ -70,7 +70,7 @@ describe("every plan from registration to the first completed backup", () => {
 });
 
 async function walk(page: Page, email: string, tier: "free" | "premium" | "pro" | "agency") {
-  seed(ks, "setUser", { email, tier });
+  await seed(ks, "setUser", { email, tier });
   await page.reload();
   const state = page.getByTestId("tier-state");
   if (tier === "free") {

@@ -23,7 +23,7 @@ const CAPTION = "Morning light over the harbour — a five-reading post";
 describe("the archive in the app", () => {
   it("a post's details: on the modal (Tab stays inside, Escape closes, focus back on its tile), with its picture, caption, link and every reading on the chart; an imported item is marked in the grid and /backups", async () => {
     const { page, email } = await registerNewUser(browser, ks, "details");
-    seed(ks, "postsWithReadings", {
+    await seed(ks, "postsWithReadings", {
       email,
       instagramUserId: "17841400000088001",
       username: "harbour.light",

@@ -134,7 +134,7 @@ async function signedInPage(): Promise<Page> {
   const { page, email } = await registerNewUser(browser, ks, "a11y");
   await connectInstagram(page, ks, "lumen.studio");
   await connectDrive(page, ks, "jordan.lee@example.com");
-  seed(ks, "setUser", { email, isAdmin: true, tier: "agency" });
+  await seed(ks, "setUser", { email, isAdmin: true, tier: "agency" });
   signedIn = keepForLaterTests(page);
   return page;
 }

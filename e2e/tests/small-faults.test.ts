@@ -67,7 +67,7 @@ describe("the small faults of issue 15", () => {
   it("at 1366 px sizes and dates in /backups stay on one line", async () => {
     const { page, email } = await newUser();
     // A finished backup and a failed one with a long message, straight into the database.
-    seed(ks, "accountWithBackups", {
+    await seed(ks, "accountWithBackups", {
       email,
       instagramUserId: "17841400000077001",
       username: "wide.table",
