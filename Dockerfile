@@ -17,7 +17,7 @@ COPY . .
 RUN npm ci --no-audit --no-fund --prefer-offline \
  && npm run build \
  && npm run build:server \
- && npm ci --omit=dev --no-audit --no-fund --prefer-offline
+ && npm prune --omit=dev --no-audit --no-fund
 
 # ---- run: Node 24 slim, production dependencies only, not root -----------------------------
 FROM node:24-bookworm-slim

@@ -12,7 +12,7 @@ export const BUILD_STEPS = [
   "npm ci --no-audit --no-fund --prefer-offline",
   "npm run build",
   "npm run build:server",
-  "npm ci --omit=dev --no-audit --no-fund --prefer-offline",
+  "npm prune --omit=dev --no-audit --no-fund",
 ];
 /** The image's commands per role (Dockerfile CMD, compose.yaml `command`). */
 export const ROLE_COMMANDS = {
@@ -138,8 +138,8 @@ try {
     await sh(s);
     step(s);
   }
-  check(!existsSync(join(app, "node_modules/rolldown")), "npm ci --omit=dev left dev dependencies");
-  check(!existsSync(join(app, "node_modules/vitest")), "npm ci --omit=dev left dev dependencies");
+  check(!existsSync(join(app, "node_modules/rolldown")), "npm prune --omit=dev left dev dependencies");
+  check(!existsSync(join(app, "node_modules/vitest")), "npm prune --omit=dev left dev dependencies");
 
   // 3. A standalone sandbox from the development checkout stands in for Meta and Google.
   const sandboxPort = await freePort();

@@ -123,7 +123,7 @@ const staticChecks = async () => {
 };
 const checked = staticChecks();
 // A clean copy installed and run as production runs it (and as the Dockerfile builds it): two
-// APIs and two workers from `npm ci --omit=dev` on a fresh database of TEST_DATABASE_URL's
+// APIs and two workers from a production install (`npm prune --omit=dev`) on a fresh database of TEST_DATABASE_URL's
 // server, live mode against a standalone sandbox. Skipped (it says so) without that server.
 const smoke = () =>
   run(

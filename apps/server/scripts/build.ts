@@ -10,7 +10,7 @@
  * time never see a half-written directory.
  *
  * The bundler (rolldown) is a development dependency: it is loaded only when a build is needed,
- * so `--if-stale` runs in a production install (`npm ci --omit=dev`) as long as the build is
+ * so `--if-stale` runs in a production install (`npm prune --omit=dev`) as long as the build is
  * there, and says what to run when it is not.
  */
 import { cpSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
@@ -40,11 +40,11 @@ const rolldown = await import("rolldown").catch(() => null);
 if (!rolldown) {
   console.error(
     existsSync(join(DIST, "main.js"))
-      ? `The server build in ${DIST} is older than its sources, and this install has no build tools (a production install, npm ci --omit=dev).`
-      : `The server is not built (${DIST} is missing), and this install has no build tools (a production install, npm ci --omit=dev).`,
+      ? `The server build in ${DIST} is older than its sources, and this install has no build tools (a production install, without the development dependencies).`
+      : `The server is not built (${DIST} is missing), and this install has no build tools (a production install, without the development dependencies).`,
   );
   console.error(
-    "Build it with the development dependencies first: npm ci && npm run build && npm run build:server, then npm ci --omit=dev (docs/operations.md, Production install).",
+    "Build it with the development dependencies first: npm ci && npm run build && npm run build:server, then npm prune --omit=dev (docs/operations.md, Production install).",
   );
   process.exit(1);
 }

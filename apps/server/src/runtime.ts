@@ -110,7 +110,7 @@ export async function startKeepsake(options: {
     let sandboxOrigin: string | null = null;
     let sandboxSmtp = `smtp://127.0.0.1:${config.SANDBOX_SMTP_PORT}`;
     if (config.sandboxMode && role !== "migrate") {
-      // A development dependency: a production install (npm ci --omit=dev) has no sandbox.
+      // A development dependency: a production install (npm prune --omit=dev) has no sandbox.
       // A worker needs only the sandbox's credentials; the emulators load where they run.
       const missing = () => {
         throw new Error(
