@@ -138,8 +138,14 @@ try {
     await sh(s);
     step(s);
   }
-  check(!existsSync(join(app, "node_modules/rolldown")), "npm prune --omit=dev left dev dependencies");
-  check(!existsSync(join(app, "node_modules/vitest")), "npm prune --omit=dev left dev dependencies");
+  check(
+    !existsSync(join(app, "node_modules/rolldown")),
+    "npm prune --omit=dev left dev dependencies",
+  );
+  check(
+    !existsSync(join(app, "node_modules/vitest")),
+    "npm prune --omit=dev left dev dependencies",
+  );
 
   // 3. A standalone sandbox from the development checkout stands in for Meta and Google.
   const sandboxPort = await freePort();

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { type DestinationKind, syncMessages as m } from "@keepsake/contracts";
+import type { DestinationKind } from "@keepsake/contracts";
 import type { ImportFileResult, ImportPlan, ImportPlanRequest } from "@keepsake/contracts/import";
 import {
   type ExportItem,
@@ -11,7 +11,6 @@ import type { DestinationState } from "../connections/index.ts";
 import type { Destinations, SessionSeal } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
-import { reconnectWords } from "../providers/failure-words.ts";
 import { exportFileKey, exportItemKey, importFileName, nameId } from "./import.naming.ts";
 import type { ImportRepository, NewImportItem } from "./import.repository.ts";
 import { importSummary } from "./import.summary.ts";
