@@ -138,14 +138,8 @@ try {
     await sh(s);
     step(s);
   }
-  check(
-    !existsSync(join(app, "node_modules/rolldown")),
-    "npm prune --omit=dev left dev dependencies",
-  );
-  check(
-    !existsSync(join(app, "node_modules/vitest")),
-    "npm prune --omit=dev left dev dependencies",
-  );
+  for (const dev of ["rolldown", "vitest"])
+    check(!existsSync(join(app, "node_modules", dev)), `npm prune --omit=dev left ${dev}`);
 
   // 3. A standalone sandbox from the development checkout stands in for Meta and Google.
   const sandboxPort = await freePort();

@@ -1,10 +1,10 @@
 import type { SubscriptionTier } from "@keepsake/contracts";
-import { sql } from "kysely";
 import { PgBoss } from "pg-boss";
 import type { Db } from "../../apps/server/src/db/database.ts";
 import { createNotificationsRepository } from "../../apps/server/src/notifications/notifications.repository.ts";
 import { statusSampleJob } from "../../apps/server/src/status/status-sample.job.ts";
 import { rowFactories } from "../../apps/server/test/support/factories.ts";
+import { emptyAllBut } from "./empty-all-but.ts";
 
 /**
  * The rows an end-to-end test sets up (or reads) behind the product's back, as typed operations
@@ -12,28 +12,7 @@ import { rowFactories } from "../../apps/server/test/support/factories.ts";
  * and answers what it returns.
  */
 export const seedOps = {
-  /**
-   * Empties every table but `kept`: what a fresh install has, for the next file. The running
-   * Keepsake's jobs may still hold rows the TRUNCATE must lock; when PostgreSQL picks the
-   * TRUNCATE as a deadlock's victim (rolled back whole), it runs again.
-   */
-  async emptyAllBut(db: Db, a: { kept: string[] }): Promise<void> {
-    const { rows } = await sql<{ tablename: string }>`
-      SELECT tablename FROM pg_tables WHERE schemaname = 'public'`.execute(db);
-    const names = rows.map((r) => r.tablename).filter((t) => !a.kept.includes(t));
-    if (!names.length) return;
-    const truncate = sql.raw(`TRUNCATE ${names.map((n) => `"${n}"`).join(", ")} CASCADE`);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await truncate.execute(db);
-        return;
-      } catch (err) {
-        const deadlock = (err as { code?: string }).code === "40P01";
-        if (!deadlock || attempt === 10) throw err;
-        await new Promise((r) => setTimeout(r, 100 * attempt));
-      }
-    }
-  },
+  emptyAllBut,
 
   /** The user's plan and flags, as an administrator or Stripe would have set them. */
   async setUser(
