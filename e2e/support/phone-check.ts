@@ -38,7 +38,7 @@ const INTERACTIVE = [
  */
 export async function phoneProblems(page: Page, where: string, scope?: string): Promise<string[]> {
   const found = await page.evaluate(
-    ({ selector, scopeSelector }) => {
+    async ({ selector, scopeSelector }) => {
       const W = window.innerWidth;
       const H = window.innerHeight;
       const problems: string[] = [];
@@ -96,19 +96,29 @@ export async function phoneProblems(page: Page, where: string, scope?: string): 
       }
 
       const toast = (e: Element | null) => !!e?.closest(".Toastify");
-      for (const el of controls) {
+      // What covers the control at its centre once it is scrolled to the middle, if anything.
+      const coverOf = (el: HTMLElement): Element | null => {
         el.scrollIntoView({ block: "center", inline: "nearest" });
         // A link that wraps onto two lines: the centre of its first line, not of its box.
         const r = el.getClientRects()[0] ?? el.getBoundingClientRect();
         const x = Math.min(Math.max(r.left + r.width / 2, 0), W - 1);
         const y = r.top + r.height / 2;
-        if (y < 0 || y >= H) continue; // inside a box that does not scroll it into view
+        if (y < 0 || y >= H) return null; // inside a box that does not scroll it into view
         const hit = document.elementFromPoint(x, y);
-        if (!hit || hit === el || el.contains(hit) || toast(hit)) continue;
-        if (hit instanceof HTMLLabelElement && hit.control === el) continue;
-        if (el instanceof HTMLLabelElement && el.control === hit) continue;
-        if ((hit.closest("label") as HTMLLabelElement | null)?.control === el) continue;
-        problems.push(`${name(el)} is covered by ${name(hit)}`);
+        if (!hit || hit === el || el.contains(hit) || toast(hit)) return null;
+        if (hit instanceof HTMLLabelElement && hit.control === el) return null;
+        if (el instanceof HTMLLabelElement && el.control === hit) return null;
+        if ((hit.closest("label") as HTMLLabelElement | null)?.control === el) return null;
+        return hit;
+      };
+      const suspects = controls.filter((el) => coverOf(el) !== null);
+      // Hit-testing right after a scroll can see a sticky header where it stood before the
+      // scroll (seen once under load): a control is covered only if it still is after a frame.
+      for (const el of suspects) {
+        el.scrollIntoView({ block: "center", inline: "nearest" });
+        await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+        const hit = coverOf(el);
+        if (hit) problems.push(`${name(el)} is covered by ${name(hit)}`);
       }
 
       // Small things laid over the same box (badges on a tile) must not overlap each other.

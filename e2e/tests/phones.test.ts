@@ -102,6 +102,28 @@ async function signedInPhone(prefix: string): Promise<{ page: Page; email: strin
 }
 
 describe("every page and dialog at 375 px", () => {
+  it("the check itself finds a page too wide, a control past the edge, and one covered, also by a sticky header", async () => {
+    const page = await newPage(browser);
+    await page.setViewportSize(PHONE);
+    await page.setContent(`<body style="margin:0">
+      <header style="position:sticky;top:0;height:68px;background:#fff;z-index:5">Header</header>
+      <div style="height:1200px"></div>
+      <button>Under the header</button>
+      <button style="margin-left:400px">Past the edge</button>
+      <div style="position:relative"><button>Hidden</button>
+        <div style="position:absolute;inset:0;background:#eee">cover</div></div>
+      <button>Fine</button><div style="height:1200px"></div>
+      <script>document.querySelector("button").scrollIntoView = function () {
+        window.scrollTo(0, this.offsetTop - 10);
+      };</script></body>`);
+    const found = await phoneProblems(page, "guard");
+    expect(found.some((p) => p.includes("scrolls sideways"))).toBe(true);
+    expect(found.some((p) => p.includes('"Past the edge" is past the screen'))).toBe(true);
+    expect(found).toContain('guard: <button> "Hidden" is covered by <div> "cover"');
+    expect(found).toContain('guard: <button> "Under the header" is covered by <header> "Header"');
+    expect(found.join("\n")).not.toContain('"Fine"');
+  });
+
   it(
     "a visitor: every public route, the open menu, the pricing toggle",
     async () => {
