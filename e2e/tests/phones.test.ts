@@ -2,6 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { newPage } from "../support/browser.ts";
 import { allowInstagram, registerNewUser, seed } from "../support/flows.ts";
+import { openInApp } from "../support/in-app.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { PHONE, phoneProblems, settled } from "../support/phone-check.ts";
 import { keepsakeSuite } from "../support/suite.ts";
@@ -69,9 +70,9 @@ function walk(page: Page) {
   return {
     problems,
     check,
-    /** Opens `path` and checks it, then its open menu. */
+    /** Opens `path` (in the app once it runs) and checks it, then its open menu. */
     async visit(path: string, menu = false) {
-      await page.goto(`${ks.url}${path}`);
+      await openInApp(page, ks.url, path);
       await settled(page);
       await check(path);
       if (!menu) return;

@@ -11,6 +11,7 @@ import {
   sandboxControl,
   seed,
 } from "../support/flows.ts";
+import { openInApp } from "../support/in-app.ts";
 import type { RunningKeepsake } from "../support/keepsake.ts";
 import { keepsakeSuite } from "../support/suite.ts";
 
@@ -50,7 +51,8 @@ interface AxeViolation {
 }
 
 async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
+  // Once per document: the pages after the first are opened in the app.
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     // biome-ignore lint/suspicious/noExplicitAny: axe is a global once its source ran
     const axe = (window as any).axe;
@@ -140,11 +142,9 @@ async function signedInPage(): Promise<Page> {
 }
 
 /** What a page fails of the quality bar: one h1, a title, no sideways scroll, no serious axe. */
-async function qualityProblems(page: Page, url: string): Promise<string[]> {
-  await page.goto(url);
-  await page.locator("h1").first().waitFor();
+async function qualityProblems(page: Page, path: string): Promise<string[]> {
   // Data-driven pages settle first (the status page's components, the pricing plans).
-  await page.waitForLoadState("networkidle");
+  await openInApp(page, ks.url, path);
   const found: string[] = [];
   const h1s = await page.locator("h1").count();
   if (h1s !== 1) found.push(`${h1s} h1 elements`);
@@ -173,7 +173,7 @@ describe("every page", () => {
       await page.setViewportSize({ width, height: 800 });
       const problems: Record<string, string[]> = {};
       for (const path of PUBLIC_PAGES) {
-        const found = await qualityProblems(page, `${ks.url}${path}`);
+        const found = await qualityProblems(page, path);
         if (found.length > 0) problems[path] = found;
       }
       expect(problems).toEqual({});
@@ -185,7 +185,7 @@ describe("every page", () => {
       await page.setViewportSize({ width, height: 800 });
       const problems: Record<string, string[]> = {};
       for (const path of SIGNED_IN_PAGES) {
-        const found = await qualityProblems(page, `${ks.url}${path}`);
+        const found = await qualityProblems(page, path);
         if (found.length > 0) problems[path] = found;
       }
       expect(problems).toEqual({});
