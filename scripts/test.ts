@@ -1,8 +1,8 @@
-// `npm test`: typecheck, lint, import cycles, every Vitest suite (the server's once, on the
+// `npm test`: typecheck, lint, import cycles, then every Vitest suite (the server's once, on the
 // PostgreSQL server of TEST_DATABASE_URL when it is set, else on an embedded PostgreSQL started
-// for the run: apps/server/vitest.config.ts) and the production smoke test, all at once; then
-// the end-to-end suite in Chromium. Ends with each stage's time, the wall-clock total and the
-// test totals.
+// for the run: apps/server/vitest.config.ts) with the production smoke test
+// running alongside the server suite (it mostly installs and waits), then the end-to-end suite in
+// Chromium. Ends with each stage's time, the wall-clock total and the test totals.
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -53,12 +53,7 @@ async function run(
   return status === 0;
 }
 
-async function suite(
-  label: string,
-  root: string,
-  env: Record<string, string> = {},
-  options: { alongside?: boolean } = {},
-) {
+async function suite(label: string, root: string, env: Record<string, string> = {}) {
   if (!existsSync(join(ROOT, root, "vitest.config.ts"))) return;
   const out = join(reports, `${label.replace(/\W+/g, "-")}.json`);
   await run(
@@ -74,7 +69,6 @@ async function suite(
       `--outputFile.json=${out}`,
     ],
     env,
-    options,
   );
   if (!existsSync(out)) {
     failures.push(`${label}: no report`);
@@ -117,14 +111,11 @@ async function suite(
 const only = process.argv[2];
 const want = (name: string) => !only || only === name;
 
-// Everything before the end-to-end suite runs at once: the server suite is the long pole, and
-// its first files (worker processes killed and taken over, graceful stops) mostly wait, so the
-// static checks (the type checker is one busy core), the small suites and the production smoke
-// test fill those waits. Only the server suite's output streams; the others print whole as
-// they end.
-const alongside = { alongside: want("unit") || want("production") };
+// The static checks run alongside the small suites (contracts, web, sandbox) when both are asked
+// for: the type checker is one busy core, the suites mostly the other.
 const staticChecks = async () => {
   if (!want("static")) return;
+  const alongside = { alongside: want("unit") };
   await run("typecheck", npm, ["run", "--silent", "typecheck"], {}, alongside);
   await run("lint", npm, ["run", "--silent", "lint"], {}, alongside);
   // Type-only imports count: the import graph between modules must stay a tree.
@@ -132,35 +123,34 @@ const staticChecks = async () => {
 };
 const checked = staticChecks();
 // A clean copy installed and run as production runs it (and as the Dockerfile builds it): two
-// APIs and two workers from a production install (`npm prune --omit=dev`) on a fresh database of
-// TEST_DATABASE_URL's server, live mode against a standalone sandbox. Skipped (it says so)
-// without that server.
-const smoked = want("production")
-  ? run(
-      "production install (smoke)",
-      process.execPath,
-      ["scripts/production-smoke.ts"],
-      {},
-      {
-        alongside: want("unit"),
-      },
-    )
-  : Promise.resolve(true);
+// APIs and two workers from a production install (`npm prune --omit=dev`) on a fresh database of TEST_DATABASE_URL's
+// server, live mode against a standalone sandbox. Skipped (it says so) without that server.
+const smoke = () =>
+  run(
+    "production install (smoke)",
+    process.execPath,
+    ["scripts/production-smoke.ts"],
+    {},
+    {
+      alongside: want("unit"),
+    },
+  );
 if (want("unit")) {
-  const small = (async () => {
-    await suite("contracts", "packages/contracts", {}, alongside);
-    await suite("web", "apps/web", {}, alongside);
-    await suite("sandbox", "sandbox", {}, alongside);
-  })();
+  await suite("contracts", "packages/contracts");
+  await suite("web", "apps/web");
+  await suite("sandbox", "sandbox");
+  await checked;
+  const smoked = want("production") ? smoke() : Promise.resolve(true);
   await suite(
     process.env.TEST_DATABASE_URL
       ? "server (PostgreSQL server of TEST_DATABASE_URL)"
       : "server (embedded PostgreSQL)",
     "apps/server",
   );
-  await small;
+  await smoked;
+} else if (want("production")) {
+  await smoke();
 }
-await smoked;
 await checked;
 if (want("e2e")) {
   console.log("\n▶ build the web app for end-to-end tests");
