@@ -37,6 +37,11 @@ export default defineConfig({
     // The files wait on sockets, databases and worker processes far more than they compute:
     // two files per core (issue 27).
     maxWorkers: Math.max(2, 2 * availableParallelism()),
+    // A worker keeps the modules it loaded from one file to the next: each file builds its own
+    // app, database and processes, and no test changes a module's state (process.env, globals,
+    // mocks). Loading the server's modules again for each of the 100 files cost a third of the
+    // suite's CPU (measured: 501 → 348 CPU-s, 288 → 214 s on two cores).
+    isolate: false,
     sequence: { sequencer: longFirst(LONG_FIRST) },
   },
 });

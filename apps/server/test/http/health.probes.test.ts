@@ -19,10 +19,15 @@ afterAll(async () => {
   await t.close();
 });
 
-/** A session of its own that locks the migrations table, so the health probe's read waits. */
+/**
+ * A session of its own that locks the migrations table, so the health probe's read waits. It
+ * lifts its own turn limit (the embedded server ends a session idle in a transaction after 5 s,
+ * which would end the wedge before a busy machine's probe sees it).
+ */
 async function lockMigrations(): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: t.database.url });
   await client.connect();
+  await client.query("SET idle_in_transaction_session_timeout = 0");
   const table = t.database.schema ? `${t.database.schema}.schema_migrations` : "schema_migrations";
   await client.query("BEGIN");
   await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
