@@ -137,6 +137,14 @@ describe("upgrade buttons (SPEC §6)", () => {
     });
   });
 
+  it("holds Upgrade until the plans' price ids arrive (a click then would only fail)", async () => {
+    renderAs("free");
+    const upgrade = () => screen.getByRole("button", { name: "Upgrade to Pro" });
+    expect((upgrade() as HTMLButtonElement).disabled).toBe(true);
+    await waitFor(() => expect((upgrade() as HTMLButtonElement).disabled).toBe(false));
+    expect(calls.some((c) => c.path === "/subscriptions/plans")).toBe(true);
+  });
+
   it("asks visitors to log in, and a free user is told they are on free", async () => {
     const user = userEvent.setup();
     renderAs(null);

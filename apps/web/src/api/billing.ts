@@ -28,12 +28,21 @@ export async function fetchSubscription(): Promise<Subscription> {
   return data as Subscription;
 }
 
+function usePlansQuery() {
+  return useQuery({ queryKey: billingKeys.plans, queryFn: fetchPlans, staleTime: 300_000 });
+}
+
+/** The plans' price ids are still on their way: an upgrade waits for them rather than failing. */
+export function usePlansLoading(): boolean {
+  return usePlansQuery().isPending;
+}
+
 /**
  * The plans with their Stripe price ids. SPEC §7: when the call fails the built-in list is
  * used (prices and features, no price ids: upgrading then says checkout failed).
  */
 export function usePlans(): Plan[] {
-  const query = useQuery({ queryKey: billingKeys.plans, queryFn: fetchPlans, staleTime: 300_000 });
+  const query = usePlansQuery();
   const server = query.data?.plans;
   if (!server) return builtInPlans;
   return builtInPlans.map((p) => {

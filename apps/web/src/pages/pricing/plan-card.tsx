@@ -6,7 +6,7 @@ export type PlanAction =
   | { kind: "visitor" }
   | { kind: "current" }
   | { kind: "downgrade"; busy: boolean }
-  | { kind: "upgrade"; busy: boolean }
+  | { kind: "upgrade"; busy: boolean; waiting?: boolean }
   | { kind: "none"; note: string };
 
 /** One plan on /pricing; what its button does is decided by the page (SPEC §6). */
@@ -61,7 +61,7 @@ export function PlanCard({
           type="button"
           className={style}
           onClick={onChoose}
-          disabled={action.busy}
+          disabled={action.busy || action.waiting}
           aria-busy={action.busy}
           data-tier={plan.tier}
         >

@@ -1,5 +1,11 @@
 import { useEffect, useState } from "react";
-import { useCheckout, usePlans, usePortal, useSubscription } from "../../api/billing.ts";
+import {
+  useCheckout,
+  usePlans,
+  usePlansLoading,
+  usePortal,
+  useSubscription,
+} from "../../api/billing.ts";
 import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { useAuth } from "../../lib/auth.tsx";
@@ -48,6 +54,7 @@ export function PricingPage() {
   const [params, setParams] = useSearchParams();
   const [cycle, setCycle] = useState<BillingCycle>("monthly");
   const plans = usePlans();
+  const plansLoading = usePlansLoading();
   const subscription = useSubscription(user !== null);
   const checkout = useCheckout("Failed to start checkout");
   const portal = usePortal();
@@ -76,6 +83,8 @@ export function PricingPage() {
       return {
         kind: "upgrade",
         busy: checkout.isPending && checkout.variables?.tier === plan.tier,
+        // Until the plans' price ids arrive, a click would only say the plan cannot be bought.
+        waiting: plansLoading,
       };
     }
     const higher =
