@@ -1,5 +1,11 @@
 import type { Subscription } from "@keepsake/contracts";
-import { useCheckout, usePlans, usePortal, useSubscription } from "../../api/billing.ts";
+import {
+  useCheckout,
+  usePlans,
+  usePlansLoading,
+  usePortal,
+  useSubscription,
+} from "../../api/billing.ts";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { formatDate } from "../../lib/format.ts";
@@ -71,6 +77,8 @@ export function SubscriptionTab() {
   const { user } = useAuth();
   const current = useSubscription(user !== null);
   const plans = usePlans();
+  // Until the plans' price ids arrive, an upgrade would only say the plan cannot be bought.
+  const plansLoading = usePlansLoading();
   const checkout = useCheckout("Failed to start upgrade process");
   const portal = usePortal();
 
@@ -125,7 +133,7 @@ export function SubscriptionTab() {
                 key={tier}
                 type="button"
                 className="btn btn-primary"
-                disabled={busy}
+                disabled={busy || plansLoading}
                 onClick={() =>
                   checkout.mutate({
                     tier,
