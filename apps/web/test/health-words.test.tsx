@@ -93,4 +93,24 @@ describe("a run whose backups failed", () => {
       "/settings?tab=connections",
     );
   });
+
+  it("the /backups card waits for the server's words for a finished run instead of guessing", () => {
+    const job = makeJob({ id: "j9", status: "failed", error_message: "Sync failed" });
+    const stale = {
+      id: "j9",
+      outcome: "running" as const,
+      title: "Sync in progress",
+      text: "Starting sync...",
+      fix: null,
+    };
+    const { rerender } = render(<SyncJobCard job={job as never} run={null} runLoading />);
+    const card = screen.getByRole("region", { name: "Current sync" });
+    expect(card.textContent).toContain("Loading...");
+    expect(card.textContent).not.toMatch(/failed|Successfully processed/);
+    // A health answer that still saw the run going is not this finished run's words.
+    rerender(<SyncJobCard job={job as never} run={stale} />);
+    expect(card.textContent).not.toContain("Sync in progress");
+    // Once health has answered (or failed), the job's own words are the fallback.
+    expect(card.textContent).toContain("Last sync failed");
+  });
 });

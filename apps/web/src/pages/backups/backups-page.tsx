@@ -1,7 +1,7 @@
 import type { BackupStatus, SyncHealth } from "@keepsake/contracts";
 import { BACKUPS_PAGE_SIZE } from "@keepsake/contracts/sync-messages";
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useInstagramAccounts } from "../../api/connections.ts";
 import { healthKey, useSyncHealth } from "../../api/health.ts";
 import {
@@ -88,6 +88,12 @@ export function BackupsPage() {
   useEffect(() => {
     if (jobState) void queryClient.invalidateQueries({ queryKey: healthKey });
   }, [jobState, queryClient]);
+  // The health state read before the latest run last changed may describe it as it was (or
+  // another run): until a newer answer arrives the card waits instead of guessing (a failed
+  // run shown without its fix, or "Successfully processed" before the failures are known).
+  const jobSeen = useRef({ state: "", at: 0 });
+  if (jobSeen.current.state !== jobState) jobSeen.current = { state: jobState, at: Date.now() };
+  const runFresh = health.isError || health.dataUpdatedAt >= jobSeen.current.at;
   const limits = throttledCauses(health.data);
   const overLimit = stats.data
     ? overLimitText(stats.data, user?.subscription_tier ?? "free")
@@ -108,7 +114,8 @@ export function BackupsPage() {
         <SyncJobCard
           job={job}
           overLimit={overLimit}
-          run={health.data?.last_run}
+          run={runFresh ? health.data?.last_run : null}
+          runLoading={!runFresh}
           progress={stats.data?.sync_progress}
         />
       )}

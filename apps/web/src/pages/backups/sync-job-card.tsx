@@ -40,36 +40,44 @@ export function SyncJobCard({
   job,
   overLimit,
   run,
+  runLoading = false,
   progress,
 }: {
   job: SyncJob;
   overLimit?: string | null;
   run?: RunHealth | null | undefined;
+  /** The server's words for this finished run are still on their way: say so, guess nothing. */
+  runLoading?: boolean;
   /** The running backups' progress (the stats' `sync_progress`). */
   progress?: SyncProgress | null | undefined;
 }) {
   const running = job.status === "running";
   const percent = running && job.mode !== "refresh" ? progressPercent(progress) : 0;
-  const words = run && run.id === job.id && !running ? run : null;
+  const words = run && run.id === job.id && !running && run.outcome !== "running" ? run : null;
+  const waiting = !running && !words && runLoading;
   const failedRun = words ? words.outcome === "partial" || words.outcome === "failed" : false;
   return (
     <section
-      className={`card sync-job-card sync-job-${failedRun || (job.status === "completed" && job.posts_failed > 0) ? "failed" : job.status}`}
+      className={`card sync-job-card sync-job-${waiting ? "waiting" : failedRun || (job.status === "completed" && job.posts_failed > 0) ? "failed" : job.status}`}
       aria-live="polite"
       aria-label="Current sync"
     >
       <div className="sync-job-head">
         {running && <span className="spinner spinner-sm" aria-hidden="true" />}
         <p className="sync-job-title">
-          {words?.title ??
-            (job.status === "completed" && job.posts_failed > 0
-              ? "Last sync finished with errors"
-              : TITLES[job.status])}
+          {waiting
+            ? "Last sync"
+            : (words?.title ??
+              (job.status === "completed" && job.posts_failed > 0
+                ? "Last sync finished with errors"
+                : TITLES[job.status]))}
           {job.job_type === "scheduled_sync" ? " (automatic)" : ""}
         </p>
         {running && <span className="sync-job-percent">{percent}%</span>}
       </div>
-      <p className="sync-job-text">{words?.text ?? syncJobText(job, progress)}</p>
+      <p className="sync-job-text">
+        {waiting ? "Loading..." : (words?.text ?? syncJobText(job, progress))}
+      </p>
       {words?.fix && (
         <p className="sync-job-text sync-job-fix">
           <FixLink fix={words.fix} />
