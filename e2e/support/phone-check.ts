@@ -98,7 +98,7 @@ export async function phoneProblems(page: Page, where: string, scope?: string): 
       const toast = (e: Element | null) => !!e?.closest(".Toastify");
       // What covers the control at its centre once it is scrolled to the middle, if anything.
       const coverOf = (el: HTMLElement): Element | null => {
-        el.scrollIntoView({ block: "center", inline: "nearest" });
+        el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
         // A link that wraps onto two lines: the centre of its first line, not of its box.
         const r = el.getClientRects()[0] ?? el.getBoundingClientRect();
         const x = Math.min(Math.max(r.left + r.width / 2, 0), W - 1);
@@ -112,10 +112,11 @@ export async function phoneProblems(page: Page, where: string, scope?: string): 
         return hit;
       };
       const suspects = controls.filter((el) => coverOf(el) !== null);
-      // Hit-testing right after a scroll can see a sticky header where it stood before the
-      // scroll (seen once under load): a control is covered only if it still is after a frame.
+      // Scrolls are instant whatever the page's `scroll-behavior` (a smooth scroll still under
+      // way once let a sticky header seem to cover a control); as a further guard, a control is
+      // covered only if it still is a frame after it was scrolled to again.
       for (const el of suspects) {
-        el.scrollIntoView({ block: "center", inline: "nearest" });
+        el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
         await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
         const hit = coverOf(el);
         if (hit) problems.push(`${name(el)} is covered by ${name(hit)}`);

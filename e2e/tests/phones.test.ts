@@ -125,6 +125,23 @@ describe("every page and dialog at 375 px", () => {
     expect(found.join("\n")).not.toContain('"Fine"');
   });
 
+  it("scrolls smoothly only for those who have not asked for less motion", async () => {
+    // An `html { scroll-behavior: smooth }` once outweighed the reduced-motion rule, so every
+    // scroll still animated (and the check above measured pages mid-scroll).
+    const behaviour = async (reducedMotion: "reduce" | "no-preference") => {
+      const context = await browser.newContext({ reducedMotion });
+      const page = await context.newPage();
+      await page.goto(`${ks.url}/login`);
+      const value = await page.evaluate(
+        () => getComputedStyle(document.documentElement).scrollBehavior,
+      );
+      await context.close();
+      return value;
+    };
+    expect(await behaviour("reduce")).toBe("auto");
+    expect(await behaviour("no-preference")).toBe("smooth");
+  });
+
   it(
     "a visitor: every public route, the open menu, the pricing toggle",
     async () => {
