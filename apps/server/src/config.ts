@@ -123,6 +123,11 @@ export const envSchema = z.object({
   /** Where the in-process sandbox's SMTP server listens in sandbox mode. */
   SANDBOX_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(8025),
   /**
+   * The size of the in-process sandbox's one large demo reel (Lumen Studio's), in bytes; unset:
+   * the sandbox's 300 MiB. The end-to-end suite makes it small, as nothing there is about size.
+   */
+  SANDBOX_LARGE_VIDEO_BYTES: z.coerce.number().int().min(1).optional(),
+  /**
    * Mail (issue 29): the SMTP server, e.g. smtp://user:pass@smtp.example.com:587 or smtps://…:465.
    * Unset in sandbox mode: the sandbox's SMTP server. Unset in live mode: nothing is sent and each
    * message is recorded as failed ("mail is not configured").

@@ -124,6 +124,7 @@ export async function startKeepsake(options: {
         const running = await sandbox.startSandbox({
           port: config.SANDBOX_PORT,
           smtpPort: config.SANDBOX_SMTP_PORT,
+          largeVideoBytes: config.SANDBOX_LARGE_VIDEO_BYTES,
           dataDir: join(config.DATA_DIR, "sandbox"),
           // The sandbox's Stripe signs its webhook events and delivers them here.
           stripeWebhookUrl: `${config.appUrl}/api/webhooks/stripe`,
