@@ -35,10 +35,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The files wait on sockets, databases and worker processes far more than they compute:
-    // three files per core, so the four kill-point files (40–74 s each, mostly waiting for a dead
-    // worker's heartbeat to lapse) do not hold every worker (measured on two cores: 190.5 s with
-    // four, 173.0 s with six).
-    maxWorkers: Math.max(3, 3 * availableParallelism()),
+    // two files per core (issue 27).
+    maxWorkers: Math.max(2, 2 * availableParallelism()),
     // A worker keeps the modules it loaded from one file to the next: each file builds its own
     // app, database and processes, and no test changes a module's state (process.env, globals,
     // mocks). Loading the server's modules again for each of the 100 files cost a third of the
