@@ -5,6 +5,7 @@
 // - "Tables and their owners": one row per area, the tables it owns and the tables it reads,
 //   each a comma list that is the same set as its tables.ts (`ownedTables`, `readsTables`), or
 //   "none".
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -163,6 +164,26 @@ export function docsProblems(root: string): string[] {
           problems.push(`${file}:${i + 1}: a path outside the repository (${line.trim()})`);
       }
     });
+  }
+  return problems;
+}
+
+/** Longest file the project keeps in its code folders: source, styles, tests and READMEs alike. */
+export const MAX_LINES = 400;
+
+/** Tracked files in apps/, packages/, sandbox/, scripts/ and e2e/ longer than MAX_LINES. */
+export function longFiles(root: string): string[] {
+  const listed = execFileSync(
+    "git",
+    ["ls-files", "-z", "apps", "packages", "sandbox", "scripts", "e2e"],
+    { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  const problems: string[] = [];
+  for (const file of listed.split("\0")) {
+    if (!file || !/\.(tsx?|css|md|html|json|sh|ya?ml)$/.test(file)) continue;
+    if (!existsSync(join(root, file))) continue; // deleted, not yet committed
+    const lines = readFileSync(join(root, file), "utf8").split("\n").length - 1;
+    if (lines > MAX_LINES) problems.push(`${file}: ${lines} lines (at most ${MAX_LINES})`);
   }
   return problems;
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -7,6 +8,7 @@ import {
   areaDocProblems,
   areaRowProblems,
   docsProblems,
+  longFiles,
   ownershipProblems,
   tableRows,
 } from "../../../../scripts/area-docs.ts";
@@ -97,5 +99,31 @@ describe("the docs' tables and paths (scripts/area-docs.ts)", () => {
 
   it("passes for the repository's READMEs and docs", () => {
     expect(docsProblems(ROOT)).toEqual([]);
+  });
+});
+
+describe("no file over 400 lines (scripts/area-docs.ts)", () => {
+  it("names a tracked file of 401 lines in a code folder, not one of 400 or one elsewhere", () => {
+    const root = mkdtempSync(join(tmpdir(), "keepsake-lines-"));
+    try {
+      const lines = (n: number) => "x\n".repeat(n);
+      mkdirSync(join(root, "apps/web/src"), { recursive: true });
+      mkdirSync(join(root, "docs"));
+      writeFileSync(join(root, "apps/web/src/long.css"), lines(401));
+      writeFileSync(join(root, "apps/web/src/fits.tsx"), lines(400));
+      writeFileSync(join(root, "apps/web/src/untracked.ts"), lines(500));
+      writeFileSync(join(root, "docs/long.md"), lines(900));
+      execFileSync("git", ["init", "-q"], { cwd: root });
+      execFileSync("git", ["add", "apps/web/src/long.css", "apps/web/src/fits.tsx", "docs"], {
+        cwd: root,
+      });
+      expect(longFiles(root)).toEqual(["apps/web/src/long.css: 401 lines (at most 400)"]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("passes for the repository", () => {
+    expect(longFiles(ROOT)).toEqual([]);
   });
 });
