@@ -4,7 +4,7 @@ import { deliverMailJob } from "../../src/mail/mail.jobs.ts";
 import { createStatusRepository } from "../../src/status/status.repository.ts";
 import { createStatusService } from "../../src/status/status.service.ts";
 import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
-import { until } from "../support/wait.ts";
+import { until as untilAtMost } from "../support/wait.ts";
 
 // Status updates by e-mail: double opt-in, then incident mails with one-click unsubscribe.
 let t: SandboxedApp;
@@ -20,6 +20,11 @@ afterAll(async () => {
 });
 
 const MIN = 60_000;
+/**
+ * Waits at most 20 s, inside the 30 s test timeout: a wait that fails says what it last saw (the
+ * inbox, the outbox rows) instead of only "Test timed out".
+ */
+const until = <T>(what: () => Promise<T>, ok: (v: T) => boolean) => untilAtMost(what, ok, 20_000);
 async function inbox(to: string): Promise<SandboxMail[]> {
   const res = await fetch(`${t.sandbox.url}/_control/mail?to=${encodeURIComponent(to)}`);
   return (await res.json()) as SandboxMail[];
