@@ -28,22 +28,17 @@ export async function fetchSubscription(): Promise<Subscription> {
   return data as Subscription;
 }
 
-function usePlansQuery() {
-  return useQuery({ queryKey: billingKeys.plans, queryFn: fetchPlans, staleTime: 300_000 });
-}
-
-/** The plans' price ids are still on their way: an upgrade waits for them rather than failing. */
-export function usePlansLoading(): boolean {
-  return usePlansQuery().isPending;
-}
-
 /**
- * The plans with their Stripe price ids. SPEC §7: when the call fails the built-in list is
- * used (prices and features, no price ids: upgrading then says checkout failed).
+ * The plans with their Stripe price ids, and whether those are still on their way (`loading`:
+ * an upgrade waits for them rather than failing). SPEC §7: when the call fails the built-in list
+ * is used (prices and features, no price ids: upgrading then says checkout failed).
  */
-export function usePlans(): Plan[] {
-  const query = usePlansQuery();
-  const server = query.data?.plans;
+export function usePlans(): { plans: Plan[]; loading: boolean } {
+  const query = useQuery({ queryKey: billingKeys.plans, queryFn: fetchPlans, staleTime: 300_000 });
+  return { plans: withPriceIds(query.data?.plans), loading: query.isPending };
+}
+
+function withPriceIds(server: PlansResponse["plans"] | undefined): Plan[] {
   if (!server) return builtInPlans;
   return builtInPlans.map((p) => {
     const s = server.find((x) => x.tier === p.tier);

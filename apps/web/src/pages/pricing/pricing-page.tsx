@@ -1,11 +1,5 @@
 import { useEffect, useState } from "react";
-import {
-  useCheckout,
-  usePlans,
-  usePlansLoading,
-  usePortal,
-  useSubscription,
-} from "../../api/billing.ts";
+import { useCheckout, usePlans, usePortal, useSubscription } from "../../api/billing.ts";
 import { type Faq, FaqSection } from "../../components/faq-section.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { useAuth } from "../../lib/auth.tsx";
@@ -53,8 +47,7 @@ export function PricingPage() {
   const location = useLocation();
   const [params, setParams] = useSearchParams();
   const [cycle, setCycle] = useState<BillingCycle>("monthly");
-  const plans = usePlans();
-  const plansLoading = usePlansLoading();
+  const { plans, loading: plansLoading } = usePlans();
   const subscription = useSubscription(user !== null);
   const checkout = useCheckout("Failed to start checkout");
   const portal = usePortal();

@@ -1,11 +1,5 @@
 import type { Subscription } from "@keepsake/contracts";
-import {
-  useCheckout,
-  usePlans,
-  usePlansLoading,
-  usePortal,
-  useSubscription,
-} from "../../api/billing.ts";
+import { useCheckout, usePlans, usePortal, useSubscription } from "../../api/billing.ts";
 import { Spinner } from "../../components/spinner.tsx";
 import { useAuth } from "../../lib/auth.tsx";
 import { formatDate } from "../../lib/format.ts";
@@ -76,9 +70,8 @@ function ComparePlans({ plans, tier }: { plans: Plan[]; tier: string }) {
 export function SubscriptionTab() {
   const { user } = useAuth();
   const current = useSubscription(user !== null);
-  const plans = usePlans();
   // Until the plans' price ids arrive, an upgrade would only say the plan cannot be bought.
-  const plansLoading = usePlansLoading();
+  const { plans, loading: plansLoading } = usePlans();
   const checkout = useCheckout("Failed to start upgrade process");
   const portal = usePortal();
 
