@@ -1,9 +1,11 @@
 import type { DashboardStats, SyncHealth } from "@keepsake/contracts";
-import { render, screen } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { backupDoneText, completedJobText } from "../src/lib/backup-summary.ts";
+import { BackupsPage } from "../src/pages/backups/backups-page.tsx";
 import { SyncJobCard } from "../src/pages/backups/sync-job-card.tsx";
-import { makeJob } from "./fake-api.ts";
+import { fakeFetch, makeJob } from "./fake-api.ts";
+import { renderWithAuth } from "./helpers.tsx";
 
 // Issue 36: what a run whose backups failed says, from the server's numbers and health state.
 const stats = (over: Partial<DashboardStats> = {}): DashboardStats => ({
@@ -113,4 +115,39 @@ describe("a run whose backups failed", () => {
     // Once health has answered (or failed), the job's own words are the fallback.
     expect(card.textContent).toContain("Last sync failed");
   });
+
+  it("/backups shows a finished run's words only once the health state has answered", async () => {
+    let answerHealth = () => {};
+    const health = new Promise<void>((r) => {
+      answerHealth = r;
+    });
+    vi.stubGlobal(
+      "fetch",
+      fakeFetch(async (req) => {
+        if (req.path === "/sync/sync-jobs") return [200, [makeJob({ id: "j9", status: "failed" })]];
+        if (req.path !== "/sync/health") return [404, { detail: "Not Found" }];
+        await health;
+        const fix = { label: "Reconnect Google Drive", path: "/settings?tab=connections" };
+        const run = { id: "j9", outcome: "failed", title: "Last sync failed", text: "x", fix };
+        return [
+          200,
+          { state: "broken", headline: "", accounts: [], destinations: [], last_run: run },
+        ];
+      }),
+    );
+    renderWithAuth(<BackupsPage />, { path: "/backups" });
+    const card = await screen.findByRole("region", { name: "Current sync" });
+    // Without the health state the card would say "Last sync failed" and hide the fix.
+    expect(card.textContent).toContain("Loading...");
+    expect(card.textContent).not.toContain("failed");
+    answerHealth();
+    await waitFor(() =>
+      expect(screen.getByRole("link", { name: "Reconnect Google Drive" })).toBeTruthy(),
+    );
+    expect(card.textContent).toContain("Last sync failed");
+  });
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
 });
