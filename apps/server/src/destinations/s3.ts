@@ -8,6 +8,7 @@ import {
   partSize,
   S3_PART,
   S3KeyTakenError,
+  type S3MultipartState,
   type S3UploadClient,
   uploadToS3,
 } from "../providers/s3/s3-upload.ts";
@@ -46,10 +47,11 @@ const CLIENTS_KEPT = 64;
 
 /**
  * S3-compatible storage's capabilities (destination.ts explains each). A file that fits one part
- * goes in one PutObject (piped when its length is known, its md5 checked against the ETag; else
- * held: S3 needs its Content-MD5 first); larger ones as a multipart upload of equal parts (R2
- * needs them) of `partBytes`, whole MiB, more for files over 10,000 parts, each held once. No modified time (the post's time is `x-amz-meta-keepsake-posted-at`), no
- * search by metadata.
+ * goes in one PutObject, larger ones as a multipart upload of equal parts (R2 needs them) of
+ * `partBytes`, whole MiB, more for files over 10,000 parts. Of known length, the PutObject and
+ * each part are piped from the download, their md5 checked against the ETag; of unknown length
+ * (or resumed) each is held once, sent with Content-MD5. No modified time (the post's time is
+ * `x-amz-meta-keepsake-posted-at`), no search by metadata.
  */
 export const s3Capabilities = (partBytes: number = S3_PART): DestinationCapabilities => ({
   label: LABEL,
@@ -62,6 +64,12 @@ export const s3Capabilities = (partBytes: number = S3_PART): DestinationCapabili
   findsByTags: false,
   sessionLifetimeMs: WEEK_MS,
 });
+
+/** A failure a resumed upload can get past: a cut, a 5xx, a throttle, a part stored wrong. */
+const resumable = (err: unknown) =>
+  err instanceof ProviderError &&
+  err.provider === "s3" &&
+  (err.kind === "network" || err.kind === "transient" || err.kind === "throttled");
 
 /** A download left unread (a failure) is let go rather than left open. */
 async function release(body: AsyncGenerator<Uint8Array>, download: Response) {
@@ -79,6 +87,9 @@ const through = (call: DestinationCall<S3DestinationClient>): S3UploadClient => 
   put: (key, parts, w) => call((c) => c.put(key, parts, w)),
   createMultipart: (key, w) => call((c) => c.createMultipart(key, w)),
   uploadPart: (key, id, n, parts, digest) => call((c) => c.uploadPart(key, id, n, parts, digest)),
+  // Its bytes are read once: a failure resumes the upload (`put`) rather than repeating the call.
+  uploadPartStream: (key, id, n, source, length) =>
+    call((c) => c.uploadPartStream(key, id, n, source, length), { retry: false }),
   listParts: (key, id) => call((c) => c.listParts(key, id)),
   abortMultipart: (key, id) => call((c) => c.abortMultipart(key, id)),
   completeMultipart: (key, id, parts, overwrite) =>
@@ -144,6 +155,9 @@ export function createS3Destination(deps: {
         let key = resumed?.key ?? keyOf(spec.folderId, spec.name);
         let download = source.download;
         let session = resumed ? { uploadId: resumed.uploadId, partBytes: resumed.partSize } : null;
+        /** The multipart upload this put opened, once recorded (resumed at once after a cut). */
+        let opened: S3MultipartState | null = null;
+        let resumedHere = false;
         for (let n = 1; ; n++) {
           // A multipart upload is recorded (resumed, or opened below): closed when it ends.
           let open = session !== null;
@@ -174,6 +188,7 @@ export function createS3Destination(deps: {
                     session,
                     onSession: async (s) => {
                       open = true;
+                      opened = s;
                       await recorder.opened(
                         refOf({ key, uploadId: s.uploadId, partSize: s.partBytes }),
                         total,
@@ -191,6 +206,15 @@ export function createS3Destination(deps: {
             if (open) await recorder.closed();
             return storedObject(key, out, spec);
           } catch (err) {
+            // A piped part failed (its bytes are gone): the upload just recorded is resumed at
+            // once, once, from the media read again (what S3 holds is skipped, not sent).
+            if (opened && !session && !resumedHere && resumable(err)) {
+              resumedHere = true;
+              session = opened;
+              download = await source.reopen();
+              n--;
+              continue;
+            }
             if (!(err instanceof S3KeyTakenError)) throw err;
             // The upload (if any) was aborted; what is at the key decides.
             if (open) await recorder.closed();
@@ -205,6 +229,7 @@ export function createS3Destination(deps: {
               );
             key = keyOf(spec.folderId, numbered(spec.name, n + 1));
             session = null;
+            opened = null;
             download = await source.reopen();
           } finally {
             await release(body, reading);

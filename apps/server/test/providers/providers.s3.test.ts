@@ -137,28 +137,38 @@ describe("S3 objects", () => {
     expect((await stored()).uploads).toEqual([]);
   });
 
-  it("a cut part is sent again; a restart resumes the recorded upload without sending parts twice", async () => {
+  it("a piped part that is cut is not sent again from memory; resumed, a cut part is, and no part is sent twice", async () => {
     const s3 = client();
     const data = bytes(16 * MiB, 5);
-    await control(sandbox, "s3/cut", { after_bytes: MiB });
-    let recorded: S3MultipartState | null = null;
-    async function* breaksOff() {
-      yield* pieces(data.subarray(0, 11 * MiB));
-      throw new ProviderError("instagram", "network", "The download broke off");
-    }
     const upload = { key: "r.mp4", write: {}, total: data.length, partBytes: 5 * MiB };
-    await expect(
+    let recorded: S3MultipartState | null = null;
+    // Of known length, each part is piped from the source: a cut one fails, its upload recorded.
+    await control(sandbox, "s3/cut", { after_bytes: MiB });
+    const cut = await failureOf(
       uploadToS3(s3, {
         ...upload,
-        source: breaksOff(),
+        source: pieces(data),
         onSession: (s) => {
           recorded = s;
         },
       }),
+    );
+    expect(cut).toMatchObject({ provider: "s3", kind: "network" });
+    expect(recorded).not.toBeNull();
+    expect(await partCalls()).toBe(1);
+    // Resumed, parts are read whole: a cut one is sent again at once; a download that breaks
+    // off ends the attempt before its part is sent.
+    await control(sandbox, "s3/cut", { after_bytes: MiB });
+    async function* breaksOff() {
+      yield* pieces(data.subarray(0, 11 * MiB));
+      throw new ProviderError("instagram", "network", "The download broke off");
+    }
+    await expect(
+      uploadToS3(s3, { ...upload, source: breaksOff(), session: recorded }),
     ).rejects.toThrow("broke off");
-    expect(await partCalls()).toBe(3); // part 1 cut and sent again, part 2
+    expect(await partCalls()).toBe(4); // part 1 cut and sent again, part 2
     const out = await uploadToS3(s3, { ...upload, source: pieces(data), session: recorded });
-    expect(await partCalls()).toBe(5); // parts 3 and 4 only
+    expect(await partCalls()).toBe(6); // parts 3 and 4 only
     expect(out.etag).toMatch(/-4$/);
     expect(md5(await s3.read("r.mp4"))).toBe(md5(data));
   });

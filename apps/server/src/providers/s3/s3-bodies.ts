@@ -18,6 +18,47 @@ export const bodyOf = (parts: readonly Uint8Array[]) => ({
   Body: Readable.from(parts, { objectMode: false }),
   ContentLength: parts.reduce((n, p) => n + p.length, 0),
 });
+/**
+ * A request body that yields `source` as it arrives, its md5 computed on the way. Once the
+ * request is over, `digest()` is the md5 of what was sent. A source that fails (a download cut
+ * short) aborts the request (`signal`) before its end, and `failure` rethrows the source's
+ * error in place of the request's. A source that ends before `length` bytes (one already
+ * read by an earlier try of the call) fails as `network` the same way: a request is never sent
+ * short.
+ */
+export function hashedBody(source: AsyncIterable<Uint8Array>, length: number) {
+  const hash = createHash("md5");
+  const stop = new AbortController();
+  let broke: { err: unknown } | null = null;
+  async function* hashed() {
+    let sent = 0;
+    try {
+      for await (const piece of source) {
+        hash.update(piece);
+        sent += piece.length;
+        yield piece;
+      }
+      if (sent < length)
+        throw new ProviderError("s3", "network", "The bytes to send ended before their length");
+    } catch (err) {
+      broke = { err };
+      stop.abort();
+      throw err;
+    }
+  }
+  const body = Readable.from(hashed(), { objectMode: false });
+  // Its failure is thrown by `failure`, not left to crash the process as unhandled.
+  body.on("error", () => {});
+  return {
+    body,
+    signal: stop.signal,
+    failure: (err: unknown): never => {
+      throw broke ? (broke as { err: unknown }).err : err;
+    },
+    digest: () => hash.digest(),
+  };
+}
+
 export const unquote = (etag: string | undefined) => (etag ?? "").replace(/"/g, "").toLowerCase();
 /** The stored bytes differ from what was sent (the ETag is not their md5). */
 export const etagMismatch = (what: string) =>

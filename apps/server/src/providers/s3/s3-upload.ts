@@ -16,6 +16,7 @@ export type S3UploadClient = Pick<
   | "put"
   | "createMultipart"
   | "uploadPart"
+  | "uploadPartStream"
   | "listParts"
   | "completeMultipart"
   | "abortMultipart"
@@ -40,8 +41,8 @@ export interface S3MultipartState {
 }
 
 /**
- * 8 MiB parts by default: one part is held at a time (three uploads at once hold 24 MiB), and a
- * 300 MB video is 38 parts. A multipart upload keeps the part size it was opened with (the ref
+ * 8 MiB parts by default: a 300 MB video is 38 parts. Piped parts hold nothing; a part read
+ * whole (media of unknown length, a resumed upload) holds one buffer of this size. A multipart upload keeps the part size it was opened with (the ref
  * records it), so a resume or a completed upload's ETag check never depends on this default.
  */
 export const S3_PART = 8 * 1024 * 1024;
@@ -108,6 +109,33 @@ async function* partsOf(source: AsyncIterable<Uint8Array>, size: number) {
   if (held && heldBytes > 0) yield [held.subarray(0, heldBytes) as Uint8Array];
 }
 
+/**
+ * The next `length` bytes of `source` (an iterator shared by the parts: a piece that straddles
+ * two parts is split, its rest kept in `carry` for the next).
+ */
+async function* nextBytes(
+  source: AsyncIterator<Uint8Array>,
+  carry: { rest: Uint8Array | null },
+  length: number,
+) {
+  let left = length;
+  while (left > 0) {
+    let piece = carry.rest;
+    carry.rest = null;
+    if (!piece) {
+      const r = await source.next();
+      if (r.done) return; // short: the part's request fails as cut (`hashedBody`)
+      piece = r.value;
+    }
+    if (piece.length > left) {
+      carry.rest = piece.subarray(left);
+      piece = piece.subarray(0, left);
+    }
+    left -= piece.length;
+    yield piece;
+  }
+}
+
 const lengthOf = (parts: readonly Uint8Array[]) => parts.reduce((n, x) => n + x.length, 0);
 const md5 = (parts: readonly Uint8Array[]) => {
   const h = createHash("md5");
@@ -118,7 +146,8 @@ const md5 = (parts: readonly Uint8Array[]) => {
 /**
  * Writes media to S3 without ever overwriting (`If-None-Match: *`, unless `write.overwrite`):
  * one PutObject when it fits one part, else a multipart upload of equal parts recorded before
- * its first part. Every part goes with Content-MD5 and its ETag is checked; on resume (a
+ * its first part. A new upload of known length pipes each part (`pipedMultipart`). Otherwise
+ * every part is read whole, goes with Content-MD5 and its ETag is checked; on resume (a
  * recorded upload) the parts S3 lists with the md5 of our bytes are kept and only the others
  * sent, so a corrupted part (ETag not our md5: transient `etag_mismatch`) is sent again the next
  * time. A cut part is sent again at once; a completion whose answer was lost (broken off, or
@@ -131,6 +160,8 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
       ? new S3KeyTakenError(p.key, sent())
       : err;
   const size = p.session?.partBytes ?? partSize(p.total, p.partBytes);
+  if (!p.session && p.total !== null && p.total > size)
+    return pipedMultipart(client, p, p.total, size);
   const parts = partsOf(p.source, size);
   const first = await parts.next();
   const firstPart = first.done ? [] : first.value;
@@ -192,6 +223,21 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
   if (second && !second.done) await sent(second.value);
   for await (const body of parts) await sent(body);
 
+  return complete(client, p, uploadId, done, total, recoveries);
+}
+
+/**
+ * Completes a multipart upload of the parts `done`: a completion whose answer was lost (broken
+ * off, or retried into NoSuchUpload) is found by HEAD; a key taken meanwhile aborts it.
+ */
+async function complete(
+  client: S3UploadClient,
+  p: S3Upload,
+  uploadId: string,
+  done: { etag: string; md5: Buffer }[],
+  total: number,
+  recoveries: number,
+) {
   const expected = multipartEtag(done.map((d) => d.md5));
   for (let attempt = 0; ; attempt++) {
     try {
@@ -200,7 +246,7 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
     } catch (err) {
       if (err instanceof ProviderError && err.code === "exists") {
         await client.abortMultipart(p.key, uploadId).catch(() => {});
-        throw taken(err, () => ({ etag: expected, size: total }));
+        throw p.write.overwrite ? err : new S3KeyTakenError(p.key, { etag: expected, size: total });
       }
       if (noUpload(err) || isCut(err)) {
         const there = await client.head(p.key);
@@ -210,4 +256,41 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
       if (!isCut(err) || attempt + 1 >= recoveries) throw err;
     }
   }
+}
+
+/**
+ * A new multipart upload of known length, each part piped from the source into its request as
+ * it arrives (`uploadPartStream`: nothing held, its md5 computed on the way and checked against
+ * the part's ETag). Recorded before its first part. A part that fails is not sent again from
+ * here (its bytes are gone): the error is thrown with the upload recorded, and the caller
+ * resumes it (`session`), reading the media again and sending only what S3 does not hold.
+ */
+async function pipedMultipart(client: S3UploadClient, p: S3Upload, total: number, size: number) {
+  const state = { uploadId: await client.createMultipart(p.key, p.write), partBytes: size };
+  await p.onSession?.(state);
+  const source = p.source[Symbol.asyncIterator]();
+  const carry = { rest: null as Uint8Array | null };
+  const done: { etag: string; md5: Buffer }[] = [];
+  for (let offset = 0; offset < total; ) {
+    const length = Math.min(size, total - offset);
+    p.beforePart?.();
+    try {
+      done.push(
+        await client.uploadPartStream(
+          p.key,
+          state.uploadId,
+          done.length + 1,
+          nextBytes(source, carry, length),
+          length,
+        ),
+      );
+    } catch (err) {
+      if (noUpload(err) && p.sessionGone) throw p.sessionGone();
+      throw err;
+    }
+    offset += length;
+  }
+  if (carry.rest?.length || !(await source.next()).done)
+    throw new ProviderError("instagram", "transient", "The media is longer than announced");
+  return complete(client, p, state.uploadId, done, total, p.recoveries ?? RECOVERIES);
 }

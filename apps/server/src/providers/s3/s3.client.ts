@@ -1,11 +1,10 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
-import { Readable } from "node:stream";
 import type * as AwsS3 from "@aws-sdk/client-s3";
 import { assertOutsideTransaction } from "../../lib/transaction-scope.ts";
 import { PROVIDER_TIMEOUT_MS } from "../http.ts";
 import { ProviderError } from "../provider-error.ts";
-import { bodyOf, etagMismatch, md5, multipartEtag, unquote } from "./s3-bodies.ts";
+import { bodyOf, etagMismatch, hashedBody, md5, multipartEtag, unquote } from "./s3-bodies.ts";
 import { s3CallCounter } from "./s3-call-counter.ts";
 
 export { etagMismatch, multipartEtag };
@@ -223,37 +222,18 @@ export function createS3Client(
       length: number,
       w: S3Write = {},
     ): Promise<{ etag: string; md5: string }> {
-      const hash = createHash("md5");
-      const stop = new AbortController();
-      let broke: { err: unknown } | null = null;
-      async function* hashed() {
-        try {
-          for await (const piece of source) {
-            hash.update(piece);
-            yield piece;
-          }
-        } catch (err) {
-          broke = { err };
-          stop.abort();
-          throw err;
-        }
-      }
-      const body = Readable.from(hashed(), { objectMode: false });
-      // Its failure is thrown below (`broke`), not left to crash the process as unhandled.
-      body.on("error", () => {});
+      const piped = hashedBody(source, length);
       const res = await call("PutObject", () =>
         sdk.send(
           new (aws().PutObjectCommand)({
             ...putOf(key, w),
-            Body: body,
+            Body: piped.body,
             ContentLength: length,
           }),
-          { abortSignal: stop.signal },
+          { abortSignal: piped.signal },
         ),
-      ).catch((err) => {
-        throw broke ? (broke as { err: unknown }).err : err;
-      });
-      const digest = hash.digest("hex");
+      ).catch(piped.failure);
+      const digest = piped.digest().toString("hex");
       return { etag: await checked(key, res.ETag, digest), md5: digest };
     },
 
@@ -294,6 +274,39 @@ export function createS3Client(
           }),
         ),
       );
+      const etag = unquote(res.ETag);
+      if (etag !== digest.toString("hex")) throw etagMismatch(`part ${partNumber}`);
+      return { etag, md5: digest };
+    },
+
+    /**
+     * One part of `length` bytes sent as `source` yields them (nothing held), as `putStream`
+     * sends a PutObject: no Content-MD5, the md5 computed on the way and the part's ETag checked
+     * against it. `source` is read once: a second try of the call (fresh keys) finds it spent
+     * and throws `network`, so the upload is resumed from what S3 holds, never sent short.
+     */
+    async uploadPartStream(
+      key: string,
+      uploadId: string,
+      partNumber: number,
+      source: AsyncIterable<Uint8Array>,
+      length: number,
+    ): Promise<{ etag: string; md5: Buffer }> {
+      const piped = hashedBody(source, length);
+      const res = await call("UploadPart", () =>
+        sdk.send(
+          new (aws().UploadPartCommand)({
+            Bucket,
+            Key: full(key),
+            UploadId: uploadId,
+            PartNumber: partNumber,
+            Body: piped.body,
+            ContentLength: length,
+          }),
+          { abortSignal: piped.signal },
+        ),
+      ).catch(piped.failure);
+      const digest = piped.digest();
       const etag = unquote(res.ETag);
       if (etag !== digest.toString("hex")) throw etagMismatch(`part ${partNumber}`);
       return { etag, md5: digest };
