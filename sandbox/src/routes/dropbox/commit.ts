@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Ctx } from "../../context.ts";
 import { corruptCommit, destinationFaults } from "../../destination-faults.ts";
@@ -17,20 +17,54 @@ import {
 
 const parseMs = (v: unknown) => (typeof v === "string" ? Date.parse(v) : Number.NaN);
 
-/** Writes a whole file at `path` under the commit's mode; answers its metadata. */
+/** A session's bytes already joined into a blob (`files/upload_session/finish`), hashed on the way. */
+export interface JoinedBlob {
+  blob: string;
+  size: number;
+  contentHash: string;
+}
+
+/**
+ * Writes a whole file at `path` under the commit's mode; answers its metadata. `sent` is the
+ * bytes, or a blob they were joined into, which becomes the file's or is removed on a refusal.
+ */
 export function commit(
   ctx: Ctx,
   account: DropboxAccount,
-  sent: Buffer,
+  sent: Buffer | JoinedBlob,
+  c: Record<string, unknown>,
+  hash?: unknown,
+) {
+  const faults = destinationFaults(ctx, "dropbox");
+  if (!Buffer.isBuffer(sent) && faults.corrupt > 0) {
+    // A corrupted commit (a fault asked for) works on the bytes themselves.
+    const bytes = readFileSync(join(ctx.blobDir, sent.blob));
+    rmSync(join(ctx.blobDir, sent.blob), { force: true });
+    return commit(ctx, account, bytes, c, hash);
+  }
+  if (Buffer.isBuffer(sent)) return commitOf(ctx, account, corruptCommit(faults, sent), c, hash);
+  try {
+    return commitOf(ctx, account, sent, c, hash);
+  } catch (err) {
+    rmSync(join(ctx.blobDir, sent.blob), { force: true });
+    throw err;
+  }
+}
+
+function commitOf(
+  ctx: Ctx,
+  account: DropboxAccount,
+  data: Buffer | JoinedBlob,
   c: Record<string, unknown>,
   hash?: unknown,
 ) {
   const key = pathKey(account, c.path);
   if (!key) throw new DropboxBadInput("'path' must not be the root");
   const display = String(c.path);
-  // A corrupted commit stores other bytes than were sent: the hash then tells.
-  const data = corruptCommit(destinationFaults(ctx, "dropbox"), sent);
-  const computed = contentHash(data);
+  const joined = Buffer.isBuffer(data) ? null : data;
+  const size = joined ? joined.size : (data as Buffer).length;
+  // A corrupted commit stored other bytes than were sent: the hash then tells.
+  const computed = joined ? joined.contentHash : contentHash(data as Buffer);
   if (typeof hash === "string" && hash !== computed) {
     throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
   }
@@ -47,8 +81,12 @@ export function commit(
   if (existing && tag === "add" && existing.contentHash !== computed) throw conflict("file");
   if (existing && tag === "update" && typeof mode === "object" && existing.rev !== mode.update)
     throw conflict("file");
-  if (existing && tag === "add") return metadata(key, existing); // the same content: Dropbox answers the existing file
-  if (usedBytes(account) - (existing?.size ?? 0) + data.length > account.quotaBytes) {
+  if (existing && tag === "add") {
+    // The same content: Dropbox answers the existing file.
+    if (joined) rmSync(join(ctx.blobDir, joined.blob), { force: true });
+    return metadata(key, existing);
+  }
+  if (usedBytes(account) - (existing?.size ?? 0) + size > account.quotaBytes) {
     throw new DropboxRouteError("path/insufficient_space", {
       ".tag": "path",
       reason: { ".tag": "insufficient_space" },
@@ -56,8 +94,8 @@ export function commit(
     });
   }
   ensureParents(ctx, account, display);
-  const blob = `dropbox-${randomBytes(12).toString("hex")}`;
-  writeFileSync(join(ctx.blobDir, blob), data);
+  const blob = joined?.blob ?? `dropbox-${randomBytes(12).toString("hex")}`;
+  if (!joined) writeFileSync(join(ctx.blobDir, blob), data as Buffer);
   if (existing?.blob) rmSync(join(ctx.blobDir, existing.blob), { force: true });
   const clientModified = parseMs(c.client_modified);
   const entry = {
@@ -65,7 +103,7 @@ export function commit(
     tag: "file" as const,
     pathDisplay: display,
     blob,
-    size: data.length,
+    size,
     contentHash: computed,
     rev: randomBytes(9).toString("hex"),
     clientModified: Number.isNaN(clientModified) ? ctx.now() : clientModified,

@@ -54,15 +54,35 @@ export function dropboxState(ctx: Ctx) {
 
 /** Dropbox's content hash: SHA-256 of the SHA-256 of each 4 MiB block, hex. */
 export function contentHash(data: Buffer): string {
+  const hasher = contentHasher();
+  hasher.update(data);
+  return hasher.digest();
+}
+
+/** Dropbox's content hash over pieces as they come (a 4 MiB block may span several). */
+export function contentHasher() {
   const outer = createHash("sha256");
-  for (let i = 0; i < data.length; i += BLOCK) {
-    outer.update(
-      createHash("sha256")
-        .update(data.subarray(i, i + BLOCK))
-        .digest(),
-    );
-  }
-  return outer.digest("hex");
+  let block = createHash("sha256");
+  let inBlock = 0;
+  return {
+    update(piece: Uint8Array) {
+      for (let at = 0; at < piece.length; ) {
+        const take = Math.min(BLOCK - inBlock, piece.length - at);
+        block.update(piece.subarray(at, at + take));
+        inBlock += take;
+        at += take;
+        if (inBlock === BLOCK) {
+          outer.update(block.digest());
+          block = createHash("sha256");
+          inBlock = 0;
+        }
+      }
+    },
+    digest(): string {
+      if (inBlock > 0) outer.update(block.digest());
+      return outer.digest("hex");
+    },
+  };
 }
 
 export const newId = (prefix: string) => `${prefix}${randomBytes(12).toString("base64url")}`;

@@ -1,15 +1,19 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { createReadStream, createWriteStream, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
 import { destinationFaults, readBodyCut } from "../../destination-faults.ts";
 import { sendDropboxError } from "../../errors.ts";
 import type { DropboxAccount } from "../../state.ts";
-import { commit } from "./commit.ts";
+import { commit, type JoinedBlob } from "./commit.ts";
 import {
   accountOf,
   BLOCK,
   contentHash,
+  contentHasher,
   DropboxBadInput,
   DropboxRouteError,
   dropboxState,
@@ -226,13 +230,31 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
       s.size = s.concurrent ? Math.max(s.size, offset + data.length) : s.size + data.length;
       ctx.changed();
     };
-    const assemble = (s: import("../../state.ts").DropboxSession) => {
+    /** The session's chunks joined into a new blob, streamed and hashed on the way. */
+    const assemble = async (s: import("../../state.ts").DropboxSession): Promise<JoinedBlob> => {
       const offsets = Object.keys(s.chunks)
         .map(Number)
         .sort((x, y) => x - y);
-      return Buffer.concat(
-        offsets.map((o) => readFileSync(join(ctx.blobDir, s.chunks[String(o)]!))),
-      );
+      const blob = `dropbox-${randomBytes(12).toString("hex")}`;
+      const out = createWriteStream(join(ctx.blobDir, blob));
+      const hasher = contentHasher();
+      let size = 0;
+      try {
+        for (const o of offsets) {
+          for await (const piece of createReadStream(join(ctx.blobDir, s.chunks[String(o)]!))) {
+            hasher.update(piece as Buffer);
+            size += (piece as Buffer).length;
+            if (!out.write(piece)) await once(out, "drain");
+          }
+        }
+        out.end();
+        await finished(out);
+      } catch (err) {
+        out.destroy();
+        rmSync(join(ctx.blobDir, blob), { force: true });
+        throw err;
+      }
+      return { blob, size, contentHash: hasher.digest() };
     };
     const drop = (s: import("../../state.ts").DropboxSession) => {
       for (const blob of Object.values(s.chunks)) rmSync(join(ctx.blobDir, blob), { force: true });
@@ -277,7 +299,7 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
       ctx.changed();
       return null;
     });
-    content("files/upload_session/finish", (a, arg, data) => {
+    content("files/upload_session/finish", async (a, arg, data) => {
       const { s, offset } = sessionOf(a, arg.cursor);
       if (data.length > 0) append(s, offset, data);
       else if (!s.concurrent && offset !== s.size) {
@@ -286,7 +308,12 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
           lookup_failed: { ".tag": "incorrect_offset", correct_offset: s.size },
         });
       }
-      const whole = assemble(s);
+      const whole = await assemble(s);
+      if (sessions()[s.id] !== s) {
+        // Finished or gone meanwhile (another request).
+        rmSync(join(ctx.blobDir, whole.blob), { force: true });
+        throw new DropboxRouteError("not_found", { ".tag": "not_found" });
+      }
       let file: ReturnType<typeof commit>;
       try {
         file = commit(

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
 import type { S3Bucket, S3Upload } from "../../state.ts";
@@ -11,6 +11,7 @@ import {
   blobPath,
   checkConditions,
   dropObject,
+  joinBlobs,
   md5hex,
   metadataOf,
   S3_NS,
@@ -192,19 +193,34 @@ export async function completeUpload(
       throw new S3Error(400, "InvalidPart", "All non-trailing parts must have the same length.");
     }
   });
-  checkConditions(req.headers, bucket.objects[key]);
+  const size = parts.reduce((n, p) => n + p.size, 0);
+  const admissible = () => {
+    checkConditions(req.headers, bucket.objects[key]);
+    assertRoom(bucket, size, bucket.objects[key]?.size ?? 0);
+  };
+  admissible();
   const blob = `s3-${randomBytes(12).toString("hex")}`;
-  const data = Buffer.concat(parts.map((p) => readFileSync(blobPath(ctx, p.blob))));
-  assertRoom(bucket, data.length, bucket.objects[key]?.size ?? 0);
+  await joinBlobs(
+    ctx,
+    parts.map((p) => p.blob),
+    blob,
+  );
+  // Other requests ran meanwhile: the upload may be gone (aborted, completed), the key taken.
+  try {
+    uploadOf(bucket, key, upload.id);
+    admissible();
+  } catch (err) {
+    rmSync(blobPath(ctx, blob), { force: true });
+    throw err;
+  }
   dropObject(ctx, bucket, key);
-  writeBlob(ctx, blob, data);
   const etag = `"${createHash("md5")
     .update(Buffer.concat(parts.map((p) => Buffer.from(p.md5, "hex"))))
     .digest("hex")}-${parts.length}"`;
   bucket.objects[key] = {
     key,
     blob,
-    size: data.length,
+    size,
     etag,
     contentType: upload.contentType,
     metadata: upload.metadata,

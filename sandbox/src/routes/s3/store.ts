@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
-import { rmSync, writeFileSync } from "node:fs";
+import { createReadStream, createWriteStream, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
 import type { Ctx } from "../../context.ts";
 import { SANDBOX_CREDENTIALS } from "../../credentials.ts";
 import type { S3Bucket, S3Object } from "../../state.ts";
@@ -58,6 +60,34 @@ export function writeBlob(ctx: Ctx, blob: string, data: Buffer): Buffer {
   }
   writeFileSync(blobPath(ctx, blob), stored);
   return stored;
+}
+
+/**
+ * Writes the blobs one after the other into a new blob, streamed (a 300 MB object is never one
+ * buffer here), flipping its first byte when a corrupted write was asked for, as `writeBlob`.
+ */
+export async function joinBlobs(ctx: Ctx, blobs: readonly string[], into: string): Promise<void> {
+  const out = createWriteStream(blobPath(ctx, into));
+  for (const [i, blob] of blobs.entries())
+    await pipeline(createReadStream(blobPath(ctx, blob)), out, { end: i === blobs.length - 1 });
+  if (blobs.length === 0) out.end();
+  await new Promise<void>((resolve, reject) => {
+    if (out.closed) resolve();
+    else out.once("close", resolve).once("error", reject);
+  });
+  if (ctx.s3CorruptWrites > 0) {
+    const file = await open(blobPath(ctx, into), "r+");
+    try {
+      const first = Buffer.alloc(1);
+      if ((await file.read(first, 0, 1, 0)).bytesRead === 1) {
+        ctx.s3CorruptWrites--;
+        first[0] = (first[0] as number) ^ 0xff;
+        await file.write(first, 0, 1, 0);
+      }
+    } finally {
+      await file.close();
+    }
+  }
 }
 
 export const md5hex = (data: Buffer) => createHash("md5").update(data).digest("hex");

@@ -201,15 +201,19 @@ export function createDropboxUploader(deps: {
         // Each try reads the media from its first byte (every byte is hashed); held bytes are skipped.
         const body = pending ?? bodyOf(cdnReader(await source.reopen()), total);
         pending = null;
-        // Of known length, whole chunks are piped: the buffer gathers only the last part.
-        const buffer = takeBuffer();
+        // Of known length, whole chunks are piped: the (reused) buffer gathers only the last
+        // part, and is taken only then. A buffer made for each would stay until a full GC.
+        const buffer: { taken: Buffer | null } = { taken: null };
         try {
           return await uploadThroughSession(client, token, {
             commit: addCommit(path, spec),
             source: body.bytes,
             session: state,
             chunkBytes,
-            buffer,
+            buffer: () => {
+              buffer.taken ??= takeBuffer();
+              return buffer.taken;
+            },
             ...(total !== null ? { length: total } : {}),
             onSession: async (s) => {
               control.checkLease();
@@ -248,7 +252,7 @@ export function createDropboxUploader(deps: {
           throw err;
         } finally {
           await body.cancel();
-          giveBuffer(buffer);
+          if (buffer.taken) giveBuffer(buffer.taken);
         }
       });
     } catch (err) {

@@ -46,8 +46,11 @@ export interface DropboxSessionUpload {
    * Where each chunk is gathered (at least `chunkBytes` long, reused chunk after chunk): the
    * pieces read are copied in, so none outlives its read (held pieces would live long enough
    * to be promoted and freed only by a full GC). Without it the pieces themselves are held.
+   * A function is asked for it when the first byte is to be gathered, with the most bytes it
+   * will hold: of known length, only the last part, after the piped chunks (a long upload holds
+   * nothing while they are sent).
    */
-  buffer?: Uint8Array;
+  buffer?: Uint8Array | ((bytes: number) => Uint8Array);
   /**
    * The media's length, when known: each whole chunk is then piped from `source` into its append
    * as it is read (nothing held; only the last, shorter part is gathered for the finish). Bytes
@@ -89,19 +92,27 @@ export async function uploadThroughSession(
   let state = await openOrResume(client, token, p.session ?? null);
   await p.onSession?.(state);
 
-  const { buffer } = p;
-  if (buffer && buffer.length < chunkBytes) throw new Error("The chunk buffer is too short");
+  let taken = typeof p.buffer === "function" ? null : (p.buffer ?? null);
+  /** The most bytes gathered at once: a chunk, or of known length the part after the pipe. */
+  let most = chunkBytes;
+  const bufferOf = () => {
+    if (!taken && typeof p.buffer === "function") taken = p.buffer(most);
+    if (taken && taken.length < most) throw new Error("The chunk buffer is too short");
+    return taken;
+  };
+  bufferOf(); // a buffer given is checked now
   const hasher = new DropboxContentHasher();
   let position = 0;
   let held: Uint8Array[] = [];
   let heldBytes = 0;
-  const gathered = () => (buffer ? [buffer.subarray(0, heldBytes)] : held);
+  const gathered = () => (taken ? [taken.subarray(0, heldBytes)] : held);
   let source: AsyncIterable<Uint8Array> = p.source;
   if (p.length !== undefined) {
     const piped = await pipeWholeChunks(client, token, p, state, chunkBytes, p.length, hasher);
     state = piped.state;
     position = state.offset;
     source = piped.rest;
+    most = Math.min(chunkBytes, Math.max(0, p.length - position));
   }
   for await (const piece of source) {
     if (source === p.source) hasher.update(piece); // The piped part's pieces are hashed as read.
@@ -111,6 +122,7 @@ export async function uploadThroughSession(
     let rest = start < state.offset ? piece.subarray(state.offset - start) : piece;
     while (rest.length > 0) {
       const take = Math.min(chunkBytes - heldBytes, rest.length);
+      const buffer = bufferOf();
       if (buffer) buffer.set(rest.subarray(0, take), heldBytes);
       else held.push(rest.subarray(0, take));
       heldBytes += take;
