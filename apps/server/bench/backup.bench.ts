@@ -10,14 +10,18 @@
  * new database on that PostgreSQL server (dropped afterwards); unset: the embedded database. On
  * both, the API process's NOTIFY wakes the worker process as in a deployment.
  *
+ * It also prints the CPU seconds the other processes used meanwhile (this one: the sandbox, and
+ * the plain copy's own requests; PostgreSQL's), which tell whether the machine was saturated.
+ *
  * BENCH_VIDEO_MB (default 300): size of the large video. BENCH_IMAGES (default all): how many
  * image posts to include. BENCH_DESTINATION (destination.ts; default google_drive): where the
  * account is backed up; the reference copy always goes to Google Drive. BENCH_RUNS (default 1):
  * runs, each on a fresh sandbox and database; more than one ends with min / median / max.
+ * BENCH_WORKER_NODE_OPTIONS: NODE_OPTIONS for the worker alone (e.g. `--cpu-prof`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmbeddedPostgres } from "../src/db/embedded.ts";
@@ -71,6 +75,27 @@ function cpuSeconds(pid: number): number | null {
     return null;
   }
 }
+
+/** CPU seconds of every PostgreSQL process on this machine (server and backends). */
+function postgresCpuSeconds(): number {
+  let n = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("postgres"))
+        n += cpuSeconds(Number(pid)) ?? 0;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return n;
+}
+
+/** CPU seconds this process (the sandbox, the app, the plain copy) has used so far. */
+const ownCpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 /** The embedded database in a temporary DATA_DIR, removed afterwards. */
 async function embeddedDatabase() {
@@ -139,6 +164,9 @@ async function main(run: number): Promise<RunFigures> {
         DATABASE_URL: t.database.url,
         SANDBOX_PORT: new URL(t.sandbox.url).port,
         DATA_DIR: `/tmp/keepsake-bench-${process.pid}`,
+        ...(process.env.BENCH_WORKER_NODE_OPTIONS
+          ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS }
+          : {}),
       },
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -151,6 +179,7 @@ async function main(run: number): Promise<RunFigures> {
 
     await h.control("/calls", { method: "DELETE" });
     log(`backing up ${chosen.size} posts`);
+    const others0 = { own: ownCpuSeconds(), pg: postgresCpuSeconds() };
     const t0 = Date.now();
     const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
     const jobId = started.body.sync_job.id as string;
@@ -184,6 +213,10 @@ async function main(run: number): Promise<RunFigures> {
           r.attempts,
         );
     }
+    const others = {
+      own: ownCpuSeconds() - others0.own,
+      pg: postgresCpuSeconds() - others0.pg,
+    };
     const rss = peakRss(worker.pid as number);
     const cpuAfter = cpuSeconds(worker.pid as number);
     const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
@@ -219,7 +252,9 @@ async function main(run: number): Promise<RunFigures> {
     for (const f of files) if (f.item_key.endsWith("_meta")) metaBytes += Number(f.size_bytes ?? 0);
     const token = await t.ctx.connections.tokens.googleAccessToken(user.user.id);
     await h.control("/calls", { method: "DELETE" });
+    const plainOwn0 = ownCpuSeconds();
     const plain = await plainPipedCopy(t.sandbox.url, token, urls, 3);
+    const plainOwn = ownCpuSeconds() - plainOwn0;
     const plainCalls = await h.calls();
 
     const postsN = chosen.size;
@@ -235,6 +270,7 @@ async function main(run: number): Promise<RunFigures> {
         `  seconds:            ${f2(seconds)}`,
         `  throughput:         ${f2(bytes / MB / seconds)} MiB/s`,
         `  worker CPU:         ${cpu !== null ? `${f2(cpu)} s (user + system, the backup's)` : "n/a"}`,
+        `  other CPU meanwhile: ${f2(others.own)} s in the sandbox's process (the sandbox, the API), ${f2(others.pg)} s PostgreSQL`,
         `  ${destLabel} requests / post: ${f2(dest.total / postsN)} (${dest.total} total, each request counted once)`,
         // Drive's output is as it was before BENCH_DESTINATION (its runs' summary has the figure).
         ...(DESTINATION === "google_drive"
@@ -249,6 +285,7 @@ async function main(run: number): Promise<RunFigures> {
         `  total bytes:        ${plain.bytes.toLocaleString("en-US")} (${f2(plain.bytes / MB)} MiB)`,
         `  seconds:            ${f2(plain.seconds)}`,
         `  throughput:         ${f2(plain.bytes / MB / plain.seconds)} MiB/s`,
+        `  CPU:                ${f2(plainOwn)} s in the sandbox's process (the sandbox and the copy)`,
         `  Drive requests:     ${requestsByEndpoint(plainCalls, "drive.").total}`,
         `Ratio (Keepsake time / plain time): ${f2(seconds / plain.seconds)}`,
       ].join("\n"),
