@@ -185,6 +185,53 @@ describe("Dropbox through the destination seam", () => {
     ]);
   });
 
+  it("sessions at once, of known and unknown length, each gather their last part in turn: every file is what was sent", async () => {
+    const { d } = await dropboxDestination(sandbox);
+    const folder = await d.ensureFolder("a", FOLDER);
+    // Known lengths pipe their whole chunks and lend one tail buffer to one last part at a time;
+    // an unknown length gathers every chunk in a chunk buffer of its own.
+    const datas = [bytes(13 * MiB + 1, 31), bytes(9 * MiB + 2, 32), bytes(15 * MiB + 3, 33)];
+    const unknown = bytes(11 * MiB + 4, 34);
+    // The first stops in the middle of its last part until the second has read all of its own
+    // (which waits for the buffer the first holds: the first goes on after 300 ms).
+    let secondRead = () => {};
+    const until = Promise.race([
+      new Promise<void>((resolve) => {
+        secondRead = resolve;
+      }),
+      new Promise((resolve) => setTimeout(resolve, 300)),
+    ]);
+    const sources = [
+      sourceOf(datas[0] as Buffer, { pause: { offset: 10 * MiB, until } }),
+      sourceOf(datas[1] as Buffer, { read: () => secondRead() }),
+      sourceOf(datas[2] as Buffer),
+    ];
+    const files = await Promise.all([
+      ...sources.map((source, i) =>
+        d.put(spec(folder.id, `v${i}.mp4`, POSTED), source, recording().recorder, lease),
+      ),
+      d.put(
+        spec(folder.id, "u.mp4", POSTED),
+        sourceOf(unknown, { unknownLength: true }),
+        recording().recorder,
+        lease,
+      ),
+    ]);
+    for (const [i, data] of [...datas, unknown].entries())
+      expect(files[i]).toMatchObject({ size: data.length, hash: dropboxContentHash(data) });
+    // One finish each: no last part was spoiled by another's (Dropbox would refuse its hash).
+    expect(await calls(sandbox, "files/upload_session/finish")).toBe(4);
+    // And again, from the buffers the first ones gave back.
+    const again = bytes(12 * MiB + 5, 35);
+    expect(
+      await d.put(spec(folder.id, "w.mp4", POSTED), sourceOf(again), recording().recorder, lease),
+    ).toMatchObject({ size: again.length, hash: dropboxContentHash(again) });
+    const kept = (await stored(sandbox)).files;
+    expect(kept.map((f) => f.content_hash).sort()).toEqual(
+      [...datas, unknown, again].map((b) => dropboxContentHash(b)).sort(),
+    );
+  });
+
   it("a download of unknown length larger than one request continues through a session", async () => {
     const { d } = await dropboxDestination(sandbox);
     const folder = await d.ensureFolder("a", FOLDER);

@@ -83,11 +83,33 @@ export async function dropboxDestination(sandbox: Sandbox) {
 /** A download of `data` (with its length, unless `unknownLength`), and the same again on reopen. */
 export function sourceOf(
   data: Buffer,
-  options: { unknownLength?: boolean; opened?: { count: number } } = {},
+  options: {
+    unknownLength?: boolean;
+    opened?: { count: number };
+    /** The first read waits here before it yields the bytes from `offset` on. */
+    pause?: { offset: number; until: Promise<unknown> };
+    /** Told when the first read has yielded every byte. */
+    read?: () => void;
+  } = {},
 ): ByteSource {
+  let first = true;
+  async function* paced() {
+    const { pause, read } = first ? options : {};
+    first = false;
+    let at = 0;
+    for await (const piece of pieces(data)) {
+      if (pause && at <= pause.offset && pause.offset < at + piece.length) {
+        yield piece.subarray(0, pause.offset - at);
+        await pause.until;
+        yield piece.subarray(pause.offset - at);
+      } else yield piece;
+      at += piece.length;
+    }
+    read?.();
+  }
   const response = () => {
     if (options.opened) options.opened.count++;
-    return new Response(ReadableStream.from(pieces(data)), {
+    return new Response(ReadableStream.from(paced()), {
       headers: options.unknownLength ? {} : { "content-length": String(data.length) },
     });
   };

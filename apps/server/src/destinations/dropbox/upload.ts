@@ -91,6 +91,22 @@ export function createDropboxUploader(deps: {
   const giveBuffer = (b: Buffer) => {
     if (free.length < KEPT_BUFFERS) free.push(b);
   };
+  /**
+   * The buffer the last part of a session of known length is gathered in (shorter than a chunk,
+   * read just before the finish): one, lent to one upload at a time, as these parts are short
+   * and brief; a chunk buffer per upload would stay held after a burst of them.
+   */
+  const tail = { buffer: null as Buffer | null, queue: Promise.resolve() };
+  const borrowTail = async (): Promise<{ buffer: Buffer; done: () => void }> => {
+    let done = () => {};
+    const before = tail.queue;
+    tail.queue = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    await before;
+    tail.buffer ??= Buffer.allocUnsafeSlow(chunkBytes);
+    return { buffer: tail.buffer, done };
+  };
 
   /** A small download of known length piped, one request per name tried (taken: the next). */
   async function putPiped(
@@ -201,18 +217,26 @@ export function createDropboxUploader(deps: {
         // Each try reads the media from its first byte (every byte is hashed); held bytes are skipped.
         const body = pending ?? bodyOf(cdnReader(await source.reopen()), total);
         pending = null;
-        // Of known length, whole chunks are piped: the (reused) buffer gathers only the last
-        // part, and is taken only then. A buffer made for each would stay until a full GC.
-        const buffer: { taken: Buffer | null } = { taken: null };
+        // Of known length, whole chunks are piped: the last part is gathered in the tail buffer,
+        // borrowed only then; else each chunk in a (reused) chunk buffer.
+        const buffer: { taken: Buffer | null; lent: (() => void) | null } = {
+          taken: null,
+          lent: null,
+        };
         try {
           return await uploadThroughSession(client, token, {
             commit: addCommit(path, spec),
             source: body.bytes,
             session: state,
             chunkBytes,
-            buffer: () => {
-              buffer.taken ??= takeBuffer();
-              return buffer.taken;
+            buffer: async () => {
+              if (total === null) buffer.taken ??= takeBuffer();
+              else if (!buffer.lent) {
+                const borrowed = await borrowTail();
+                buffer.lent = borrowed.done;
+                buffer.taken = borrowed.buffer;
+              }
+              return buffer.taken as Buffer;
             },
             ...(total !== null ? { length: total } : {}),
             onSession: async (s) => {
@@ -252,7 +276,8 @@ export function createDropboxUploader(deps: {
           throw err;
         } finally {
           await body.cancel();
-          if (buffer.taken) giveBuffer(buffer.taken);
+          if (buffer.lent) buffer.lent();
+          else if (buffer.taken) giveBuffer(buffer.taken);
         }
       });
     } catch (err) {

@@ -50,7 +50,7 @@ export interface DropboxSessionUpload {
    * will hold: of known length, only the last part, after the piped chunks (a long upload holds
    * nothing while they are sent).
    */
-  buffer?: Uint8Array | ((bytes: number) => Uint8Array);
+  buffer?: Uint8Array | ((bytes: number) => Uint8Array | Promise<Uint8Array>);
   /**
    * The media's length, when known: each whole chunk is then piped from `source` into its append
    * as it is read (nothing held; only the last, shorter part is gathered for the finish). Bytes
@@ -95,12 +95,12 @@ export async function uploadThroughSession(
   let taken = typeof p.buffer === "function" ? null : (p.buffer ?? null);
   /** The most bytes gathered at once: a chunk, or of known length the part after the pipe. */
   let most = chunkBytes;
-  const bufferOf = () => {
-    if (!taken && typeof p.buffer === "function") taken = p.buffer(most);
+  const bufferOf = async () => {
+    if (!taken && typeof p.buffer === "function") taken = await p.buffer(most);
     if (taken && taken.length < most) throw new Error("The chunk buffer is too short");
     return taken;
   };
-  bufferOf(); // a buffer given is checked now
+  if (taken) await bufferOf(); // a buffer given is checked now; a function is asked when needed
   const hasher = new DropboxContentHasher();
   let position = 0;
   let held: Uint8Array[] = [];
@@ -122,7 +122,7 @@ export async function uploadThroughSession(
     let rest = start < state.offset ? piece.subarray(state.offset - start) : piece;
     while (rest.length > 0) {
       const take = Math.min(chunkBytes - heldBytes, rest.length);
-      const buffer = bufferOf();
+      const buffer = await bufferOf();
       if (buffer) buffer.set(rest.subarray(0, take), heldBytes);
       else held.push(rest.subarray(0, take));
       heldBytes += take;
