@@ -128,6 +128,12 @@ export const envSchema = z.object({
    */
   SANDBOX_LARGE_VIDEO_BYTES: z.coerce.number().int().min(1).optional(),
   /**
+   * Whether a user's S3 endpoint may be an address on this server's network (loopback, private
+   * ranges, link-local): unset, only in sandbox mode (its store is on loopback). A self-hosted
+   * Keepsake writing to a MinIO beside it sets it; a public service must not (s3-endpoint.ts).
+   */
+  S3_PRIVATE_ENDPOINTS: boolish.optional(),
+  /**
    * Mail (issue 29): the SMTP server, e.g. smtp://user:pass@smtp.example.com:587 or smtps://…:465.
    * Unset in sandbox mode: the sandbox's SMTP server. Unset in live mode: nothing is sent and each
    * message is recorded as failed ("mail is not configured").
@@ -296,3 +302,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const billing = billingSettings(e);
   return { ...e, appUrl, sandboxMode, providers, billing };
 }
+
+/** Whether users' S3 endpoints must be public addresses (`S3_PRIVATE_ENDPOINTS`, s3-endpoint.ts). */
+export const s3PublicOnly = (c: Pick<Config, "S3_PRIVATE_ENDPOINTS" | "sandboxMode">): boolean =>
+  !(c.S3_PRIVATE_ENDPOINTS ?? c.sandboxMode);

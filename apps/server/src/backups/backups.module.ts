@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
+import { s3PublicOnly } from "../config.ts";
 import type { ConnectionTokens } from "../connections/index.ts";
 import type { Db } from "../db/database.ts";
 import {
@@ -120,6 +121,7 @@ export function createBackupsModule(
     recordStreamed: deps.calls.streamedFor("google"),
     others: otherDestinations({
       providers: deps.config.providers,
+      s3PublicOnly: s3PublicOnly(deps.config),
       credentials: deps.connections.destinations.custody,
       settings: deps.settings,
       clock: deps.clock,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
+import { s3PublicOnly } from "../config.ts";
 import { createHook, type Listen } from "../lib/hooks.ts";
 import type { Secrets } from "../lib/secrets.ts";
 import { createDropboxClient } from "../providers/dropbox/dropbox.client.ts";
@@ -34,6 +35,7 @@ import { registerDestinationRoutes } from "./destinations.routes.ts";
 import { createOAuthStates } from "./oauth-state.ts";
 import { createPlatformSignalsRepository } from "./platform-signals.repository.ts";
 import { registerPlatformSignalRoutes } from "./platform-signals.routes.ts";
+import { probeS3 } from "./s3-probe.ts";
 
 /** The connections area as the composition root builds it: its parts, its repository, its events. */
 export interface ConnectionsModule extends Connections {
@@ -133,6 +135,8 @@ export function createConnectionsModule(
     dropbox,
     microsoft,
     microsoftAccount: (token) => microsoftAccount(providers.microsoft, token),
+    probe: (settings) => probeS3(settings, { publicOnly: s3PublicOnly(deps.config) }),
+    s3PublicOnly: s3PublicOnly(deps.config),
     onConnected: destinationConnected,
     ...logOf(deps),
   });

@@ -18,6 +18,7 @@ import type { MicrosoftOAuthClient } from "../providers/microsoft/microsoft-oaut
 import { ProviderError } from "../providers/provider-error.ts";
 import type { S3Settings } from "../providers/s3/s3.client.ts";
 import { checkS3Settings } from "../providers/s3/s3-config.ts";
+import { endpointAddressProblem } from "../providers/s3/s3-endpoint.ts";
 import { ConnectionError } from "./connection-error.ts";
 import { type ConnectionsLog, expiresAt } from "./connection-rules.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
@@ -47,6 +48,11 @@ export interface DestinationConnectDeps {
   microsoftAccount: (accessToken: string) => Promise<MicrosoftAccount>;
   /** S3's "Test connection" (s3-probe.ts; a 400 AppError naming what failed). */
   probe?: (settings: S3Settings) => Promise<void>;
+  /**
+   * S3 endpoints only at public addresses (`S3_PRIVATE_ENDPOINTS` unset in live mode): one on
+   * Keepsake's own network is refused before any request.
+   */
+  s3PublicOnly?: boolean;
   /** A destination was connected (or reconnected). Must not fail the connection. */
   onConnected?: (userId: string, kind: ConnectedKind) => Promise<unknown>;
   log?: ConnectionsLog;
@@ -79,6 +85,14 @@ export function createDestinationConnect(deps: DestinationConnectDeps) {
   const { repo, states, clock } = deps;
   const seal = (value: string) => encryptSecret(deps.encryptionKey, value);
   const probe = deps.probe ?? probeS3;
+  /** The form's settings, checked; the endpoint's address too when only public ones may be used. */
+  async function usableS3Settings(body: S3DestinationRequest): Promise<S3Settings> {
+    const settings = s3SettingsOf(body);
+    const problem = deps.s3PublicOnly ? await endpointAddressProblem(settings.endpoint) : null;
+    if (problem)
+      throw new AppError("bad_request", `${problem}: enter the storage's public endpoint`);
+    return settings;
+  }
   const redirectUri = (kind: OAuthDestination) => `${deps.appUrl}/api/oauth/${kind}/callback`;
 
   async function connected(userId: string, kind: ConnectedKind) {
@@ -206,7 +220,7 @@ export function createDestinationConnect(deps: DestinationConnectDeps) {
 
     /** "Test connection": the probe object written, read back and deleted; nothing stored. */
     async testS3(body: S3DestinationRequest) {
-      const settings = s3SettingsOf(body);
+      const settings = await usableS3Settings(body);
       await probe(settings);
       return {
         ok: true as const,
@@ -216,7 +230,7 @@ export function createDestinationConnect(deps: DestinationConnectDeps) {
 
     /** Tested the same way, then saved (sealed whole: the secret never leaves custody). */
     async saveS3(userId: string, body: S3DestinationRequest): Promise<DestinationInfo> {
-      const settings = s3SettingsOf(body);
+      const settings = await usableS3Settings(body);
       await probe(settings);
       const now = clock.now();
       const row = await repo.upsert(

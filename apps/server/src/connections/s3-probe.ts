@@ -65,8 +65,11 @@ function probeFailure(err: unknown, stage: Stage, s: S3Settings): AppError {
  * "Test connection": writes `<prefix>keepsake-probe-<random>` (never over another object),
  * reads it back, deletes it. Throws a 400 `AppError` naming what failed. Never in a transaction.
  */
-export async function probeS3(s: S3Settings): Promise<void> {
-  const client = createS3Client(s);
+export async function probeS3(
+  s: S3Settings,
+  options: { publicOnly?: boolean } = {},
+): Promise<void> {
+  const client = createS3Client(s, { publicOnly: options.publicOnly ?? false });
   const key = `keepsake-probe-${randomBytes(8).toString("hex")}`;
   const body = Buffer.from(`Keepsake connection test ${new Date().toISOString()}\n`);
   let stage: Stage = "write";

@@ -23,4 +23,4 @@ export { createLedger, recordedResult } from "./ledger.ts";
 export type { Destinations } from "./module.ts";
 export { createDestinations, otherDestinations } from "./module.ts";
 export { createOneDriveDestination, ONEDRIVE, onedriveCapabilities } from "./onedrive.ts";
-export { createS3Destination, probeS3, S3_KIND, s3Capabilities } from "./s3.ts";
+export { createS3Destination, S3_KIND, s3Capabilities } from "./s3.ts";

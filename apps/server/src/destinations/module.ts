@@ -100,6 +100,8 @@ export function otherDestinations(deps: {
   clock: Clock;
   /** The status page's call counts (status/): each client reports its requests' outcomes. */
   calls?: Pick<ProviderCalls, "fetchFor" | "streamedFor" | "recordFor">;
+  /** S3 endpoints only at public addresses (`S3_PRIVATE_ENDPOINTS` unset in live mode). */
+  s3PublicOnly?: boolean;
 }): Partial<Record<Exclude<DestinationKind, "google_drive">, Destination>> {
   const { credentials, settings, clock, calls } = deps;
   return {
@@ -125,7 +127,11 @@ export function otherDestinations(deps: {
       clock,
     }),
     s3: createS3Destination({
-      client: (s3) => createS3Client(s3, calls ? { record: calls.recordFor("s3") } : {}),
+      client: (s3) =>
+        createS3Client(s3, {
+          ...(calls ? { record: calls.recordFor("s3") } : {}),
+          publicOnly: deps.s3PublicOnly ?? false,
+        }),
       credentials,
       settings,
       clock,

@@ -1,9 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { DESTINATION_LABELS } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type { S3DestinationClient, S3Settings } from "../providers/s3/s3.client.ts";
-import { s3Error } from "../providers/s3/s3-error.ts";
 import {
   partSize,
   S3_PART,
@@ -297,48 +296,4 @@ export function createS3Destination(deps: {
       return session(call);
     },
   };
-}
-
-/**
- * "Test connection": writes a small probe object (`If-None-Match: *`), reads it back and deletes
- * it. Throws a ProviderError (classified as the client does: wrong keys token_invalid, no bucket
- * permission…) whose message names the step that failed.
- */
-export async function probeS3(
-  client: Pick<S3DestinationClient, "put" | "read" | "remove">,
-): Promise<void> {
-  const key = `.keepsake-probe-${randomBytes(8).toString("hex")}`;
-  const body = Buffer.from("Keepsake connection test");
-  const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
-    try {
-      return await run();
-    } catch (err) {
-      const e = s3Error(err);
-      throw new ProviderError("s3", e.kind, `${what} failed: ${e.message}`, {
-        status: e.status,
-        code: e.code,
-        retryAfterMs: e.retryAfterMs,
-      });
-    }
-  };
-  await step("Writing a test object", () => client.put(key, [body], { contentType: "text/plain" }));
-  let failure: unknown = null;
-  try {
-    const back = await step("Reading the test object back", () => client.read(key));
-    if (!back.equals(body))
-      failure = new ProviderError(
-        "s3",
-        "unknown",
-        "Reading the test object back gave other bytes than were written",
-        { code: "probe_mismatch" },
-      );
-  } catch (err) {
-    failure = err;
-  }
-  try {
-    await step("Deleting the test object", () => client.remove(key));
-  } catch (err) {
-    failure ??= err;
-  }
-  if (failure) throw failure;
 }

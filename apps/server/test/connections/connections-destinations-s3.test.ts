@@ -1,10 +1,10 @@
 import { SANDBOX_CREDENTIALS } from "@keepsake/sandbox";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/lib/errors.ts";
 import { connectFirstWords } from "../../src/providers/failure-words.ts";
 import { connectionsSuite } from "../support/connections.ts";
 import { control } from "../support/destinations.ts";
-import type { SandboxedApp } from "../support/sandbox.ts";
+import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
 
 /** S3-compatible storage: "Test connection", saving its keys sealed, disconnecting. */
 const suite = connectionsSuite();
@@ -121,6 +121,43 @@ describe("testing S3 storage", () => {
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(JSON.stringify(res.body)).not.toContain(S3.secretAccessKey);
+  });
+});
+
+describe("S3 endpoints on Keepsake's own network (S3_PRIVATE_ENDPOINTS=false, live mode's default)", () => {
+  let live: SandboxedApp;
+  beforeAll(async () => {
+    live = await createSandboxedApp({ S3_PRIVATE_ENDPOINTS: "false" });
+  });
+  afterAll(async () => {
+    await live?.close();
+  });
+
+  it("are refused with the address named, before any request, when tested or saved", async () => {
+    const { token } = await live.signUp();
+    const before = JSON.stringify(await control(live.sandbox, "calls"));
+    const local = new URL(live.sandbox.urls.s3);
+    for (const [endpoint, address] of [
+      [live.sandbox.urls.s3, "127.0.0.1"],
+      [`http://localhost:${local.port}/s3`, "localhost"],
+      ["http://169.254.169.254", "169.254.169.254"],
+      ["http://[fd00::1]:9000", "fd00::1"],
+    ] as const) {
+      for (const path of ["/api/destinations/s3/test", "/api/destinations/s3"]) {
+        const res = await live.call("POST", path, { token, body: form({ endpoint }) });
+        expect(res.status, `${path} ${endpoint}`).toBe(400);
+        expect(res.body.detail).toContain(address);
+        expect(res.body.detail).toContain("Keepsake's own network");
+        expect(JSON.stringify(res.body)).not.toContain(S3.secretAccessKey);
+      }
+    }
+    expect(JSON.stringify(await control(live.sandbox, "calls"))).toBe(before);
+    const listed = await live.call("GET", "/api/destinations", { token });
+    expect(
+      (listed.body.destinations as { kind: string; connected: boolean }[]).find(
+        (d) => d.kind === "s3",
+      ),
+    ).toMatchObject({ connected: false });
   });
 });
 

@@ -1,11 +1,6 @@
 import { type Sandbox, startSandbox } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  classifyDestinationError,
-  DestinationRevokedError,
-  probeS3,
-} from "../../src/destinations/index.ts";
-import { createS3Client } from "../../src/providers/s3/s3.client.ts";
+import { classifyDestinationError, DestinationRevokedError } from "../../src/destinations/index.ts";
 import { bytes, control, s3Settings } from "../support/destinations.ts";
 import {
   calls,
@@ -169,38 +164,5 @@ describe("S3 destination: failures", () => {
     const none = s3Destination(sandbox, { credentials });
     const err2 = await failureOf(none.session.putBytes(spec("a.json"), Buffer.from("{}")));
     expect(classifyDestinationError(err2)).toEqual({ kind: "permanent" });
-  });
-});
-
-describe("probeS3", () => {
-  it("writes, reads back and deletes a probe; names the step that failed", async () => {
-    const client = createS3Client(s3Settings(sandbox, "keepsake/"));
-    await probeS3(client);
-    expect(await calls(sandbox, "s3.put")).toBe(1);
-    expect(await calls(sandbox, "s3.get")).toBe(1);
-    expect(await calls(sandbox, "s3.delete")).toBe(1);
-    expect((await stored(sandbox)).objects).toEqual([]);
-
-    const wrong = createS3Client({ ...s3Settings(sandbox), secretAccessKey: "not-the-secret" });
-    const e1 = await failureOf(probeS3(wrong));
-    expect(e1).toMatchObject({ kind: "token_invalid" });
-    expect(e1.message).toMatch(/^Writing a test object failed: /);
-
-    const none = createS3Client({ ...s3Settings(sandbox), bucket: "no-such-bucket" });
-    expect(await failureOf(probeS3(none))).toMatchObject({
-      kind: "permission",
-      code: "NoSuchBucket",
-    });
-
-    await control(sandbox, "faults", { endpoint: "s3.get", error: "s3:AccessDenied" });
-    const e3 = await failureOf(probeS3(client));
-    expect(e3).toMatchObject({ kind: "token_invalid" });
-    expect(e3.message).toMatch(/^Reading the test object back failed: /);
-    expect((await stored(sandbox)).objects).toEqual([]); // deleted all the same
-
-    await control(sandbox, "faults", { endpoint: "s3.delete", error: "s3:InternalError" });
-    const e4 = await failureOf(probeS3(client));
-    expect(e4).toMatchObject({ kind: "transient" });
-    expect(e4.message).toMatch(/^Deleting the test object failed: /);
   });
 });

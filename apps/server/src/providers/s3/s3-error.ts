@@ -36,10 +36,15 @@ const FULL = new Set([
  * `AccessDenied`) token_invalid (the keys were revoked or changed: the user must enter new
  * ones), a full store (MinIO's `XMinioStorageFull`, 507) quota, `PreconditionFailed` (a
  * conditional create found an object) code `exists`, `BadDigest` (bytes changed on the way)
- * transient, `NoSuchBucket` permission, 5xx transient, no answer at all network.
+ * transient, `NoSuchBucket` permission, 5xx transient, no answer at all network; an endpoint
+ * refused for its address (s3-endpoint.ts) permission, code `endpoint_not_public`.
  */
 export function s3Error(err: unknown, nowMs: number = Date.now()): ProviderError {
   if (err instanceof ProviderError) return err;
+  if ((err as { code?: unknown } | null)?.code === "ENOTPUBLIC")
+    return new ProviderError("s3", "permission", (err as Error).message, {
+      code: "endpoint_not_public",
+    });
   const e = (err ?? {}) as SdkFailure;
   const status = e.$metadata?.httpStatusCode ?? null;
   const name = typeof e.name === "string" ? e.name : "Error";

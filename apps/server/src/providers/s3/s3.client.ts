@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import type * as AwsS3 from "@aws-sdk/client-s3";
 import { assertOutsideTransaction } from "../../lib/transaction-scope.ts";
@@ -6,6 +5,7 @@ import { PROVIDER_TIMEOUT_MS } from "../http.ts";
 import { ProviderError } from "../provider-error.ts";
 import { bodyOf, etagMismatch, hashedBody, md5, multipartEtag, unquote } from "./s3-bodies.ts";
 import { s3CallCounter } from "./s3-call-counter.ts";
+import { literalRefusal, publicOnlyAgents } from "./s3-endpoint.ts";
 
 export { etagMismatch, multipartEtag };
 
@@ -76,8 +76,15 @@ export function createS3Client(
     timeoutMs?: number;
     /** Told the outcome of every request (the status page's call counts). */
     record?: (failed: boolean) => void;
+    /**
+     * Connect only to public addresses (s3-endpoint.ts): an endpoint that is, or resolves to,
+     * an address on Keepsake's own network is refused (`permission`, `endpoint_not_public`).
+     */
+    publicOnly?: boolean;
   } = {},
 ) {
+  // An address literal is never looked up: it is judged here, once.
+  const refused = options.publicOnly ? literalRefusal(settings.endpoint) : null;
   const sdk = new (aws().S3Client)({
     endpoint: settings.endpoint,
     region: settings.region,
@@ -92,6 +99,7 @@ export function createS3Client(
     requestHandler: {
       requestTimeout: options.timeoutMs ?? PROVIDER_TIMEOUT_MS * 3,
       connectionTimeout: PROVIDER_TIMEOUT_MS,
+      ...(options.publicOnly ? publicOnlyAgents() : {}),
     },
   });
   const counter = s3CallCounter(options.record);
@@ -100,6 +108,7 @@ export function createS3Client(
   const full = (key: string) => `${settings.prefix}${key.replace(/^\/+/, "")}`;
   async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     assertOutsideTransaction(`S3 ${what}`);
+    if (refused) throw s3Error(refused);
     try {
       return await run();
     } catch (err) {
@@ -376,30 +385,6 @@ export function createS3Client(
           new (aws().AbortMultipartUploadCommand)({ Bucket, Key: full(key), UploadId: uploadId }),
         ),
       );
-    },
-
-    /**
-     * "Test connection": writes a probe object (conditionally), reads it back, deletes it. Any
-     * failure is thrown classified (wrong keys: token_invalid; no bucket: permission…).
-     */
-    async testConnection(): Promise<void> {
-      const key = `.keepsake-probe-${randomBytes(8).toString("hex")}`;
-      const body = Buffer.from(`Keepsake connection test ${new Date().toISOString()}`);
-      await client.put(key, [body], { contentType: "text/plain" });
-      try {
-        const back = await client.read(key);
-        if (!back.equals(body))
-          throw new ProviderError(
-            "s3",
-            "unknown",
-            "The S3 storage gave back other bytes than were written",
-            {
-              code: "probe_mismatch",
-            },
-          );
-      } finally {
-        await client.remove(key);
-      }
     },
 
     /** Ends the SDK's sockets. */
