@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
+import { once } from "node:events";
 import { createReadStream, createWriteStream, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { pipeline } from "node:stream/promises";
+import { finished } from "node:stream/promises";
 import type { Ctx } from "../../context.ts";
 import { SANDBOX_CREDENTIALS } from "../../credentials.ts";
 import type { S3Bucket, S3Object } from "../../state.ts";
@@ -68,13 +69,17 @@ export function writeBlob(ctx: Ctx, blob: string, data: Buffer): Buffer {
  */
 export async function joinBlobs(ctx: Ctx, blobs: readonly string[], into: string): Promise<void> {
   const out = createWriteStream(blobPath(ctx, into));
-  for (const [i, blob] of blobs.entries())
-    await pipeline(createReadStream(blobPath(ctx, blob)), out, { end: i === blobs.length - 1 });
-  if (blobs.length === 0) out.end();
-  await new Promise<void>((resolve, reject) => {
-    if (out.closed) resolve();
-    else out.once("close", resolve).once("error", reject);
-  });
+  try {
+    for (const blob of blobs)
+      for await (const piece of createReadStream(blobPath(ctx, blob)))
+        if (!out.write(piece)) await once(out, "drain");
+    out.end();
+    await finished(out);
+  } catch (err) {
+    out.destroy();
+    rmSync(blobPath(ctx, into), { force: true });
+    throw err;
+  }
   if (ctx.s3CorruptWrites > 0) {
     const file = await open(blobPath(ctx, into), "r+");
     try {
