@@ -161,6 +161,30 @@ describe("S3 objects", () => {
     expect(md5(await s3.read("r.mp4"))).toBe(md5(data));
   });
 
+  it("media that ends before its length is never completed shorter, piped or resumed", async () => {
+    const s3 = client();
+    const data = bytes(12 * MiB, 8);
+    const upload = { key: "short.mp4", write: {}, total: data.length, partBytes: 5 * MiB };
+    let recorded: S3MultipartState | null = null;
+    const short = () => pieces(data.subarray(0, 11 * MiB));
+    const piped = await failureOf(
+      uploadToS3(s3, {
+        ...upload,
+        source: short(),
+        onSession: (s) => {
+          recorded = s;
+        },
+      }),
+    );
+    expect(piped).toMatchObject({ provider: "instagram", kind: "network" });
+    const resumed = await failureOf(
+      uploadToS3(s3, { ...upload, source: short(), session: recorded }),
+    );
+    expect(resumed).toMatchObject({ provider: "instagram", kind: "network" });
+    expect(await s3.head("short.mp4")).toBeNull();
+    expect(await partCalls()).toBe(4); // parts 1 and 2 piped, then the resumed upload's part 3
+  });
+
   it("a corrupted part is detected by its ETag and sent again on resume", async () => {
     const s3 = client();
     const data = bytes(11 * MiB, 6);

@@ -71,6 +71,10 @@ export interface S3Upload {
   sessionGone?: () => Error;
 }
 
+/** The media ended before the length it announced. */
+const cutShort = () =>
+  new ProviderError("instagram", "network", "The download from the Instagram CDN was cut short");
+
 const noUpload = (err: unknown) => err instanceof ProviderError && err.code === "NoSuchUpload";
 const isCut = (err: unknown) =>
   err instanceof ProviderError &&
@@ -124,7 +128,7 @@ async function* nextBytes(
     carry.rest = null;
     if (!piece) {
       const r = await source.next();
-      if (r.done) return; // short: the part's request fails as cut (`hashedBody`)
+      if (r.done) throw cutShort();
       piece = r.value;
     }
     if (piece.length > left) {
@@ -222,7 +226,8 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
   await sent(firstPart);
   if (second && !second.done) await sent(second.value);
   for await (const body of parts) await sent(body);
-
+  // Never completed shorter than the media said (a resumed upload reads it again).
+  if (p.total !== null && total !== p.total) throw cutShort();
   return complete(client, p, uploadId, done, total, recoveries);
 }
 
