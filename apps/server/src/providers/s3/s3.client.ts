@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { Readable } from "node:stream";
 import type * as AwsS3 from "@aws-sdk/client-s3";
 import { assertOutsideTransaction } from "../../lib/transaction-scope.ts";
 import { PROVIDER_TIMEOUT_MS } from "../http.ts";
@@ -131,6 +132,33 @@ export function createS3Client(
       throw etagMismatch("md5");
     }
     return etag;
+  }
+
+  /** One UploadPart; its ETag must be `digest()`: the md5 known before, or computed as sent. */
+  async function sendPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    body: { Body: Readable; ContentLength: number; ContentMD5?: string },
+    digest: () => Buffer,
+    abortSignal?: AbortSignal,
+  ): Promise<{ etag: string; md5: Buffer }> {
+    const res = await call("UploadPart", () =>
+      sdk.send(
+        new (aws().UploadPartCommand)({
+          Bucket,
+          Key: full(key),
+          UploadId: uploadId,
+          PartNumber: partNumber,
+          ...body,
+        }),
+        abortSignal ? { abortSignal } : {},
+      ),
+    );
+    const md5 = digest();
+    const etag = unquote(res.ETag);
+    if (etag !== md5.toString("hex")) throw etagMismatch(`part ${partNumber}`);
+    return { etag, md5 };
   }
 
   const client = {
@@ -271,21 +299,8 @@ export function createS3Client(
       /** Their md5, when the caller has it already. */
       digest: Buffer = md5(parts),
     ): Promise<{ etag: string; md5: Buffer }> {
-      const res = await call("UploadPart", () =>
-        sdk.send(
-          new (aws().UploadPartCommand)({
-            Bucket,
-            Key: full(key),
-            UploadId: uploadId,
-            PartNumber: partNumber,
-            ...bodyOf(parts),
-            ContentMD5: digest.toString("base64"),
-          }),
-        ),
-      );
-      const etag = unquote(res.ETag);
-      if (etag !== digest.toString("hex")) throw etagMismatch(`part ${partNumber}`);
-      return { etag, md5: digest };
+      const body = { ...bodyOf(parts), ContentMD5: digest.toString("base64") };
+      return sendPart(key, uploadId, partNumber, body, () => digest);
     },
 
     /**
@@ -302,23 +317,10 @@ export function createS3Client(
       length: number,
     ): Promise<{ etag: string; md5: Buffer }> {
       const piped = hashedBody(source, length);
-      const res = await call("UploadPart", () =>
-        sdk.send(
-          new (aws().UploadPartCommand)({
-            Bucket,
-            Key: full(key),
-            UploadId: uploadId,
-            PartNumber: partNumber,
-            Body: piped.body,
-            ContentLength: length,
-          }),
-          { abortSignal: piped.signal },
-        ),
-      ).catch(piped.failure);
-      const digest = piped.digest();
-      const etag = unquote(res.ETag);
-      if (etag !== digest.toString("hex")) throw etagMismatch(`part ${partNumber}`);
-      return { etag, md5: digest };
+      const body = { Body: piped.body, ContentLength: length };
+      return sendPart(key, uploadId, partNumber, body, piped.digest, piped.signal).catch(
+        piped.failure,
+      );
     },
 
     /** The parts an open upload holds (resuming after a cut or a restart); null when it is gone. */
