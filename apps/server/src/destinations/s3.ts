@@ -156,7 +156,6 @@ export function createS3Destination(deps: {
         let session = resumed ? { uploadId: resumed.uploadId, partBytes: resumed.partSize } : null;
         /** The multipart upload this put opened, once recorded (resumed at once after a cut). */
         let opened: S3MultipartState | null = null;
-        let resumedHere = false;
         for (let n = 1; ; n++) {
           // A multipart upload is recorded (resumed, or opened below): closed when it ends.
           let open = session !== null;
@@ -206,9 +205,9 @@ export function createS3Destination(deps: {
             return storedObject(key, out, spec);
           } catch (err) {
             // A piped part failed (its bytes are gone): the upload just recorded is resumed at
-            // once, once, from the media read again (what S3 holds is skipped, not sent).
-            if (opened && !session && !resumedHere && resumable(err)) {
-              resumedHere = true;
+            // once, from the media read again (what S3 holds is skipped, not sent). Once: the
+            // resumed upload is a `session`, read whole, which retries its own parts.
+            if (opened && !session && resumable(err)) {
               session = opened;
               download = await source.reopen();
               n--;

@@ -1,3 +1,4 @@
+import { byteSlices } from "../byte-slices.ts";
 import { ProviderError } from "../provider-error.ts";
 import { DROPBOX_BLOCK, DropboxContentHasher } from "./content-hash.ts";
 import {
@@ -163,45 +164,19 @@ async function pipeWholeChunks(
   total: number,
   hasher: DropboxContentHasher,
 ): Promise<{ state: DropboxSessionState; rest: AsyncIterable<Uint8Array> }> {
-  const it = p.source[Symbol.asyncIterator]();
-  let carry: Uint8Array | null = null;
-  const next = async (): Promise<Uint8Array | null> => {
-    if (carry) {
-      const c = carry;
-      carry = null;
-      return c;
-    }
-    const r = await it.next();
-    if (r.done) return null;
-    hasher.update(r.value);
-    return r.value;
-  };
-  /** Exactly `n` bytes of the media, in the pieces read (a piece never crosses `n`). */
-  async function* take(n: number): AsyncGenerator<Uint8Array> {
-    let left = n;
-    while (left > 0) {
-      const piece = await next();
-      if (!piece)
-        throw new ProviderError("dropbox", "unknown", "The media ended before its length");
-      if (piece.length > left) {
-        carry = piece.subarray(left);
-        yield piece.subarray(0, left);
-        left = 0;
-      } else {
-        left -= piece.length;
-        yield piece;
-      }
-    }
-  }
+  const slices = byteSlices(p.source, {
+    onRead: (piece) => hasher.update(piece),
+    short: () => new ProviderError("dropbox", "unknown", "The media ended before its length"),
+  });
   if (start.offset > total)
     throw new ProviderError("dropbox", "unknown", "The upload session holds more than the media");
-  for await (const _ of take(start.offset)) {
+  for await (const _ of slices.take(start.offset)) {
     // Dropbox holds these bytes already: read for the hash only.
   }
   let state = start;
   while (total - state.offset >= chunkBytes) {
     const after = { sessionId: state.sessionId, offset: state.offset + chunkBytes };
-    const body = { stream: take(chunkBytes), length: chunkBytes };
+    const body = { stream: slices.take(chunkBytes), length: chunkBytes };
     try {
       await client.append(token, state.sessionId, state.offset, body, p.signal);
     } catch (err) {
@@ -215,14 +190,7 @@ async function pipeWholeChunks(
     state = after;
     await p.onSession?.(state);
   }
-  async function* rest(): AsyncGenerator<Uint8Array> {
-    for (;;) {
-      const piece = await next();
-      if (!piece) return;
-      yield piece;
-    }
-  }
-  return { state, rest: rest() };
+  return { state, rest: slices.rest() };
 }
 
 async function openOrResume(

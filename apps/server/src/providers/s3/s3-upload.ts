@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { byteSlices } from "../byte-slices.ts";
 import { ProviderError } from "../provider-error.ts";
 import {
   MAX_PARTS,
@@ -42,8 +43,9 @@ export interface S3MultipartState {
 
 /**
  * 8 MiB parts by default: a 300 MB video is 38 parts. Piped parts hold nothing; a part read
- * whole (media of unknown length, a resumed upload) holds one buffer of this size. A multipart upload keeps the part size it was opened with (the ref
- * records it), so a resume or a completed upload's ETag check never depends on this default.
+ * whole (media of unknown length, a resumed upload) holds one buffer of this size. A multipart
+ * upload keeps the part size it was opened with (the ref records it), so a resume or a
+ * completed upload's ETag check never depends on this default.
  */
 export const S3_PART = 8 * 1024 * 1024;
 const RECOVERIES = 3;
@@ -74,6 +76,12 @@ export interface S3Upload {
 /** The media ended before the length it announced. */
 const cutShort = () =>
   new ProviderError("instagram", "network", "The download from the Instagram CDN was cut short");
+
+/** A write refused for a key already taken (and not to be overwritten) says what was sent. */
+const taken = (p: S3Upload, err: unknown, sent: () => { etag: string; size: number }) =>
+  err instanceof ProviderError && err.code === "exists" && !p.write.overwrite
+    ? new S3KeyTakenError(p.key, sent())
+    : err;
 
 const noUpload = (err: unknown) => err instanceof ProviderError && err.code === "NoSuchUpload";
 const isCut = (err: unknown) =>
@@ -113,33 +121,6 @@ async function* partsOf(source: AsyncIterable<Uint8Array>, size: number) {
   if (held && heldBytes > 0) yield [held.subarray(0, heldBytes) as Uint8Array];
 }
 
-/**
- * The next `length` bytes of `source` (an iterator shared by the parts: a piece that straddles
- * two parts is split, its rest kept in `carry` for the next).
- */
-async function* nextBytes(
-  source: AsyncIterator<Uint8Array>,
-  carry: { rest: Uint8Array | null },
-  length: number,
-) {
-  let left = length;
-  while (left > 0) {
-    let piece = carry.rest;
-    carry.rest = null;
-    if (!piece) {
-      const r = await source.next();
-      if (r.done) throw cutShort();
-      piece = r.value;
-    }
-    if (piece.length > left) {
-      carry.rest = piece.subarray(left);
-      piece = piece.subarray(0, left);
-    }
-    left -= piece.length;
-    yield piece;
-  }
-}
-
 const lengthOf = (parts: readonly Uint8Array[]) => parts.reduce((n, x) => n + x.length, 0);
 const md5 = (parts: readonly Uint8Array[]) => {
   const h = createHash("md5");
@@ -159,10 +140,6 @@ const md5 = (parts: readonly Uint8Array[]) => {
  */
 export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
   const recoveries = p.recoveries ?? RECOVERIES;
-  const taken = (err: unknown, sent: () => { etag: string; size: number }) =>
-    err instanceof ProviderError && err.code === "exists" && !p.write.overwrite
-      ? new S3KeyTakenError(p.key, sent())
-      : err;
   const size = p.session?.partBytes ?? partSize(p.total, p.partBytes);
   if (!p.session && p.total !== null && p.total > size)
     return pipedMultipart(client, p, p.total, size);
@@ -180,7 +157,7 @@ export async function uploadToS3(client: S3UploadClient, p: S3Upload) {
       const { etag } = await client.put(p.key, firstPart, p.write);
       return { etag, size: length };
     } catch (err) {
-      throw taken(err, () => ({ etag: md5(firstPart).toString("hex"), size: length }));
+      throw taken(p, err, () => ({ etag: md5(firstPart).toString("hex"), size: length }));
     } finally {
       givePart(firstPart);
     }
@@ -251,7 +228,7 @@ async function complete(
     } catch (err) {
       if (err instanceof ProviderError && err.code === "exists") {
         await client.abortMultipart(p.key, uploadId).catch(() => {});
-        throw p.write.overwrite ? err : new S3KeyTakenError(p.key, { etag: expected, size: total });
+        throw taken(p, err, () => ({ etag: expected, size: total }));
       }
       if (noUpload(err) || isCut(err)) {
         const there = await client.head(p.key);
@@ -273,8 +250,7 @@ async function complete(
 async function pipedMultipart(client: S3UploadClient, p: S3Upload, total: number, size: number) {
   const state = { uploadId: await client.createMultipart(p.key, p.write), partBytes: size };
   await p.onSession?.(state);
-  const source = p.source[Symbol.asyncIterator]();
-  const carry = { rest: null as Uint8Array | null };
+  const slices = byteSlices(p.source, { short: cutShort });
   const done: { etag: string; md5: Buffer }[] = [];
   for (let offset = 0; offset < total; ) {
     const length = Math.min(size, total - offset);
@@ -285,7 +261,7 @@ async function pipedMultipart(client: S3UploadClient, p: S3Upload, total: number
           p.key,
           state.uploadId,
           done.length + 1,
-          nextBytes(source, carry, length),
+          slices.take(length),
           length,
         ),
       );
@@ -295,7 +271,7 @@ async function pipedMultipart(client: S3UploadClient, p: S3Upload, total: number
     }
     offset += length;
   }
-  if (carry.rest?.length || !(await source.next()).done)
+  if (await slices.next())
     throw new ProviderError("instagram", "transient", "The media is longer than announced");
   return complete(client, p, state.uploadId, done, total, p.recoveries ?? RECOVERIES);
 }
