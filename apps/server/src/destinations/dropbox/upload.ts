@@ -34,6 +34,12 @@ const tooManyNamesTaken = (name: string) =>
 const cutShort = () =>
   new ProviderError("instagram", "network", "The download from the Instagram CDN was cut short");
 
+/** A buffer an upload holds, and how it is given back. */
+interface Lent {
+  buffer: Buffer;
+  giveBack: () => void;
+}
+
 /** Session chunk buffers kept for reuse when no upload holds them (each `chunkBytes` long). */
 const KEPT_BUFFERS = 4;
 
@@ -97,15 +103,20 @@ export function createDropboxUploader(deps: {
    * and brief; a chunk buffer per upload would stay held after a burst of them.
    */
   const tail = { buffer: null as Buffer | null, queue: Promise.resolve() };
-  const borrowTail = async (): Promise<{ buffer: Buffer; done: () => void }> => {
-    let done = () => {};
+  const borrowTail = async (): Promise<Lent> => {
+    let giveBack = () => {};
     const before = tail.queue;
     tail.queue = new Promise<void>((resolve) => {
-      done = resolve;
+      giveBack = resolve;
     });
     await before;
     tail.buffer ??= Buffer.allocUnsafeSlow(chunkBytes);
-    return { buffer: tail.buffer, done };
+    return { buffer: tail.buffer, giveBack };
+  };
+  /** A chunk buffer from the pool, given back to it after. */
+  const pooled = (): Lent => {
+    const buffer = takeBuffer();
+    return { buffer, giveBack: () => giveBuffer(buffer) };
   };
 
   /** A small download of known length piped, one request per name tried (taken: the next). */
@@ -219,10 +230,7 @@ export function createDropboxUploader(deps: {
         pending = null;
         // Of known length, whole chunks are piped: the last part is gathered in the tail buffer,
         // borrowed only then; else each chunk in a (reused) chunk buffer.
-        const buffer: { taken: Buffer | null; lent: (() => void) | null } = {
-          taken: null,
-          lent: null,
-        };
+        let lent: Lent | null = null;
         try {
           return await uploadThroughSession(client, token, {
             commit: addCommit(path, spec),
@@ -230,13 +238,8 @@ export function createDropboxUploader(deps: {
             session: state,
             chunkBytes,
             buffer: async () => {
-              if (total === null) buffer.taken ??= takeBuffer();
-              else if (!buffer.lent) {
-                const borrowed = await borrowTail();
-                buffer.lent = borrowed.done;
-                buffer.taken = borrowed.buffer;
-              }
-              return buffer.taken as Buffer;
+              lent ??= total === null ? pooled() : await borrowTail();
+              return lent.buffer;
             },
             ...(total !== null ? { length: total } : {}),
             onSession: async (s) => {
@@ -276,8 +279,7 @@ export function createDropboxUploader(deps: {
           throw err;
         } finally {
           await body.cancel();
-          if (buffer.lent) buffer.lent();
-          else if (buffer.taken) giveBuffer(buffer.taken);
+          (lent as Lent | null)?.giveBack();
         }
       });
     } catch (err) {
