@@ -17,6 +17,9 @@ import {
 
 const parseMs = (v: unknown) => (typeof v === "string" ? Date.parse(v) : Number.NaN);
 
+/** What a commit answers: the file's metadata, as Dropbox sends it. */
+type FileMetadata = ReturnType<typeof metadata>;
+
 /** A session's bytes already joined into a blob (`files/upload_session/finish`), hashed on the way. */
 export interface JoinedBlob {
   blob: string;
@@ -24,47 +27,73 @@ export interface JoinedBlob {
   contentHash: string;
 }
 
-/**
- * Writes a whole file at `path` under the commit's mode; answers its metadata. `sent` is the
- * bytes, or a blob they were joined into, which becomes the file's or is removed on a refusal.
- */
+/** Writes a whole file of `sent` bytes at `path` under the commit's mode; answers its metadata. */
 export function commit(
   ctx: Ctx,
   account: DropboxAccount,
-  sent: Buffer | JoinedBlob,
+  sent: Buffer,
   c: Record<string, unknown>,
   hash?: unknown,
-) {
-  const faults = destinationFaults(ctx, "dropbox");
-  if (!Buffer.isBuffer(sent) && faults.corrupt > 0) {
+): FileMetadata {
+  // A corrupted commit stores other bytes than were sent: the hash then tells.
+  const data = corruptCommit(destinationFaults(ctx, "dropbox"), sent);
+  const blob = `dropbox-${randomBytes(12).toString("hex")}`;
+  writeFileSync(join(ctx.blobDir, blob), data);
+  return settle(ctx, account, { blob, size: data.length, contentHash: contentHash(data) }, c, hash);
+}
+
+/**
+ * Commits bytes already in a blob (a session's, joined at its finish): the blob becomes the
+ * file's, or is removed when the commit is refused or the same file is already there.
+ */
+export function commitJoined(
+  ctx: Ctx,
+  account: DropboxAccount,
+  joined: JoinedBlob,
+  c: Record<string, unknown>,
+  hash?: unknown,
+): FileMetadata {
+  const path = join(ctx.blobDir, joined.blob);
+  if (destinationFaults(ctx, "dropbox").corrupt > 0) {
     // A corrupted commit (a fault asked for) works on the bytes themselves.
-    const bytes = readFileSync(join(ctx.blobDir, sent.blob));
-    rmSync(join(ctx.blobDir, sent.blob), { force: true });
+    const bytes = readFileSync(path);
+    rmSync(path, { force: true });
     return commit(ctx, account, bytes, c, hash);
   }
-  if (Buffer.isBuffer(sent)) return commitOf(ctx, account, corruptCommit(faults, sent), c, hash);
+  return settle(ctx, account, joined, c, hash);
+}
+
+/** The blob becomes the file's, or is removed: refused, or the same file already there. */
+function settle(
+  ctx: Ctx,
+  account: DropboxAccount,
+  joined: JoinedBlob,
+  c: Record<string, unknown>,
+  hash?: unknown,
+): FileMetadata {
+  const path = join(ctx.blobDir, joined.blob);
   try {
-    return commitOf(ctx, account, sent, c, hash);
+    const file = commitBlob(ctx, account, joined, c, hash);
+    if (file.blob !== joined.blob) rmSync(path, { force: true });
+    return file.metadata;
   } catch (err) {
-    rmSync(join(ctx.blobDir, sent.blob), { force: true });
+    rmSync(path, { force: true });
     throw err;
   }
 }
 
-function commitOf(
+/** The commit's checks, then the entry; answers the file's blob (another one: already there). */
+function commitBlob(
   ctx: Ctx,
   account: DropboxAccount,
-  data: Buffer | JoinedBlob,
+  joined: JoinedBlob,
   c: Record<string, unknown>,
   hash?: unknown,
 ) {
   const key = pathKey(account, c.path);
   if (!key) throw new DropboxBadInput("'path' must not be the root");
   const display = String(c.path);
-  const joined = Buffer.isBuffer(data) ? null : data;
-  const size = joined ? joined.size : (data as Buffer).length;
-  // A corrupted commit stored other bytes than were sent: the hash then tells.
-  const computed = joined ? joined.contentHash : contentHash(data as Buffer);
+  const { size, contentHash: computed } = joined;
   if (typeof hash === "string" && hash !== computed) {
     throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
   }
@@ -81,11 +110,8 @@ function commitOf(
   if (existing && tag === "add" && existing.contentHash !== computed) throw conflict("file");
   if (existing && tag === "update" && typeof mode === "object" && existing.rev !== mode.update)
     throw conflict("file");
-  if (existing && tag === "add") {
-    // The same content: Dropbox answers the existing file.
-    if (joined) rmSync(join(ctx.blobDir, joined.blob), { force: true });
-    return metadata(key, existing);
-  }
+  // The same content: Dropbox answers the existing file.
+  if (existing && tag === "add") return { blob: existing.blob, metadata: metadata(key, existing) };
   if (usedBytes(account) - (existing?.size ?? 0) + size > account.quotaBytes) {
     throw new DropboxRouteError("path/insufficient_space", {
       ".tag": "path",
@@ -94,8 +120,7 @@ function commitOf(
     });
   }
   ensureParents(ctx, account, display);
-  const blob = joined?.blob ?? `dropbox-${randomBytes(12).toString("hex")}`;
-  if (!joined) writeFileSync(join(ctx.blobDir, blob), data as Buffer);
+  const { blob } = joined;
   if (existing?.blob) rmSync(join(ctx.blobDir, existing.blob), { force: true });
   const clientModified = parseMs(c.client_modified);
   const entry = {
@@ -111,5 +136,5 @@ function commitOf(
   };
   account.entries[key] = entry;
   ctx.changed();
-  return metadata(key, entry);
+  return { blob, metadata: metadata(key, entry) };
 }

@@ -8,7 +8,7 @@ import type { Ctx } from "../../context.ts";
 import { destinationFaults, readBodyCut } from "../../destination-faults.ts";
 import { sendDropboxError } from "../../errors.ts";
 import type { DropboxAccount } from "../../state.ts";
-import { commit, type JoinedBlob } from "./commit.ts";
+import { commit, commitJoined, type JoinedBlob } from "./commit.ts";
 import {
   accountOf,
   BLOCK,
@@ -316,7 +316,7 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
       }
       let file: ReturnType<typeof commit>;
       try {
-        file = commit(
+        file = commitJoined(
           ctx,
           a,
           whole,
