@@ -3,7 +3,7 @@
  * the next `n` bytes (a piece that straddles the end is split, its rest kept for the next
  * take), `next()` one piece or null at the end, `rest()` what remains. `onRead` sees each piece
  * as it is read from the source (a hash on the way); `short()` is thrown when the source ends
- * inside a take. Upload requests of a known length (a Dropbox append, an S3 part) are piped from
+ * inside a take; `close()` lets the source go. Upload requests of a known length (a Dropbox append, an S3 part) are piped from
  * these runs.
  */
 export function byteSlices(
@@ -37,5 +37,8 @@ export function byteSlices(
   async function* rest(): AsyncGenerator<Uint8Array> {
     for (let piece = await next(); piece; piece = await next()) yield piece;
   }
-  return { next, take, rest };
+  const close = async () => {
+    await it.return?.();
+  };
+  return { next, take, rest, close };
 }

@@ -1,3 +1,4 @@
+import { byteSlices } from "../byte-slices.ts";
 import { ProviderError } from "../provider-error.ts";
 import type { DriveItem, OneDriveClient } from "./onedrive.client.ts";
 import type { QuickXorHasher } from "./quickxor.ts";
@@ -28,38 +29,15 @@ export async function sendPiped(
   },
 ): Promise<DriveItem | null> {
   const { url, size, fragment, hasher } = a;
-  const it = a.source[Symbol.asyncIterator]();
-  let carry: Uint8Array | null = null;
   let position = 0;
-  const next = async (): Promise<Uint8Array | null> => {
-    if (carry) {
-      const c = carry;
-      carry = null;
-      return c;
-    }
-    const r = await it.next();
-    if (r.done) return null;
-    position += r.value.length;
-    if (position > size) throw transient("The media is longer than announced", "length_changed");
-    hasher.update(r.value);
-    return r.value;
-  };
-  /** Exactly `n` bytes, a piece never crossing `n`. */
-  async function* take(n: number): AsyncGenerator<Uint8Array> {
-    let left = n;
-    while (left > 0) {
-      const piece = await next();
-      if (!piece) throw transient("The media is shorter than announced", "length_changed");
-      if (piece.length > left) {
-        carry = piece.subarray(left);
-        yield piece.subarray(0, left);
-        left = 0;
-      } else {
-        left -= piece.length;
-        yield piece;
-      }
-    }
-  }
+  const { take, next, close } = byteSlices(a.source, {
+    onRead: (piece) => {
+      position += piece.length;
+      if (position > size) throw transient("The media is longer than announced", "length_changed");
+      hasher.update(piece);
+    },
+    short: () => transient("The media is shorter than announced", "length_changed"),
+  });
   try {
     for await (const _ of take(a.expected)) {
       // The session holds these bytes already: read for the hash only.
@@ -92,6 +70,6 @@ export async function sendPiped(
       throw transient("The media is longer than announced", "length_changed");
     return item;
   } finally {
-    await it.return?.();
+    await close();
   }
 }
