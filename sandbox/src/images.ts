@@ -1,3 +1,8 @@
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import sharp from "sharp";
 import { Prng } from "./prng.ts";
 
@@ -54,6 +59,55 @@ function svg(width: number, height: number, seed: number): string {
 <rect width="100%" height="100%" fill="url(#g)"/>${shapes.join("")}</svg>`;
 }
 
+const QUALITY = 86;
+
+/**
+ * Rendered JPEGs are also kept on disk, shared by every sandbox on this machine: a real CDN
+ * serves stored files, while rendering one costs more CPU than sending it, CPU that the
+ * clients under test (and benchmarks) would otherwise compete with. The file's name is a
+ * hash of everything the bytes follow from (the SVG, the grain's seed, the encoder and its
+ * settings), so a change to any of them renders anew; files are written whole, then renamed.
+ * SANDBOX_IMAGE_CACHE_DIR: another directory (tests use a fresh one to see a render).
+ */
+const DISK_DIR = process.env.SANDBOX_IMAGE_CACHE_DIR || join(tmpdir(), "keepsake-sandbox-images");
+
+function diskName(picture: string, seed: number): string {
+  const inputs = [picture, seed, QUALITY, sharp.versions.vips, sharp.versions.sharp ?? ""];
+  return join(DISK_DIR, `${createHash("sha256").update(inputs.join("\n")).digest("hex")}.jpg`);
+}
+
+async function stored(picture: string, seed: number): Promise<Buffer> {
+  const path = diskName(picture, seed);
+  try {
+    return await readFile(path);
+  } catch {
+    const data = await render(picture, seed);
+    const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+    try {
+      mkdirSync(DISK_DIR, { recursive: true });
+      await writeFile(partial, data);
+      await rename(partial, path);
+    } catch {
+      // A full or read-only disk only costs the next request a render.
+    }
+    return data;
+  }
+}
+
+function render(picture: string, seed: number): Promise<Buffer> {
+  return sharp(Buffer.from(picture))
+    .composite([
+      {
+        input: grain(seed),
+        raw: { width: GRAIN, height: GRAIN, channels: 3 },
+        tile: true,
+        blend: "soft-light",
+      },
+    ])
+    .jpeg({ quality: QUALITY, chromaSubsampling: "4:2:0" })
+    .toBuffer();
+}
+
 /** Deterministic JPEG for (width, height, seed): the same arguments give the same bytes. */
 export function jpeg(width: number, height: number, seed: number): Promise<Buffer> {
   const key = `${width}x${height}:${seed}`;
@@ -63,17 +117,7 @@ export function jpeg(width: number, height: number, seed: number): Promise<Buffe
     cache.set(key, hit);
     return hit;
   }
-  const made = sharp(Buffer.from(svg(width, height, seed)))
-    .composite([
-      {
-        input: grain(seed),
-        raw: { width: GRAIN, height: GRAIN, channels: 3 },
-        tile: true,
-        blend: "soft-light",
-      },
-    ])
-    .jpeg({ quality: 86, chromaSubsampling: "4:2:0" })
-    .toBuffer();
+  const made = stored(svg(width, height, seed), seed);
   made.catch(() => cache.delete(key));
   cache.set(key, made);
   while (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);

@@ -1,5 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { jpeg } from "../src/images.ts";
@@ -70,9 +73,13 @@ describe("generated media", () => {
       for await (const p of mp4Bytes({ bytes: 500000, aspectW: 9, aspectH: 16, seed: 5 })) parts.push(p);
       const md5 = (b) => createHash("md5").update(b).digest("hex");
       console.log(JSON.stringify([md5(await jpeg(1080, 1350, 77)), md5(Buffer.concat(parts))]));`;
+    // A directory of its own: the child renders, rather than reading what this process kept.
+    const own = mkdtempSync(join(tmpdir(), "ks-img-"));
     const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
       encoding: "utf8",
+      env: { ...process.env, SANDBOX_IMAGE_CACHE_DIR: own },
     });
+    rmSync(own, { recursive: true, force: true });
     expect(child.status).toBe(0);
     const md5 = (b: Buffer) => createHash("md5").update(b).digest("hex");
     const here = [
@@ -80,6 +87,35 @@ describe("generated media", () => {
       md5(await collect(mp4Bytes({ bytes: 500000, aspectW: 9, aspectH: 16, seed: 5 }))),
     ];
     expect(JSON.parse(child.stdout.trim())).toEqual(here);
+  });
+
+  it("keeps a rendered JPEG on disk, named after its inputs, and serves it from there", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ks-img-"));
+    const src = fileURLToPath(new URL("../src/images.ts", import.meta.url));
+    const render = (seed: number) => {
+      const script = `
+        const { jpeg } = await import(${JSON.stringify(src)});
+        process.stdout.write((await jpeg(320, 400, ${seed})).toString("base64"));`;
+      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        encoding: "utf8",
+        env: { ...process.env, SANDBOX_IMAGE_CACHE_DIR: dir },
+      });
+      expect(child.status, child.stderr).toBe(0);
+      return Buffer.from(child.stdout, "base64");
+    };
+    const first = render(4242);
+    const kept = readdirSync(dir);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatch(/^[0-9a-f]{64}\.jpg$/);
+    expect(readFileSync(join(dir, kept[0] as string)).equals(first)).toBe(true);
+    // Another process is answered from the file, not by rendering again.
+    const marked = Buffer.concat([first.subarray(0, 2), Buffer.from("kept on disk")]);
+    writeFileSync(join(dir, kept[0] as string), marked);
+    expect(render(4242).equals(marked)).toBe(true);
+    // Other inputs, another file.
+    expect(render(4243).equals(first)).toBe(false);
+    expect(readdirSync(dir)).toHaveLength(2);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("streams the configurable large video from the CDN", async () => {
