@@ -122,8 +122,13 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     });
 
     try {
-      const post = await repos.posts.findPost(postId);
-      const account = post ? await directory.accountWithOwner(post.account_id) : undefined;
+      // The post, its account and its destination are read at once (the claim says which).
+      const [post, account, target] = await Promise.all([
+        repos.posts.findPost(postId),
+        directory.accountWithOwner(backup.account_id),
+        // The backup goes where the account's backups go now (claimBackup recorded it).
+        directory.destinationState(backup.user_id, backup.destination),
+      ]);
       if (!post || !account)
         return await outcome.fail("The post or its account no longer exists.", false, "gone");
       if (account.status === "needs_reconnection") {
@@ -133,8 +138,6 @@ export function createBackupEngine(deps: BackupEngineDeps) {
           "instagram_revoked",
         );
       }
-      // The backup goes where the account's backups go now (claimBackup recorded it).
-      const target = await directory.destinationState(post.user_id, backup.destination);
       if (!target.connected) {
         return await outcome.fail(target.problem ?? "", true, notConnectedReason(target.kind));
       }
@@ -142,9 +145,6 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         const words = destinationReconnectWords(target.kind);
         return await outcome.fail(words, true, revokedReason(target.kind));
       }
-      if (post.backup_started_at === null)
-        await repos.posts.markPostBackupStarted(post.id, clock.now());
-
       const { files, withheld } = await backupPost({
         backup,
         post,
@@ -180,10 +180,18 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     const { backup, post, account, accountKey, destination } = a;
     const ledger = backupLedger(backup.id, backup.destination);
     const { path, items } = planPost(post, account.username);
-    let folder = await destination.ensureFolder(accountKey, path);
-    const recorded = new Map(
-      (await repos.backups.backupFiles(backup.id, backup.destination)).map((f) => [f.item_key, f]),
-    );
+    // Before any byte is sent, the post is marked as started (`mayAlreadyBeInDrive` reads the
+    // mark as it was before this attempt), its folder found and what earlier attempts recorded
+    // read: three round trips at once.
+    const [found, rows] = await Promise.all([
+      destination.ensureFolder(accountKey, path),
+      repos.backups.backupFiles(backup.id, backup.destination),
+      post.backup_started_at === null
+        ? repos.posts.markPostBackupStarted(post.id, clock.now())
+        : undefined,
+    ]);
+    let folder = found;
+    const recorded = new Map(rows.map((f) => [f.item_key, f]));
     // One search for the whole post finds what an earlier attempt (or installation) put in
     // Drive without a record — only when there can be such a thing.
     const unrecorded = items.some(({ item }) => {

@@ -135,12 +135,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
         // waiting for the run (which every backup of the run wants) would hold it far longer
         // and deadlock with a deletion that holds the account's lock and waits for the row.
         const runs = createSyncRunsRepository(trx);
-        const run = await trx
-          .selectFrom("backups")
-          .select("sync_job_id")
-          .where("id", "=", backupId)
-          .executeTakeFirst();
-        if (run?.sync_job_id) await runs.lockRunning(run.sync_job_id);
+        await runs.lockRunOfBackup(backupId);
         const done = await end(trx);
         if (done?.sync_job_id)
           await runs.countBackupEnded(done.sync_job_id, now, done.status === "failed");

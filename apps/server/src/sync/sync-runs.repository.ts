@@ -6,15 +6,18 @@ import type { SyncJobRow } from "./tables.ts";
 export function createSyncRunsRepository(db: Kysely<Database>) {
   return {
     /**
-     * Takes a running run's row until the transaction ends (a backup ending in it is about to
-     * be counted): the backups area takes it before its own row, in every transaction that ends
-     * a backup, so the two never wait for each other in opposite orders.
+     * Takes the running run a backup belongs to until the transaction ends (the backup is about
+     * to be counted in it), found and locked in one statement: the backups area takes it before
+     * its own row, in every transaction that ends a backup, so the two never wait for each other
+     * in opposite orders. Nothing is taken when the backup is in no running run.
      */
-    async lockRunning(runId: string): Promise<void> {
+    async lockRunOfBackup(backupId: string): Promise<void> {
       await db
         .selectFrom("sync_jobs")
         .select("id")
-        .where("id", "=", runId)
+        .where("id", "=", (eb) =>
+          eb.selectFrom("backups").select("sync_job_id").where("id", "=", backupId),
+        )
         .where("status", "=", "running")
         .forNoKeyUpdate()
         .execute();
