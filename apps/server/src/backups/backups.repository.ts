@@ -135,7 +135,9 @@ export function createBackupsRepository(db: Kysely<Database>) {
         // waiting for the run (which every backup of the run wants) would hold it far longer
         // and deadlock with a deletion that holds the account's lock and waits for the row.
         const runs = createSyncRunsRepository(trx);
-        await runs.lockRunOfBackup(backupId);
+        await runs.lockRunning(
+          trx.selectFrom("backups").select("sync_job_id").where("id", "=", backupId).$asScalar(),
+        );
         const done = await end(trx);
         if (done?.sync_job_id)
           await runs.countBackupEnded(done.sync_job_id, now, done.status === "failed");

@@ -1,4 +1,4 @@
-import { type Kysely, type QueryCreator, sql } from "kysely";
+import { type Expression, type Kysely, type QueryCreator, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { SyncJobRow } from "./tables.ts";
 
@@ -6,18 +6,16 @@ import type { SyncJobRow } from "./tables.ts";
 export function createSyncRunsRepository(db: Kysely<Database>) {
   return {
     /**
-     * Takes the running run a backup belongs to until the transaction ends (the backup is about
-     * to be counted in it), found and locked in one statement: the backups area takes it before
-     * its own row, in every transaction that ends a backup, so the two never wait for each other
-     * in opposite orders. Nothing is taken when the backup is in no running run.
+     * Takes a running run's row until the transaction ends (a backup ending in it is about to
+     * be counted): the backups area takes it before its own row, in every transaction that ends
+     * a backup, so the two never wait for each other in opposite orders. `run` may be the
+     * backups area's subquery for a backup's run id: found and locked in one statement.
      */
-    async lockRunOfBackup(backupId: string): Promise<void> {
+    async lockRunning(run: string | Expression<string | null>): Promise<void> {
       await db
         .selectFrom("sync_jobs")
         .select("id")
-        .where("id", "=", (eb) =>
-          eb.selectFrom("backups").select("sync_job_id").where("id", "=", backupId),
-        )
+        .where("id", "=", run)
         .where("status", "=", "running")
         .forNoKeyUpdate()
         .execute();
