@@ -109,6 +109,7 @@ export const ONEDRIVE_FAULTS: Record<string, [number, string]> = {
   quotaLimitReached: [507, "Insufficient Space Available"],
   InvalidAuthenticationToken: [401, "Access token has expired or is not yet valid."],
   generalException: [500, "An unspecified error has occurred."],
+  accessDenied: [403, "Access denied"],
 };
 
 /** Dropbox errors the fault controls inject (`dropbox:<tag>`). */
@@ -120,6 +121,13 @@ export function dropboxFault(reply: FastifyReply, tag: string, retryAfter: numbe
   }
   if (tag === "expired_access_token" || tag === "invalid_access_token") {
     return sendDropboxError(reply, 401, tag, { ".tag": tag });
+  }
+  if (tag === "no_write_permission") {
+    return sendDropboxError(reply, 409, "path/no_write_permission", {
+      ".tag": "path",
+      reason: { ".tag": "no_write_permission" },
+      upload_session_id: "",
+    });
   }
   if (tag === "insufficient_space") {
     return sendDropboxError(reply, 409, "path/insufficient_space", {
@@ -137,6 +145,7 @@ export const S3_FAULTS: Record<string, [number, string]> = {
   InternalError: [500, "We encountered an internal error. Please try again."],
   ServiceUnavailable: [503, "Service is unable to handle request."],
   AccessDenied: [403, "Access Denied"],
+  NoSuchBucket: [404, "The specified bucket does not exist"],
   InvalidAccessKeyId: [403, "The AWS Access Key Id you provided does not exist in our records."],
   XMinioStorageFull: [507, "Storage backend has reached its minimum free drive threshold."],
   RequestTimeout: [

@@ -4,7 +4,12 @@ import type { ItemResult } from "../destinations/index.ts";
 import { classifyDestinationError, DestinationRevokedError } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { backupsFinished } from "../lib/metrics.ts";
-import { backupRetryWords, backupWaitWords, reconnectWords } from "../providers/failure-words.ts";
+import {
+  backupRetryWords,
+  backupWaitWords,
+  destinationRefusedWords,
+  reconnectWords,
+} from "../providers/failure-words.ts";
 import { isInstagramTokenInvalid, ProviderError } from "../providers/provider-error.ts";
 import { DeferError } from "../providers/retry.ts";
 import type { AttemptInfo, EngineLog, SyncDirectory } from "../sync/index.ts";
@@ -132,10 +137,12 @@ export function outcomeRecorder(deps: {
           return fail(message, true, "instagram_revoked");
         }
         if (err.kind === "permission") {
+          // The destination's own words when it refused the write; Instagram's otherwise.
+          const instagram = err.provider === "instagram" || err.provider === "facebook";
           return fail(
-            err.provider === "google"
-              ? "Keepsake is not allowed to write to your Google Drive. Reconnect Google Drive and allow access."
-              : "Instagram did not allow Keepsake to read this post. Reconnect the account and allow access.",
+            instagram
+              ? "Instagram did not allow Keepsake to read this post. Reconnect the account and allow access."
+              : destinationRefusedWords(err),
             true,
             `${err.provider}_permission`,
           );

@@ -84,6 +84,28 @@ export function failureNames(message: string | null, provider: keyof typeof WHO)
 }
 
 /**
+ * A destination that refused Keepsake's writes (not for space, not a dead token): what the
+ * backup records. Each names its destination as `failureNames` reads it back, so the health
+ * state says which destination is failing and that the fix is in Settings.
+ */
+export function destinationRefusedWords(err: ProviderError): string {
+  if (err.provider === "dropbox" || err.provider === "microsoft") {
+    const who = WHO[err.provider];
+    return `${who}: Keepsake is not allowed to write to its app folder. Reconnect ${who} in Settings and allow access.`;
+  }
+  if (err.provider === "s3") {
+    if (err.code === "endpoint_not_public") {
+      const why = err.message.charAt(0).toLowerCase() + err.message.slice(1);
+      return `${WHO.s3}: ${why}, which Keepsake does not call. Enter the storage's public endpoint in Settings.`;
+    }
+    if (err.code === "NoSuchBucket")
+      return `${WHO.s3}: the bucket does not exist. Check the bucket's name in Settings, or create the bucket.`;
+    return `${WHO.s3}: Keepsake is not allowed to write to the bucket (${err.message}). Check the access key's permissions in Settings.`;
+  }
+  return "Keepsake is not allowed to write to your Google Drive. Reconnect Google Drive and allow access.";
+}
+
+/**
  * A destination that refused a backup for want of space (Drive's words are
  * `syncMessages.driveFull`): Dropbox `insufficient_space`, OneDrive 507, an S3 quota.
  */

@@ -1,4 +1,4 @@
-import { DEMO_DROPBOX } from "@keepsake/sandbox";
+import { DEMO_DROPBOX, DEMO_ONEDRIVE, SANDBOX_CREDENTIALS } from "@keepsake/sandbox";
 import { expect } from "vitest";
 import type { SandboxedApp } from "./sandbox.ts";
 
@@ -39,4 +39,49 @@ export async function chooseDestination(
     token,
     body: { destination },
   });
+}
+
+/**
+ * Connects `kind` for the user (Google Drive as the sandbox's Jordan when it is not yet) and
+ * points each of `accountIds` at it. Google Drive stays connected for the other kinds: nothing
+ * is written there, but the piped reference copy of `bench:backup` uses its token.
+ */
+export async function connectDestination(
+  t: SandboxedApp,
+  token: string,
+  kind: "dropbox" | "onedrive" | "s3" | "google_drive",
+  accountIds: string[],
+) {
+  if (kind === "dropbox" || kind === "onedrive") {
+    const res = await t.call("GET", `/api/oauth/${kind}/auth-url`, { token });
+    if (res.status !== 200) throw new Error(`${kind} auth URL answered ${res.status}`);
+    const page = new URL(res.body.authorization_url);
+    const account = kind === "dropbox" ? DEMO_DROPBOX.jordan.accountId : DEMO_ONEDRIVE.jordan.id;
+    const back = await t.consent(`${page.origin}${page.pathname}`, {
+      ...Object.fromEntries(page.searchParams),
+      decision: "allow",
+      account,
+    });
+    await t.land(back);
+  } else if (kind === "s3") {
+    const res = await t.call("POST", "/api/destinations/s3", {
+      token,
+      body: {
+        endpoint: t.sandbox.urls.s3,
+        region: SANDBOX_CREDENTIALS.s3.region,
+        bucket: SANDBOX_CREDENTIALS.s3.bucket,
+        prefix: "",
+        access_key_id: SANDBOX_CREDENTIALS.s3.accessKeyId,
+        secret_access_key: SANDBOX_CREDENTIALS.s3.secretAccessKey,
+      },
+    });
+    if (res.status !== 200) throw new Error(`saving S3 answered ${res.status}: ${res.body.detail}`);
+  }
+  for (const id of accountIds) {
+    const res = await t.call("PUT", `/api/oauth/instagram/accounts/${id}/destination`, {
+      token,
+      body: { destination: kind },
+    });
+    if (res.status !== 200) throw new Error(`switching to ${kind} answered ${res.status}`);
+  }
 }

@@ -25,7 +25,11 @@ export function isPublicAddress(address: string): boolean {
 
 const notPublic = (host: string, address: string) =>
   Object.assign(
-    new Error(`The endpoint ${host} is at ${address}, an address on Keepsake's own network`),
+    new Error(
+      host === address
+        ? `The endpoint ${host} is an address on Keepsake's own network`
+        : `The endpoint ${host} is at ${address}, an address on Keepsake's own network`,
+    ),
     { code: "ENOTPUBLIC" },
   );
 
