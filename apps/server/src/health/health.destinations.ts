@@ -10,6 +10,7 @@ import {
   DESTINATION_PROVIDER,
   failureNames,
   fullWords,
+  isWriteRefusal,
   reconnectWords,
   throttledBy,
 } from "../providers/failure-words.ts";
@@ -149,7 +150,12 @@ export function destinationHealthOf(kind: DestinationKind, f: HealthFacts): Dest
         failing.reduce((n, x) => n + x.failed, 0),
         newest.latest,
       ),
-      fix: FIXES.retryFailed,
+      // Refused writes are fixed in Settings (the words say where); anything else by a retry.
+      fix: !isWriteRefusal(newest.latest)
+        ? FIXES.retryFailed
+        : kind === "s3"
+          ? FIXES.destinationStorage(kind)
+          : FIXES.reconnectDestination(kind),
       since: iso(earliest(failing.map((x) => x.since))),
     };
   }

@@ -83,26 +83,40 @@ export function failureNames(message: string | null, provider: keyof typeof WHO)
   );
 }
 
+/** How each refusal of Keepsake's writes ends: the fix, in Settings. */
+const REFUSAL_FIXES = {
+  google: "Reconnect Google Drive and allow access.",
+  dropbox: "Reconnect Dropbox in Settings and allow access.",
+  microsoft: "Reconnect OneDrive in Settings and allow access.",
+  s3Endpoint: "Enter the storage's public endpoint in Settings.",
+  s3Bucket: "Check the bucket's name in Settings, or create the bucket.",
+  s3Keys: "Check the access key's permissions in Settings.",
+} as const;
+
 /**
  * A destination that refused Keepsake's writes (not for space, not a dead token): what the
  * backup records. Each names its destination as `failureNames` reads it back, so the health
- * state says which destination is failing and that the fix is in Settings.
+ * state says which destination is failing, and ends with its fix (`isWriteRefusal`).
  */
 export function destinationRefusedWords(err: ProviderError): string {
   if (err.provider === "dropbox" || err.provider === "microsoft") {
-    const who = WHO[err.provider];
-    return `${who}: Keepsake is not allowed to write to its app folder. Reconnect ${who} in Settings and allow access.`;
+    return `${WHO[err.provider]}: Keepsake is not allowed to write to its app folder. ${REFUSAL_FIXES[err.provider]}`;
   }
   if (err.provider === "s3") {
     if (err.code === "endpoint_not_public") {
       const why = err.message.charAt(0).toLowerCase() + err.message.slice(1);
-      return `${WHO.s3}: ${why}, which Keepsake does not call. Enter the storage's public endpoint in Settings.`;
+      return `${WHO.s3}: ${why}, which Keepsake does not call. ${REFUSAL_FIXES.s3Endpoint}`;
     }
     if (err.code === "NoSuchBucket")
-      return `${WHO.s3}: the bucket does not exist. Check the bucket's name in Settings, or create the bucket.`;
-    return `${WHO.s3}: Keepsake is not allowed to write to the bucket (${err.message}). Check the access key's permissions in Settings.`;
+      return `${WHO.s3}: the bucket does not exist. ${REFUSAL_FIXES.s3Bucket}`;
+    return `${WHO.s3}: Keepsake is not allowed to write to the bucket (${err.message}). ${REFUSAL_FIXES.s3Keys}`;
   }
-  return "Keepsake is not allowed to write to your Google Drive. Reconnect Google Drive and allow access.";
+  return `Keepsake is not allowed to write to your Google Drive. ${REFUSAL_FIXES.google}`;
+}
+
+/** Whether a backup's recorded failure is a destination refusing the writes: fixed in Settings. */
+export function isWriteRefusal(message: string | null): boolean {
+  return !!message && Object.values(REFUSAL_FIXES).some((fix) => message.endsWith(fix));
 }
 
 /**

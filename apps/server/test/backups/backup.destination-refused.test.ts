@@ -12,8 +12,8 @@ import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
 // A destination that refuses Keepsake's writes — Dropbox's no_write_permission, OneDrive's
 // 403 accessDenied, an S3 bucket that is gone — is named as the cause, with its fix in Settings:
 // the backup's words, the health state's failing destination. Before, every destination but
-// Google Drive recorded "Instagram did not allow Keepsake to read this post", and the health
-// state blamed no destination.
+// Google Drive recorded "Instagram did not allow Keepsake to read this post", the health state
+// blamed no destination, and its fix was a retry that could not succeed.
 let t: SandboxedApp;
 let h: ReturnType<typeof backupHelpers>;
 
@@ -40,18 +40,21 @@ const CASES = [
     fault: { endpoint: "dropbox.files/upload", error: "dropbox:no_write_permission" },
     words:
       "Dropbox: Keepsake is not allowed to write to its app folder. Reconnect Dropbox in Settings and allow access.",
+    fix: "Reconnect Dropbox",
   },
   {
     kind: "onedrive",
     fault: { endpoint: "onedrive.items", error: "onedrive:accessDenied" },
     words:
       "OneDrive: Keepsake is not allowed to write to its app folder. Reconnect OneDrive in Settings and allow access.",
+    fix: "Reconnect OneDrive",
   },
   {
     kind: "s3",
     fault: { endpoint: "s3.put", error: "s3:NoSuchBucket" },
     words:
       "The S3 storage: the bucket does not exist. Check the bucket's name in Settings, or create the bucket.",
+    fix: "Check your S3 storage",
   },
 ] as const;
 
@@ -89,7 +92,10 @@ describe("a destination that refuses the writes is named, with its fix", () => {
         expect.objectContaining({ kind: c.kind, state: "failing" }),
       ]);
       expect(health.destinations[0].cause).toContain(c.words);
-      expect(health).toMatchObject({ state: "attention", headline: "Some backups failed" });
+      // Fixed in Settings, not by a retry.
+      const fix = { label: c.fix, path: "/settings?tab=connections" };
+      expect(health.destinations[0].fix).toEqual(fix);
+      expect(health).toMatchObject({ state: "attention", headline: "Some backups failed", fix });
       expect(health.cause).toContain(c.words);
       expect(JSON.stringify(health)).not.toMatch(/Instagram did not allow/);
 
@@ -165,5 +171,9 @@ describe("S3 storage saved before its endpoint was checked (S3_PRIVATE_ENDPOINTS
       expect.objectContaining({ kind: "s3", state: "failing" }),
     ]);
     expect(health.cause).toContain("Enter the storage's public endpoint in Settings.");
+    expect(health.fix).toEqual({
+      label: "Check your S3 storage",
+      path: "/settings?tab=connections",
+    });
   }, 120_000);
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { type HealthFacts, syncHealth } from "../../src/health/health.rules.ts";
-import { fullWords, limitingWords } from "../../src/providers/failure-words.ts";
+import {
+  destinationRefusedWords,
+  fullWords,
+  limitingWords,
+} from "../../src/providers/failure-words.ts";
+import { ProviderError } from "../../src/providers/provider-error.ts";
 
 // Issue 38 with issue 36: one destination health per destination the accounts use, each from
 // its own connection, worded with its name and fix (the rules alone).
@@ -154,6 +159,27 @@ describe("health per destination", () => {
     expect(s3.headline).toBe("Backups paused: S3 storage is full");
     expect(s3.cause).toMatch(/S3 storage is full \(the bucket's quota is reached\)/);
     expect(s3.fix).toMatchObject({ label: "Check your S3 storage" });
+  });
+
+  it("writes a destination refused: fixed in Settings, not by a retry", () => {
+    const failingWith = (accountId: string, latest: string) =>
+      syncHealth(
+        facts({ failures: [{ accountId, failed: 1, since: hourAgo, latestAt: hourAgo, latest }] }),
+      );
+    const refused = (provider: "google" | "dropbox" | "s3", code?: string) =>
+      destinationRefusedWords(
+        new ProviderError(provider, "permission", "refused", code ? { code } : {}),
+      );
+    const settings = "/settings?tab=connections";
+    const drive = failingWith("a1", refused("google"));
+    expect(drive.destinations[0]).toMatchObject({ kind: "google_drive", state: "failing" });
+    expect(drive.fix).toEqual({ label: "Reconnect Google Drive", path: settings });
+    const dropbox = failingWith("a2", refused("dropbox"));
+    expect(dropbox.destinations[1]).toMatchObject({ kind: "dropbox", state: "failing" });
+    expect(dropbox.fix).toEqual({ label: "Reconnect Dropbox", path: settings });
+    // A failure in the same words that is not a refusal is still retried.
+    const retried = failingWith("a2", "Backup failed after 4 attempts: Dropbox: conflict");
+    expect(retried.fix).toEqual({ label: "Retry failed backups", path: "/backups?filter=failed" });
   });
 
   it("backups failing in Dropbox's own words: the destination is failing, not the account", () => {
