@@ -169,6 +169,32 @@ export function createDestinationCustody(deps: DestinationCustodyDeps) {
     markNeedsReconnection,
 
     /**
+     * A destination refused `credential` even after it was read again (S3's keys; a Dropbox or
+     * OneDrive token just refreshed): marked, unless the connection now holds something else
+     * (the user reconnected meanwhile). Never throws: the backup's own failure is what counts.
+     */
+    async refused(
+      userId: string,
+      kind: ConnectedKind,
+      reason: string,
+      credential: string | S3Settings,
+    ): Promise<void> {
+      try {
+        const row = await repo.find(userId, kind);
+        if (!row || row.status === "needs_reconnection") return;
+        const holds =
+          kind === "s3"
+            ? open(row.credentials_encrypted)
+            : row.access_token_encrypted && open(row.access_token_encrypted);
+        const was = typeof credential === "string" ? credential : JSON.stringify(credential);
+        if (holds !== was) return;
+        await markNeedsReconnection(userId, kind, reason, row.credentials_encrypted);
+      } catch {
+        deps.log?.warn({ provider: kind, userId }, "marking a refused destination failed");
+      }
+    },
+
+    /**
      * Forgets a destination: Dropbox's grant is revoked first (best effort; a token Dropbox no
      * longer knows counts as revoked). Microsoft offers no revocation of one app's grant, and
      * S3 keys are the user's: both are only forgotten. Accounts pointing at it keep pointing at

@@ -17,13 +17,17 @@ export type DestinationCall<C = string> = <T>(
 /**
  * Builds a destination's caller. `credential(forceRefresh)` answers the user's access token
  * (or settings); an `AppError` from it means the grant is gone for good and becomes
- * `revoked(message)`. A second `token_invalid` after a refresh is `revoked(reconnect)`.
+ * `revoked(message)`. A second `token_invalid` after a refresh is `revoked(reconnect)`, after
+ * `refused(credential, reconnect)` told the custody (which marks the connection, unless the
+ * user reconnected meanwhile).
  */
 export function destinationCaller<C = string>(p: {
   credential: (forceRefresh: boolean) => Promise<C>;
   revoked: (message: string) => Error;
   /** What the user reads when the refreshed credential is refused again. */
   reconnect: string;
+  /** The refreshed credential was refused too: the connection needs the user. Must not throw. */
+  refused?: (credential: C, reason: string) => Promise<void>;
   settings: Pick<EngineSettings, "backoff" | "sleep" | "random">;
   signal?: AbortSignal | undefined;
 }): DestinationCall<C> {
@@ -56,6 +60,7 @@ export function destinationCaller<C = string>(p: {
         return await exec();
       } catch (again) {
         if (again instanceof ProviderError && again.kind === "token_invalid") {
+          if (held) await p.refused?.(held.value, p.reconnect);
           throw p.revoked(p.reconnect);
         }
         throw again;

@@ -212,6 +212,17 @@ export interface DestinationCredentials {
   ): Promise<string>;
   /** The user's S3-compatible storage, its secret opened. */
   s3Settings(userId: string): Promise<S3Settings>;
+  /**
+   * The destination refused `credential` (an access token, or S3's settings) even after it was
+   * read again: the connection is marked as needing the user, with `reason`, unless what it
+   * holds now differs (reconnected meanwhile). Must not throw.
+   */
+  refused?(
+    userId: string,
+    kind: "dropbox" | "onedrive" | "s3",
+    reason: string,
+    credential: string | S3Settings,
+  ): Promise<void>;
 }
 
 /** A place backups go. */

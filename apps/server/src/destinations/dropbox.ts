@@ -6,6 +6,7 @@ import {
   type DropboxFile,
 } from "../providers/dropbox/dropbox.client.ts";
 import { DROPBOX_CHUNK, hashMismatch } from "../providers/dropbox/dropbox-upload.ts";
+import { reconnectWords } from "../providers/failure-words.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type { EngineSettings } from "../sync/index.ts";
 import { type DestinationCall, destinationCaller } from "./caller.ts";
@@ -24,8 +25,7 @@ import { createDropboxUploader } from "./dropbox/upload.ts";
 export const DROPBOX = "dropbox";
 
 /** What the user reads when Dropbox refuses the grant for good. */
-export const DROPBOX_RECONNECT =
-  "Dropbox access was revoked or expired. Reconnect Dropbox in Settings to resume backups.";
+export const DROPBOX_RECONNECT = reconnectWords.dropbox;
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 /** Folder paths this process made, per user (bounded). */
@@ -64,7 +64,7 @@ const gone = (what: string) =>
  */
 export function createDropboxDestination(deps: {
   client: DropboxClient;
-  credentials: Pick<DestinationCredentials, "accessToken">;
+  credentials: Pick<DestinationCredentials, "accessToken" | "refused">;
   settings: EngineSettings;
   clock: Clock;
   /** Where a person opens the files (dropbox.com's files page unless told otherwise). */
@@ -170,6 +170,9 @@ export function createDropboxDestination(deps: {
           credential: (force) => credentials.accessToken(userId, DROPBOX, { forceRefresh: force }),
           revoked: (message) => new DestinationRevokedError(DROPBOX, message),
           reconnect: DROPBOX_RECONNECT,
+          refused: async (token, reason) => {
+            await credentials.refused?.(userId, DROPBOX, reason, token);
+          },
           settings,
           signal,
         }),

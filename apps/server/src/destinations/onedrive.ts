@@ -1,4 +1,5 @@
 import type { Clock } from "../lib/clock.ts";
+import { reconnectWords } from "../providers/failure-words.ts";
 import {
   type DriveItem,
   FRAGMENT_UNIT,
@@ -24,8 +25,7 @@ import { createOneDriveUpload } from "./onedrive/upload.ts";
 
 export const ONEDRIVE = "onedrive";
 
-const RECONNECT =
-  "OneDrive access was revoked or expired. Reconnect OneDrive in Settings to resume backups.";
+const RECONNECT = reconnectWords.onedrive;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 /** Folders known to exist, per user (bounded: forgotten all at once when full). */
 const FOLDER_CACHE = 10_000;
@@ -63,7 +63,7 @@ export const onedriveCapabilities: DestinationCapabilities = {
  */
 export function createOneDriveDestination(deps: {
   client: OneDriveClient;
-  credentials: Pick<DestinationCredentials, "accessToken">;
+  credentials: Pick<DestinationCredentials, "accessToken" | "refused">;
   settings: EngineSettings;
   clock: Clock;
   /** Bytes per range request; a multiple of 320 KiB under 60 MiB. */
@@ -204,6 +204,9 @@ export function createOneDriveDestination(deps: {
         credential: (force) => credentials.accessToken(userId, "onedrive", { forceRefresh: force }),
         revoked: (message) => new DestinationRevokedError(ONEDRIVE, message),
         reconnect: RECONNECT,
+        refused: async (token, reason) => {
+          await credentials.refused?.(userId, "onedrive", reason, token);
+        },
         settings,
         signal,
       });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { DESTINATION_LABELS } from "@keepsake/contracts";
 import type { Clock } from "../lib/clock.ts";
+import { reconnectWords } from "../providers/failure-words.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type { S3DestinationClient, S3Settings } from "../providers/s3/s3.client.ts";
 import {
@@ -108,7 +109,7 @@ const through = (call: DestinationCall<S3DestinationClient>): S3UploadClient => 
 export function createS3Destination(deps: {
   /** Makes a client for the user's settings (`createS3Client`). */
   client: (settings: S3Settings) => S3DestinationClient;
-  credentials: Pick<DestinationCredentials, "s3Settings">;
+  credentials: Pick<DestinationCredentials, "s3Settings" | "refused">;
   settings: EngineSettings;
   clock: Clock;
   /** The part size (and so the largest single PutObject); 8 MiB by default. */
@@ -285,10 +286,21 @@ export function createS3Destination(deps: {
     name: S3_KIND,
     capabilities: s3Capabilities(partBytes),
     open(userId, signal) {
+      // The settings the client was made from: what S3 refused, when it refuses the keys.
+      const held = new WeakMap<S3DestinationClient, S3Settings>();
       const call = destinationCaller<S3DestinationClient>({
-        credential: async () => clientFor(await deps.credentials.s3Settings(userId)),
+        credential: async () => {
+          const settings = await deps.credentials.s3Settings(userId);
+          const client = clientFor(settings);
+          held.set(client, settings);
+          return client;
+        },
+        refused: async (client, reason) => {
+          const settings = held.get(client);
+          if (settings) await deps.credentials.refused?.(userId, S3_KIND, reason, settings);
+        },
         revoked: (msg) => new DestinationRevokedError(S3_KIND, msg),
-        reconnect: `${LABEL} access was revoked or expired. Reconnect ${LABEL} in Settings to resume backups.`,
+        reconnect: reconnectWords.s3,
         settings: deps.settings,
         signal,
       });

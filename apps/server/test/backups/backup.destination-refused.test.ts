@@ -3,6 +3,7 @@ import { accountMailJob } from "../../src/auth/account-mail.job.ts";
 import { backupPostJob } from "../../src/backups/jobs/backup-post.job.ts";
 import { encryptSecret } from "../../src/lib/crypto.ts";
 import { deliverMailJob } from "../../src/mail/mail.jobs.ts";
+import { reconnectWords } from "../../src/providers/failure-words.ts";
 import { syncAccountJob } from "../../src/sync/jobs/sync-account.job.ts";
 import { backupHelpers, FAST_ENGINE } from "../support/backup.ts";
 import { chooseDestination, connectDestination } from "../support/destination-connect.ts";
@@ -34,6 +35,23 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** A new user with one Instagram account (one post) backed up to `kind`, no sync yet. */
+async function backedUpTo(kind: "dropbox" | "onedrive" | "s3") {
+  const u = await t.signUp();
+  const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
+    body: { count: 1, posts: 1 },
+  });
+  await t.connectInstagram(u.token, accounts[0]!.id);
+  const account = await t.ctx.db
+    .selectFrom("instagram_accounts")
+    .select("id")
+    .where("user_id", "=", u.user.id)
+    .executeTakeFirstOrThrow();
+  await connectDestination(t, u.token, kind, [account.id]);
+  await t.rows.sync.deleteSyncJobsOfUser(u.user.id);
+  return { u, account };
+}
+
 const CASES = [
   {
     kind: "dropbox",
@@ -61,18 +79,7 @@ const CASES = [
 describe("a destination that refuses the writes is named, with its fix", () => {
   for (const c of CASES) {
     it(`${c.kind}: the backup records the destination's words and the health state says it is failing; the next sync after the fix backs the post up`, async () => {
-      const u = await t.signUp();
-      const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
-        body: { count: 1, posts: 1 },
-      });
-      await t.connectInstagram(u.token, accounts[0]!.id);
-      const account = await t.ctx.db
-        .selectFrom("instagram_accounts")
-        .select("id")
-        .where("user_id", "=", u.user.id)
-        .executeTakeFirstOrThrow();
-      await connectDestination(t, u.token, c.kind, [account.id]);
-      await t.rows.sync.deleteSyncJobsOfUser(u.user.id);
+      const { u, account } = await backedUpTo(c.kind);
 
       await h.control("/faults", { body: { ...c.fault, count: 100 } });
       const run = await h.syncAndDrain(u.user.id, account.id);
@@ -176,4 +183,53 @@ describe("S3 storage saved before its endpoint was checked (S3_PRIVATE_ENDPOINTS
       path: "/settings?tab=connections",
     });
   }, 120_000);
+});
+
+describe("a destination that refuses the credential itself, even read again", () => {
+  const KEY_CASES = [
+    {
+      kind: "s3",
+      fault: { endpoint: "s3.put", error: "s3:InvalidAccessKeyId" },
+      words: reconnectWords.s3,
+      fix: "Enter new S3 keys",
+    },
+    {
+      kind: "dropbox",
+      fault: { endpoint: "dropbox.files/upload", error: "dropbox:invalid_access_token" },
+      words: reconnectWords.dropbox,
+      fix: "Reconnect Dropbox",
+    },
+  ] as const;
+  for (const c of KEY_CASES) {
+    it(`${c.kind}: the connection is marked, the health state is broken (not ready) until the user reconnects, then the backups resume`, async () => {
+      const { u, account } = await backedUpTo(c.kind);
+
+      await h.control("/faults", { body: { ...c.fault, count: 1000 } });
+      await h.syncAndDrain(u.user.id, account.id);
+      for (const b of await h.backups(u.user.id))
+        expect(b).toMatchObject({ status: "failed", error_message: c.words });
+      const entry = async () =>
+        (
+          (await t.call("GET", "/api/destinations", { token: u.token })).body.destinations as {
+            kind: string;
+          }[]
+        ).find((d) => d.kind === c.kind);
+      expect(await entry()).toMatchObject({ needs_reconnect: true, status_reason: c.words });
+      const health = (await t.call("GET", "/api/sync/health", { token: u.token })).body;
+      expect(health).toMatchObject({
+        state: "broken",
+        ready: false,
+        fix: { label: c.fix, path: "/settings?tab=connections" },
+      });
+      expect(health.destinations[0]).toMatchObject({ kind: c.kind, state: "needs_reconnection" });
+
+      // The user reconnects (new keys saved, Dropbox's consent again): the backups resume.
+      await h.control("/faults", { method: "DELETE" });
+      await connectDestination(t, u.token, c.kind, [account.id]);
+      expect(await entry()).toMatchObject({ needs_reconnect: false });
+      await t.rows.sync.deleteSyncJobsOfUser(u.user.id);
+      await h.syncAndDrain(u.user.id, account.id);
+      for (const b of await h.backups(u.user.id)) expect(b.status).toBe("completed");
+    }, 120_000);
+  }
 });

@@ -221,6 +221,20 @@ describe("saving S3 storage", () => {
     expect((err as AppError).message).toBe(connectFirstWords.s3);
   });
 
+  it("keys a backup found refused mark the connection only while they are still the keys held", async () => {
+    const { token, user } = await t.signUp();
+    expect((await t.call("POST", "/api/destinations/s3", { token, body: form() })).status).toBe(
+      200,
+    );
+    const custody = t.ctx.connections.destinations.custody;
+    const held = await custody.s3Settings(user.id);
+    // Refused keys the user has replaced since: nothing to mark.
+    await custody.refused(user.id, "s3", "refused", { ...held, secretAccessKey: "older" });
+    expect(await s3Entry(token)).toMatchObject({ needs_reconnect: false });
+    await custody.refused(user.id, "s3", "refused", held);
+    expect(await s3Entry(token)).toMatchObject({ needs_reconnect: true, status_reason: "refused" });
+  });
+
   it("keys the storage stops accepting: marked, with the reason, until saved again", async () => {
     const { token, user } = await t.signUp();
     expect((await t.call("POST", "/api/destinations/s3", { token, body: form() })).status).toBe(

@@ -123,8 +123,9 @@ describe("S3 destination: failures", () => {
     const a = s3Destination(sandbox, { credentials: wrong.credentials });
     const err = await failureOf(a.session.put(spec(), source(bytes(10)), recorder(), noLease));
     expect(err).toBeInstanceOf(DestinationRevokedError);
+    // The words the backup records and the connection is marked with (failure-words.ts).
     expect(err.message).toBe(
-      "S3 storage access was revoked or expired. Reconnect S3 storage in Settings to resume backups.",
+      "The S3 storage no longer accepts Keepsake's access keys. Enter new keys in Settings to resume backups.",
     );
     expect(classifyDestinationError(err)).toEqual({ kind: "revoked" });
     expect(wrong.reads).toHaveLength(2);
