@@ -37,16 +37,7 @@ afterAll(async () => {
 
 /** A new user with one Instagram account (one post) backed up to `kind`, no sync yet. */
 async function backedUpTo(kind: "dropbox" | "onedrive" | "s3") {
-  const u = await t.signUp();
-  const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
-    body: { count: 1, posts: 1 },
-  });
-  await t.connectInstagram(u.token, accounts[0]!.id);
-  const account = await t.ctx.db
-    .selectFrom("instagram_accounts")
-    .select("id")
-    .where("user_id", "=", u.user.id)
-    .executeTakeFirstOrThrow();
+  const { u, account } = await h.userWithAccount(1);
   await connectDestination(t, u.token, kind, [account.id]);
   await t.rows.sync.deleteSyncJobsOfUser(u.user.id);
   return { u, account };
@@ -132,16 +123,7 @@ describe("S3 storage saved before its endpoint was checked (S3_PRIVATE_ENDPOINTS
 
   it("an endpoint on Keepsake's own network: no request leaves, the backup names the address and the fix", async () => {
     const lh = backupHelpers(live);
-    const u = await live.signUp();
-    const { accounts } = await lh.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
-      body: { count: 1, posts: 1 },
-    });
-    await live.connectInstagram(u.token, accounts[0]!.id);
-    const account = await live.ctx.db
-      .selectFrom("instagram_accounts")
-      .select("id")
-      .where("user_id", "=", u.user.id)
-      .executeTakeFirstOrThrow();
+    const { u, account } = await lh.userWithAccount(1);
     // As an earlier version saved it: the API refuses this endpoint now.
     const settings = s3Settings(live.sandbox);
     await live.ctx.db

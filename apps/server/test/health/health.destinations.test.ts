@@ -290,16 +290,7 @@ describe("health per destination: an account backed up to Dropbox or OneDrive", 
   }, 180_000);
 
   it("OneDrive revoked: broken with Reconnect OneDrive and its alert; reconnecting resolves it", async () => {
-    const u = await t.signUp();
-    const { accounts } = await h.control<{ accounts: { id: string }[] }>("/instagram/accounts", {
-      body: { count: 1, posts: 2 },
-    });
-    await t.connectInstagram(u.token, accounts[0]!.id);
-    const account = await t.ctx.db
-      .selectFrom("instagram_accounts")
-      .select("id")
-      .where("user_id", "=", u.user.id)
-      .executeTakeFirstOrThrow();
+    const { u, account } = await h.userWithAccount(2);
     await connectVia(u.token, "onedrive", DEMO_ONEDRIVE.camille.id);
     const put = await t.call("PUT", `/api/oauth/instagram/accounts/${account.id}/destination`, {
       token: u.token,

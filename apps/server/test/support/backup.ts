@@ -61,6 +61,21 @@ export function backupHelpers(t: SandboxedApp) {
         .executeTakeFirstOrThrow();
     },
 
+    /** Signs up a user and connects a new sandbox Instagram account of `posts` posts. */
+    async userWithAccount(posts: number) {
+      const u = await t.signUp();
+      const { accounts } = await control<{ accounts: { id: string }[] }>("/instagram/accounts", {
+        body: { count: 1, posts },
+      });
+      await t.connectInstagram(u.token, accounts[0]!.id);
+      const account = await t.ctx.db
+        .selectFrom("instagram_accounts")
+        .select(["id", "username"])
+        .where("user_id", "=", u.user.id)
+        .executeTakeFirstOrThrow();
+      return { u, account };
+    },
+
     /** Signs up a user and connects the business demo account and a Google Drive. */
     async connectedUser(
       opts: {
