@@ -36,6 +36,9 @@ export function createDestinationConnectionsRepository(db: Db) {
       .where("user_id", "=", userId)
       .where("kind", "=", kind);
     if (credentialsWere !== undefined) q = q.where("credentials_encrypted", "=", credentialsWere);
+    // Marking happens once: of refusals found at once (several backups), the row lock lets one
+    // make the change and be reported; the others find it made.
+    if (change.status === "needs_reconnection") q = q.where("status", "<>", "needs_reconnection");
     return q.returningAll().executeTakeFirst();
   }
 
@@ -82,7 +85,10 @@ export function createDestinationConnectionsRepository(db: Db) {
 
     update,
 
-    /** The provider refused the grant: kept, marked, with why in the user's words. */
+    /**
+     * The provider refused the grant: kept, marked, with why in the user's words. Answers the
+     * row only to the call that marked it.
+     */
     markNeedsReconnection(
       userId: string,
       kind: ConnectedKind,

@@ -39,7 +39,9 @@ async function calls() {
 
 async function s3Entry(token: string) {
   const res = await t.call("GET", "/api/destinations", { token });
-  return (res.body.destinations as { kind: string }[]).find((d) => d.kind === "s3");
+  return (res.body.destinations as { kind: string; status_reason: string | null }[]).find(
+    (d) => d.kind === "s3",
+  );
 }
 
 describe("testing S3 storage", () => {
@@ -233,6 +235,35 @@ describe("saving S3 storage", () => {
     expect(await s3Entry(token)).toMatchObject({ needs_reconnect: false });
     await custody.refused(user.id, "s3", "refused", held);
     expect(await s3Entry(token)).toMatchObject({ needs_reconnect: true, status_reason: "refused" });
+  });
+
+  it("keys refused by several backups at once mark the connection once: one report, one alert", async () => {
+    const { token, user } = await t.signUp();
+    expect((await t.call("POST", "/api/destinations/s3", { token, body: form() })).status).toBe(
+      200,
+    );
+    const reports: string[] = [];
+    t.ctx.connections.events.destinationNeedsReconnection.on(async (l) => {
+      if (l.userId === user.id) reports.push(l.kind);
+    });
+    const custody = t.ctx.connections.destinations.custody;
+    const held = await custody.s3Settings(user.id);
+    // Three backup slots and more, each finding the same keys refused at the same moment.
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => custody.refused(user.id, "s3", `refused ${i}`, held)),
+    );
+    expect(reports).toEqual(["s3"]);
+    const entry = await s3Entry(token);
+    expect(entry).toMatchObject({ needs_reconnect: true });
+    expect(entry?.status_reason).toMatch(/^refused \d$/);
+    const bell = await t.call("GET", "/api/notifications", { token });
+    const titles = (bell.body.notifications as { title: string }[]).map((n) => n.title);
+    expect(titles.filter((x) => /S3 storage's keys/.test(x))).toHaveLength(1);
+    // Marked already: another refusal changes nothing and reports nothing.
+    await custody.refused(user.id, "s3", "refused again", held);
+    await custody.markNeedsReconnection(user.id, "s3", "refused again");
+    expect(reports).toEqual(["s3"]);
+    expect((await s3Entry(token))?.status_reason).toBe(entry?.status_reason);
   });
 
   it("keys the storage stops accepting: marked, with the reason, until saved again", async () => {
