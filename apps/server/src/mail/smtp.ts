@@ -1,6 +1,4 @@
 import { Readable } from "node:stream";
-import MailComposer from "nodemailer/lib/mail-composer";
-import SMTPConnection from "nodemailer/lib/smtp-connection";
 import { assertOutsideTransaction } from "../lib/transaction-scope.ts";
 
 /** One message as the outbox hands it to SMTP. */
@@ -75,6 +73,11 @@ export function createSmtpSender(options: SmtpOptions): SmtpSender {
       if (!options.url) throw new SmtpError("Mail is not configured (SMTP_URL is not set)", false);
       const url = new URL(options.url);
       const secure = url.protocol === "smtps:";
+      // Loaded with the first message: a process that sends none never holds nodemailer.
+      const [{ default: MailComposer }, { default: SMTPConnection }] = await Promise.all([
+        import("nodemailer/lib/mail-composer"),
+        import("nodemailer/lib/smtp-connection"),
+      ]);
       const raw = await new MailComposer({
         from: mail.from,
         to: mail.to,

@@ -1,4 +1,3 @@
-import { render } from "@react-email/render";
 import { createElement } from "react";
 import type { MailCategoryInfo } from "../categories.ts";
 import {
@@ -112,6 +111,9 @@ export async function renderMail(
     },
     template.body(data, { appUrl: options.appUrl }),
   );
+  // Loaded with the first mail: a worker that sends none never holds the renderer (React's
+  // server renderer and the HTML-to-text converter, several MiB of a process's memory).
+  const { render } = await import("@react-email/render");
   const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
   return { subject: template.subject(data), html, text };
 }
