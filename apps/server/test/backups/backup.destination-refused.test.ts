@@ -181,6 +181,12 @@ describe("a destination that refuses the credential itself, even read again", ()
       words: reconnectWords.dropbox,
       fix: "Reconnect Dropbox",
     },
+    {
+      kind: "onedrive",
+      fault: { endpoint: "onedrive.items", error: "onedrive:InvalidAuthenticationToken" },
+      words: reconnectWords.onedrive,
+      fix: "Reconnect OneDrive",
+    },
   ] as const;
   for (const c of KEY_CASES) {
     it(`${c.kind}: the connection is marked, the health state is broken (not ready) until the user reconnects, then the backups resume`, async () => {
