@@ -155,7 +155,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         ...(attempt.signal ? { signal: attempt.signal } : {}),
       });
       checkLease();
-      return await outcome.completed(files, withheld);
+      return await outcome.completed(files, withheld, target.accountKey);
     } catch (err) {
       if (attempt.signal?.aborted) {
         // The worker is shutting down: what exists is recorded (file ids, the open session), so
@@ -178,14 +178,14 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     a: Attempt,
   ): Promise<{ files: (ItemResult & PlacedFile)[]; withheld: number }> {
     const { backup, post, account, accountKey, destination } = a;
-    const ledger = backupLedger(backup.id, backup.destination);
+    const ledger = backupLedger(backup.id, backup.destination, accountKey);
     const { path, items } = planPost(post, account.username);
     // Before any byte is sent, the post is marked as started (`mayAlreadyBeInDrive` reads the
     // mark as it was before this attempt), its folder found and what earlier attempts recorded
     // read: three round trips at once.
     const [found, rows] = await Promise.all([
       destination.ensureFolder(accountKey, path),
-      repos.backups.backupFiles(backup.id, backup.destination),
+      repos.backups.backupFiles(backup.id, backup.destination, accountKey),
       post.backup_started_at === null
         ? repos.posts.markPostBackupStarted(post.id, clock.now())
         : undefined,
@@ -327,8 +327,13 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       return "not_backed_up";
     const target = await directory.destinationState(post.user_id, backup.destination);
     if (target.problem !== null) return "no_drive";
+    // Completed in another account of the destination: it is being copied into this one.
+    if (backup.owner !== target.accountKey) return "not_backed_up";
     const recorded = new Map(
-      (await repos.backups.backupFiles(backup.id, backup.destination)).map((f) => [f.item_key, f]),
+      (await repos.backups.backupFiles(backup.id, backup.destination, backup.owner)).map((f) => [
+        f.item_key,
+        f,
+      ]),
     );
     const files: PlacedFile[] = [];
     const withheld: WithheldItem[] = [];
@@ -350,12 +355,19 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     return "rewritten";
   }
 
-  /** The backup_files rows of one backup: what each item left in the destination. */
-  function backupLedger(backupId: string, destination: DestinationKind): Ledger {
+  /** The backup_files rows of one backup: what each item left in the destination's account. */
+  function backupLedger(backupId: string, destination: DestinationKind, owner: string): Ledger {
     return createLedger({
       save: (item, fields, now) =>
         repos.backups.saveBackupFile(
-          { backup_id: backupId, destination, item_key: item.key, name: item.name, ...fields },
+          {
+            backup_id: backupId,
+            destination,
+            owner,
+            item_key: item.key,
+            name: item.name,
+            ...fields,
+          },
           now,
         ),
       clock,

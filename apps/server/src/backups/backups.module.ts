@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
 import { s3PublicOnly } from "../config.ts";
-import type { ConnectionTokens } from "../connections/index.ts";
+import type { AccountChosen, ConnectionTokens } from "../connections/index.ts";
 import type { Db } from "../db/database.ts";
 import {
   createDestinations,
@@ -28,6 +28,7 @@ import type { BackupsRepositories } from "./backups.repositories.ts";
 import { type BackupsRepository, createBackupsRepository } from "./backups.repository.ts";
 import { registerBackupsRoutes } from "./backups.routes.ts";
 import { type BackupsService, createBackupsService } from "./backups.service.ts";
+import { copyIntoChosenAccount } from "./destination-owner.ts";
 import { createDestinationSwitch } from "./destination-switch.ts";
 import { createDriveFoldersRepository } from "./drive-folders.repository.ts";
 import { backupPostJob, backupSingletonKey } from "./jobs/backup-post.job.ts";
@@ -96,6 +97,8 @@ export function createBackupsModule(
       engineTokens: ConnectionTokens;
       /** The Dropbox, OneDrive and S3 credentials the user connected (sealed by connections/). */
       destinations: { custody: DestinationCredentials };
+      /** Which account of a destination is connected, told inside the connecting transaction. */
+      events: { accountChosen: Listen<Parameters<AccountChosen>> };
     };
     /** What the archive area adds to a post's sidecar (issue 30). */
     sidecarFields?: (accountId: string, instagramId: string) => Promise<Record<string, unknown>>;
@@ -152,6 +155,11 @@ export function createBackupsModule(
     clock: deps.clock,
     enqueueBackups: store.enqueue,
   });
+  // Connected as another account of a destination: what is backed up in the other one is
+  // copied into this one (in the connection's transaction; the sync it starts queues them).
+  deps.connections.events.accountChosen.on((trx, change) =>
+    copyIntoChosenAccount(trx, change, deps.clock.now()),
+  );
   const switcher = createDestinationSwitch({
     db: deps.db,
     clock: deps.clock,

@@ -110,6 +110,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
         md5?: string | null;
         google_drive_file_id?: string | null;
         google_drive_url?: string | null;
+        owner?: string;
         now: Date;
       },
     ) {
@@ -225,6 +226,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
         drive_file_id: string | null;
         drive_url: string | null;
         destination: DestinationKind;
+        owner: string;
       },
       now: Date,
     ) {
@@ -233,6 +235,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
         .values({
           post_id: b.post_id,
           destination: b.destination,
+          owner: b.owner,
           user_id: b.user_id,
           account_id: b.account_id,
           status: "completed",

@@ -11,6 +11,7 @@ import { inTransaction } from "../db/transaction.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { SyncDirectory } from "../sync/index.ts";
+import { importedPosts, pendingAgain } from "./destination-owner.ts";
 
 /**
  * Choosing where an Instagram account is backed up (issue 38). The account's destination and
@@ -32,31 +33,11 @@ export function createDestinationSwitch(deps: {
   async function resetBackups(trx: Db, accountId: string, to: DestinationKind, now: Date) {
     await trx
       .updateTable("backups")
-      .set({
-        status: "pending",
-        destination: to,
-        attempts: 0,
-        error_message: null,
-        lease_token: null,
-        lease_expires_at: null,
-        started_at: null,
-        completed_at: null,
-        google_drive_file_id: null,
-        google_drive_url: null,
-        updated_at: now,
-      })
+      .set({ ...pendingAgain(now), destination: to })
       .where("account_id", "=", accountId)
       .where("status", "in", ["completed", "unavailable", "processing", "pending"])
       // What an export import wrote stays where it is: its media is not Instagram's to fetch.
-      .where(
-        "post_id",
-        "not in",
-        trx
-          .selectFrom("posts")
-          .select("id")
-          .where("source", "=", "export")
-          .where("account_id", "=", accountId),
-      )
+      .where("post_id", "not in", importedPosts(trx, { account_id: accountId }))
       .execute();
     // Failed backups keep their failure (and the plan limit's): they are retried there.
     await trx
@@ -64,15 +45,7 @@ export function createDestinationSwitch(deps: {
       .set({ destination: to })
       .where("account_id", "=", accountId)
       .where("status", "=", "failed")
-      .where(
-        "post_id",
-        "not in",
-        trx
-          .selectFrom("posts")
-          .select("id")
-          .where("source", "=", "export")
-          .where("account_id", "=", accountId),
-      )
+      .where("post_id", "not in", importedPosts(trx, { account_id: accountId }))
       .execute();
     const row = await trx
       .selectFrom("backups")

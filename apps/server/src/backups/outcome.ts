@@ -89,6 +89,8 @@ export function outcomeRecorder(deps: {
     async completed(
       files: (ItemResult & { kind: string })[],
       withheld: number,
+      /** The destination's account the files are in (the ledger's `owner`). */
+      owner: string,
     ): Promise<BackupOutcome> {
       const media = files.filter((f) => f.kind === "media");
       const first = media[0] ?? files.find((f) => f.kind === "meta");
@@ -97,6 +99,7 @@ export function outcomeRecorder(deps: {
       await finish(unavailable ? "unavailable" : "completed", {
         error_message: unavailable ? m.mediaUnavailable : null,
         retry_on_sync: false,
+        owner,
         backup_size_bytes: files.reduce((n, f) => n + f.size, 0),
         md5: first?.md5 ?? null,
         google_drive_file_id: first?.fileId ?? null,

@@ -49,6 +49,12 @@ export interface BackupsTable {
   google_drive_url: string | null;
   /** Where this backup goes or went (migration 1200): the account's destination when it started. */
   destination: Generated<DestinationKind>;
+  /**
+   * The account of `destination` the backup was completed in (migration 1220: the Google sub,
+   * or the connection's external_id; '' unknown): connected as another account, it is copied
+   * again.
+   */
+  owner: Generated<string>;
   lease_token: string | null;
   lease_expires_at: Timestamp | null;
   created_at: GeneratedTimestamp;
@@ -61,6 +67,8 @@ export interface BackupFilesTable {
   backup_id: string;
   /** The destination the item was written to (migration 1200): each keeps its own ledger. */
   destination: Generated<DestinationKind>;
+  /** The account of `destination` the item was written in (migration 1220; '' unknown). */
+  owner: Generated<string>;
   item_key: string;
   name: string;
   drive_file_id: string | null;

@@ -156,6 +156,7 @@ export function createCommentsRepository(db: Db) {
         drive_file_id: string | null;
         drive_md5: string | null;
         drive_destination: DestinationKind;
+        drive_owner: string;
       },
     ) {
       return db.updateTable("comment_reads").set(f).where("post_id", "=", postId).execute();

@@ -50,6 +50,8 @@ export interface CommentsDirectory {
         drive_file_id: string | null;
         /** Where the post's backup is (its sidecar and so its comments file). */
         destination: DestinationKind;
+        /** The account of that destination it is in. */
+        owner: string;
       }
     | undefined
   >;
@@ -162,19 +164,22 @@ export function createCommentsService(deps: CommentsServiceDeps) {
       name: string;
       drive_file_id: string | null;
       destination: DestinationKind;
+      owner: string;
     },
     recorded: {
       drive_file_id: string | null;
       drive_md5: string | null;
       drive_destination: DestinationKind;
+      drive_owner: string;
     },
     content: unknown,
   ): Promise<{ id: string; md5: string }> {
     const body = Buffer.from(JSON.stringify(content, null, 2));
     const md5 = createHash("md5").update(body).digest("hex");
-    // A file recorded in another destination (the account switched) is left there.
+    // A file recorded in another destination (the account switched), or in another account of
+    // it (connected again as someone else), is left there.
     const known =
-      recorded.drive_destination === sidecar.destination
+      recorded.drive_destination === sidecar.destination && recorded.drive_owner === sidecar.owner
         ? recorded
         : { drive_file_id: null, drive_md5: null };
     if (known.drive_file_id && known.drive_md5 === md5) return { id: known.drive_file_id, md5 };
@@ -347,6 +352,7 @@ export function createCommentsService(deps: CommentsServiceDeps) {
           drive_file_id: file.id,
           drive_md5: file.md5,
           drive_destination: sidecar.destination,
+          drive_owner: sidecar.owner,
         });
         read++;
       }

@@ -53,4 +53,6 @@ export interface CommentReadsTable {
   drive_md5: string | null;
   /** The destination `drive_file_id` is in (migration 1200). */
   drive_destination: Generated<DestinationKind>;
+  /** The account of that destination the file is in (migration 1220; '' unknown). */
+  drive_owner: Generated<string>;
 }

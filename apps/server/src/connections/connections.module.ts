@@ -31,6 +31,7 @@ import {
   type DestinationCustody,
   type LostDestination,
 } from "./destination-custody.service.ts";
+import type { AccountChosen } from "./destination-state.ts";
 import { registerDestinationRoutes } from "./destinations.routes.ts";
 import { createOAuthStates } from "./oauth-state.ts";
 import { createPlatformSignalsRepository } from "./platform-signals.repository.ts";
@@ -60,6 +61,11 @@ export interface ConnectionsModule extends Connections {
     destinationConnected: Listen<[userId: string, kind: ConnectedKind]>;
     /** A destination refused its grant or keys: it needs reconnecting (once per grant). */
     destinationNeedsReconnection: Listen<[lost: LostDestination]>;
+    /**
+     * Inside the transaction that stores a destination's connection (Google Drive's too): which
+     * account of it is connected now, and which one was. A listener's error undoes the connection.
+     */
+    accountChosen: Listen<Parameters<AccountChosen>>;
   };
   routes(app: FastifyInstance, guards: AuthGuards): void;
 }
@@ -75,6 +81,7 @@ export function createConnectionsModule(
   const needsReconnection = createHook<[LostConnection]>();
   const destinationConnected = createHook<[string, ConnectedKind]>();
   const destinationNeedsReconnection = createHook<[LostDestination]>();
+  const accountChosen = createHook<Parameters<AccountChosen>>();
   const states = createOAuthStates({ repo, clock: deps.clock, key: deps.secrets.jwtSecret });
   const parts = createConnections({
     repo,
@@ -99,6 +106,7 @@ export function createConnectionsModule(
     google: createGoogleOAuthClient(providers.google, deps.calls.fetchFor("google")),
     ...logOf(deps),
     onConnected: connected,
+    onAccountChosen: accountChosen,
     onNeedsReconnection: needsReconnection,
     // The listeners first (a disconnected account's running syncs end), then a freed slot
     // resumes a paused account.
@@ -138,6 +146,7 @@ export function createConnectionsModule(
     probe: (settings) => probeS3(settings, { publicOnly: s3PublicOnly(deps.config) }),
     s3PublicOnly: s3PublicOnly(deps.config),
     onConnected: destinationConnected,
+    onAccountChosen: accountChosen,
     ...logOf(deps),
   });
   return {
@@ -157,6 +166,7 @@ export function createConnectionsModule(
       needsReconnection,
       destinationConnected,
       destinationNeedsReconnection,
+      accountChosen,
     },
     routes(app, guards) {
       registerConnectionRoutes(app, { connections: parts, guards });

@@ -141,6 +141,7 @@ export function createConnections(deps: ConnectionsDeps): Connections {
     google: deps.google,
     ...log,
     ...(deps.onConnected ? { onConnected: deps.onConnected } : {}),
+    ...(deps.onAccountChosen ? { onAccountChosen: deps.onAccountChosen } : {}),
   });
   const profiles = createAccountProfilesService({
     repo,

@@ -3,7 +3,11 @@ import { createPlansRepository } from "../auth/index.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { inTransaction } from "../db/transaction.ts";
-import { createDestinationStates } from "./destination-state.ts";
+import {
+  type AccountChosen,
+  createDestinationStates,
+  inOwnTransaction,
+} from "./destination-state.ts";
 import type {
   GoogleConnectionRow,
   GoogleConnectionUpdate,
@@ -13,6 +17,29 @@ import type {
   NewInstagramAccount,
   OAuthStateRow,
 } from "./tables.ts";
+
+/** The row for `c`, inserted or replaced (connecting Google again), active. */
+function upsertGoogle(db: Kysely<Database>, c: NewGoogleConnection, now: Date) {
+  return db
+    .insertInto("google_connections")
+    .values(c)
+    .onConflict((oc) =>
+      oc.column("user_id").doUpdateSet({
+        google_sub: c.google_sub,
+        google_email: c.google_email,
+        scopes: c.scopes,
+        refresh_token_encrypted: c.refresh_token_encrypted,
+        access_token_encrypted: c.access_token_encrypted ?? null,
+        access_token_expires_at: c.access_token_expires_at ?? null,
+        status: "active",
+        status_reason: null,
+        last_validated_at: c.last_validated_at ?? null,
+        updated_at: now,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
 
 function repository(db: Kysely<Database>) {
   const plans = createPlansRepository(db);
@@ -189,26 +216,31 @@ function repository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    upsertGoogleConnection(c: NewGoogleConnection, now: Date): Promise<GoogleConnectionRow> {
-      return db
-        .insertInto("google_connections")
-        .values(c)
-        .onConflict((oc) =>
-          oc.column("user_id").doUpdateSet({
-            google_sub: c.google_sub,
-            google_email: c.google_email,
-            scopes: c.scopes,
-            refresh_token_encrypted: c.refresh_token_encrypted,
-            access_token_encrypted: c.access_token_encrypted ?? null,
-            access_token_expires_at: c.access_token_expires_at ?? null,
-            status: "active",
-            status_reason: null,
-            last_validated_at: c.last_validated_at ?? null,
-            updated_at: now,
-          }),
-        )
-        .returningAll()
-        .executeTakeFirstOrThrow();
+    /**
+     * Connecting Google (again), in one transaction with `chosen`: told which Google account
+     * is connected now and which one was.
+     */
+    upsertGoogleConnection(
+      c: NewGoogleConnection,
+      now: Date,
+      chosen?: AccountChosen,
+    ): Promise<GoogleConnectionRow> {
+      return inOwnTransaction(db, async (trx) => {
+        const before = await trx
+          .selectFrom("google_connections")
+          .select("google_sub")
+          .where("user_id", "=", c.user_id)
+          .forUpdate()
+          .executeTakeFirst();
+        const row = await upsertGoogle(trx, c, now);
+        await chosen?.(trx, {
+          userId: c.user_id,
+          kind: "google_drive",
+          account: row.google_sub,
+          previous: before?.google_sub ?? null,
+        });
+        return row;
+      });
     },
 
     updateGoogleConnection(

@@ -26,6 +26,7 @@ import type {
   ConnectedKind,
   DestinationConnectionsRepository,
 } from "./destination-connections.repository.ts";
+import type { AccountChosen } from "./destination-state.ts";
 import type { CallbackParams } from "./oauth.service.ts";
 import type { OAuthStates } from "./oauth-state.ts";
 import { probeS3, s3Label } from "./s3-probe.ts";
@@ -55,6 +56,8 @@ export interface DestinationConnectDeps {
   s3PublicOnly?: boolean;
   /** A destination was connected (or reconnected). Must not fail the connection. */
   onConnected?: (userId: string, kind: ConnectedKind) => Promise<unknown>;
+  /** Told, inside the transaction storing a connection, which account it is (and which was). */
+  onAccountChosen?: AccountChosen;
   log?: ConnectionsLog;
 }
 
@@ -183,6 +186,7 @@ export function createDestinationConnect(deps: DestinationConnectDeps) {
             access_token_expires_at: expiresAt(now, t.expiresIn ?? 4 * 3600),
           },
           now,
+          deps.onAccountChosen,
         );
         await connected(userId, "dropbox");
         return "/settings?destination=dropbox&status=connected";
@@ -210,6 +214,7 @@ export function createDestinationConnect(deps: DestinationConnectDeps) {
             access_token_expires_at: expiresAt(now, t.expiresIn ?? 3600),
           },
           now,
+          deps.onAccountChosen,
         );
         await connected(userId, "onedrive");
         return "/settings?destination=onedrive&status=connected";
@@ -244,6 +249,7 @@ export function createDestinationConnect(deps: DestinationConnectDeps) {
           access_token_expires_at: null,
         },
         now,
+        deps.onAccountChosen,
       );
       await connected(userId, "s3");
       const using = await repo.accountsUsing(userId);

@@ -1,5 +1,6 @@
 import type { DestinationKind } from "@keepsake/contracts";
 import type { Db } from "../db/database.ts";
+import { type AccountChosen, inOwnTransaction } from "./destination-state.ts";
 import type { DestinationConnectionRow, NewDestinationConnection } from "./tables.ts";
 
 /** The destinations with a row of their own here (Google Drive keeps google_connections). */
@@ -12,6 +13,28 @@ export interface DestinationConnectionUpdate {
   access_token_expires_at?: Date | null;
   status?: DestinationConnectionRow["status"];
   status_reason?: string | null;
+}
+
+/** The row for `c`, inserted or replaced, active. */
+function upsertRow(db: Db, c: NewDestinationConnection, now: Date) {
+  return db
+    .insertInto("destination_connections")
+    .values({ ...c, status: "active", status_reason: null, connected_at: now, updated_at: now })
+    .onConflict((oc) =>
+      oc.columns(["user_id", "kind"]).doUpdateSet({
+        external_id: c.external_id,
+        label: c.label,
+        credentials_encrypted: c.credentials_encrypted,
+        access_token_encrypted: c.access_token_encrypted ?? null,
+        access_token_expires_at: c.access_token_expires_at ?? null,
+        status: "active",
+        status_reason: null,
+        connected_at: now,
+        updated_at: now,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /**
@@ -61,26 +84,32 @@ export function createDestinationConnectionsRepository(db: Db) {
         .execute();
     },
 
-    /** Connecting (again): the row is replaced by what the provider just granted, active. */
-    upsert(c: NewDestinationConnection, now: Date): Promise<DestinationConnectionRow> {
-      return db
-        .insertInto("destination_connections")
-        .values({ ...c, status: "active", status_reason: null, connected_at: now, updated_at: now })
-        .onConflict((oc) =>
-          oc.columns(["user_id", "kind"]).doUpdateSet({
-            external_id: c.external_id,
-            label: c.label,
-            credentials_encrypted: c.credentials_encrypted,
-            access_token_encrypted: c.access_token_encrypted ?? null,
-            access_token_expires_at: c.access_token_expires_at ?? null,
-            status: "active",
-            status_reason: null,
-            connected_at: now,
-            updated_at: now,
-          }),
-        )
-        .returningAll()
-        .executeTakeFirstOrThrow();
+    /**
+     * Connecting (again): the row is replaced by what the provider just granted, active; in one
+     * transaction with `chosen`, told which account is connected now and which one was.
+     */
+    upsert(
+      c: NewDestinationConnection,
+      now: Date,
+      chosen?: AccountChosen,
+    ): Promise<DestinationConnectionRow> {
+      return inOwnTransaction(db, async (trx) => {
+        const before = await trx
+          .selectFrom("destination_connections")
+          .select("external_id")
+          .where("user_id", "=", c.user_id)
+          .where("kind", "=", c.kind)
+          .forUpdate()
+          .executeTakeFirst();
+        const row = await upsertRow(trx, c, now);
+        await chosen?.(trx, {
+          userId: c.user_id,
+          kind: c.kind,
+          account: row.external_id,
+          previous: before?.external_id ?? null,
+        });
+        return row;
+      });
     },
 
     update,

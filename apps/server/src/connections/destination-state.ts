@@ -1,11 +1,13 @@
 import { type DestinationKind, syncMessages } from "@keepsake/contracts";
 import type { Db } from "../db/database.ts";
+import { inTransaction } from "../db/transaction.ts";
 import { connectFirstWords, reconnectWords } from "../providers/failure-words.ts";
 
 /**
  * Where a user's destination of one kind stands, as backups and syncs need it: connected or
- * not, working or waiting for a reconnect (with why), and the key folders are kept under
- * (the Google account for Drive; the connection for the others).
+ * not, working or waiting for a reconnect (with why), and the account connected there (the
+ * Google sub for Drive; the connection's external_id for the others: the Dropbox or Microsoft
+ * account, the S3 endpoint and bucket), which folders and the ledger are kept under.
  */
 export interface DestinationState {
   kind: DestinationKind;
@@ -15,6 +17,20 @@ export interface DestinationState {
   problem: string | null;
   accountKey: string;
 }
+
+/**
+ * Told, inside the transaction that stores a connection, which account of the destination is
+ * connected now and which one was before (null: none was): the backups area copies again what
+ * it completed in another account (`backups/destination-owner.ts`).
+ */
+export type AccountChosen = (
+  trx: Db,
+  change: { userId: string; kind: DestinationKind; account: string; previous: string | null },
+) => Promise<unknown>;
+
+/** `fn` in the transaction `db` is, or in a new one. */
+export const inOwnTransaction = <T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> =>
+  db.isTransaction ? fn(db) : inTransaction(db, fn);
 
 /** "Please connect your Dropbox account first", as Drive's message says it. */
 export const notConnectedWords = (kind: DestinationKind) =>
@@ -37,7 +53,7 @@ export function createDestinationStates(db: Db) {
               .executeTakeFirst()
           : await db
               .selectFrom("destination_connections")
-              .select(["id as key", "status", "status_reason"])
+              .select(["external_id as key", "status", "status_reason"])
               .where("user_id", "=", userId)
               .where("kind", "=", kind)
               .executeTakeFirst();

@@ -15,7 +15,7 @@ export type {
   LostDestination,
 } from "./destination-custody.service.ts";
 export { createDestinationCustody } from "./destination-custody.service.ts";
-export type { DestinationState } from "./destination-state.ts";
+export type { AccountChosen, DestinationState } from "./destination-state.ts";
 export {
   createDestinationStates,
   destinationReconnectWords,

@@ -16,6 +16,7 @@ import { createAccountSlots } from "./account-slots.ts";
 import { ConnectionError } from "./connection-error.ts";
 import { type ConnectionsLog, expiresAt, LABEL } from "./connection-rules.ts";
 import type { ConnectionsRepository } from "./connections.repository.ts";
+import type { AccountChosen } from "./destination-state.ts";
 import type { GrantPurpose, OAuthStates } from "./oauth-state.ts";
 import type { InstagramAccountRow } from "./tables.ts";
 import type { TokenCustody } from "./token-custody.service.ts";
@@ -39,6 +40,8 @@ export interface OAuthServiceDeps {
    * (`undefined`) when Google Drive was. The sync area starts the first backup from here.
    */
   onConnected?: (userId: string, accountIds: string[] | undefined) => Promise<unknown>;
+  /** Told, inside the transaction storing Google's connection, which Google account it is. */
+  onAccountChosen?: AccountChosen;
 }
 
 /** What a provider sent back to the callback. */
@@ -337,6 +340,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
             updated_at: now,
           },
           now,
+          deps.onAccountChosen,
         );
         await connected(userId, undefined);
         return {

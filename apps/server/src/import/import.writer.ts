@@ -182,7 +182,7 @@ export function createImportWriter(deps: {
       sidecarId = (await d.putBytes(specOf(item, meta, folder.id, "application/json"), content)).id;
     }
     // Before the item is marked completed: a crash in between leaves it to finish again.
-    await deps.recordImportedPost(importedPost(item, files));
+    await deps.recordImportedPost(importedPost(item, files, key));
     const first = await repo.completeItem(item.id, sidecarId, clock.now());
     if (!first) {
       // Another request finished the item at the same moment: keep the sidecar it recorded.

@@ -13,8 +13,9 @@ export interface ImportedPost {
   posted_at: Date;
   children: PostChild[];
   backup: {
-    /** Where the item's files are. */
+    /** Where the item's files are, and in which account of it (`backups.owner`). */
     destination: DestinationKind;
+    owner: string;
     size: number;
     md5: string | null;
     drive_file_id: string | null;
@@ -43,6 +44,7 @@ export function importedPost(
     ImportFileRow,
     "file_key" | "media_type" | "size_bytes" | "md5" | "drive_file_id" | "web_url"
   >[],
+  owner: string,
 ): ImportedPost {
   const first = files[0];
   const carousel = files.length > 1;
@@ -64,6 +66,7 @@ export function importedPost(
       : [],
     backup: {
       destination: item.destination,
+      owner,
       size: files.reduce((n, f) => n + Number(f.size_bytes ?? 0), 0),
       md5: first?.md5 ?? null,
       drive_file_id: first?.drive_file_id ?? null,

@@ -36,15 +36,28 @@ export function createPostLookupsRepository(db: Db) {
       );
     },
 
-    /** The post's `…_meta.json` as its backup recorded it (absent until it is in Drive). */
+    /**
+     * The post's `…_meta.json` as its backup recorded it, in the destination's account the
+     * backup was completed in (absent until it is in Drive, or while it is copied to another).
+     */
     sidecarOf(postId: string) {
       return db
         .selectFrom("posts as p")
         .innerJoin("backups as b", "b.post_id", "p.id")
         .innerJoin("backup_files as f", (j) =>
-          j.onRef("f.backup_id", "=", "b.id").onRef("f.destination", "=", "b.destination"),
+          j
+            .onRef("f.backup_id", "=", "b.id")
+            .onRef("f.destination", "=", "b.destination")
+            .onRef("f.owner", "=", "b.owner"),
         )
-        .select(["p.instagram_id", "p.permalink", "f.name", "f.drive_file_id", "b.destination"])
+        .select([
+          "p.instagram_id",
+          "p.permalink",
+          "f.name",
+          "f.drive_file_id",
+          "b.destination",
+          "b.owner",
+        ])
         .where("p.id", "=", postId)
         .where(sql<boolean>`f.item_key = p.instagram_id || '_meta'`)
         .where("f.drive_file_id", "is not", null)

@@ -1,4 +1,4 @@
-import { DEMO_IG } from "@keepsake/sandbox";
+import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextCommentRead } from "../../src/comments/cadence.ts";
 import { backupHelpers, FAST_ENGINE } from "../support/backup.ts";
@@ -135,6 +135,25 @@ describe("comments, for those who opt in", () => {
     const rewritten = JSON.parse(await h.driveContent(file.id));
     const inFile = rewritten.comments.find((c: { id: string }) => c.id === gone.id);
     expect(inFile.removed_on_instagram_at).not.toBeNull();
+
+    // Drive connected again as Maya's Google account: the post is copied there, and its
+    // comments file is written there too, beside the new sidecar; Jordan's stays as it was.
+    await t.connectDrive(u.token, DEMO_GOOGLE.maya.sub);
+    await dueNow(u.accountId);
+    expect(await refreshAll(u.accountId)).toEqual({ read: 0 });
+    await h.drain(u.user.id);
+    await dueNow(u.accountId);
+    expect(await refreshAll(u.accountId)).toEqual({ read: 1 });
+    const inMaya = await h.driveFiles(DEMO_GOOGLE.maya.email);
+    const mayaMeta = inMaya.find((f) => f.name === meta.name)!;
+    const mayaFile = inMaya.find((f) => f.name === file.name)!;
+    expect(mayaFile.folder).toBe(mayaMeta.folder);
+    expect(JSON.parse(await h.driveContent(mayaFile.id)).comments.length).toBe(
+      after.body.comments.length,
+    );
+    expect((await h.driveFiles()).filter((f) => f.name === file.name).map((f) => f.id)).toEqual([
+      file.id,
+    ]);
 
     // Turning it off stops the reads and says what stays.
     const off = await t.call("PUT", `/api/comments/settings/${u.accountId}`, {
