@@ -33,8 +33,8 @@ export const importedPosts = (trx: Db, where: { user_id: string } | { account_id
 
 /**
  * A destination was connected, in the transaction that stores it: `account` is the account of
- * it connected now (the Google sub, the Dropbox or Microsoft account, the S3 endpoint and
- * bucket), `previous` the one connected before (null: none was).
+ * it connected now (the Google sub, the Dropbox or Microsoft account, the S3 endpoint, bucket
+ * and prefix), `previous` the one connected before (null: none was).
  *
  * What was backed up into another account of it is not in this one: those backups become
  * pending, so the history is copied into this account once (the sync the connection starts

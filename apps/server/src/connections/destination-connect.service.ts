@@ -242,7 +242,8 @@ export function createDestinationConnect(deps: DestinationConnectDeps) {
         {
           user_id: userId,
           kind: "s3",
-          external_id: `${settings.endpoint}/${settings.bucket}`,
+          // Where the objects go: another bucket, or another prefix in it, is another place.
+          external_id: `${settings.endpoint}/${settings.bucket}${settings.prefix ? `/${settings.prefix}` : ""}`,
           label: s3Label(settings),
           credentials_encrypted: seal(JSON.stringify(settings)),
           access_token_encrypted: null,

@@ -7,7 +7,7 @@ import { connectFirstWords, reconnectWords } from "../providers/failure-words.ts
  * Where a user's destination of one kind stands, as backups and syncs need it: connected or
  * not, working or waiting for a reconnect (with why), and the account connected there (the
  * Google sub for Drive; the connection's external_id for the others: the Dropbox or Microsoft
- * account, the S3 endpoint and bucket), which folders and the ledger are kept under.
+ * account, the S3 endpoint, bucket and prefix), which folders and the ledger are kept under.
  */
 export interface DestinationState {
   kind: DestinationKind;

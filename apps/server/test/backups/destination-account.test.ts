@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { DEMO_DROPBOX, DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
+import { DEMO_DROPBOX, DEMO_GOOGLE, DEMO_IG, SANDBOX_CREDENTIALS } from "@keepsake/sandbox";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { backupFaultsSuite } from "../support/backup-faults.ts";
@@ -232,6 +232,53 @@ describe("connecting a destination again as another account", () => {
     expect((await backups(ids)).map((b) => [b.status, b.destination, b.owner])).toEqual(
       ids.map(() => ["completed", "dropbox", DEMO_DROPBOX.maya.accountId]),
     );
+    expect((await chooseDestination(t, user.token, user.accountId, "google_drive")).status).toBe(
+      200,
+    );
+  });
+
+  it("copies an S3 history under another prefix once; the first prefix keeps its objects", async () => {
+    const { t, user } = suite.get();
+    const picked = [await pick("image", 5), await pick("carousel", 3)];
+    const ids = picked.map((p) => p.id);
+    const save = async (prefix: string) => {
+      const res = await t.call("POST", "/api/destinations/s3", {
+        token: user.token,
+        body: {
+          endpoint: t.sandbox.urls.s3,
+          region: SANDBOX_CREDENTIALS.s3.region,
+          bucket: SANDBOX_CREDENTIALS.s3.bucket,
+          prefix,
+          access_key_id: SANDBOX_CREDENTIALS.s3.accessKeyId,
+          secret_access_key: SANDBOX_CREDENTIALS.s3.secretAccessKey,
+        },
+      });
+      expect(res.status, res.body.detail).toBe(200);
+    };
+    const under = async (prefix: string) => {
+      type Objects = { objects: { key: string }[] };
+      return (await control<Objects>(t.sandbox, "s3/objects")).objects
+        .map((o) => o.key)
+        .filter((k) => k.startsWith(prefix) && picked.some((p) => k.includes(p.instagram_id)))
+        .map((k) => k.slice(prefix.length))
+        .sort();
+    };
+    await save("first");
+    expect((await chooseDestination(t, user.token, user.accountId, "s3")).status).toBe(200);
+    for (const id of ids) await t.ctx.backups.retry(user.user.id, id);
+    await run(ids);
+    const first = await under("first/");
+    expect(first.length).toBeGreaterThanOrEqual(4);
+
+    // The same settings again: nothing to copy.
+    await save("first/");
+    expect((await backups(ids)).map((b) => b.status)).toEqual(ids.map(() => "completed"));
+
+    await save("second");
+    expect((await backups(ids)).map((b) => b.status)).toEqual(ids.map(() => "pending"));
+    await run(ids);
+    expect(await under("second/")).toEqual(first);
+    expect(await under("first/")).toEqual(first);
     expect((await chooseDestination(t, user.token, user.accountId, "google_drive")).status).toBe(
       200,
     );

@@ -1,5 +1,5 @@
 -- Issue 38: a destination connected again as another account (another Google account, Dropbox
--- account, Microsoft account, S3 endpoint and bucket) is another place. Each record of a file
+-- account, Microsoft account, S3 bucket or prefix) is another place. Each record of a file
 -- says in which account it was written (`owner`: the Google sub, or the connection's
 -- external_id), and each backup in which account it was completed; a backup completed in
 -- another account than the one connected now is copied again, once, into the new one. An empty
