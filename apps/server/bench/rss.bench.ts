@@ -9,6 +9,8 @@
  * returns the heap it grew while starting some seconds after it sees the process idle), and
  * the peak RSS (VmHWM)
  * after BENCH_LOAD_SECONDS (default 5) of 100 requests/s to the API (for the roles that serve it).
+ * For the roles on the PostgreSQL server, also the transactions per second the idle process
+ * runs there between those two readings (the job queue's polling: `pg_stat_database`).
  * BENCH_ONLY measures only the runs whose name contains it (e.g. `BENCH_ONLY="npm start"`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -16,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { runLoad } from "./load.ts";
 import { buildServerIfStale, ROOT, roleCommand, roleEnv } from "./roles.ts";
 import { createServerDatabase } from "./server-database.ts";
@@ -49,6 +52,23 @@ interface Run {
   args: string[];
   env: Record<string, string>;
   serves: boolean;
+  /** The transactions committed or rolled back in the run's database so far (server runs). */
+  transactions?: () => Promise<number>;
+}
+
+/** Transactions of database `name` on the server, as the statistics collector has them. */
+async function transactionsOf(serverUrl: string, name: string): Promise<number> {
+  const c = new pg.Client({ connectionString: serverUrl });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ n: string }>(
+      "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1",
+      [name],
+    );
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await c.end();
+  }
 }
 
 async function measure(run: Run) {
@@ -85,8 +105,12 @@ async function measure(run: Run) {
     // reducer), some seconds after start: the RSS early, and once idle.
     await sleep(EARLY_SECONDS * 1000);
     const early = memory(child.pid as number).rss;
+    const tx0 = await run.transactions?.();
     await sleep((IDLE_SECONDS - EARLY_SECONDS) * 1000);
     const idle = memory(child.pid as number);
+    const tx1 = await run.transactions?.();
+    const idleTps =
+      tx0 !== undefined && tx1 !== undefined ? (tx1 - tx0) / (IDLE_SECONDS - EARLY_SECONDS) : null;
     if (run.serves && url) {
       const email = `rss.${Date.now()}@example.com`;
       const body = JSON.stringify({ full_name: "Rss Bench", email, password: "Passw0rdOk" });
@@ -108,7 +132,7 @@ async function measure(run: Run) {
       });
     }
     const after = memory(child.pid as number);
-    return { name: run.name, ready, early, idle: idle.rss, peak: after.peak };
+    return { name: run.name, ready, early, idle: idle.rss, peak: after.peak, idleTps };
   } finally {
     const exited = new Promise((r) => child.once("exit", r));
     child.kill("SIGTERM");
@@ -123,6 +147,7 @@ async function main() {
   if (!server) throw new Error("Set DATABASE_URL to a PostgreSQL server for the role runs.");
   const db = await createServerDatabase(server, "keepsake_rss");
   const database = { DATABASE_URL: db.url, ...LIVE_CREDENTIALS };
+  const transactions = () => transactionsOf(server, db.name);
   buildServerIfStale();
   const runs: Run[] = [
     // npm start on the embedded database: no DATABASE_URL.
@@ -140,12 +165,14 @@ async function main() {
       args: roleCommand(role),
       env: { ...roleEnv(role), ...database },
       serves,
+      transactions,
     });
     runs.push({
       name: `${role} (TypeScript)`,
       args: ["apps/server/src/main.ts", role],
       env: database,
       serves,
+      transactions,
     });
   }
   // BENCH_ONLY: measure only the runs whose name contains it (e.g. "npm start").
@@ -160,12 +187,12 @@ async function main() {
     await db.drop();
   }
   const lines = [
-    `Keepsake process footprint (Node ${process.version}; RSS ${EARLY_SECONDS} s after ready, and idle = RSS ${IDLE_SECONDS} s after ready; peak = VmHWM after ${LOAD_SECONDS} s of 100 req/s to /api/sync/posts where the role serves the API)`,
-    `${"process".padEnd(24)} ${"ready s".padStart(8)} ${`${EARLY_SECONDS} s MiB`.padStart(9)} ${"idle MiB".padStart(9)} ${"peak MiB".padStart(9)}`,
+    `Keepsake process footprint (Node ${process.version}; RSS ${EARLY_SECONDS} s after ready, and idle = RSS ${IDLE_SECONDS} s after ready; peak = VmHWM after ${LOAD_SECONDS} s of 100 req/s to /api/sync/posts where the role serves the API; idle tx/s = transactions per second in its database between the two RSS readings)`,
+    `${"process".padEnd(24)} ${"ready s".padStart(8)} ${`${EARLY_SECONDS} s MiB`.padStart(9)} ${"idle MiB".padStart(9)} ${"peak MiB".padStart(9)} ${"idle tx/s".padStart(10)}`,
   ];
   for (const r of results)
     lines.push(
-      `${r.name.padEnd(24)} ${r.ready.toFixed(2).padStart(8)} ${r.early.toFixed(0).padStart(9)} ${r.idle.toFixed(0).padStart(9)} ${r.peak.toFixed(0).padStart(9)}`,
+      `${r.name.padEnd(24)} ${r.ready.toFixed(2).padStart(8)} ${r.early.toFixed(0).padStart(9)} ${r.idle.toFixed(0).padStart(9)} ${r.peak.toFixed(0).padStart(9)} ${(r.idleTps === null ? "-" : r.idleTps.toFixed(1)).padStart(10)}`,
     );
   console.log(lines.join("\n"));
 }

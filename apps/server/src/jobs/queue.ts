@@ -47,6 +47,13 @@ export interface JobQueue<TDeps> extends JobSender {
   boss: PgBoss;
 }
 
+/**
+ * How often each worker slot fetches on its own. The queue's polling interval is kept by one
+ * idle slot at a time (`work`); this only bounds how long a job could wait if a wake-up were
+ * lost.
+ */
+const BACKSTOP_POLL_SECONDS = 30;
+
 /** Waits for `promise`, at most `ms`. */
 async function within(ms: number, promise: Promise<unknown>) {
   let timer: NodeJS.Timeout | undefined;
@@ -101,6 +108,15 @@ export function createJobQueue<TDeps>(options: {
   let idle: (() => void) | null = null;
   /** This process's worker slots per queue, woken when this process sends them a job. */
   const slots = new Map<string, string[]>();
+  /** The slots running a job now. */
+  const busy = new Set<string>();
+  /** The timers that have one idle slot of each queue poll (cleared by `stop`). */
+  const pollers: NodeJS.Timeout[] = [];
+  /** One idle slot of the queue fetches now (none when every slot is running a job). */
+  const wakeIdle = (name: string) => {
+    const id = slots.get(name)?.find((x) => !busy.has(x));
+    if (id) boss.notifyWorker(id);
+  };
   // NOTIFY wakes workers in every process; a job sent in this process also wakes this
   // process's slots at once, without waiting for the notification's round trip.
   const wake = (name: string) => {
@@ -247,6 +263,11 @@ export function createJobQueue<TDeps>(options: {
         const polling = job.pollingIntervalSeconds ?? options.pollingIntervalSeconds ?? 2;
         // One pg-boss worker per slot, so each knows its id: a slot that just finished a job asks
         // for the next one at once (the queue may hold more) rather than after its poll delay.
+        // Polling (which only finds jobs whose start time came: NOTIFY wakes every slot for a job
+        // sent) is one idle slot's fetch per interval, whatever the number of slots; a slot that
+        // gets a job wakes another idle one, so due jobs spread over the slots at once. Each
+        // slot's own poll is only a backstop.
+        const backstop = Math.max(polling, BACKSTOP_POLL_SECONDS);
         for (let slot = 0; slot < (job.concurrency ?? 1); slot++) {
           let workerId = "";
           workerId = await boss.work(
@@ -254,12 +275,13 @@ export function createJobQueue<TDeps>(options: {
             {
               batchSize: 1,
               localConcurrency: 1,
-              pollingIntervalSeconds: polling,
-              // While NOTIFY works, polling only finds jobs whose start time came (startAfter).
-              notifyPollingIntervalSeconds: polling,
+              pollingIntervalSeconds: backstop,
+              notifyPollingIntervalSeconds: backstop,
             },
             async ([j]) => {
               if (!j) return;
+              busy.add(workerId);
+              wakeIdle(job.name);
               const controller = new AbortController();
               let settle = () => {};
               const settled = new Promise<void>((r) => {
@@ -279,6 +301,7 @@ export function createJobQueue<TDeps>(options: {
                 throw err;
               } finally {
                 running.delete(j.id);
+                busy.delete(workerId);
                 settle();
                 if (running.size === 0) idle?.();
                 boss.notifyWorker(workerId);
@@ -287,6 +310,9 @@ export function createJobQueue<TDeps>(options: {
           );
           slots.set(job.name, [...(slots.get(job.name) ?? []), workerId]);
         }
+        const poller = setInterval(() => wakeIdle(job.name), polling * 1000);
+        poller.unref();
+        pollers.push(poller);
         if (job.cron)
           await boss.schedule(job.name, job.cron, job.scheduleData ?? {}, { tz: "UTC" });
       }
@@ -294,6 +320,7 @@ export function createJobQueue<TDeps>(options: {
     async stop({ graceMs = 10_000, unwindMs = 5_000 } = {}) {
       const names = [...slots.keys()];
       slots.clear();
+      for (const poller of pollers.splice(0)) clearInterval(poller);
       if (!started) return;
       started = false;
       // No new jobs: every slot stops asking (the running handlers go on).

@@ -40,9 +40,30 @@ const slow = defineJob({
   },
 });
 
+/** How many `test-spread` handlers run at once, and the latch that lets them finish. */
+let spreading = 0;
+let peakSpread = 0;
+let release = () => {};
+const released = new Promise<void>((r) => {
+  release = r;
+});
+/** Three slots polling every 5 s between them; each slot's own poll is the 30 s backstop. */
+const spread = defineJob({
+  name: "test-spread",
+  payload: z.object({ n: z.number().int() }),
+  concurrency: 3,
+  pollingIntervalSeconds: 5,
+  async handler() {
+    spreading++;
+    peakSpread = Math.max(peakSpread, spreading);
+    await released;
+    spreading--;
+  },
+});
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({}, { jobs: [flaky, once, slow] });
+  t = await createTestApp({}, { jobs: [flaky, once, slow, spread] });
 });
 afterAll(async () => {
   await t.close();
@@ -66,6 +87,20 @@ describe("job queue", () => {
     await t.ctx.queue.send(slow, { n: 6 });
     await vi.waitFor(() => expect(drained).toHaveLength(6), { timeout: 15_000 });
     expect(drained.sort()).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("jobs that come due together run in every slot at once, though one idle slot polls", async () => {
+    // Due in 2 s: the NOTIFY of their insert finds nothing to run yet, so only polling finds
+    // them, and one slot's poll (every 5 s) finds the first; each slot that gets one wakes
+    // another at once. (Woken only by the polls, the third would start 10 s after the first.)
+    const startAfter = new Date(Date.now() + 2000);
+    await t.ctx.queue.boss.insert(
+      spread.name,
+      [1, 2, 3].map((n) => ({ data: { n }, startAfter })),
+    );
+    await vi.waitFor(() => expect(peakSpread).toBe(3), { timeout: 12_000 });
+    release();
+    await vi.waitFor(() => expect(spreading).toBe(0), { timeout: 15_000 });
   });
 
   it("runs a job in a worker and retries a failure", async () => {
