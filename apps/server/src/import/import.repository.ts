@@ -202,9 +202,10 @@ export function createImportRepository(db: Db) {
 
     /**
      * Takes the file for one upload request until `until` (none while another request holds
-     * it, nor once it is in Drive); answers the file's row, or undefined when it is held or done.
+     * it, nor once it is in the destination's account `owner`); answers the file's row, or
+     * undefined when it is held or done.
      */
-    async claimFile(itemId: string, fileKey: string, now: Date, until: Date) {
+    async claimFile(itemId: string, fileKey: string, now: Date, until: Date, owner: string) {
       // `started_before`: when a request before this one began the file (read under the row's
       // lock, before this claim sets started_at).
       const { rows } = await sql<ImportFileRow & { started_before: Date | null }>`
@@ -213,7 +214,7 @@ export function createImportRepository(db: Db) {
           FROM (SELECT item_id, file_key, started_at FROM import_files
                  WHERE item_id = ${itemId} AND file_key = ${fileKey} FOR UPDATE) old
          WHERE f.item_id = old.item_id AND f.file_key = old.file_key
-           AND f.drive_file_id IS NULL
+           AND (f.drive_file_id IS NULL OR f.owner NOT IN (${owner}, ''))
            AND (f.lease_until IS NULL OR f.lease_until < ${now})
         RETURNING f.*, old.started_at AS started_before`.execute(db);
       return rows[0];

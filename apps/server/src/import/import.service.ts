@@ -14,7 +14,7 @@ import { AppError } from "../lib/errors.ts";
 import { exportFileKey, exportItemKey, importFileName, nameId } from "./import.naming.ts";
 import type { ImportRepository, NewImportItem } from "./import.repository.ts";
 import { importSummary } from "./import.summary.ts";
-import { asAppError, createImportWriter } from "./import.writer.ts";
+import { asAppError, createImportWriter, recordedIn } from "./import.writer.ts";
 import type { ImportedPost } from "./imported-post.ts";
 import type { ImportItemRow } from "./tables.ts";
 
@@ -252,6 +252,11 @@ export function createImportService(deps: ImportServiceDeps) {
         );
       }
       rows = await repo.itemsOf(accountId, wanted.map(exportItemKey));
+      // A file counts as done in the account of its item's destination connected now.
+      const accountKeys = new Map<DestinationKind, string>();
+      for (const kind of new Set(rows.map((r) => r.item.destination))) {
+        accountKeys.set(kind, (await directory.destinationState(userId, kind)).accountKey);
+      }
       const items = rows
         .map(({ item, files }) => ({
           id: item.id,
@@ -264,7 +269,9 @@ export function createImportService(deps: ImportServiceDeps) {
             uri: f.uri,
             name: f.name,
             media_type: f.media_type,
-            done: f.drive_file_id !== null,
+            done:
+              f.drive_file_id !== null &&
+              recordedIn(f, accountKeys.get(item.destination) || f.owner),
           })),
         }))
         .sort((a, b) => b.taken_at.localeCompare(a.taken_at));
@@ -310,7 +317,10 @@ export function createImportService(deps: ImportServiceDeps) {
       const files = await repo.itemFiles(itemId);
       const file = files.find((f) => f.file_key === fileKey);
       if (!file) throw new AppError("not_found", messages.fileNotFound);
-      if (file.drive_file_id) {
+      const target = await directory.destinationState(userId, item.destination);
+      // (Not connected: what is recorded counts, and the upload below says to connect.)
+      const here = target.accountKey || file.owner;
+      if (file.drive_file_id && recordedIn(file, here)) {
         return done(item, fileKey, file.drive_file_id, await finishItem(userId, item));
       }
       if (item.status === "known") throw new AppError("conflict", messages.known);
@@ -319,7 +329,6 @@ export function createImportService(deps: ImportServiceDeps) {
         throw new AppError("conflict", messages.overLimit(postLimit(tier) ?? 0, tierLabel(tier)));
       }
       if (contentLength === null) throw new AppError("invalid", messages.noLength);
-      const target = await directory.destinationState(userId, item.destination);
       if (target.problem !== null) throw new AppError("conflict", target.problem);
 
       const now = clock.now();
@@ -328,11 +337,12 @@ export function createImportService(deps: ImportServiceDeps) {
         fileKey,
         now,
         new Date(now.getTime() + FILE_LEASE_MS),
+        target.accountKey,
       );
       if (!claimed) {
         // Another request holds it, or finished it since this one read it: then it is done.
         const now = (await repo.itemFiles(itemId)).find((f) => f.file_key === fileKey);
-        if (now?.drive_file_id) {
+        if (now?.drive_file_id && recordedIn(now, here)) {
           return done(item, fileKey, now.drive_file_id, await finishItem(userId, item));
         }
         throw new AppError("conflict", messages.busy);

@@ -40,6 +40,11 @@ const words = {
 class BodyBrokeOff extends Error {}
 
 /**
+ * Whether what a file row records (its file id, its session) is in the destination's account
+ * `key`: written there, or before accounts were recorded (owner '').
+ */
+export const recordedIn = (f: { owner: string }, key: string) => f.owner === key || f.owner === "";
+/**
  * What an import writes to the destination, through the seam (destinations/): each media file
  * streamed from the browser's request with the backups' uploader, its upload session and file
  * id recorded in import_files by the one ledger, and each item's sidecar once its files are
@@ -56,9 +61,10 @@ export function createImportWriter(deps: {
 }) {
   const { repo, clock } = deps;
 
-  const ledgerFor = (itemId: string) =>
+  /** The item's file rows, each recording the destination's account `owner` it writes in. */
+  const ledgerFor = (itemId: string, owner: string) =>
     createLedger({
-      save: (i: LedgerItem, fields, now) => repo.saveFile(itemId, i.key, fields, now),
+      save: (i: LedgerItem, fields, now) => repo.saveFile(itemId, i.key, { ...fields, owner }, now),
       clock,
       sessions: deps.sessions,
     });
@@ -99,12 +105,17 @@ export function createImportWriter(deps: {
   async function putMedia(
     userId: string,
     item: NamedItem,
-    file: ImportFileRow,
+    recorded: ImportFileRow,
     body: Readable,
     total: number,
   ): Promise<string> {
     const { d, key } = await targetOf(userId, item);
-    const ledger = ledgerFor(item.id);
+    // What was recorded in another account of the destination (connected again as someone
+    // else) is not here: the file is written into this one from its first byte.
+    const file = recordedIn(recorded, key)
+      ? recorded
+      : { ...recorded, upload_session_uri: null, upload_total: null, started_at: null };
+    const ledger = ledgerFor(item.id, key);
     const li: LedgerItem = { key: file.file_key, name: file.name };
     let resume: OpenUpload | null = null;
     const uri = ledger.openSession(file);
@@ -171,6 +182,7 @@ export function createImportWriter(deps: {
     const files = await repo.itemFiles(item.id);
     if (files.some((f) => !f.drive_file_id)) return false;
     const { d, key } = await targetOf(userId, item);
+    if (files.some((f) => !recordedIn(f, key))) return false;
     const folder = await folderOf(d, key, item);
     const metaKey = `${item.item_key}_meta`;
     let sidecarId = (await mine(d, metaKey))?.id;

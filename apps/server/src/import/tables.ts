@@ -56,6 +56,11 @@ export interface ImportFilesTable {
   web_url: string | null;
   upload_session_uri: string | null;
   upload_total: number | null;
+  /**
+   * The account of the item's destination its file id and session are in (migration 1220: the
+   * Google sub, or the connection's external_id; '' unknown, taken as the connected one's).
+   */
+  owner: Generated<string>;
   started_at: Timestamp | null;
   lease_until: Timestamp | null;
   updated_at: Timestamp;

@@ -177,7 +177,7 @@ describe("connecting a destination again as another account", () => {
       .split(";")
       .map((x) => x.trim())
       .filter((x) => x.startsWith("UPDATE"));
-    expect(backfill.length).toBe(4);
+    expect(backfill.length).toBe(6);
     for (const statement of backfill) await sql.raw(statement).execute(db);
 
     const after = await db

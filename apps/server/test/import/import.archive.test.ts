@@ -5,6 +5,12 @@ import { TextWriter, Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importSummary } from "../../src/import/import.summary.ts";
 import { backupHelpers, FAST_ENGINE } from "../support/backup.ts";
+import {
+  type OpenedExport,
+  type PlanItem,
+  planImport,
+  putImportFile,
+} from "../support/import-export.ts";
 import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
 
 /**
@@ -14,12 +20,6 @@ import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
 let t: SandboxedApp;
 let h: ReturnType<typeof backupHelpers>;
 let user: Awaited<ReturnType<ReturnType<typeof backupHelpers>["connectedUser"]>>;
-
-interface OpenedExport {
-  paths: string[];
-  files: { path: string; text: string }[];
-  bytes(path: string): Promise<Uint8Array>;
-}
 
 /** Downloads a demo account's export from the sandbox and opens it as the browser does. */
 async function openExport(account: string, query = ""): Promise<OpenedExport> {
@@ -47,30 +47,9 @@ async function openExport(account: string, query = ""): Promise<OpenedExport> {
 }
 
 const plan = (token: string, accountId: string, ex: Pick<OpenedExport, "paths" | "files">) =>
-  t.call("POST", `/api/import/accounts/${accountId}/plan`, {
-    token,
-    body: { paths: ex.paths, files: ex.files },
-  });
-
+  planImport(t, token, accountId, ex);
 const put = (token: string, itemId: string, key: string, body: Uint8Array) =>
-  t.app.inject({
-    method: "PUT",
-    url: `/api/import/items/${itemId}/files/${encodeURIComponent(key)}`,
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/octet-stream",
-    },
-    payload: Buffer.from(body),
-  });
-
-type PlanItem = {
-  id: string;
-  kind: string;
-  status: string;
-  caption: string | null;
-  taken_at: string;
-  files: { key: string; uri: string; name: string; done: boolean }[];
-};
+  putImportFile(t, token, itemId, key, body);
 
 beforeAll(async () => {
   t = await createSandboxedApp({}, { engineSettings: FAST_ENGINE });

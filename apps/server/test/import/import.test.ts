@@ -1,16 +1,17 @@
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  compactExportJson,
-  exportJsonPaths,
-  exportMessages,
-  exportPlanPaths,
-} from "@keepsake/contracts/instagram-export";
+import { exportMessages } from "@keepsake/contracts/instagram-export";
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
-import { TextWriter, Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.js/zip.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../support/app.ts";
 import { backupHelpers, FAST_ENGINE, md5 } from "../support/backup.ts";
+import {
+  type OpenedExport,
+  openExport as openExport_,
+  type PlanItem,
+  planImport,
+  putImportFile,
+} from "../support/import-export.ts";
 import { peerApps } from "../support/peers.ts";
 import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
 import { until } from "../support/wait.ts";
@@ -28,63 +29,11 @@ const CHUNK = 256 * 1024;
 /** The creator's account, connected by one test and used by the next. */
 let creator: typeof user | undefined;
 
-interface OpenedExport {
-  paths: string[];
-  files: { path: string; text: string }[];
-  bytes(path: string): Promise<Uint8Array>;
-}
-
-/** Downloads a demo account's export from the sandbox and opens it as the browser does. */
-async function openExport(account: string, query = ""): Promise<OpenedExport> {
-  const res = await fetch(`${t.sandbox.url}/_control/instagram/${account}/export.zip${query}`);
-  expect(res.status).toBe(200);
-  const zip = new ZipReader(new Uint8ArrayReader(new Uint8Array(await res.arrayBuffer())));
-  const entries = await zip.getEntries();
-  const byPath = new Map(entries.map((e) => [e.filename, e]));
-  // The browser sends the JSON files' paths (an HTML export's pages) and their compact text (apps/web's export-reader).
-  const paths = exportPlanPaths(entries.map((e) => e.filename));
-  const files = [];
-  for (const path of exportJsonPaths(paths)) {
-    const entry = byPath.get(path);
-    if (entry && !entry.directory)
-      files.push({ path, text: compactExportJson(await entry.getData(new TextWriter())) });
-  }
-  return {
-    paths,
-    files,
-    async bytes(path) {
-      const entry = byPath.get(path);
-      if (!entry || entry.directory) throw new Error(`no ${path}`);
-      return entry.getData(new Uint8ArrayWriter());
-    },
-  };
-}
-
+const openExport = (account: string, query = "") => openExport_(t, account, query);
 const plan = (token: string, accountId: string, ex: Pick<OpenedExport, "paths" | "files">) =>
-  t.call("POST", `/api/import/accounts/${accountId}/plan`, {
-    token,
-    body: { paths: ex.paths, files: ex.files },
-  });
-
+  planImport(t, token, accountId, ex);
 const put = (token: string, itemId: string, key: string, body: Uint8Array, via: TestApp = t) =>
-  via.app.inject({
-    method: "PUT",
-    url: `/api/import/items/${itemId}/files/${encodeURIComponent(key)}`,
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/octet-stream",
-    },
-    payload: Buffer.from(body),
-  });
-
-type PlanItem = {
-  id: string;
-  kind: string;
-  status: string;
-  caption: string | null;
-  taken_at: string;
-  files: { key: string; uri: string; name: string; done: boolean }[];
-};
+  putImportFile(via, token, itemId, key, body);
 
 beforeAll(async () => {
   t = await createSandboxedApp({}, { engineSettings: { ...FAST_ENGINE, chunkBytes: CHUNK } });

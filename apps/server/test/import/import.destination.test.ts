@@ -1,19 +1,17 @@
-import {
-  compactExportJson,
-  exportJsonPaths,
-  exportPlanPaths,
-} from "@keepsake/contracts/instagram-export";
-import { DEMO_IG } from "@keepsake/sandbox";
-import { TextWriter, Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.js/zip.js";
+import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDriveClient } from "../src/providers/google/drive.client.ts";
-import { backupHelpers, FAST_ENGINE, md5 } from "./support/backup.ts";
-import { createSandboxedApp, type SandboxedApp } from "./support/sandbox.ts";
+import { createDriveClient } from "../../src/providers/google/drive.client.ts";
+import { backupHelpers, FAST_ENGINE, md5 } from "../support/backup.ts";
+import { openExport, type PlanItem, planImport, putImportFile } from "../support/import-export.ts";
+import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
 
 /**
- * Issue 38: imported stories go where the API's stories go (Keepsake / @user / YYYY). What an
- * earlier version filed under YYYY / Stories is recognised by its tags: never uploaded again,
- * never deleted.
+ * Issue 38, the import through the destination seam: imported stories go where the API's
+ * stories go (Keepsake / @user / YYYY); what an earlier version filed under YYYY / Stories is
+ * recognised by its tags, never uploaded again, never deleted. An import's files record the
+ * account of the destination they were written in: connected again as another account
+ * mid-import, what is in the first account is asked for again and the item written whole in
+ * the new one.
  */
 let t: SandboxedApp;
 let h: ReturnType<typeof backupHelpers>;
@@ -26,49 +24,11 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** The business account's export, as the browser sends its plan, and its files' bytes. */
-async function openExport() {
-  const res = await fetch(
-    `${t.sandbox.url}/_control/instagram/${DEMO_IG.business.username}/export.zip`,
-  );
-  expect(res.status).toBe(200);
-  const zip = new ZipReader(new Uint8ArrayReader(new Uint8Array(await res.arrayBuffer())));
-  const entries = await zip.getEntries();
-  const byPath = new Map(entries.map((e) => [e.filename, e]));
-  const paths = exportPlanPaths(entries.map((e) => e.filename));
-  const files = [];
-  for (const path of exportJsonPaths(paths)) {
-    const entry = byPath.get(path);
-    if (entry && !entry.directory)
-      files.push({ path, text: compactExportJson(await entry.getData(new TextWriter())) });
-  }
-  return {
-    paths,
-    files,
-    async bytes(path: string) {
-      const entry = byPath.get(path);
-      if (!entry || entry.directory) throw new Error(`no ${path}`);
-      return entry.getData(new Uint8ArrayWriter());
-    },
-  };
-}
-
-type PlanItem = {
-  id: string;
-  kind: string;
-  status: string;
-  taken_at: string;
-  files: { key: string; uri: string; name: string }[];
-};
-
 describe("imported stories and the Stories folder of earlier versions", () => {
   it("a story already under YYYY/Stories is adopted with its sidecar; new ones go to YYYY", async () => {
     const user = await h.connectedUser({ tier: "pro" });
-    const ex = await openExport();
-    const planned = await t.call("POST", `/api/import/accounts/${user.accountId}/plan`, {
-      token: user.token,
-      body: { paths: ex.paths, files: ex.files },
-    });
+    const ex = await openExport(t, DEMO_IG.business.username);
+    const planned = await planImport(t, user.token, user.accountId, ex);
     expect(planned.status).toBe(200);
     const stories = (planned.body.items as PlanItem[]).filter(
       (i) => i.kind === "story" && i.status === "pending" && i.files.length === 1,
@@ -127,15 +87,7 @@ describe("imported stories and the Stories folder of earlier versions", () => {
     const before = await h.driveFiles();
 
     const put = (item: PlanItem, bytes: Uint8Array) =>
-      t.app.inject({
-        method: "PUT",
-        url: `/api/import/items/${item.id}/files/${encodeURIComponent(item.files[0]?.key as string)}`,
-        headers: {
-          authorization: `Bearer ${user.token}`,
-          "content-type": "application/octet-stream",
-        },
-        payload: Buffer.from(bytes),
-      });
+      putImportFile(t, user.token, item.id, item.files[0]?.key as string, bytes);
     const adopted = await put(old, oldBytes);
     expect(adopted.statusCode, adopted.body).toBe(200);
     expect(adopted.json()).toMatchObject({ drive_file_id: media.id, item_completed: true });
@@ -175,5 +127,62 @@ describe("imported stories and the Stories folder of earlier versions", () => {
       .map((i) => i.status);
     expect(statuses).toEqual(["completed", "completed"]);
     expect((await h.driveFiles()).map((f) => f.id)).toEqual(now.map((f) => f.id));
+  });
+});
+
+describe("an import across a change of Google account", () => {
+  it("an item half-imported when Drive is connected as another Google account is written whole into that one", async () => {
+    const maya = await h.connectedUser({
+      tier: "pro",
+      instagram: DEMO_IG.creator.id,
+      google: DEMO_GOOGLE.maya.sub,
+    });
+    const ex = await openExport(t, DEMO_IG.creator.username);
+    const first = (await planImport(t, maya.token, maya.accountId, ex)).body.items as PlanItem[];
+    const item = first.find(
+      (i) => i.status === "pending" && i.files.length >= 2 && i.files.every((f) => !f.done),
+    );
+    if (!item) throw new Error("no item of several files left to import");
+    const [one] = item.files as [PlanItem["files"][number]];
+    const sent = await putImportFile(t, maya.token, item.id, one.key, await ex.bytes(one.uri));
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(JSON.parse(sent.body).item_completed).toBe(false);
+
+    // Sam's Google account now: the file in Maya's Drive is not in Sam's, so it is not done.
+    await t.connectDrive(maya.token, DEMO_GOOGLE.sam.sub);
+    const again = (await planImport(t, maya.token, maya.accountId, ex)).body.items as PlanItem[];
+    const same = again.find((i) => i.id === item.id) as PlanItem;
+    expect(same.files.map((f) => f.done)).toEqual(same.files.map(() => false));
+    let completed = false;
+    for (const f of same.files) {
+      const res = await putImportFile(t, maya.token, item.id, f.key, await ex.bytes(f.uri));
+      expect(res.statusCode, res.body).toBe(200);
+      completed = JSON.parse(res.body).item_completed;
+    }
+    expect(completed).toBe(true);
+    const keys = same.files.map((f) => f.key);
+    const inSam = (await h.driveFiles(DEMO_GOOGLE.sam.email)).filter(
+      (f) => !f.trashed && keys.includes(f.appProperties.keepsakeMediaId ?? ""),
+    );
+    expect(inSam.map((f) => f.appProperties.keepsakeMediaId).sort()).toEqual([...keys].sort());
+    const sidecar = (await h.driveFiles(DEMO_GOOGLE.sam.email)).filter(
+      (f) =>
+        f.name.endsWith("_meta.json") &&
+        f.appProperties.keepsakePostId === inSam[0]?.appProperties.keepsakePostId,
+    );
+    expect(sidecar.length).toBe(1);
+    // Maya's Drive keeps the one file it had; the imported post's backup is in Sam's account.
+    const inMaya = (await h.driveFiles(DEMO_GOOGLE.maya.email)).filter((f) =>
+      keys.includes(f.appProperties.keepsakeMediaId ?? ""),
+    );
+    expect(inMaya.map((f) => f.appProperties.keepsakeMediaId)).toEqual([one.key]);
+    const backup = await t.ctx.db
+      .selectFrom("backups as b")
+      .innerJoin("posts as p", "p.id", "b.post_id")
+      .select(["b.owner", "b.status"])
+      .where("p.account_id", "=", maya.accountId)
+      .where("p.instagram_id", "=", inSam[0]?.appProperties.keepsakePostId ?? "")
+      .executeTakeFirstOrThrow();
+    expect(backup).toEqual({ owner: DEMO_GOOGLE.sam.sub, status: "completed" });
   });
 });
