@@ -110,11 +110,23 @@ export function createImportWriter(deps: {
     total: number,
   ): Promise<string> {
     const { d, key } = await targetOf(userId, item);
-    // What was recorded in another account of the destination (connected again as someone
-    // else) is not here: the file is written into this one from its first byte.
-    const file = recordedIn(recorded, key)
-      ? recorded
-      : { ...recorded, upload_session_uri: null, upload_total: null, started_at: null };
+    let file = recorded;
+    if (!recordedIn(recorded, key)) {
+      // What was recorded in another account of the destination (connected again as someone
+      // else) is not here: forgotten first (a request that breaks off below must not leave the
+      // other account's file id under this account), then written from its first byte.
+      const forgotten = {
+        drive_file_id: null,
+        size_bytes: null,
+        md5: null,
+        web_url: null,
+        upload_session_uri: null,
+        upload_total: null,
+      };
+      await repo.saveFile(item.id, recorded.file_key, { ...forgotten, owner: key }, clock.now());
+      // (Nothing of this file was begun in this account before this request.)
+      file = { ...recorded, ...forgotten, owner: key, started_at: null };
+    }
     const ledger = ledgerFor(item.id, key);
     const li: LedgerItem = { key: file.file_key, name: file.name };
     let resume: OpenUpload | null = null;

@@ -139,12 +139,21 @@ describe("an import across a change of Google account", () => {
     });
     const ex = await openExport(t, DEMO_IG.creator.username);
     const first = (await planImport(t, maya.token, maya.accountId, ex)).body.items as PlanItem[];
-    const item = first.find(
-      (i) => i.status === "pending" && i.files.length >= 2 && i.files.every((f) => !f.done),
-    );
-    if (!item) throw new Error("no item of several files left to import");
+    // An item of several files whose first goes through an upload session (over the 256 KiB
+    // of a single request here).
+    let item: PlanItem | undefined;
+    let bytes: Uint8Array = new Uint8Array();
+    for (const i of first) {
+      if (i.status !== "pending" || i.files.length < 2 || i.files.some((f) => f.done)) continue;
+      bytes = await ex.bytes(i.files[0]?.uri as string);
+      if (bytes.length > 300 * 1024) {
+        item = i;
+        break;
+      }
+    }
+    if (!item) throw new Error("no item of several files, the first over 300 KiB, to import");
     const [one] = item.files as [PlanItem["files"][number]];
-    const sent = await putImportFile(t, maya.token, item.id, one.key, await ex.bytes(one.uri));
+    const sent = await putImportFile(t, maya.token, item.id, one.key, bytes);
     expect(sent.statusCode, sent.body).toBe(200);
     expect(JSON.parse(sent.body).item_completed).toBe(false);
 
@@ -153,6 +162,30 @@ describe("an import across a change of Google account", () => {
     const again = (await planImport(t, maya.token, maya.accountId, ex)).body.items as PlanItem[];
     const same = again.find((i) => i.id === item.id) as PlanItem;
     expect(same.files.map((f) => f.done)).toEqual(same.files.map(() => false));
+    // Sent again, the upload is refused after its session opened (Sam's Drive is full): the
+    // file is still not done, and no file id of Maya's Drive is taken for Sam's.
+    await h.control("/faults", {
+      body: {
+        endpoint: "drive.upload.resumable.put",
+        error: "drive:storageQuotaExceeded",
+        count: 1,
+      },
+    });
+    const refused = await putImportFile(t, maya.token, item.id, one.key, bytes);
+    expect(refused.statusCode).not.toBe(200);
+    await h.control("/faults", { method: "DELETE" });
+    const row = await t.ctx.db
+      .selectFrom("import_files")
+      .select(["drive_file_id", "owner", "upload_session_uri"])
+      .where("item_id", "=", item.id)
+      .where("file_key", "=", one.key)
+      .executeTakeFirstOrThrow();
+    expect(row.drive_file_id).toBeNull();
+    expect(row.owner).toBe(DEMO_GOOGLE.sam.sub);
+    const third = (await planImport(t, maya.token, maya.accountId, ex)).body.items as PlanItem[];
+    expect((third.find((i) => i.id === item.id) as PlanItem).files.map((f) => f.done)).toEqual(
+      same.files.map(() => false),
+    );
     let completed = false;
     for (const f of same.files) {
       const res = await putImportFile(t, maya.token, item.id, f.key, await ex.bytes(f.uri));
