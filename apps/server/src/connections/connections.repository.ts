@@ -3,11 +3,7 @@ import { createPlansRepository } from "../auth/index.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { inTransaction } from "../db/transaction.ts";
-import {
-  type AccountChosen,
-  createDestinationStates,
-  inOwnTransaction,
-} from "./destination-state.ts";
+import { type AccountChosen, createDestinationStates } from "./destination-state.ts";
 import type {
   GoogleConnectionRow,
   GoogleConnectionUpdate,
@@ -225,7 +221,7 @@ function repository(db: Kysely<Database>) {
       now: Date,
       chosen?: AccountChosen,
     ): Promise<GoogleConnectionRow> {
-      return inOwnTransaction(db, async (trx) => {
+      return inTransaction(db, async (trx) => {
         const before = await trx
           .selectFrom("google_connections")
           .select("google_sub")

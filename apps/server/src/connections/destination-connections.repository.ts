@@ -1,6 +1,7 @@
 import type { DestinationKind } from "@keepsake/contracts";
 import type { Db } from "../db/database.ts";
-import { type AccountChosen, inOwnTransaction } from "./destination-state.ts";
+import { inTransaction } from "../db/transaction.ts";
+import type { AccountChosen } from "./destination-state.ts";
 import type { DestinationConnectionRow, NewDestinationConnection } from "./tables.ts";
 
 /** The destinations with a row of their own here (Google Drive keeps google_connections). */
@@ -93,7 +94,7 @@ export function createDestinationConnectionsRepository(db: Db) {
       now: Date,
       chosen?: AccountChosen,
     ): Promise<DestinationConnectionRow> {
-      return inOwnTransaction(db, async (trx) => {
+      return inTransaction(db, async (trx) => {
         const before = await trx
           .selectFrom("destination_connections")
           .select("external_id")

@@ -1,6 +1,5 @@
 import { type DestinationKind, syncMessages } from "@keepsake/contracts";
 import type { Db } from "../db/database.ts";
-import { inTransaction } from "../db/transaction.ts";
 import { connectFirstWords, reconnectWords } from "../providers/failure-words.ts";
 
 /**
@@ -27,10 +26,6 @@ export type AccountChosen = (
   trx: Db,
   change: { userId: string; kind: DestinationKind; account: string; previous: string | null },
 ) => Promise<unknown>;
-
-/** `fn` in the transaction `db` is, or in a new one. */
-export const inOwnTransaction = <T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> =>
-  db.isTransaction ? fn(db) : inTransaction(db, fn);
 
 /** "Please connect your Dropbox account first", as Drive's message says it. */
 export const notConnectedWords = (kind: DestinationKind) =>
