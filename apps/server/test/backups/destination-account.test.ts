@@ -283,4 +283,47 @@ describe("connecting a destination again as another account", () => {
       200,
     );
   });
+
+  it("disconnected, then connected as another Google account: copied there once; two connections at once end as one account", async () => {
+    const { t, user } = suite.get();
+    const picked = await posts();
+    const ids = picked.map((p) => p.id);
+    const igIds = picked.map((p) => p.instagram_id);
+    await run(ids);
+    expect((await backups(ids)).map((b) => [b.status, b.owner])).toEqual(
+      ids.map(() => ["completed", DEMO_GOOGLE.jordan.sub]),
+    );
+
+    // Disconnecting forgets which account it was; the backups still know theirs.
+    const off = await t.call("DELETE", "/api/oauth/google/disconnect", { token: user.token });
+    expect(off.status).toBe(200);
+    expect((await backups(ids)).map((b) => b.status)).toEqual(ids.map(() => "completed"));
+    await t.connectDrive(user.token, DEMO_GOOGLE.sam.sub);
+    expect((await backups(ids)).map((b) => b.status)).toEqual(ids.map(() => "pending"));
+    await run(ids);
+    expect(await inDrive(DEMO_GOOGLE.sam.email, igIds)).toEqual(
+      await inDrive(DEMO_GOOGLE.jordan.email, igIds),
+    );
+
+    // Two callbacks at once (Jordan's and Maya's): the row lock orders them; whichever is
+    // connected last, the backups are copied into it and recorded there.
+    await Promise.all([
+      t.connectDrive(user.token, DEMO_GOOGLE.jordan.sub),
+      t.connectDrive(user.token, DEMO_GOOGLE.maya.sub),
+    ]);
+    const connected = await t.ctx.db
+      .selectFrom("google_connections")
+      .select("google_sub")
+      .where("user_id", "=", user.user.id)
+      .executeTakeFirstOrThrow();
+    expect((await backups(ids)).map((b) => b.status)).toEqual(ids.map(() => "pending"));
+    await run(ids);
+    expect((await backups(ids)).map((b) => [b.status, b.owner])).toEqual(
+      ids.map(() => ["completed", connected.google_sub]),
+    );
+    // Back to Jordan's for the suite (nothing to copy when Jordan's was connected last).
+    await t.connectDrive(user.token, DEMO_GOOGLE.jordan.sub);
+    const back = await backups(ids);
+    await run(back.filter((b) => b.status === "pending").map((b) => b.post_id));
+  });
 });
