@@ -331,4 +331,51 @@ describe("faults", () => {
     expect(ok.ETag).toBe(`"${md5(body)}"`);
     expect(md5(await read("checked.bin"))).toBe(md5(body));
   });
+
+  it("a body the client breaks off stores nothing: no object, no part", async () => {
+    const s3 = plain();
+    // 300 KB of the length announced, then the request is broken off mid-body (as Keepsake
+    // does when a download breaks off: its abort signal).
+    const brokenOff = async <T>(send: (body: Readable, abortSignal: AbortSignal) => Promise<T>) => {
+      const abort = new AbortController();
+      const body = Readable.from(
+        (async function* () {
+          yield bytes(150_000);
+          yield bytes(150_000);
+          setTimeout(() => abort.abort(), 50);
+          await new Promise(() => {});
+        })(),
+      );
+      await expect(send(body, abort.signal)).rejects.toThrow();
+      body.destroy();
+    };
+    await brokenOff((Body, abortSignal) =>
+      s3.send(new PutObjectCommand({ Bucket, Key: "broken.bin", Body, ContentLength: MiB }), {
+        abortSignal,
+      }),
+    );
+    expect(
+      await failure(s3.send(new HeadObjectCommand({ Bucket, Key: "broken.bin" }))),
+    ).toMatchObject({ status: 404 });
+
+    const Key = "broken-parts.bin";
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key }));
+    await brokenOff((Body, abortSignal) =>
+      s3.send(
+        new UploadPartCommand({
+          Bucket,
+          Key,
+          UploadId,
+          PartNumber: 1,
+          Body,
+          ContentLength: 6 * MiB,
+        }),
+        { abortSignal },
+      ),
+    );
+    // The sandbox handles the broken request on its side after the client has let go.
+    await new Promise((r) => setTimeout(r, 100));
+    const parts = await s3.send(new ListPartsCommand({ Bucket, Key, UploadId }));
+    expect(parts.Parts ?? []).toEqual([]);
+  });
 });

@@ -13,9 +13,14 @@
  * It also prints the CPU seconds the other processes used meanwhile (this one: the sandbox, and
  * the plain copy's own requests; PostgreSQL's), which tell whether the machine was saturated.
  *
+ * The reference is a plain copy of the same media into the same destination: each download
+ * piped into the fewest requests that destination takes for a file (plain-copy.ts,
+ * plain-copy-destinations.ts). For the other destinations the plain copy into Google Drive is
+ * also timed, for comparison with figures from before the references were per destination.
+ *
  * BENCH_VIDEO_MB (default 300): size of the large video. BENCH_IMAGES (default all): how many
  * image posts to include. BENCH_DESTINATION (destination.ts; default google_drive): where the
- * account is backed up; the reference copy always goes to Google Drive. BENCH_RUNS (default 1):
+ * account is backed up. BENCH_RUNS (default 1):
  * runs, each on a fresh sandbox and database; more than one ends with min / median / max.
  * BENCH_WORKER_NODE_OPTIONS: NODE_OPTIONS for the worker alone (e.g. `--cpu-prof`).
  */
@@ -34,7 +39,8 @@ import {
   connectDestination,
   LABELS,
 } from "./destination.ts";
-import { plainPipedCopy } from "./plain-copy.ts";
+import { drivePlainCopy, type PlainCopyOne, plainPipedCopy } from "./plain-copy.ts";
+import { dropboxPlainCopy, onedrivePlainCopy, s3PlainCopy } from "./plain-copy-destinations.ts";
 import { buildServerIfStale, ROOT, roleCommand, roleEnv } from "./roles.ts";
 import { createServerDatabase } from "./server-database.ts";
 
@@ -133,6 +139,8 @@ async function mediaUrls(
 interface RunFigures {
   seconds: number;
   plainSeconds: number;
+  /** The plain copy into Google Drive (for the other destinations; Drive's: plainSeconds). */
+  drivePlainSeconds: number;
   cpu: number | null;
   rss: number | null;
   requestsPerFile: number;
@@ -256,9 +264,8 @@ async function main(run: number): Promise<RunFigures> {
       .execute();
     const bytes = done.reduce((n, b) => n + Number(b.backup_size_bytes ?? 0), 0);
 
-    // The same media, copied by a plain, truly piped copy: each download streamed straight into
-    // one upload request (multipart for small files, one resumable PUT of the whole body).
-    log("plain piped copy of the same bytes");
+    // The same media, copied by a plain, truly piped copy into the same destination: each
+    // download streamed straight into the fewest upload requests the destination takes.
     const files = await t.ctx.db
       .selectFrom("backup_files as f")
       .innerJoin("backups as b", "b.id", "f.backup_id")
@@ -268,12 +275,32 @@ async function main(run: number): Promise<RunFigures> {
     const urls = await mediaUrls(t, user.user.id, chosen);
     let metaBytes = 0;
     for (const f of files) if (f.item_key.endsWith("_meta")) metaBytes += Number(f.size_bytes ?? 0);
-    const token = await t.ctx.connections.tokens.googleAccessToken(user.user.id);
+    const driveCopy = drivePlainCopy(
+      t.sandbox.url,
+      await t.ctx.connections.tokens.googleAccessToken(user.user.id),
+    );
+    const custody = t.ctx.connections.destinations.custody;
+    const copyOne: Record<BenchDestination, () => Promise<PlainCopyOne>> = {
+      google_drive: async () => driveCopy,
+      dropbox: async () =>
+        dropboxPlainCopy(t.sandbox.url, await custody.accessToken(user.user.id, "dropbox")),
+      onedrive: async () =>
+        onedrivePlainCopy(t.sandbox.url, await custody.accessToken(user.user.id, "onedrive")),
+      s3: async () => s3PlainCopy(await custody.s3Settings(user.user.id)),
+    };
+    log(`plain piped copy of the same bytes into ${LABELS[DESTINATION]}`);
+    const into = await copyOne[DESTINATION]();
     await h.control("/calls", { method: "DELETE" });
     const plainOwn0 = ownCpuSeconds();
-    const plain = await plainPipedCopy(t.sandbox.url, token, urls, 3);
+    const plain = await plainPipedCopy(urls, 3, into);
     const plainOwn = ownCpuSeconds() - plainOwn0;
     const plainCalls = await h.calls();
+    const plainDest = requestsByEndpoint(plainCalls, CALL_PREFIX[DESTINATION]);
+    let drivePlain = plain;
+    if (DESTINATION !== "google_drive") {
+      log("plain piped copy of the same bytes into Google Drive (the earlier reference)");
+      drivePlain = await plainPipedCopy(urls, 3, driveCopy);
+    }
 
     const postsN = chosen.size;
     const f2 = (n: number) => n.toFixed(2);
@@ -299,18 +326,24 @@ async function main(run: number): Promise<RunFigures> {
         ...graph.lines,
         `  CDN downloads:      ${calls.cdn ?? 0}`,
         `  worker peak RSS:    ${rss ? `${f2(rss / MB)} MiB` : "n/a"} (idle worker: ${baselineRss ? `${f2(baselineRss / MB)} MiB` : "n/a"})`,
-        `Plain piped copy of the same media${DESTINATION === "google_drive" ? "" : ` to Google Drive (the reference for ${LABELS[DESTINATION]} too)`} (download piped into one upload request, no Keepsake logic, 3 at a time):`,
+        `Plain piped copy of the same media${DESTINATION === "google_drive" ? "" : ` to ${LABELS[DESTINATION]}`} (each download piped into the fewest upload requests, no Keepsake logic, 3 at a time):`,
         `  total bytes:        ${plain.bytes.toLocaleString("en-US")} (${f2(plain.bytes / MB)} MiB)`,
         `  seconds:            ${f2(plain.seconds)}`,
         `  throughput:         ${f2(plain.bytes / MB / plain.seconds)} MiB/s`,
         `  CPU:                ${f2(plainOwn)} s in the sandbox's process (the sandbox and the copy)`,
-        `  Drive requests:     ${requestsByEndpoint(plainCalls, "drive.").total}`,
+        `  ${destLabel} requests:     ${plainDest.total}`,
         `Ratio (Keepsake time / plain time): ${f2(seconds / plain.seconds)}`,
+        ...(DESTINATION === "google_drive"
+          ? []
+          : [
+              `Plain piped copy of the same media to Google Drive: ${f2(drivePlain.seconds)} s; ratio to it: ${f2(seconds / drivePlain.seconds)}`,
+            ]),
       ].join("\n"),
     );
     return {
       seconds,
       plainSeconds: plain.seconds,
+      drivePlainSeconds: drivePlain.seconds,
       cpu,
       rss,
       requestsPerFile: dest.total / files.length,
@@ -338,6 +371,12 @@ function summary(kind: BenchDestination, runs: RunFigures[]): string {
     `  seconds:               ${spread(runs.map((r) => r.seconds))}`,
     `  plain copy seconds:    ${spread(runs.map((r) => r.plainSeconds))}`,
     `  ratio:                 ${spread(runs.map((r) => r.seconds / r.plainSeconds))}`,
+    ...(kind === "google_drive"
+      ? []
+      : [
+          `  Drive plain copy (s):  ${spread(runs.map((r) => r.drivePlainSeconds))}`,
+          `  ratio to Drive's copy: ${spread(runs.map((r) => r.seconds / r.drivePlainSeconds))}`,
+        ]),
     `  worker CPU (s):        ${spread(runs.map((r) => r.cpu))}`,
     `  worker peak RSS (MiB): ${spread(
       runs.map((r) => (r.rss === null ? null : r.rss / MB)),

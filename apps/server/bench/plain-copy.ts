@@ -3,19 +3,23 @@ import { createDriveClient, FILE_FIELDS } from "../src/providers/google/drive.cl
 import { streamRequest } from "../src/providers/http.ts";
 import { DEFAULT_ENGINE_SETTINGS } from "../src/sync/engine-settings.ts";
 
+/** A download's body, its bytes counted as they pass. */
+export type CountedBody = AsyncIterable<Uint8Array>;
+
+/** Copies one download (its body, of `total` bytes) into a destination, as file number `n`. */
+export type PlainCopyOne = (body: CountedBody, total: number, n: number) => Promise<void>;
+
+/** The answer of a plain copy's request, which must be one of `ok`; its body read and dropped. */
+export async function expectAnswer(answer: Response, ok: number[], what: string) {
+  if (!ok.includes(answer.status)) throw new Error(`plain copy: ${what} answered ${answer.status}`);
+  await answer.arrayBuffer();
+}
+
 /**
- * The reference copy: each CDN download piped straight into one Drive upload request —
- * multipart for files up to the multipart limit, else a resumable session and one PUT of the
- * whole body — `parallel` at a time. No md5, no records, no retries.
+ * The reference copy: each CDN download piped straight into the destination by `copyOne`,
+ * `parallel` at a time. No hash check, no records, no retries, no Keepsake logic.
  */
-export async function plainPipedCopy(
-  sandboxUrl: string,
-  token: string,
-  urls: string[],
-  parallel: number,
-) {
-  const apis = `${sandboxUrl}/www.googleapis.com`;
-  const drive = createDriveClient({ apisUrl: apis });
+export async function plainPipedCopy(urls: string[], parallel: number, copyOne: PlainCopyOne) {
   let bytes = 0;
   const counted = async function* (body: ReadableStream<Uint8Array>) {
     for await (const piece of body) {
@@ -23,10 +27,28 @@ export async function plainPipedCopy(
       yield piece;
     }
   };
-  const copyOne = async (url: string) => {
-    const res = await fetch(url);
-    const total = Number(res.headers.get("content-length"));
-    const body = counted(res.body as ReadableStream<Uint8Array>);
+  const queue = urls.map((url, n) => ({ url, n }));
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const res = await fetch(next.url);
+        const total = Number(res.headers.get("content-length"));
+        await copyOne(counted(res.body as ReadableStream<Uint8Array>), total, next.n);
+      }
+    }),
+  );
+  return { bytes, seconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * Google Drive: one upload request per file — multipart up to the multipart limit, else a
+ * resumable session and one PUT of the whole body.
+ */
+export function drivePlainCopy(sandboxUrl: string, token: string): PlainCopyOne {
+  const apis = `${sandboxUrl}/www.googleapis.com`;
+  const drive = createDriveClient({ apisUrl: apis });
+  return async (body, total) => {
     let answer: Response;
     if (total <= DEFAULT_ENGINE_SETTINGS.multipartMaxBytes) {
       const boundary = `plain_${randomBytes(8).toString("hex")}`;
@@ -68,15 +90,6 @@ export async function plainPipedCopy(
         timeoutMs: 120_000,
       });
     }
-    if (answer.status !== 200) throw new Error(`plain copy: Drive answered ${answer.status}`);
-    await answer.arrayBuffer();
+    await expectAnswer(answer, [200], "Drive");
   };
-  const queue = [...urls];
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      for (let u = queue.shift(); u; u = queue.shift()) await copyOne(u);
-    }),
-  );
-  return { bytes, seconds: (performance.now() - t0) / 1000 };
 }
