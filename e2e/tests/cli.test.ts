@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningKeepsake, startKeepsake } from "../support/keepsake.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+const REPORT_PACKAGES = resolve(import.meta.dirname, "../support/report-packages.ts");
 let ks: RunningKeepsake;
 beforeAll(async () => {
   ks = await startKeepsake();
@@ -69,12 +70,16 @@ describe("processes beside a running `npm start` on the embedded database", () =
     expect(usage.out).toContain("Usage: npm run cli -- make-admin <email>");
   });
 
-  it("a worker-only process starts against the same database and stops cleanly", async () => {
-    const worker = spawn(process.execPath, ["apps/server/src/main.ts", "worker"], {
-      cwd: ROOT,
-      env: env(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+  it("a worker-only process starts against the same database, without what only an API loads, and stops cleanly", async () => {
+    const worker = spawn(
+      process.execPath,
+      ["--import", REPORT_PACKAGES, "apps/server/src/main.ts", "worker"],
+      {
+        cwd: ROOT,
+        env: env(),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     worker.stdout.on("data", (d) => {
       out += d;
@@ -85,6 +90,15 @@ describe("processes beside a running `npm start` on the embedded database", () =
     await expect
       .poll(() => out, { timeout: 30_000, interval: 200 })
       .toContain("Keepsake (worker) is running");
+    // A worker's memory (docs/benchmarks.md): the HTTP server, password hashing, tokens,
+    // payments, mail and the other destinations' clients load where they are used, not here.
+    worker.kill("SIGUSR2");
+    await expect.poll(() => out, { timeout: 10_000, interval: 100 }).toMatch(/^packages /m);
+    const loaded: string[] = JSON.parse(/^packages (.*)$/m.exec(out)?.[1] ?? "[]");
+    expect(loaded).toEqual(expect.arrayContaining(["pg", "pg-boss", "kysely"]));
+    const apiOnly = ["fastify", "@node-rs/argon2", "jose", "stripe", "nodemailer"];
+    const onUse = ["@react-email/render", "@aws-sdk/client-s3", "dropbox"];
+    expect(loaded.filter((p) => [...apiOnly, ...onUse].includes(p))).toEqual([]);
     const exited = new Promise<number | null>((r) => worker.once("exit", (code) => r(code)));
     worker.kill("SIGTERM");
     expect(await exited).toBe(0);

@@ -1,6 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { accountMessages as m } from "@keepsake/contracts";
-import { verify } from "@node-rs/argon2";
 import type { JobSender } from "../jobs/job.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -8,7 +7,7 @@ import type { ServiceLog } from "../lib/log.ts";
 import type { MailService } from "../mail/index.ts";
 import { accountMailJob } from "./account-mail.job.ts";
 import type { AuthRepository } from "./auth.repository.ts";
-import { hashPassword, type Principal } from "./auth.service.ts";
+import { hashPassword, type Principal, verifyPassword } from "./auth.service.ts";
 import type { UserRow } from "./tables.ts";
 
 export interface AccountMailServiceDeps {
@@ -243,7 +242,7 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
       input: { email: string; password: string },
       ip: string,
     ) {
-      if (!(await verify(user.password_hash, input.password)))
+      if (!(await verifyPassword(user.password_hash, input.password)))
         throw new AppError("forbidden", m.wrongCurrentPassword);
       const email = input.email.trim().toLowerCase();
       if (email === user.email.toLowerCase()) throw new AppError("invalid", m.emailSame);
@@ -259,7 +258,7 @@ export function createAccountMailService(deps: AccountMailServiceDeps) {
     /** Settings → Profile: a new password (the current one required); other sessions end. */
     async changePassword(principal: Principal, current: string, next: string) {
       const { user } = principal;
-      if (!(await verify(user.password_hash, current)))
+      if (!(await verifyPassword(user.password_hash, current)))
         throw new AppError("forbidden", m.wrongCurrentPassword);
       await repo.updateUser(user.id, { password_hash: await hashPassword(next) });
       // Reset links and pending e-mail changes asked for with the old password end too.

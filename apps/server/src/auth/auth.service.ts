@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { adminMessages, type RegisterRequest, type User } from "@keepsake/contracts";
-import { hash, verify } from "@node-rs/argon2";
 import type { Config } from "../config.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -42,8 +41,19 @@ const ISSUER = "keepsake";
 // argon2id (the library's default algorithm) with OWASP's suggested memory and passes.
 const HASH_OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
+/**
+ * argon2 (a native addon: about 4 MiB of a process) loads with the first password an API
+ * process hashes or checks; a worker never loads it.
+ */
+const argon2 = () => import("@node-rs/argon2");
+
 /** A new password's argon2id hash (the same parameters as registration). */
-export const hashPassword = (password: string) => hash(password, HASH_OPTIONS);
+export const hashPassword = async (password: string) =>
+  (await argon2()).hash(password, HASH_OPTIONS);
+
+/** Whether `password` is the one `passwordHash` was made from. */
+export const verifyPassword = async (passwordHash: string, password: string) =>
+  (await argon2()).verify(passwordHash, password);
 
 /** jose loads with the first token an API process signs or checks; a worker never loads it. */
 const jose = () => import("jose");
@@ -118,7 +128,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   // use: a worker never signs anyone in and should not spend argon2's 19 MiB at start.
   let dummy: Promise<string> | null = null;
   const dummyHash = () => {
-    dummy ??= hash("keepsake-timing-equaliser", HASH_OPTIONS);
+    dummy ??= hashPassword("keepsake-timing-equaliser");
     return dummy;
   };
 
@@ -196,7 +206,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           { retryAfterSeconds: seconds },
         );
       }
-      const password_hash = await hash(input.password, HASH_OPTIONS);
+      const password_hash = await hashPassword(input.password);
       const user = await repo.insertUser({
         email: input.email,
         full_name: input.full_name,
@@ -219,7 +229,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const email = input.email.trim().toLowerCase();
       const attempt = await reserveAttempt(email, client.ip);
       const user = await repo.findUserByEmail(email);
-      const ok = await verify(user?.password_hash ?? (await dummyHash()), input.password);
+      const ok = await verifyPassword(user?.password_hash ?? (await dummyHash()), input.password);
       // A wrong password keeps its reservation: it is the failure the limits count.
       if (!user || !ok) throw new AppError("unauthenticated", INCORRECT);
       if (!user.is_active) {
@@ -268,7 +278,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** Confirms a destructive request with the signed-in user's password. */
     async verifyPassword(user: UserRow, password: string) {
-      if (!(await verify(user.password_hash, password))) {
+      if (!(await verifyPassword(user.password_hash, password))) {
         throw new AppError("forbidden", adminMessages.wrongPassword);
       }
     },
