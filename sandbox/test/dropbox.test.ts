@@ -157,7 +157,7 @@ describe("files in the app folder", () => {
     });
   });
 
-  it("an upload session: offsets checked, the content hash verified at finish", async () => {
+  it("an upload session: offsets checked, each call's content hash verified against its own bytes", async () => {
     const { dbx } = await connect();
     const data = bytes(9 * MiB + 123);
     const start = await dbx.filesUploadSessionStart({ contents: data.subarray(0, 4 * MiB) });
@@ -183,17 +183,33 @@ describe("files in the app folder", () => {
       }),
     );
     expect(bad).toEqual({ status: 409, summary: "content_hash_mismatch/." });
-    const s2 = (await dbx.filesUploadSessionStart({ contents: data.subarray(0, 8 * MiB) })).result
-      .session_id;
+    // The hash a call carries is that of the bytes it sends, not the whole file's (the
+    // answer's content_hash is the whole file's).
+    const s2 = (
+      await dbx.filesUploadSessionStart({
+        contents: data.subarray(0, 8 * MiB),
+        content_hash: contentHash(data.subarray(0, 8 * MiB)),
+      })
+    ).result.session_id;
+    const commit = {
+      path: "/video.mp4",
+      mode: { ".tag": "add" as const },
+      client_modified: "2026-04-02T08:30:00Z",
+    };
+    const whole = await failure(
+      dbx.filesUploadSessionFinish({
+        cursor: { session_id: s2, offset: 8 * MiB },
+        commit,
+        contents: data.subarray(8 * MiB),
+        content_hash: contentHash(data),
+      }),
+    );
+    expect(whole).toEqual({ status: 409, summary: "content_hash_mismatch/." });
     const done = await dbx.filesUploadSessionFinish({
       cursor: { session_id: s2, offset: 8 * MiB },
-      commit: {
-        path: "/video.mp4",
-        mode: { ".tag": "add" },
-        client_modified: "2026-04-02T08:30:00Z",
-      },
+      commit,
       contents: data.subarray(8 * MiB),
-      content_hash: contentHash(data),
+      content_hash: contentHash(data.subarray(8 * MiB)),
     });
     expect(done.result).toMatchObject({ size: data.length, content_hash: contentHash(data) });
   });

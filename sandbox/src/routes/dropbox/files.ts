@@ -263,6 +263,13 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
     };
 
     content("files/upload", (a, arg, data) => commit(ctx, a, data, arg, arg.content_hash));
+    // Each call's content_hash is that of the bytes the call brings (start's, append_v2's and
+    // finish's alike, as Dropbox documents them), not the whole file's: a mismatch keeps none of them.
+    const checkCallHash = (arg: Record<string, unknown>, data: Buffer) => {
+      if (typeof arg.content_hash === "string" && arg.content_hash !== contentHash(data)) {
+        throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
+      }
+    };
     content("files/upload_session/start", (a, arg, data) => {
       const concurrent =
         (arg.session_type as { ".tag"?: string } | undefined)?.[".tag"] === "concurrent";
@@ -271,9 +278,7 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
           ".tag": "concurrent_session_data_not_allowed",
         });
       }
-      if (typeof arg.content_hash === "string" && arg.content_hash !== contentHash(data)) {
-        throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
-      }
+      checkCallHash(arg, data);
       const s = {
         id: newId("pid_upload_session:"),
         accountId: a.accountId,
@@ -291,9 +296,7 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
     });
     content("files/upload_session/append_v2", (a, arg, data) => {
       const { s, offset } = sessionOf(a, arg.cursor);
-      if (typeof arg.content_hash === "string" && arg.content_hash !== contentHash(data)) {
-        throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
-      }
+      checkCallHash(arg, data);
       append(s, offset, data);
       if (arg.close === true) s.closed = true;
       ctx.changed();
@@ -301,6 +304,7 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
     });
     content("files/upload_session/finish", async (a, arg, data) => {
       const { s, offset } = sessionOf(a, arg.cursor);
+      checkCallHash(arg, data);
       if (data.length > 0) append(s, offset, data);
       else if (!s.concurrent && offset !== s.size) {
         throw new DropboxRouteError("lookup_failed/incorrect_offset", {
@@ -316,13 +320,7 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
       }
       let file: ReturnType<typeof commit>;
       try {
-        file = commitJoined(
-          ctx,
-          a,
-          whole,
-          (arg.commit ?? {}) as Record<string, unknown>,
-          arg.content_hash,
-        );
+        file = commitJoined(ctx, a, whole, (arg.commit ?? {}) as Record<string, unknown>);
       } catch (err) {
         // A write that fails (a conflict, a full Dropbox) keeps the session and what it holds,
         // as Dropbox does: its error names the session, to finish again with an empty body.

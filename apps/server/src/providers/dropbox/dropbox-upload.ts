@@ -229,7 +229,11 @@ async function appendRecovering(
   }
 }
 
-/** The finish; after a cut, a file already committed with our hash is the answer. */
+/**
+ * The finish, with the content hash of the bytes it brings (Dropbox checks each call's own
+ * bytes; the whole file's hash is compared with the answer's). After a cut, a file already
+ * committed with the whole file's hash (`expected`) is the answer.
+ */
 async function finishRecovering(
   client: DropboxClient,
   token: string,
@@ -239,6 +243,9 @@ async function finishRecovering(
   parts: Uint8Array[],
   signal?: AbortSignal,
 ): Promise<DropboxFile> {
+  const sent = new DropboxContentHasher();
+  for (const part of parts) sent.update(part);
+  const sentHash = sent.digest();
   for (let attempt = 0; ; attempt++) {
     try {
       return await client.finish(
@@ -246,7 +253,7 @@ async function finishRecovering(
         state.sessionId,
         state.offset,
         commit,
-        expected,
+        sentHash,
         parts,
         signal,
       );

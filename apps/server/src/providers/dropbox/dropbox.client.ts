@@ -350,7 +350,10 @@ export function createDropboxClient(
       }
     },
 
-    /** Sends the last bytes and commits the file, its content hash checked by Dropbox. */
+    /**
+     * Sends the last bytes and commits the file. `contentHash` is that of the bytes this call
+     * sends (`body`), which Dropbox checks: not the whole file's, which its answer gives.
+     */
     async finish(
       token: string,
       sessionId: string,
