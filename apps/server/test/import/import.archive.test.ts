@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
-import { exportJsonPaths } from "@keepsake/contracts/instagram-export";
 import { DEMO_IG } from "@keepsake/sandbox";
-import { TextWriter, Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.js/zip.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importSummary } from "../../src/import/import.summary.ts";
 import { backupHelpers, FAST_ENGINE } from "../support/backup.ts";
 import {
   type OpenedExport,
+  openExport,
   type PlanItem,
   planImport,
   putImportFile,
@@ -21,30 +20,8 @@ let t: SandboxedApp;
 let h: ReturnType<typeof backupHelpers>;
 let user: Awaited<ReturnType<ReturnType<typeof backupHelpers>["connectedUser"]>>;
 
-/** Downloads a demo account's export from the sandbox and opens it as the browser does. */
-async function openExport(account: string, query = ""): Promise<OpenedExport> {
-  const res = await fetch(`${t.sandbox.url}/_control/instagram/${account}/export.zip${query}`);
-  expect(res.status).toBe(200);
-  const zip = new ZipReader(new Uint8ArrayReader(new Uint8Array(await res.arrayBuffer())));
-  const entries = await zip.getEntries();
-  const paths = entries.map((e) => e.filename);
-  const byPath = new Map(entries.map((e) => [e.filename, e]));
-  const files = [];
-  for (const path of exportJsonPaths(paths)) {
-    const entry = byPath.get(path);
-    if (entry && !entry.directory)
-      files.push({ path, text: await entry.getData(new TextWriter()) });
-  }
-  return {
-    paths,
-    files,
-    async bytes(path) {
-      const entry = byPath.get(path);
-      if (!entry || entry.directory) throw new Error(`no ${path}`);
-      return entry.getData(new Uint8ArrayWriter());
-    },
-  };
-}
+/** The demo account's export, every path and each JSON file's text as it is. */
+const openRawExport = (account: string) => openExport(t, account, "", { raw: true });
 
 const plan = (token: string, accountId: string, ex: Pick<OpenedExport, "paths" | "files">) =>
   planImport(t, token, accountId, ex);
@@ -79,7 +56,7 @@ describe("the import's preview", () => {
     // lumen.studio has 152 posts from the API: Free's 100 are taken by newer ones.
     await t.setTier(user.user.id, "free");
     const free = user;
-    const ex = await openExport(DEMO_IG.business.username);
+    const ex = await openRawExport(DEMO_IG.business.username);
     const res = await plan(free.token, free.accountId, ex);
     expect(res.status).toBe(200);
     const items = res.body.items as PlanItem[];
@@ -148,7 +125,7 @@ describe("imported items in Keepsake", () => {
     const before = await stats();
     const newBefore = (await t.call("GET", "/api/sync/check-new-posts", { token: user.token }))
       .body;
-    const ex = await openExport(DEMO_IG.business.username);
+    const ex = await openRawExport(DEMO_IG.business.username);
     const first = await plan(user.token, user.accountId, ex);
     const pending = (first.body.items as PlanItem[]).filter((i) => i.status === "pending");
     expect(pending.length).toBe(11);

@@ -25,24 +25,32 @@ export type PlanItem = {
   files: { key: string; uri: string; name: string; done: boolean }[];
 };
 
-/** Downloads a demo account's export from the sandbox and opens it as the browser does. */
+/**
+ * Downloads a demo account's export from the sandbox and opens it as the browser does; `raw`:
+ * every path of the archive and each JSON file's text as it is (what an older browser sent).
+ */
 export async function openExport(
   t: Pick<SandboxedApp, "sandbox">,
   account: string,
   query = "",
+  { raw = false } = {},
 ): Promise<OpenedExport> {
   const res = await fetch(`${t.sandbox.url}/_control/instagram/${account}/export.zip${query}`);
   expect(res.status).toBe(200);
   const zip = new ZipReader(new Uint8ArrayReader(new Uint8Array(await res.arrayBuffer())));
   const entries = await zip.getEntries();
   const byPath = new Map(entries.map((e) => [e.filename, e]));
-  // The browser sends the JSON files' paths (an HTML export's pages) and their compact text (apps/web's export-reader).
-  const paths = exportPlanPaths(entries.map((e) => e.filename));
+  // The browser sends the JSON files' paths (an HTML export's pages) and their compact text
+  // (apps/web's export-reader).
+  const all = entries.map((e) => e.filename);
+  const paths = raw ? all : exportPlanPaths(all);
   const files = [];
   for (const path of exportJsonPaths(paths)) {
     const entry = byPath.get(path);
-    if (entry && !entry.directory)
-      files.push({ path, text: compactExportJson(await entry.getData(new TextWriter())) });
+    if (entry && !entry.directory) {
+      const text = await entry.getData(new TextWriter());
+      files.push({ path, text: raw ? text : compactExportJson(text) });
+    }
   }
   return {
     paths,
