@@ -229,11 +229,7 @@ async function appendRecovering(
   }
 }
 
-/**
- * The finish, with the content hash of the bytes it brings (Dropbox checks each call's own
- * bytes; the whole file's hash is compared with the answer's). After a cut, a file already
- * committed with the whole file's hash (`expected`) is the answer.
- */
+/** The finish; after a cut, a file already committed with our hash is the answer. */
 async function finishRecovering(
   client: DropboxClient,
   token: string,
@@ -243,20 +239,9 @@ async function finishRecovering(
   parts: Uint8Array[],
   signal?: AbortSignal,
 ): Promise<DropboxFile> {
-  const sent = new DropboxContentHasher();
-  for (const part of parts) sent.update(part);
-  const sentHash = sent.digest();
   for (let attempt = 0; ; attempt++) {
     try {
-      return await client.finish(
-        token,
-        state.sessionId,
-        state.offset,
-        commit,
-        sentHash,
-        parts,
-        signal,
-      );
+      return await client.finish(token, state.sessionId, state.offset, commit, parts, signal);
     } catch (err) {
       if (!isCut(err) || attempt + 1 >= RECOVERIES) throw err;
       if (err instanceof ProviderError && err.code === "content_hash_mismatch") throw err;

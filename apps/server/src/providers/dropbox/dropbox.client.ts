@@ -12,6 +12,7 @@ import {
   sendStream,
 } from "../http.ts";
 import { ProviderError } from "../provider-error.ts";
+import { DropboxContentHasher } from "./content-hash.ts";
 import { correctOffsetOf, dropboxError } from "./dropbox-error.ts";
 import type { DropboxSettings } from "./dropbox-oauth.client.ts";
 
@@ -351,26 +352,34 @@ export function createDropboxClient(
     },
 
     /**
-     * Sends the last bytes and commits the file. `contentHash` is that of the bytes this call
-     * sends (`body`), which Dropbox checks: not the whole file's, which its answer gives.
+     * Sends the last bytes and commits the file. The bytes held (`body` as pieces) go with their
+     * content hash, which Dropbox checks against what this call brings, not the whole file (its
+     * answer gives the whole file's hash, for the caller to compare).
      */
     async finish(
       token: string,
       sessionId: string,
       offset: number,
       commit: DropboxCommit,
-      contentHash: string,
       body: readonly Uint8Array[] | PipedChunk = [],
       signal?: AbortSignal,
     ): Promise<DropboxFile> {
+      const held = Array.isArray(body) ? (body as readonly Uint8Array[]) : null;
       const arg = {
         cursor: { session_id: sessionId, offset },
         commit: commitArg(commit),
-        content_hash: contentHash,
+        ...(held ? { content_hash: contentHashOf(held) } : {}),
       };
       return toFile(await content(token, "files/upload_session/finish", arg, body, signal));
     },
   };
+}
+
+/** The content hash of bytes held as pieces. */
+function contentHashOf(pieces: readonly Uint8Array[]): string {
+  const hasher = new DropboxContentHasher();
+  for (const piece of pieces) hasher.update(piece);
+  return hasher.digest();
 }
 
 export type DropboxClient = ReturnType<typeof createDropboxClient>;
