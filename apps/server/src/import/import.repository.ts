@@ -207,7 +207,8 @@ export function createImportRepository(db: Db) {
      */
     async claimFile(itemId: string, fileKey: string, now: Date, until: Date, owner: string) {
       // `started_before`: when a request before this one began the file (read under the row's
-      // lock, before this claim sets started_at).
+      // lock, before this claim sets started_at). A file id recorded under another owner is not
+      // in this account (`recordedIn`, import.writer.ts): the file is claimed to be written again.
       const { rows } = await sql<ImportFileRow & { started_before: Date | null }>`
         UPDATE import_files f
            SET lease_until = ${until}, started_at = coalesce(f.started_at, ${now})

@@ -44,6 +44,7 @@ class BodyBrokeOff extends Error {}
  * `key`: written there, or before accounts were recorded (owner '').
  */
 export const recordedIn = (f: { owner: string }, key: string) => f.owner === key || f.owner === "";
+
 /**
  * What an import writes to the destination, through the seam (destinations/): each media file
  * streamed from the browser's request with the backups' uploader, its upload session and file
