@@ -7,6 +7,7 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { byteSlices } from "../src/providers/byte-slices.ts";
+import { DROPBOX_BLOCK } from "../src/providers/dropbox/content-hash.ts";
 import { DROPBOX_MAX_SINGLE, headerJson } from "../src/providers/dropbox/dropbox.client.ts";
 import { streamRequest } from "../src/providers/http.ts";
 import { MAX_FRAGMENT, MAX_SIMPLE_UPLOAD } from "../src/providers/microsoft/onedrive.client.ts";
@@ -36,7 +37,7 @@ export function dropboxPlainCopy(sandboxUrl: string, token: string): PlainCopyOn
       timeoutMs: TIMEOUT_MS,
     });
   // The largest append Dropbox takes in one request: a multiple of 4 MiB under 150 MB.
-  const chunk = Math.floor(DROPBOX_MAX_SINGLE / (4 * 1024 * 1024)) * 4 * 1024 * 1024;
+  const chunk = Math.floor(DROPBOX_MAX_SINGLE / DROPBOX_BLOCK) * DROPBOX_BLOCK;
   return async (body, total, n) => {
     const commit = { path: `/plain-copy/${n}`, mode: "add", autorename: false, mute: true };
     if (total <= DROPBOX_MAX_SINGLE) {
