@@ -32,11 +32,12 @@ const WEEK_MS = 7 * 24 * 3600 * 1000;
 const MAX_CACHED_FOLDERS = 20_000;
 
 /**
- * Dropbox's capabilities (destination.ts explains each). Files up to one append (8 MiB) go in one
+ * Dropbox's capabilities (destination.ts explains each). Files up to 8 MiB go in one
  * `files/upload`, piped as downloaded when their length is known (else read into memory);
- * larger ones through an upload session in appends of 8 MiB (4 MiB blocks), piped when the
- * length is known, so no more than one chunk (the last part) is held per upload. Dropbox has no
- * searchable file properties in an app folder Keepsake uses: the ledger is the index.
+ * larger ones through an upload session: of known length piped whole into appends of the
+ * engine's chunk size (64 MiB; 4 MiB blocks), the last one shorter, nothing held; else in
+ * appends of 8 MiB, one held at a time. Dropbox has no searchable file properties in an app
+ * folder Keepsake uses: the ledger is the index.
  */
 export const dropboxCapabilities: DestinationCapabilities = {
   label: "Dropbox",
@@ -75,6 +76,11 @@ export function createDropboxDestination(deps: {
   const upload = createDropboxUploader({
     client,
     chunkBytes: DROPBOX_CHUNK,
+    // Piped appends hold nothing: as many bytes a request as Drive's resumable chunks (64 MiB).
+    pipeBytes: Math.min(
+      Math.max(DROPBOX_CHUNK, settings.chunkBytes - (settings.chunkBytes % DROPBOX_BLOCK)),
+      DROPBOX_MAX_SINGLE - (DROPBOX_MAX_SINGLE % DROPBOX_BLOCK),
+    ),
     smallBytes: dropboxCapabilities.maxSingleRequestBytes,
   });
   const madeFolders = new Set<string>();

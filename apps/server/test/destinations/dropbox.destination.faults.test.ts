@@ -252,8 +252,8 @@ describe("Dropbox destination failures", () => {
     expect(file).toMatchObject({ size: data.length, hash: dropboxContentHash(data) });
     expect(opened).toBe(3);
     // The refused append, a probe, 0–8 MiB, 8–16 MiB broken off with the download (piped), a
-    // probe after the break (8 MiB held), a probe on the third read, 8–16 MiB.
-    expect((await calls(sandbox, "files/upload_session/append_v2")) - appends).toBe(7);
+    // probe after the break (8 MiB held), a probe on the third read, 8–16 MiB, 16–20 MiB.
+    expect((await calls(sandbox, "files/upload_session/append_v2")) - appends).toBe(8);
     expect(waits[0]).toBe(3000);
     // One session from first to last.
     const sessions = new Set(

@@ -162,8 +162,9 @@ describe("Dropbox through the destination seam", () => {
       checkLease: () => {},
     });
     // Two probes, the cut append (piped: its bytes are not kept), a probe, a probe on the fresh
-    // read of the media, the append again: the first 8 MiB are not sent twice.
-    expect((await calls(sandbox, "files/upload_session/append_v2")) - appends).toBe(6);
+    // read of the media, the append again, the last 4 MiB (piped too: the finish carries none):
+    // the first 8 MiB are not sent twice.
+    expect((await calls(sandbox, "files/upload_session/append_v2")) - appends).toBe(7);
     expect(file).toMatchObject({
       name: "reel.mp4",
       size: data.length,
@@ -185,27 +186,26 @@ describe("Dropbox through the destination seam", () => {
     ]);
   });
 
-  it("sessions at once, of known and unknown length, each gather their last part in turn: every file is what was sent", async () => {
+  it("sessions at once: of known length every byte is piped, the last part too (nothing held, none waits); of unknown length chunks are gathered: every file is what was sent", async () => {
     const { d } = await dropboxDestination(sandbox);
     const folder = await d.ensureFolder("a", FOLDER);
-    // Known lengths pipe their whole chunks and lend one tail buffer to one last part at a time;
-    // an unknown length gathers every chunk in a chunk buffer of its own.
     const datas = [bytes(13 * MiB + 1, 31), bytes(9 * MiB + 2, 32), bytes(15 * MiB + 3, 33)];
     const unknown = bytes(11 * MiB + 4, 34);
-    // The first stops in the middle of its last part until the second has read all of its own
-    // (which waits for the buffer the first holds: the first goes on after 300 ms).
+    // The first stops in the middle of its last part until the second has read all of its own,
+    // or 300 ms: a last part gathered in a buffer the uploads share would make the second wait.
     let secondRead = () => {};
     const until = Promise.race([
-      new Promise<void>((resolve) => {
-        secondRead = resolve;
+      new Promise<string>((resolve) => {
+        secondRead = () => resolve("the second read every byte");
       }),
-      new Promise((resolve) => setTimeout(resolve, 300)),
+      new Promise<string>((resolve) => setTimeout(() => resolve("300 ms"), 300)),
     ]);
     const sources = [
       sourceOf(datas[0] as Buffer, { pause: { offset: 10 * MiB, until } }),
       sourceOf(datas[1] as Buffer, { read: () => secondRead() }),
       sourceOf(datas[2] as Buffer),
     ];
+    const appends = await calls(sandbox, "files/upload_session/append_v2");
     const files = await Promise.all([
       ...sources.map((source, i) =>
         d.put(spec(folder.id, `v${i}.mp4`, POSTED), source, recording().recorder, lease),
@@ -219,9 +219,12 @@ describe("Dropbox through the destination seam", () => {
     ]);
     for (const [i, data] of [...datas, unknown].entries())
       expect(files[i]).toMatchObject({ size: data.length, hash: dropboxContentHash(data) });
-    // One finish each: no last part was spoiled by another's (Dropbox would refuse its hash).
+    expect(await until).toBe("the second read every byte");
+    // Known lengths: 8 MiB, then the rest, appended (two each); the unknown one appends one
+    // gathered 8 MiB chunk and sends its last part with the finish. One finish each.
+    expect((await calls(sandbox, "files/upload_session/append_v2")) - appends).toBe(7);
     expect(await calls(sandbox, "files/upload_session/finish")).toBe(4);
-    // And again, from the buffers the first ones gave back.
+    // And again, from the chunk buffer the unknown one gave back.
     const again = bytes(12 * MiB + 5, 35);
     expect(
       await d.put(spec(folder.id, "w.mp4", POSTED), sourceOf(again), recording().recorder, lease),

@@ -193,6 +193,30 @@ describe("Dropbox files", () => {
     expect((await appends()) - before).toBe(2); // the probe, then 8 MiB; the rest with finish
   });
 
+  it("of known length every byte is piped in appends of pipeBytes, the last shorter, and the finish carries none; a longer media is refused", async () => {
+    const { accessToken: t } = await connect();
+    const data = bytes(20 * MiB + 5, 5);
+    const before = await appends();
+    const file = await uploadThroughSession(client(), t, {
+      commit: { path: "/Keepsake/piped.mp4", mode: "add" },
+      source: pieces(data),
+      length: data.length,
+      pipeBytes: 16 * MiB,
+    });
+    expect(file).toMatchObject({ size: data.length, contentHash: dropboxContentHash(data) });
+    expect((await appends()) - before).toBe(2); // 16 MiB, then 4 MiB + 5 bytes
+    const longer = await failureOf(
+      uploadThroughSession(client(), t, {
+        commit: { path: "/Keepsake/longer.mp4", mode: "add" },
+        source: pieces(data),
+        length: data.length - 1,
+        pipeBytes: 16 * MiB,
+      }),
+    );
+    expect(longer.message).toContain("longer than its length");
+    expect(await client().getMetadata(t, "/Keepsake/longer.mp4")).toBeNull();
+  });
+
   it("folders: made with their parents, one already there is fine, a file in the way is not", async () => {
     const { accessToken: t } = await connect();
     await client().createFolder(t, "/Keepsake/@lumen.studio/2025");

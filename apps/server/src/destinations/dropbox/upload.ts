@@ -79,8 +79,9 @@ function bodyOf(
  * its length is known (`pipeSmall`: the hash computed on the way, compared with the answer's),
  * else read into memory (at most one chunk, sent as its pieces) and sent with its content hash,
  * so Dropbox refuses bytes that differ. Larger ones (or ones grown past it while read) go through
- * an upload session (`uploadThroughSession`: appends of `chunkBytes` gathered in one reused
- * buffer, the content hash compared at the finish), recorded before its first byte.
+ * an upload session (`uploadThroughSession`), recorded before its first byte: of known length
+ * piped whole into appends of `pipeBytes` (nothing held), else in appends of `chunkBytes`
+ * gathered in a pooled buffer; the content hash compared at the finish.
  * Every file goes in `add` mode: the same bytes already at the path answer the file there (a
  * retry after a kill adopts what it wrote, never a second copy); other bytes there are kept and
  * the new file is named `name (2).ext` (then (3)…).
@@ -88,30 +89,16 @@ function bodyOf(
 export function createDropboxUploader(deps: {
   client: DropboxClient;
   chunkBytes: number;
+  /** Bytes per piped append (media of known length), a multiple of 4 MiB. */
+  pipeBytes: number;
   smallBytes: number;
 }) {
-  const { client, chunkBytes, smallBytes } = deps;
+  const { client, chunkBytes, pipeBytes, smallBytes } = deps;
   /** Chunk buffers no session holds: one is taken per session try, given back after it. */
   const free: Buffer[] = [];
   const takeBuffer = () => free.pop() ?? Buffer.allocUnsafeSlow(chunkBytes);
   const giveBuffer = (b: Buffer) => {
     if (free.length < KEPT_BUFFERS) free.push(b);
-  };
-  /**
-   * The buffer the last part of a session of known length is gathered in (shorter than a chunk,
-   * read just before the finish): one, lent to one upload at a time, as these parts are short
-   * and brief; a chunk buffer per upload would stay held after a burst of them.
-   */
-  const tail = { buffer: null as Buffer | null, queue: Promise.resolve() };
-  const borrowTail = async (): Promise<Lent> => {
-    let giveBack = () => {};
-    const before = tail.queue;
-    tail.queue = new Promise<void>((resolve) => {
-      giveBack = resolve;
-    });
-    await before;
-    tail.buffer ??= Buffer.allocUnsafeSlow(chunkBytes);
-    return { buffer: tail.buffer, giveBack };
   };
   /** A chunk buffer from the pool, given back to it after. */
   const pooled = (): Lent => {
@@ -228,8 +215,7 @@ export function createDropboxUploader(deps: {
         // Each try reads the media from its first byte (every byte is hashed); held bytes are skipped.
         const body = pending ?? bodyOf(cdnReader(await source.reopen()), total);
         pending = null;
-        // Of known length, whole chunks are piped: the last part is gathered in the tail buffer,
-        // borrowed only then; else each chunk in a (reused) chunk buffer.
+        // Of known length every byte is piped; else each chunk is gathered in a pooled buffer.
         let lent: Lent | null = null;
         try {
           return await uploadThroughSession(client, token, {
@@ -237,8 +223,9 @@ export function createDropboxUploader(deps: {
             source: body.bytes,
             session: state,
             chunkBytes,
-            buffer: async () => {
-              lent ??= total === null ? pooled() : await borrowTail();
+            pipeBytes,
+            buffer: () => {
+              lent ??= pooled();
               return lent.buffer;
             },
             ...(total !== null ? { length: total } : {}),

@@ -41,24 +41,27 @@ export interface DropboxSessionUpload {
     state: DropboxSessionState,
     contentHash: string,
   ) => Promise<DropboxCommit | DropboxFile | undefined> | DropboxCommit | DropboxFile | undefined;
-  /** Bytes per append, a multiple of 4 MiB (default 8 MiB); one such chunk is held at a time. */
+  /**
+   * Bytes per append of media of unknown length, a multiple of 4 MiB (default 8 MiB): one such
+   * chunk is held at a time.
+   */
   chunkBytes?: number;
   /**
-   * Where each chunk is gathered (at least `chunkBytes` long, reused chunk after chunk): the
-   * pieces read are copied in, so none outlives its read (held pieces would live long enough
-   * to be promoted and freed only by a full GC). Without it the pieces themselves are held.
-   * A function is asked for it when the first byte is to be gathered, with the most bytes it
-   * will hold: of known length, only the last part, after the piped chunks (a long upload holds
-   * nothing while they are sent).
+   * Where each chunk of media of unknown length is gathered (at least `chunkBytes` long, reused
+   * chunk after chunk): the pieces read are copied in, so none outlives its read (held pieces
+   * would live long enough to be promoted and freed only by a full GC). Without it the pieces
+   * themselves are held. A function is asked for it when the first byte is to be gathered.
    */
-  buffer?: Uint8Array | ((bytes: number) => Uint8Array | Promise<Uint8Array>);
+  buffer?: Uint8Array | (() => Uint8Array | Promise<Uint8Array>);
   /**
-   * The media's length, when known: each whole chunk is then piped from `source` into its append
-   * as it is read (nothing held; only the last, shorter part is gathered for the finish). Bytes
-   * sent are not kept, so an append cut short that Dropbox did not take is thrown: the caller
-   * reads the media again and resumes from the offset Dropbox holds.
+   * The media's length, when known: every byte is then piped from `source` into appends of
+   * `pipeBytes` as it is read, the last one shorter, and the finish carries none, so nothing is
+   * held. Bytes sent are not kept, so an append cut short that Dropbox did not take is thrown:
+   * the caller reads the media again and resumes from the offset Dropbox holds.
    */
   length?: number;
+  /** Bytes per piped append (media of known length), a multiple of 4 MiB; `chunkBytes` unless told. */
+  pipeBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -75,12 +78,12 @@ export const hashMismatch = () =>
 
 /**
  * An upload through an upload session: the session recorded before the first byte, appends of
- * `chunkBytes` (4 MiB multiples), and the content hash computed on the way and compared at
- * finish (Dropbox refuses a mismatch; a file whose hash still differs is removed in `add` mode
- * and the upload fails as transient, to be sent again). After a cut, the session's offset is
- * asked (`incorrect_offset` answers it) and the upload goes on from there: an append whose
- * answer was lost is not sent twice. Throttling, a full Dropbox and a refused token are thrown
- * as classified (retry with the recorded session: the source is read again from its start).
+ * `chunkBytes` (`pipeBytes` when piped; 4 MiB multiples), and the content hash computed on the
+ * way and compared at finish (a file whose hash differs is removed in `add` mode and the upload
+ * fails as transient, to be sent again). After a cut, the session's offset is asked
+ * (`incorrect_offset` answers it) and the upload goes on from there: an append whose answer was
+ * lost is not sent twice. Throttling, a full Dropbox and a refused token are thrown as
+ * classified (retry with the recorded session: the source is read again from its start).
  */
 export async function uploadThroughSession(
   client: DropboxClient,
@@ -88,39 +91,60 @@ export async function uploadThroughSession(
   p: DropboxSessionUpload,
 ): Promise<DropboxFile> {
   const chunkBytes = p.chunkBytes ?? DROPBOX_CHUNK;
-  if (chunkBytes <= 0 || chunkBytes % DROPBOX_BLOCK !== 0)
-    throw new Error("Dropbox appends are multiples of 4 MiB");
+  const pipeBytes = p.pipeBytes ?? chunkBytes;
+  for (const n of [chunkBytes, pipeBytes])
+    if (n <= 0 || n % DROPBOX_BLOCK !== 0)
+      throw new Error("Dropbox appends are multiples of 4 MiB");
   let state = await openOrResume(client, token, p.session ?? null);
   await p.onSession?.(state);
+  const hasher = new DropboxContentHasher();
+  // Of known length every byte is piped into appends; else the last part goes with the finish.
+  let last: Uint8Array[] = [];
+  if (p.length !== undefined) state = await pipeAll(client, token, p, state, pipeBytes, hasher);
+  else ({ state, last } = await gatherChunks(client, token, p, state, chunkBytes, hasher));
+  const expected = hasher.digest();
+  const chosen = await p.beforeFinish?.(state, expected);
+  if (chosen && "id" in chosen) return chosen;
+  const commit = chosen ?? p.commit;
+  const file = await finishRecovering(client, token, state, commit, expected, last, p.signal);
+  if (file.contentHash !== null && file.contentHash !== expected) {
+    if (commit.mode === "add") await client.remove(token, file.id);
+    throw hashMismatch();
+  }
+  return file;
+}
 
+/**
+ * Media of unknown length: gathered chunk by chunk (in `p.buffer` when given) and appended as
+ * each fills, after skipping what Dropbox holds. Answers where the session stands and the last,
+ * shorter part, which the finish carries.
+ */
+async function gatherChunks(
+  client: DropboxClient,
+  token: string,
+  p: DropboxSessionUpload,
+  start: DropboxSessionState,
+  chunkBytes: number,
+  hasher: DropboxContentHasher,
+): Promise<{ state: DropboxSessionState; last: Uint8Array[] }> {
   let taken = typeof p.buffer === "function" ? null : (p.buffer ?? null);
-  /** The most bytes gathered at once: a chunk, or of known length the part after the pipe. */
-  let most = chunkBytes;
   const bufferOf = async () => {
-    if (!taken && typeof p.buffer === "function") taken = await p.buffer(most);
-    if (taken && taken.length < most) throw new Error("The chunk buffer is too short");
+    if (!taken && typeof p.buffer === "function") taken = await p.buffer();
+    if (taken && taken.length < chunkBytes) throw new Error("The chunk buffer is too short");
     return taken;
   };
   if (taken) await bufferOf(); // a buffer given is checked now; a function is asked when needed
-  const hasher = new DropboxContentHasher();
+  let state = start;
   let position = 0;
   let held: Uint8Array[] = [];
   let heldBytes = 0;
   const gathered = () => (taken ? [taken.subarray(0, heldBytes)] : held);
-  let source: AsyncIterable<Uint8Array> = p.source;
-  if (p.length !== undefined) {
-    const piped = await pipeWholeChunks(client, token, p, state, chunkBytes, p.length, hasher);
-    state = piped.state;
-    position = state.offset;
-    source = piped.rest;
-    most = Math.min(chunkBytes, Math.max(0, p.length - position));
-  }
-  for await (const piece of source) {
-    if (source === p.source) hasher.update(piece); // The piped part's pieces are hashed as read.
-    const start = position;
+  for await (const piece of p.source) {
+    hasher.update(piece);
+    const from = position;
     position += piece.length;
     if (position <= state.offset) continue; // Dropbox holds these bytes already.
-    let rest = start < state.offset ? piece.subarray(state.offset - start) : piece;
+    let rest = from < state.offset ? piece.subarray(state.offset - from) : piece;
     while (rest.length > 0) {
       const take = Math.min(chunkBytes - heldBytes, rest.length);
       const buffer = await bufferOf();
@@ -138,32 +162,23 @@ export async function uploadThroughSession(
   }
   if (position < state.offset)
     throw new ProviderError("dropbox", "unknown", "The upload session holds more than the media");
-  const expected = hasher.digest();
-  const chosen = await p.beforeFinish?.(state, expected);
-  if (chosen && "id" in chosen) return chosen;
-  const commit = chosen ?? p.commit;
-  const file = await finishRecovering(client, token, state, commit, expected, gathered(), p.signal);
-  if (file.contentHash !== null && file.contentHash !== expected) {
-    if (commit.mode === "add") await client.remove(token, file.id);
-    throw hashMismatch();
-  }
-  return file;
+  return { state, last: gathered() };
 }
 
 /**
- * The piped part of a session of known length: skips what Dropbox holds, then sends each whole
- * chunk as it is read (hashed on the way). Answers where the session stands and the rest of the
- * media (shorter than a chunk), from the offset reached.
+ * Media of known length (`p.length`): skips what Dropbox holds, then pipes every other byte as
+ * it is read (hashed on the way) into appends of `pipeBytes`, the last one shorter (a
+ * sequential session takes any length). Answers where the session stands: at the end.
  */
-async function pipeWholeChunks(
+async function pipeAll(
   client: DropboxClient,
   token: string,
   p: DropboxSessionUpload,
   start: DropboxSessionState,
-  chunkBytes: number,
-  total: number,
+  pipeBytes: number,
   hasher: DropboxContentHasher,
-): Promise<{ state: DropboxSessionState; rest: AsyncIterable<Uint8Array> }> {
+): Promise<DropboxSessionState> {
+  const total = p.length ?? 0;
   const slices = byteSlices(p.source, {
     onRead: (piece) => hasher.update(piece),
     short: () => new ProviderError("dropbox", "unknown", "The media ended before its length"),
@@ -174,9 +189,10 @@ async function pipeWholeChunks(
     // Dropbox holds these bytes already: read for the hash only.
   }
   let state = start;
-  while (total - state.offset >= chunkBytes) {
-    const after = { sessionId: state.sessionId, offset: state.offset + chunkBytes };
-    const body = { stream: slices.take(chunkBytes), length: chunkBytes };
+  while (state.offset < total) {
+    const length = Math.min(pipeBytes, total - state.offset);
+    const after = { sessionId: state.sessionId, offset: state.offset + length };
+    const body = { stream: slices.take(length), length };
     try {
       await client.append(token, state.sessionId, state.offset, body, p.signal);
     } catch (err) {
@@ -190,7 +206,9 @@ async function pipeWholeChunks(
     state = after;
     await p.onSession?.(state);
   }
-  return { state, rest: slices.rest() };
+  if (await slices.next())
+    throw new ProviderError("dropbox", "unknown", "The media is longer than its length");
+  return state;
 }
 
 async function openOrResume(

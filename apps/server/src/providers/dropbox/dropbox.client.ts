@@ -352,9 +352,9 @@ export function createDropboxClient(
     },
 
     /**
-     * Sends the last bytes and commits the file. The bytes held (`body` as pieces) go with their
-     * content hash, which Dropbox checks against what this call brings, not the whole file (its
-     * answer gives the whole file's hash, for the caller to compare).
+     * Sends the last bytes, if any, and commits the file. Bytes held (`body` as pieces) go with
+     * their content hash, which Dropbox checks against what this call brings, not the whole file
+     * (its answer gives the whole file's hash, for the caller to compare).
      */
     async finish(
       token: string,
@@ -368,7 +368,7 @@ export function createDropboxClient(
       const arg = {
         cursor: { session_id: sessionId, offset },
         commit: commitArg(commit),
-        ...(held ? { content_hash: contentHashOf(held) } : {}),
+        ...(held?.some((p) => p.length > 0) ? { content_hash: contentHashOf(held) } : {}),
       };
       return toFile(await content(token, "files/upload_session/finish", arg, body, signal));
     },
