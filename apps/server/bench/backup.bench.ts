@@ -27,7 +27,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Kysely, sql } from "kysely";
@@ -44,6 +44,7 @@ import {
 } from "./destination.ts";
 import { drivePlainCopy, type PlainCopyOne, plainPipedCopy } from "./plain-copy.ts";
 import { dropboxPlainCopy, onedrivePlainCopy, s3PlainCopy } from "./plain-copy-destinations.ts";
+import { cpuSeconds, peakRss, postgresCpuSeconds } from "./proc.ts";
 import { buildServerIfStale, ROOT, roleCommand, roleEnv } from "./roles.ts";
 import { createServerDatabase } from "./server-database.ts";
 
@@ -60,45 +61,6 @@ const secrets = {
 };
 
 const log = (...a: unknown[]) => console.error("[bench]", ...a);
-
-/** Peak resident set size of a process (Linux: VmHWM), in bytes. */
-function peakRss(pid: number): number | null {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * CPU seconds a process has used (Linux: utime + stime of /proc/<pid>/stat, 100 ticks a second):
- * the worker's cost, which other load on the machine does not change as it changes seconds.
- */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds of every PostgreSQL process on this machine (server and backends). */
-function postgresCpuSeconds(): number {
-  let n = 0;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("postgres"))
-        n += cpuSeconds(Number(pid)) ?? 0;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return n;
-}
 
 /** CPU seconds this process (the sandbox, the app, the plain copy) has used so far. */
 const ownCpuSeconds = () => {
