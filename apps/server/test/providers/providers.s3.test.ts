@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type Sandbox, startSandbox } from "@keepsake/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CallInTransactionError, withinTransactionScope } from "../../src/lib/transaction-scope.ts";
@@ -13,6 +14,7 @@ import {
 import {
   S3KeyTakenError,
   type S3MultipartState,
+  type S3UploadClient,
   uploadToS3,
 } from "../../src/providers/s3/s3-upload.ts";
 import { bytes, control, pieces, recordingRetry, s3Settings } from "../support/destinations.ts";
@@ -123,6 +125,46 @@ describe("S3 objects", () => {
     expect(out.etag).toMatch(/-3$/);
     expect(md5(await s3.read("v.mp4"))).toBe(md5(data));
     expect((await stored()).uploads).toEqual([]);
+  });
+
+  it("piped parts: the next is sent while S3 stores and answers the one before, never more than two in flight", async () => {
+    const s3 = client();
+    const data = bytes(21 * MiB, 12);
+    let inFlight = 0;
+    let most = 0;
+    let secondBegan = () => {};
+    const began = new Promise<string>((resolve) => {
+      secondBegan = () => resolve("part 2 began before part 1 was answered");
+    });
+    const waited: string[] = [];
+    // The real client, its part 1's answer held back until part 2 begins (2 s at most).
+    const watched: S3UploadClient = {
+      ...s3,
+      async uploadPartStream(key, uploadId, number, source, length) {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        if (number === 2) secondBegan();
+        try {
+          const answer = await s3.uploadPartStream(key, uploadId, number, source, length);
+          if (number === 1)
+            waited.push(await Promise.race([began, sleep(2000).then(() => "part 2 waited")]));
+          return answer;
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    const out = await uploadToS3(watched, {
+      key: "pipelined.mp4",
+      write: {},
+      source: pieces(data),
+      total: data.length,
+      partBytes: 5 * MiB,
+    });
+    expect(waited).toEqual(["part 2 began before part 1 was answered"]);
+    expect(most).toBe(2);
+    expect(out.etag).toMatch(/-5$/);
+    expect(md5(await s3.read("pipelined.mp4"))).toBe(md5(data));
   });
 
   it("a piped part that is cut is not sent again from memory; resumed, a cut part is, and no part is sent twice", async () => {

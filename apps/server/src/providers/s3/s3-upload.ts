@@ -243,34 +243,49 @@ async function complete(
 /**
  * A new multipart upload of known length, each part piped from the source into its request as
  * it arrives (`uploadPartStream`: nothing held, its md5 computed on the way and checked against
- * the part's ETag). Recorded before its first part. A part that fails is not sent again from
- * here (its bytes are gone): the error is thrown with the upload recorded, and the caller
- * resumes it (`session`), reading the media again and sending only what S3 does not hold.
+ * the part's ETag). Recorded before its first part. The next part starts once a part's last byte
+ * is read, while S3 stores that one and answers (at most two in flight), so the download never
+ * waits on an answer. A part that fails is not sent again from here (its bytes are gone): the
+ * error is thrown with the upload recorded, and the caller resumes it (`session`), reading the
+ * media again and sending only what S3 does not hold.
  */
 async function pipedMultipart(client: S3UploadClient, p: S3Upload, total: number, size: number) {
   const state = { uploadId: await client.createMultipart(p.key, p.write), partBytes: size };
   await p.onSession?.(state);
   const slices = byteSlices(p.source, { short: cutShort });
   const done: { etag: string; md5: Buffer }[] = [];
-  for (let offset = 0; offset < total; ) {
+  /** The part before this one, sent and not yet answered. */
+  let answer: Promise<unknown> | null = null;
+  for (let offset = 0, number = 1; offset < total; number++) {
     const length = Math.min(size, total - offset);
     p.beforePart?.();
-    try {
-      done.push(
-        await client.uploadPartStream(
-          p.key,
-          state.uploadId,
-          done.length + 1,
-          slices.take(length),
-          length,
-        ),
-      );
-    } catch (err) {
-      if (noUpload(err) && p.sessionGone) throw p.sessionGone();
-      throw err;
+    const part = number;
+    let read = () => {};
+    const allRead = new Promise<void>((resolve) => {
+      read = resolve;
+    });
+    async function* bytes() {
+      yield* slices.take(length);
+      read();
     }
+    const sent = client.uploadPartStream(p.key, state.uploadId, part, bytes(), length).then(
+      (r) => {
+        done[part - 1] = r;
+      },
+      (err) => {
+        if (noUpload(err) && p.sessionGone) throw p.sessionGone();
+        throw err;
+      },
+    );
+    // Awaited below; until then a failure must not count as unhandled.
+    sent.catch(() => {});
+    // This part's bytes all read (or it failed), and the one before answered: the next starts.
+    await Promise.race([allRead, sent]);
+    await answer;
+    answer = sent;
     offset += length;
   }
+  await answer;
   if (await slices.next())
     throw new ProviderError("instagram", "transient", "The media is longer than announced");
   return complete(client, p, state.uploadId, done, total, p.recoveries ?? RECOVERIES);
