@@ -192,13 +192,13 @@ describe("Dropbox through the destination seam", () => {
     const datas = [bytes(13 * MiB + 1, 31), bytes(9 * MiB + 2, 32), bytes(15 * MiB + 3, 33)];
     const unknown = bytes(11 * MiB + 4, 34);
     // The first stops in the middle of its last part until the second has read all of its own,
-    // or 300 ms: a last part gathered in a buffer the uploads share would make the second wait.
+    // or 10 s: a last part gathered in a buffer the uploads share would make the second wait.
     let secondRead = () => {};
     const until = Promise.race([
       new Promise<string>((resolve) => {
         secondRead = () => resolve("the second read every byte");
       }),
-      new Promise<string>((resolve) => setTimeout(() => resolve("300 ms"), 300)),
+      new Promise<string>((resolve) => setTimeout(() => resolve("10 s"), 10_000).unref()),
     ]);
     const sources = [
       sourceOf(datas[0] as Buffer, { pause: { offset: 10 * MiB, until } }),

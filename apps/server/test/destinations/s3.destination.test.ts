@@ -166,7 +166,7 @@ describe("S3 destination: writing", () => {
     const at = {
       offset: 5 * MiB,
       run: async () => {
-        for (let i = 0; i < 100; i++) {
+        for (let i = 0; i < 500; i++) {
           const held = (await stored(sandbox)).uploads.flatMap((u) => u.parts.map((p) => p.number));
           if (held.includes(1)) return void seen.push(...held);
           await new Promise((r) => setTimeout(r, 20));
