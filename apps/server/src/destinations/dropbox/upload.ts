@@ -1,4 +1,4 @@
-import { DropboxContentHasher } from "../../providers/dropbox/content-hash.ts";
+import { dropboxContentHash } from "../../providers/dropbox/content-hash.ts";
 import type {
   DropboxClient,
   DropboxCommit,
@@ -143,9 +143,7 @@ export function createDropboxUploader(deps: {
     parts: readonly Uint8Array[],
     signal?: AbortSignal,
   ): Promise<DropboxFile> {
-    const hasher = new DropboxContentHasher();
-    for (const p of parts) hasher.update(p);
-    const hash = hasher.digest();
+    const hash = dropboxContentHash(parts);
     for (let n = 1; n <= MAX_NUMBERED; n++) {
       const commit = addCommit(filePath(spec.folderId, numbered(spec.name, n)), spec);
       let file: DropboxFile;

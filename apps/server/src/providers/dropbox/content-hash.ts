@@ -43,5 +43,9 @@ export class DropboxContentHasher {
   }
 }
 
-export const dropboxContentHash = (data: Uint8Array) =>
-  new DropboxContentHasher().update(data).digest();
+/** The content hash of bytes held whole, as one buffer or as its pieces in order. */
+export function dropboxContentHash(data: Uint8Array | readonly Uint8Array[]): string {
+  const hasher = new DropboxContentHasher();
+  for (const piece of data instanceof Uint8Array ? [data] : data) hasher.update(piece);
+  return hasher.digest();
+}

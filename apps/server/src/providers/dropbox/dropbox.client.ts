@@ -12,7 +12,7 @@ import {
   sendStream,
 } from "../http.ts";
 import { ProviderError } from "../provider-error.ts";
-import { DropboxContentHasher } from "./content-hash.ts";
+import { dropboxContentHash } from "./content-hash.ts";
 import { correctOffsetOf, dropboxError } from "./dropbox-error.ts";
 import type { DropboxSettings } from "./dropbox-oauth.client.ts";
 
@@ -368,18 +368,11 @@ export function createDropboxClient(
       const arg = {
         cursor: { session_id: sessionId, offset },
         commit: commitArg(commit),
-        ...(held?.some((p) => p.length > 0) ? { content_hash: contentHashOf(held) } : {}),
+        ...(held?.some((p) => p.length > 0) ? { content_hash: dropboxContentHash(held) } : {}),
       };
       return toFile(await content(token, "files/upload_session/finish", arg, body, signal));
     },
   };
-}
-
-/** The content hash of bytes held as pieces. */
-function contentHashOf(pieces: readonly Uint8Array[]): string {
-  const hasher = new DropboxContentHasher();
-  for (const piece of pieces) hasher.update(piece);
-  return hasher.digest();
 }
 
 export type DropboxClient = ReturnType<typeof createDropboxClient>;
