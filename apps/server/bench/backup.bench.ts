@@ -30,9 +30,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Kysely, sql } from "kysely";
 import { startEmbeddedPostgres } from "../src/db/embedded.ts";
-import type { Database } from "../src/db/schema.ts";
+import type { JobQueue } from "../src/jobs/queue.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
 import {
@@ -69,13 +68,10 @@ const ownCpuSeconds = () => {
 };
 
 /** The embedded database in a temporary DATA_DIR, removed afterwards. */
-/** Waits (at most 30 s) until no job is due or running in the database's queue. */
-async function setUpJobsDone(db: Kysely<Database>) {
+/** Waits (at most 30 s) until no queue has a job waiting to run or running (`stats()`). */
+async function setUpJobsDone(queue: Pick<JobQueue<unknown>, "stats">) {
   for (const end = Date.now() + 30_000; Date.now() < end; ) {
-    const { rows } = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM pgboss.job
-       WHERE state IN ('created', 'retry', 'active') AND start_after <= now()`.execute(db);
-    if (rows[0]?.n === 0) return;
+    if ((await queue.stats()).every((q) => q.waiting === 0 && q.active === 0)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("the set-up's jobs did not end within 30 s");
@@ -189,7 +185,7 @@ async function main(run: number): Promise<RunFigures> {
     const baselineRss = peakRss(worker.pid as number);
     // The jobs the set-up queued (the new user's mail, the first listing) run now, in the new
     // worker: the clock starts once they are done, so it measures the backup alone.
-    await setUpJobsDone(t.ctx.db);
+    await setUpJobsDone(t.ctx.queue);
     const cpuBefore = cpuSeconds(worker.pid as number);
 
     await h.control("/calls", { method: "DELETE" });
