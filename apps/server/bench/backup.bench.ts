@@ -171,6 +171,9 @@ async function main(run: number): Promise<RunFigures> {
         LOG_LEVEL: "warn",
         DATABASE_URL: t.database.url,
         SANDBOX_PORT: new URL(t.sandbox.url).port,
+        // The test sandbox's SMTP server (on a port of its own): else the new user's mail fails
+        // to connect and a retry of it is queued, to run during some later measurement.
+        SMTP_URL: t.sandbox.urls.smtp,
         DATA_DIR: `/tmp/keepsake-bench-${process.pid}`,
         ...(process.env.BENCH_WORKER_NODE_OPTIONS
           ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS }
