@@ -67,7 +67,6 @@ const ownCpuSeconds = () => {
   return (u.user + u.system) / 1e6;
 };
 
-/** The embedded database in a temporary DATA_DIR, removed afterwards. */
 /** Waits (at most 30 s) until no queue has a job waiting to run or running (`stats()`). */
 async function setUpJobsDone(queue: Pick<JobQueue<unknown>, "stats">) {
   for (const end = Date.now() + 30_000; Date.now() < end; ) {
@@ -77,6 +76,7 @@ async function setUpJobsDone(queue: Pick<JobQueue<unknown>, "stats">) {
   throw new Error("the set-up's jobs did not end within 30 s");
 }
 
+/** The embedded database in a temporary DATA_DIR, removed afterwards. */
 async function embeddedDatabase() {
   const dataDir = mkdtempSync(join(tmpdir(), "keepsake-bench-backup-"));
   const embedded = await startEmbeddedPostgres({ dataDir });
