@@ -5,7 +5,11 @@ import {
   type DropboxClient,
   type DropboxFile,
 } from "../providers/dropbox/dropbox.client.ts";
-import { DROPBOX_CHUNK, hashMismatch } from "../providers/dropbox/dropbox-upload.ts";
+import {
+  DROPBOX_CHUNK,
+  hashMismatch,
+  pipedAppendBytes,
+} from "../providers/dropbox/dropbox-upload.ts";
 import { reconnectWords } from "../providers/failure-words.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type { EngineSettings } from "../sync/index.ts";
@@ -76,11 +80,8 @@ export function createDropboxDestination(deps: {
   const upload = createDropboxUploader({
     client,
     chunkBytes: DROPBOX_CHUNK,
-    // Piped appends hold nothing: as many bytes a request as Drive's resumable chunks (64 MiB).
-    pipeBytes: Math.min(
-      Math.max(DROPBOX_CHUNK, settings.chunkBytes - (settings.chunkBytes % DROPBOX_BLOCK)),
-      DROPBOX_MAX_SINGLE - (DROPBOX_MAX_SINGLE % DROPBOX_BLOCK),
-    ),
+    // As many bytes a request as Drive's resumable chunks (64 MiB).
+    pipeBytes: pipedAppendBytes(settings.chunkBytes),
     smallBytes: dropboxCapabilities.maxSingleRequestBytes,
   });
   const madeFolders = new Set<string>();

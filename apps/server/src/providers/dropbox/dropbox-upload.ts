@@ -2,6 +2,7 @@ import { byteSlices } from "../byte-slices.ts";
 import { ProviderError } from "../provider-error.ts";
 import { DROPBOX_BLOCK, DropboxContentHasher } from "./content-hash.ts";
 import {
+  DROPBOX_MAX_SINGLE,
   type DropboxClient,
   type DropboxCommit,
   type DropboxFile,
@@ -17,6 +18,16 @@ export interface DropboxSessionState {
 
 /** Appends per request by default: 8 MiB (two of Dropbox's 4 MiB blocks). */
 export const DROPBOX_CHUNK = 2 * DROPBOX_BLOCK;
+/**
+ * Bytes per piped append for a wanted size (the engine's chunk): whole 4 MiB blocks, at least
+ * `DROPBOX_CHUNK`, at most what one request may carry (150 MiB, so 148 MiB). Piped appends hold
+ * nothing, so they can be as large as that.
+ */
+export const pipedAppendBytes = (wanted: number) =>
+  Math.min(
+    Math.max(DROPBOX_CHUNK, wanted - (wanted % DROPBOX_BLOCK)),
+    DROPBOX_MAX_SINGLE - (DROPBOX_MAX_SINGLE % DROPBOX_BLOCK),
+  );
 /** Cuts recovered in a row (asking where the session stands) before the failure is the caller's. */
 const RECOVERIES = 3;
 
@@ -52,7 +63,7 @@ export interface DropboxSessionUpload {
    * would live long enough to be promoted and freed only by a full GC). Without it the pieces
    * themselves are held. A function is asked for it when the first byte is to be gathered.
    */
-  buffer?: Uint8Array | (() => Uint8Array | Promise<Uint8Array>);
+  buffer?: Uint8Array | (() => Uint8Array);
   /**
    * The media's length, when known: every byte is then piped from `source` into appends of
    * `pipeBytes` as it is read, the last one shorter, and the finish carries none, so nothing is
@@ -100,7 +111,8 @@ export async function uploadThroughSession(
   const hasher = new DropboxContentHasher();
   // Of known length every byte is piped into appends; else the last part goes with the finish.
   let last: Uint8Array[] = [];
-  if (p.length !== undefined) state = await pipeAll(client, token, p, state, pipeBytes, hasher);
+  if (p.length !== undefined)
+    state = await pipeAll(client, token, p, state, p.length, pipeBytes, hasher);
   else ({ state, last } = await gatherChunks(client, token, p, state, chunkBytes, hasher));
   const expected = hasher.digest();
   const chosen = await p.beforeFinish?.(state, expected);
@@ -128,12 +140,12 @@ async function gatherChunks(
   hasher: DropboxContentHasher,
 ): Promise<{ state: DropboxSessionState; last: Uint8Array[] }> {
   let taken = typeof p.buffer === "function" ? null : (p.buffer ?? null);
-  const bufferOf = async () => {
-    if (!taken && typeof p.buffer === "function") taken = await p.buffer();
+  const bufferOf = () => {
+    if (!taken && typeof p.buffer === "function") taken = p.buffer();
     if (taken && taken.length < chunkBytes) throw new Error("The chunk buffer is too short");
     return taken;
   };
-  if (taken) await bufferOf(); // a buffer given is checked now; a function is asked when needed
+  if (taken) bufferOf(); // a buffer given is checked now; a function is asked when needed
   let state = start;
   let position = 0;
   let held: Uint8Array[] = [];
@@ -147,7 +159,7 @@ async function gatherChunks(
     let rest = from < state.offset ? piece.subarray(state.offset - from) : piece;
     while (rest.length > 0) {
       const take = Math.min(chunkBytes - heldBytes, rest.length);
-      const buffer = await bufferOf();
+      const buffer = bufferOf();
       if (buffer) buffer.set(rest.subarray(0, take), heldBytes);
       else held.push(rest.subarray(0, take));
       heldBytes += take;
@@ -166,7 +178,7 @@ async function gatherChunks(
 }
 
 /**
- * Media of known length (`p.length`): skips what Dropbox holds, then pipes every other byte as
+ * Media of known length (`total`): skips what Dropbox holds, then pipes every other byte as
  * it is read (hashed on the way) into appends of `pipeBytes`, the last one shorter (a
  * sequential session takes any length). Answers where the session stands: at the end.
  */
@@ -175,10 +187,10 @@ async function pipeAll(
   token: string,
   p: DropboxSessionUpload,
   start: DropboxSessionState,
+  total: number,
   pipeBytes: number,
   hasher: DropboxContentHasher,
 ): Promise<DropboxSessionState> {
-  const total = p.length ?? 0;
   const slices = byteSlices(p.source, {
     onRead: (piece) => hasher.update(piece),
     short: () => new ProviderError("dropbox", "unknown", "The media ended before its length"),
