@@ -259,7 +259,6 @@ async function pipedMultipart(client: S3UploadClient, p: S3Upload, total: number
   for (let offset = 0, number = 1; offset < total; number++) {
     const length = Math.min(size, total - offset);
     p.beforePart?.();
-    const part = number;
     let read = () => {};
     const allRead = new Promise<void>((resolve) => {
       read = resolve;
@@ -268,9 +267,9 @@ async function pipedMultipart(client: S3UploadClient, p: S3Upload, total: number
       yield* slices.take(length);
       read();
     }
-    const sent = client.uploadPartStream(p.key, state.uploadId, part, bytes(), length).then(
+    const sent = client.uploadPartStream(p.key, state.uploadId, number, bytes(), length).then(
       (r) => {
-        done[part - 1] = r;
+        done[number - 1] = r;
       },
       (err) => {
         if (noUpload(err) && p.sessionGone) throw p.sessionGone();
