@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
 import { describe, expect, it, vi } from "vitest";
@@ -30,6 +30,31 @@ describe("accounts panel (pro and agency)", () => {
       </>
     );
   }
+
+  it("a refetch that fails (a poll during a sync) keeps the cards shown", async () => {
+    let down = false;
+    vi.stubGlobal(
+      "fetch",
+      serve(() =>
+        down
+          ? [503, { detail: "Service unavailable" }]
+          : [200, accountsResponse([account({ username: "kept.here" })], "pro", 3)],
+      ),
+    );
+    const { queryClient } = renderWithAuth(<Panel />, {
+      auth: makeAuth({ user: makeUser({ subscription_tier: "pro" }) }),
+    });
+    expect(await screen.findByRole("article", { name: "@kept.here" })).toBeTruthy();
+    down = true;
+    await act(async () => {
+      await queryClient.refetchQueries();
+      // React Query tells its observers on a zero-delay timer: let that one run first.
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    expect(queryClient.getQueryState(["accounts", "instagram"])?.status).toBe("error");
+    expect(screen.queryByText("Could not load your Instagram accounts.")).toBeNull();
+    expect(screen.getByRole("article", { name: "@kept.here" })).toBeTruthy();
+  });
 
   it("shows every field, the expiry warning and the limit notice", async () => {
     const soon = account({

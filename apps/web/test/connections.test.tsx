@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 
@@ -157,6 +157,46 @@ describe("Settings → Connected Accounts", () => {
         "http://127.0.0.1:8090/accounts.google.com/o/oauth2/v2/auth?y=2",
       ),
     );
+  });
+
+  it("a refetch that fails keeps what was loaded, and the dialog open on it", async () => {
+    let down = false;
+    vi.stubGlobal(
+      "fetch",
+      serve((_m, path) => {
+        if (down) return [503, { detail: "Service unavailable" }];
+        return path === "/oauth/status"
+          ? [200, status({ instagram_connected: true, instagram_username: "creator" })]
+          : [200, {}];
+      }),
+    );
+    const user = userEvent.setup();
+    const { queryClient } = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Connect Google Drive" }));
+    expect(screen.getByRole("dialog")).toBeTruthy();
+    down = true;
+    await act(async () => {
+      await queryClient.refetchQueries();
+      // React Query tells its observers on a zero-delay timer: let that one run first.
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    // The refetch failed (the query is in error), and nothing that was loaded went away.
+    expect(
+      queryClient.getQueryCache().findAll({ predicate: (q) => q.state.status === "error" }),
+    ).not.toHaveLength(0);
+    expect(screen.queryByText(/Could not load your connections/)).toBeNull();
+    expect(screen.getByRole("dialog")).toBeTruthy();
+    expect(screen.getByRole("heading", { name: "Instagram" })).toBeTruthy();
+  });
+
+  it("the first load failing says so, with Try again", async () => {
+    vi.stubGlobal(
+      "fetch",
+      serve(() => [503, { detail: "Service unavailable" }]),
+    );
+    renderSettings();
+    expect(await screen.findByText(/Could not load your connections/)).toBeTruthy();
+    expect(screen.getByRole("button", { name: "Try again" })).toBeTruthy();
   });
 
   it("Drive: Cancel closes the notice without leaving", async () => {

@@ -16,7 +16,7 @@ const when = (iso: string) =>
 
 /** The bell's panel: newest first, each with the link to its fix; mark read, mark all read. */
 export function NotificationList() {
-  const { data, isLoading, isError } = useNotificationsQuery();
+  const { data, isLoading, isLoadingError } = useNotificationsQuery();
   const markRead = useMarkReadMutation();
   const markAll = useMarkAllReadMutation();
   const items = data?.notifications ?? [];
@@ -35,7 +35,7 @@ export function NotificationList() {
         </button>
       </div>
       {isLoading && <p className="bell-empty">Loading…</p>}
-      {isError && <p className="bell-empty">Notifications could not be loaded.</p>}
+      {isLoadingError && <p className="bell-empty">Notifications could not be loaded.</p>}
       {data && items.length === 0 && (
         <p className="bell-empty">
           You're all caught up. We'll tell you here when something needs you.

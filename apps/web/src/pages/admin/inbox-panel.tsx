@@ -56,7 +56,7 @@ export function InboxPanel() {
   const messages = query.data?.messages ?? [];
 
   if (query.isPending) return <Spinner />;
-  if (query.isError) return <p className="empty-state">Failed to load messages</p>;
+  if (query.isLoadingError) return <p className="empty-state">Failed to load messages</p>;
 
   return (
     <section className="card admin-panel" aria-label="Inbox">

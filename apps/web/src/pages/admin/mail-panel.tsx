@@ -36,7 +36,7 @@ export function MailPanel() {
     placeholderData: keepPreviousData,
   });
   if (query.isPending) return <Spinner />;
-  if (query.isError) return <p className="empty-state">Failed to load the outbox</p>;
+  if (query.isLoadingError) return <p className="empty-state">Failed to load the outbox</p>;
   const { counts, messages } = query.data;
   const total =
     filter === "all"

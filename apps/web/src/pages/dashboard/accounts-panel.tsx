@@ -46,7 +46,7 @@ export function AccountsPanel({
   const [confirming, setConfirming] = useState<InstagramAccount | null>(null);
 
   if (accounts.isPending) return <Spinner label="Loading accounts..." />;
-  if (accounts.isError) {
+  if (accounts.isLoadingError) {
     return (
       <p className="form-error" role="alert">
         Could not load your Instagram accounts.

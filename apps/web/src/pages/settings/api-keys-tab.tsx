@@ -52,7 +52,7 @@ export function ApiKeysTab() {
   const [confirming, setConfirming] = useState<ApiKey | null>(null);
 
   if (query.isPending) return <p className="muted">Loading...</p>;
-  if (query.isError) return <p className="muted">Failed to load API keys</p>;
+  if (query.isLoadingError) return <p className="muted">Failed to load API keys</p>;
   const { keys, api_access: access } = query.data;
 
   const onSubmit = (e: FormEvent) => {

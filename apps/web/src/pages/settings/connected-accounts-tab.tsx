@@ -34,7 +34,7 @@ import { StorageSection } from "./storage-section.tsx";
 export function ConnectedAccountsTab() {
   const status = useConnectionsStatus();
   if (status.isPending) return <Spinner label="Loading..." />;
-  if (status.isError) {
+  if (status.isLoadingError) {
     return (
       <p className="form-error" role="alert">
         Could not load your connections.{" "}

@@ -54,7 +54,7 @@ export function ImportTab() {
   );
 
   if (accounts.isPending) return <Spinner label="Loading..." />;
-  if (accounts.isError) {
+  if (accounts.isLoadingError) {
     return (
       <p className="form-error" role="alert">
         Could not load your Instagram accounts.

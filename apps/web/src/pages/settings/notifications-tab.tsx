@@ -9,7 +9,7 @@ import "./notifications-tab.css";
  * under the bell; the toggles decide which ones are also e-mailed.
  */
 export function NotificationsTab() {
-  const { data, isLoading, isError } = useNotificationPreferencesQuery();
+  const { data, isLoading, isLoadingError } = useNotificationPreferencesQuery();
   const save = useSetNotificationPreferenceMutation();
 
   return (
@@ -28,7 +28,7 @@ export function NotificationsTab() {
         </p>
       )}
       {isLoading && <p>Loading…</p>}
-      {isError && <p>Your notification settings could not be loaded.</p>}
+      {isLoadingError && <p>Your notification settings could not be loaded.</p>}
       {data && (
         <ul className="notification-prefs">
           {data.categories.map(({ category, enabled }) => {

@@ -39,7 +39,7 @@ export function StorageSection({
         ))}
       </div>
       {destinations.isPending && <Spinner label="Loading storage..." />}
-      {destinations.isError && (
+      {destinations.isLoadingError && (
         <p className="form-error storage-error">
           Could not load your other storage destinations.{" "}
           <button className="btn btn-ghost btn-sm" onClick={() => destinations.refetch()}>

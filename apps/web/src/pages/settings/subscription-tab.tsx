@@ -76,7 +76,7 @@ export function SubscriptionTab() {
   const portal = usePortal();
 
   if (current.isPending) return <Spinner label="Loading..." />;
-  if (current.isError || !current.data) {
+  if (current.isLoadingError) {
     return <p className="muted">Your subscription could not be loaded. Please try again.</p>;
   }
   const s = current.data;

@@ -20,7 +20,7 @@ import { formatCount } from "../../../lib/format.ts";
 export default function AccountCharts({ accountId }: { accountId: string | undefined }) {
   const stats = useArchiveStats(accountId);
   if (stats.isPending) return <p className="muted">Loading charts...</p>;
-  if (stats.isError) return <p role="alert">Failed to load the charts</p>;
+  if (stats.isLoadingError) return <p role="alert">Failed to load the charts</p>;
   const months = stats.data.months;
   if (months.length === 0)
     return <p className="muted">No posts yet: the charts fill in as posts are backed up.</p>;

@@ -185,7 +185,7 @@ export default function PostDetails({ post, onClose }: { post: Post; onClose: ()
           </p>
         ) : history.isPending ? (
           <p className="muted">Loading its history...</p>
-        ) : history.isError ? (
+        ) : history.isLoadingError ? (
           <p role="alert">Failed to load its history</p>
         ) : readings.length === 0 ? (
           <p className="muted">No readings yet: they start with the post's backup.</p>
