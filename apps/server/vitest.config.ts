@@ -3,9 +3,9 @@ import { defineConfig } from "vitest/config";
 import { longFirst } from "../../scripts/long-first-sequencer.ts";
 
 /**
- * Every file runs once, on real PostgreSQL: the server of TEST_DATABASE_URL when it is set (one
- * schema per file), else one embedded PostgreSQL started for the run (support/database-template.ts;
- * one database per file, copied from a migrated template). Either way several connections and
+ * Every file runs once, on real PostgreSQL: the server of TEST_DATABASE_URL when it is set, else
+ * one embedded PostgreSQL started for the run; on either, each file has its own database, copied
+ * from one migrated template (support/database-template.ts). Either way several connections and
  * processes run at once, so the tests of locks, claims and limits race for real.
  */
 

@@ -30,7 +30,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 import type { JobQueue } from "../src/jobs/queue.ts";
 import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp } from "../test/support/sandbox.ts";
@@ -45,7 +44,7 @@ import { drivePlainCopy, type PlainCopyOne, plainPipedCopy } from "./plain-copy.
 import { dropboxPlainCopy, onedrivePlainCopy, s3PlainCopy } from "./plain-copy-destinations.ts";
 import { cpuSeconds, peakRss, postgresCpuSeconds } from "./proc.ts";
 import { buildServerIfStale, ROOT, roleCommand, roleEnv } from "./roles.ts";
-import { createServerDatabase } from "./server-database.ts";
+import { benchDatabase } from "./server-database.ts";
 
 const VIDEO_MB = Number(process.env.BENCH_VIDEO_MB ?? 300);
 const IMAGES = process.env.BENCH_IMAGES
@@ -74,19 +73,6 @@ async function setUpJobsDone(queue: Pick<JobQueue<unknown>, "stats">) {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("the set-up's jobs did not end within 30 s");
-}
-
-/** The embedded database in a temporary DATA_DIR, removed afterwards. */
-async function embeddedDatabase() {
-  const dataDir = mkdtempSync(join(tmpdir(), "keepsake-bench-backup-"));
-  const embedded = await startEmbeddedPostgres({ dataDir });
-  return {
-    url: embedded.url,
-    close: async () => {
-      await embedded.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** The CDN URLs of the posts' media (carousels: their children), as the posts were listed. */
@@ -124,14 +110,11 @@ async function main(run: number): Promise<RunFigures> {
   log(
     `run ${run}/${RUNS}: ${LABELS[DESTINATION]}; starting sandbox (large video ${VIDEO_MB} MB) and database`,
   );
-  // The app in this process and the worker process share one database, whole: never a test
-  // schema, which `npm run worker` could not join.
-  const server = process.env.DATABASE_URL
-    ? await createServerDatabase(process.env.DATABASE_URL)
-    : null;
+  // The app in this process and the worker process share one database, whole.
+  const database = await benchDatabase(process.env.DATABASE_URL, "keepsake_bench");
   const t = await createSandboxedApp(secrets, {
     sandbox: { largeVideoBytes: Math.round(VIDEO_MB * MB) },
-    database: server ? { url: server.url, close: server.drop } : await embeddedDatabase(),
+    database,
   });
   let worker: ChildProcess | null = null;
   try {
@@ -288,7 +271,7 @@ async function main(run: number): Promise<RunFigures> {
     const graph = requestsByEndpoint(calls, "ig.", "fb.");
     console.log(
       [
-        `Keepsake backup benchmark${DESTINATION === "google_drive" ? "" : ` to ${LABELS[DESTINATION]}`} (sandbox over loopback; ${server ? `PostgreSQL server, database ${server.name}` : "embedded database"}; worker: npm run worker)`,
+        `Keepsake backup benchmark${DESTINATION === "google_drive" ? "" : ` to ${LABELS[DESTINATION]}`} (sandbox over loopback; ${database.name ? `PostgreSQL server, database ${database.name}` : "embedded database"}; worker: npm run worker)`,
         `  posts: ${postsN} (${images.length} image/carousel posts + 1 video of ${VIDEO_MB} MB), files: ${files.length}`,
         `  total bytes:        ${bytes.toLocaleString("en-US")} (${f2(bytes / MB)} MiB, sidecars ${f2(metaBytes / 1024)} KiB)`,
         `  seconds:            ${f2(seconds)}`,

@@ -1,5 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
+import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 
 export interface ServerDatabase {
   /** e.g. keepsake_bench_1a2b3c4d */
@@ -34,6 +38,30 @@ export async function createServerDatabase(
     url: url.toString(),
     async drop() {
       await admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+/**
+ * A benchmark run's database, whole (a worker process joins it as `npm run worker` would): a new
+ * one on the server at `serverUrl` when given (`name`), else an embedded PostgreSQL of its own.
+ */
+export async function benchDatabase(
+  serverUrl: string | undefined,
+  prefix: string,
+): Promise<{ url: string; close(): Promise<void>; name: string | null }> {
+  if (serverUrl) {
+    const server = await createServerDatabase(serverUrl, prefix);
+    return { url: server.url, close: server.drop, name: server.name };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const embedded = await startEmbeddedPostgres({ dataDir });
+  return {
+    url: embedded.url,
+    name: null,
+    close: async () => {
+      await embedded.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -30,7 +30,6 @@ export function startWorker(t: SandboxedApp): Promise<Worker> {
       WORKER_ENGINE: "default",
       WORKER_COUNT_QUERIES: "1",
       WORKER_DATABASE_URL: t.database.url,
-      ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
       WORKER_SANDBOX_URL: t.sandbox.url,
       DATA_DIR: `/tmp/keepsake-bench-sync-${process.pid}`,
     },

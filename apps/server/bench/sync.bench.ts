@@ -6,6 +6,7 @@ import { backupHelpers, requestsByEndpoint } from "../test/support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../test/support/sandbox.ts";
 import { commentReadCost } from "./comment-reads.ts";
 import { cpuLine, cpuSnapshot } from "./cpu.ts";
+import { benchDatabase } from "./server-database.ts";
 import {
   insertAccounts,
   log,
@@ -226,7 +227,10 @@ async function claimByHistory(t: SandboxedApp, posts: number) {
 
 async function main() {
   log(`starting sandbox and database; seeding ${ACCOUNTS} accounts`);
-  const t = await createSandboxedApp(secrets, { sandbox: { largeVideoBytes: 1024 * 1024 } });
+  const t = await createSandboxedApp(secrets, {
+    sandbox: { largeVideoBytes: 1024 * 1024 },
+    database: await benchDatabase(process.env.TEST_DATABASE_URL, "keepsake_sync"),
+  });
   const workers: Worker[] = [];
   try {
     const h = backupHelpers(t);
@@ -285,7 +289,7 @@ async function main() {
     const comments = await commentReadCost(t, h);
     console.log(
       [
-        `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${t.database.schema ? "PostgreSQL server" : "embedded database"}`,
+        `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${process.env.TEST_DATABASE_URL ? "PostgreSQL server" : "embedded database"}`,
         ...results,
         "Graph budget (the scheduler spreads from 50 % and waits from 80 %):",
         ...paced,

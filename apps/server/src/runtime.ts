@@ -35,7 +35,7 @@ export interface Keepsake {
  */
 export async function openDatabase(
   config: Config,
-  options: { databaseUrl?: string; schema?: string } = {},
+  options: { databaseUrl?: string } = {},
 ): Promise<{
   database: DatabaseHandle;
   url: string;
@@ -57,7 +57,6 @@ export async function openDatabase(
         ? Math.min(config.DATABASE_POOL_SIZE, GUEST_POOL_SIZE)
         : config.DATABASE_POOL_SIZE,
     checkoutTimeoutMs: config.DATABASE_POOL_TIMEOUT_SECONDS * 1000,
-    ...(options.schema ? { schema: options.schema } : {}),
   });
   let applied: string[];
   try {
@@ -85,9 +84,8 @@ export async function startKeepsake(options: {
   config: Config;
   role: Role;
   clock?: Clock;
-  /** Test hooks: an already running database, a schema on its search_path. */
+  /** Test hook: an already running database. */
   databaseUrl?: string;
-  schema?: string;
   logger?: boolean;
   /** Sandbox mode: use this already running sandbox instead of starting one on SANDBOX_PORT. */
   sandboxUrl?: string;
@@ -161,7 +159,7 @@ export async function startKeepsake(options: {
       clock: options.clock ?? systemClock,
       secrets: loadSecrets(config),
       databaseUrl: url,
-      queueSchema: options.schema ? `${options.schema}_boss` : "pgboss",
+      queueSchema: "pgboss",
       ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
       ...(options.logger === false ? {} : { log: serviceLogger(config.LOG_LEVEL) }),
     });

@@ -15,8 +15,6 @@ export interface DatabaseHandle {
 
 export function connectDatabase(options: {
   url: string;
-  /** A schema to put first on the search_path (tests use one schema per file). */
-  schema?: string;
   max?: number;
   /** How long a checkout waits for a free connection before it fails (ms; 0 waits forever). */
   checkoutTimeoutMs?: number;
@@ -25,7 +23,6 @@ export function connectDatabase(options: {
     connectionString: options.url,
     max: options.max ?? 10,
     ...(options.checkoutTimeoutMs ? { connectionTimeoutMillis: options.checkoutTimeoutMs } : {}),
-    ...(options.schema ? { options: `-c search_path=${options.schema},public` } : {}),
   });
   // An idle client that loses its server must not crash the process.
   pool.on("error", () => {});

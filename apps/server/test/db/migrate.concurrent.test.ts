@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listMigrations } from "../../src/db/migrate.ts";
 import { jobRegistry } from "../../src/job-registry.ts";
-import { createEmbeddedDatabase } from "../support/database.ts";
+import { createServerDatabase } from "../support/database.ts";
 
 const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "keepsake-migrate-"));
@@ -17,29 +17,13 @@ const SECRETS = {
   ENCRYPTION_KEY: randomBytes(32).toString("hex"),
 };
 
-/** An empty database: a new one on TEST_DATABASE_URL's server, else on the run's embedded one. */
+/** An empty database on the run's PostgreSQL (TEST_DATABASE_URL's server, else the embedded one). */
 let url: string;
 let drop: () => Promise<void>;
 beforeAll(async () => {
-  const server = process.env.TEST_DATABASE_URL;
-  if (!server) {
-    const embedded = await createEmbeddedDatabase({ empty: true });
-    url = embedded.url;
-    drop = embedded.drop;
-    return;
-  }
-  const name = `keepsake_migrate_${randomBytes(5).toString("hex")}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: server });
-    await c.connect();
-    await c.query(sql);
-    await c.end();
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const u = new URL(server);
-  u.pathname = `/${name}`;
-  url = u.toString();
-  drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  const db = await createServerDatabase({ empty: true });
+  url = db.url;
+  drop = db.drop;
 });
 afterAll(async () => {
   await drop?.();

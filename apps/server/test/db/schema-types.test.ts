@@ -34,7 +34,7 @@ let columns: Column[];
 
 beforeAll(async () => {
   tdb = await createTestDatabase();
-  const handle = connectDatabase({ url: tdb.url, ...(tdb.schema ? { schema: tdb.schema } : {}) });
+  const handle = connectDatabase({ url: tdb.url });
   try {
     await migrate(handle.pool);
     const { rows } = await handle.pool.query<Column>(

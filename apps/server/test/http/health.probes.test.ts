@@ -28,9 +28,8 @@ async function lockMigrations(): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: t.database.url });
   await client.connect();
   await client.query("SET idle_in_transaction_session_timeout = 0");
-  const table = t.database.schema ? `${t.database.schema}.schema_migrations` : "schema_migrations";
   await client.query("BEGIN");
-  await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+  await client.query(`LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE`);
   return async () => {
     await client.query("ROLLBACK");
     await client.end();

@@ -167,7 +167,6 @@ describe("/metrics", () => {
         METRICS_PORT: String(port),
         METRICS_TOKEN: TOKEN,
         WORKER_DATABASE_URL: t.database.url,
-        ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
         WORKER_SANDBOX_URL: t.sandbox.url,
       },
       stdio: ["ignore", "pipe", "pipe"],

@@ -45,7 +45,6 @@ function startApi(graceSeconds: number): Promise<Keepsake> {
     }),
     role: "api",
     databaseUrl: t.database.url,
-    ...(t.database.schema ? { schema: t.database.schema } : {}),
     sandboxUrl: t.sandbox.url,
     logger: false,
   });

@@ -78,7 +78,6 @@ export async function createTestApp(
   const handle = connectDatabase({
     url: database.url,
     max: 5,
-    ...(database.schema ? { schema: database.schema } : {}),
     // Only when a test asks: a loaded machine's slow checkouts must not fail the other files.
     ...(env.DATABASE_POOL_TIMEOUT_SECONDS
       ? { checkoutTimeoutMs: config.DATABASE_POOL_TIMEOUT_SECONDS * 1000 }
@@ -101,7 +100,7 @@ export async function createTestApp(
     clock,
     secrets: loadSecrets(config),
     databaseUrl: database.url,
-    queueSchema: database.schema ? `${database.schema}_boss` : "pgboss",
+    queueSchema: "pgboss",
     ...(options.jobs ? { jobs: options.jobs } : {}),
     ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
     ...(options.log ? { log: options.log } : {}),
@@ -141,7 +140,7 @@ export async function createTestApp(
     clock,
     rows,
     call,
-    database: { url: database.url, ...(database.schema ? { schema: database.schema } : {}) },
+    database: { url: database.url },
     setTier,
     statements: () => statements,
     async signUp({ tier, ...overrides } = {}) {

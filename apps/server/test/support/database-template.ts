@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,42 +14,33 @@ import { createJobQueue } from "../../src/jobs/queue.ts";
 declare module "vitest" {
   export interface ProvidedContext {
     /**
-     * The run's embedded PostgreSQL when TEST_DATABASE_URL is unset: its superuser's URL (to
-     * create and drop databases) and the app role's URL (database `keepsake`).
+     * The run's PostgreSQL: TEST_DATABASE_URL's server, else an embedded one started for the run.
+     * `adminUrl` creates and drops databases, `url` is the app's role (its database is replaced
+     * by each file's own), `template` the migrated database each file's is copied from.
      */
-    embeddedDatabase: { adminUrl: string; url: string } | null;
+    testDatabases: { adminUrl: string; url: string; template: string };
   }
 }
 
-/** The migrated database every test file's database is copied from (CREATE DATABASE … TEMPLATE). */
-export const TEMPLATE = "keepsake_template";
+/** The embedded run's migrated database every test file's database is copied from. */
+const TEMPLATE = "keepsake_template";
 
 /**
- * Global set-up of the server suite: without TEST_DATABASE_URL, one embedded PostgreSQL for the
- * whole run (in a temporary DATA_DIR, without fsync), with one database migrated and holding
- * the queue's schema and queues, which every test file's database copies (support/database.ts)
- * instead of running the migrations and pg-boss's schema again.
+ * Builds the migrated database every test file's database copies (CREATE DATABASE … TEMPLATE),
+ * instead of running the migrations and pg-boss's schema again for each file: the migrations,
+ * then pg-boss's schema and queues; then nobody may connect to it any more.
  */
-export default async function setup(project: TestProject) {
-  if (process.env.TEST_DATABASE_URL) {
-    project.provide("embeddedDatabase", null);
-    return;
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), "keepsake-test-db-"));
-  chmodSync(dataDir, 0o755);
-  const embedded = await startEmbeddedPostgres({ dataDir, durable: false });
+async function buildTemplate(adminUrl: string, url: string, template: string, owner: string) {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
   try {
-    const admin = new pg.Client({ connectionString: embedded.adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${TEMPLATE} OWNER keepsake`);
-    await admin.end();
-    const u = new URL(embedded.url);
-    u.pathname = `/${TEMPLATE}`;
-    const url = u.toString();
-    const handle = connectDatabase({ url, max: 2 });
+    await admin.query(`CREATE DATABASE ${template}${owner ? ` OWNER ${owner}` : ""}`);
+    const u = new URL(url);
+    u.pathname = `/${template}`;
+    const handle = connectDatabase({ url: u.toString(), max: 2 });
     await migrate(handle.pool);
     const queue = createJobQueue<AppContext>({
-      connectionString: url,
+      connectionString: u.toString(),
       schema: "pgboss",
       jobs: jobRegistry,
     });
@@ -57,28 +49,66 @@ export default async function setup(project: TestProject) {
     await handle.close();
     // Copied only once nobody is connected to it: no connection from now on, and those
     // just closed (pg-boss's among them) ended.
-    const admin2 = new pg.Client({ connectionString: embedded.adminUrl });
-    await admin2.connect();
-    await admin2.query(`ALTER DATABASE ${TEMPLATE} WITH ALLOW_CONNECTIONS false IS_TEMPLATE true`);
-    await admin2.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
-      [TEMPLATE],
-    );
+    await admin.query(`ALTER DATABASE ${template} WITH ALLOW_CONNECTIONS false IS_TEMPLATE true`);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [
+      template,
+    ]);
     for (let i = 0; i < 100; i++) {
-      const { rows } = await admin2.query(
+      const { rows } = await admin.query(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
-        [TEMPLATE],
+        [template],
       );
       if (rows[0].n === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    await admin2.end();
+  } finally {
+    await admin.end();
+  }
+}
+
+async function dropTemplate(adminUrl: string, template: string) {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE false`);
+    await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Global set-up of the server suite: the run's PostgreSQL (TEST_DATABASE_URL's server, else one
+ * embedded PostgreSQL in a temporary DATA_DIR, without fsync) and, on it, the migrated template
+ * every test file's database is copied from (support/database.ts). On a server the template's
+ * name is the run's own, so runs side by side on one server do not meet.
+ */
+export default async function setup(project: TestProject) {
+  const server = process.env.TEST_DATABASE_URL;
+  if (server) {
+    const template = `keepsake_template_${randomBytes(5).toString("hex")}`;
+    await buildTemplate(server, server, template, "").catch(async (err) => {
+      await dropTemplate(server, template).catch(() => {});
+      throw err;
+    });
+    project.provide("testDatabases", { adminUrl: server, url: server, template });
+    return () => dropTemplate(server, template);
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), "keepsake-test-db-"));
+  chmodSync(dataDir, 0o755);
+  const embedded = await startEmbeddedPostgres({ dataDir, durable: false });
+  try {
+    await buildTemplate(embedded.adminUrl, embedded.url, TEMPLATE, "keepsake");
   } catch (err) {
     await embedded.close();
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  project.provide("embeddedDatabase", { adminUrl: embedded.adminUrl, url: embedded.url });
+  project.provide("testDatabases", {
+    adminUrl: embedded.adminUrl,
+    url: embedded.url,
+    template: TEMPLATE,
+  });
   return async () => {
     await embedded.close();
     rmSync(dataDir, { recursive: true, force: true });

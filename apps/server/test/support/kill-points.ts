@@ -127,13 +127,15 @@ export function describeKillPoints(
           const started = await t.call("POST", "/api/sync/start", { token: user.token, body: {} });
           expect(started.status, point.name).toBe(200);
           const runId = started.body.sync_job.id as string;
-          // The worker reached the pause: one of its sessions waits for the test's lock.
+          // The worker reached the pause: one of its sessions waits for the test's lock (in this
+          // file's database: the other kill-point files name their workers alike).
           await until(
             async () =>
               (
                 await holder.query(
                   `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-                    WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = $1`,
+                    WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = $1
+                      AND a.datname = current_database()`,
                   [doomedName],
                 )
               ).rows[0].n as number,
@@ -143,14 +145,16 @@ export function describeKillPoints(
           await new Promise((r) => doomed.once("exit", r));
           // The server drops the dead worker's sessions: what they had not committed is undone.
           await holder.query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+              WHERE application_name = $1 AND datname = current_database()`,
             [doomedName],
           );
           await until(
             async () =>
               (
                 await holder.query(
-                  "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1",
+                  `SELECT count(*)::int AS n FROM pg_stat_activity
+                    WHERE application_name = $1 AND datname = current_database()`,
                   [doomedName],
                 )
               ).rows[0].n as number,

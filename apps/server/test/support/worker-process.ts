@@ -1,6 +1,6 @@
 /**
  * A Keepsake worker in its own process, for tests that run several and kill one.
- * Environment: WORKER_DATABASE_URL, WORKER_SCHEMA (optional), WORKER_SANDBOX_URL, and the usual
+ * Environment: WORKER_DATABASE_URL, WORKER_SANDBOX_URL, and the usual
  * Keepsake settings (JWT_SECRET, ENCRYPTION_KEY, DATA_DIR, QUEUE_SUPERVISE_SECONDS).
  * Prints "ready" once it polls for jobs. WORKER_ENGINE=default: production engine settings.
  */
@@ -26,7 +26,6 @@ const keepsake = await startKeepsake({
   config,
   role: "worker",
   databaseUrl: env.WORKER_DATABASE_URL as string,
-  ...(env.WORKER_SCHEMA ? { schema: env.WORKER_SCHEMA } : {}),
   sandboxUrl: env.WORKER_SANDBOX_URL as string,
   logger: false,
   // WORKER_ENGINE=default: production settings (the benchmark); otherwise the tests' fast ones.

@@ -52,7 +52,6 @@ export function startWorker(
       DATA_DIR: dataDir,
       QUEUE_SUPERVISE_SECONDS: "2",
       WORKER_DATABASE_URL: t.database.url,
-      ...(t.database.schema ? { WORKER_SCHEMA: t.database.schema } : {}),
       WORKER_SANDBOX_URL: t.sandbox.url,
       SMTP_URL: t.sandbox.urls.smtp,
       ...env,

@@ -32,10 +32,9 @@ interface QueuedSync {
 
 /** The sync-account jobs waiting in the queue (no worker runs in this test app). */
 async function queuedSyncs(): Promise<QueuedSync[]> {
-  const schema = t.database.schema ? `${t.database.schema}_boss` : "pgboss";
   const { rows } = await t.ctx.pool.query<QueuedSync>(
     `SELECT data->>'accountId' AS account_id, data->>'kind' AS kind, start_after, created_on
-       FROM ${schema}.job WHERE name = 'sync-account' AND state IN ('created', 'retry')`,
+       FROM pgboss.job WHERE name = 'sync-account' AND state IN ('created', 'retry')`,
   );
   return rows;
 }
@@ -114,9 +113,8 @@ describe("the sync scheduler", () => {
     expect((await state()).graph_usage_percent).toBe(72);
     expect((await state()).graph_usage_at?.getTime()).toBe(t.clock.now().getTime());
 
-    const schema = t.database.schema ? `${t.database.schema}_boss` : "pgboss";
     const tick = async () => {
-      await t.ctx.pool.query(`DELETE FROM ${schema}.job WHERE name = 'sync-account'`);
+      await t.ctx.pool.query(`DELETE FROM pgboss.job WHERE name = 'sync-account'`);
       await syncSchedulerJob.handler({}, t.ctx, { id: crypto.randomUUID(), retryCount: 0 });
       t.clock.advance(10 * 60_000);
       return (await queuedSyncs()).some((q) => q.account_id === u.accountId);
