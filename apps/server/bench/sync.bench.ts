@@ -227,9 +227,10 @@ async function claimByHistory(t: SandboxedApp, posts: number) {
 
 async function main() {
   log(`starting sandbox and database; seeding ${ACCOUNTS} accounts`);
+  const database = await benchDatabase(process.env.TEST_DATABASE_URL, "keepsake_sync");
   const t = await createSandboxedApp(secrets, {
     sandbox: { largeVideoBytes: 1024 * 1024 },
-    database: await benchDatabase(process.env.TEST_DATABASE_URL, "keepsake_sync"),
+    database,
   });
   const workers: Worker[] = [];
   try {
@@ -289,7 +290,7 @@ async function main() {
     const comments = await commentReadCost(t, h);
     console.log(
       [
-        `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${process.env.TEST_DATABASE_URL ? "PostgreSQL server" : "embedded database"}`,
+        `Keepsake sync benchmark: ${ACCOUNTS} accounts, +${LATENCY_MS} ms per provider call, ${database.name ? `PostgreSQL server, database ${database.name}` : "embedded database"}`,
         ...results,
         "Graph budget (the scheduler spreads from 50 % and waits from 80 %):",
         ...paced,

@@ -42,9 +42,8 @@ export interface ContextDeps {
   pool: pg.Pool;
   clock: Clock;
   secrets: Secrets;
-  /** Where pg-boss connects, and the schema it keeps its tables in. */
+  /** Where pg-boss connects. */
   databaseUrl: string;
-  queueSchema: string;
   /** Tests may run other job definitions than the registry's. */
   jobs?: readonly AnyJob<AppContext>[];
   /** Backup engine tunables (tests shrink waits, the benchmark sets the chunk size). */
@@ -55,6 +54,8 @@ export interface ContextDeps {
 
 /** What routes and job handlers receive: configuration, database, services. */
 export interface AppContext extends ContextDeps, HttpRoot {
+  /** The schema the job queue keeps its tables in (`QUEUE_SCHEMA`). */
+  queueSchema: string;
   /** /api/sync: `runs` (sync area) starts syncs and retries, `dashboard` (library) reads. */
   sync: { runs: SyncRunsService; dashboard: DashboardService };
   /** Retries of one backup or of every failed one (backups area). */

@@ -16,7 +16,7 @@ import { createContactModule } from "./contact/index.ts";
 import { createHealthModule } from "./health/index.ts";
 import { createImportModule } from "./import/index.ts";
 import { jobRegistry } from "./job-registry.ts";
-import { createJobQueue } from "./jobs/queue.ts";
+import { createJobQueue, QUEUE_SCHEMA } from "./jobs/queue.ts";
 import { asError } from "./lib/log.ts";
 import { createLibraryModule } from "./library/index.ts";
 import { createMailModule } from "./mail/index.ts";
@@ -41,7 +41,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const calls = createCallRecorder({ db, clock });
   const queue = createJobQueue<AppContext>({
     connectionString: deps.databaseUrl,
-    schema: deps.queueSchema,
+    schema: QUEUE_SCHEMA,
     jobs: deps.jobs ?? jobRegistry,
     superviseIntervalSeconds: config.QUEUE_SUPERVISE_SECONDS,
     onError: (err) => deps.log?.error({ err: asError(err) }, "job queue error"),
@@ -203,6 +203,7 @@ export function createContext(deps: ContextDeps): AppContext {
   ];
   return {
     ...deps,
+    queueSchema: QUEUE_SCHEMA,
     async registerRoutes(app) {
       for (const register of areaRoutes) await register(app, auth.guards);
     },

@@ -159,7 +159,6 @@ export async function startKeepsake(options: {
       clock: options.clock ?? systemClock,
       secrets: loadSecrets(config),
       databaseUrl: url,
-      queueSchema: "pgboss",
       ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
       ...(options.logger === false ? {} : { log: serviceLogger(config.LOG_LEVEL) }),
     });

@@ -6,6 +6,9 @@ import { type JobDefinition, type JobSender, QUEUE_DEFAULTS } from "./job.ts";
 export type AnyJob<TDeps> = JobDefinition<any, TDeps>;
 
 /** The states a queue's jobs are counted in (`stats`, the `keepsake_jobs` gauge). */
+/** The schema pg-boss keeps its tables in, in Keepsake's database. */
+export const QUEUE_SCHEMA = "pgboss";
+
 export const JOB_STATES = ["waiting", "scheduled", "active", "failed"] as const;
 /** One queue's jobs per state, and how long (seconds) its oldest ready job has waited. */
 export type QueueStats = { queue: string; delay: number } & Record<

@@ -100,7 +100,6 @@ export async function createTestApp(
     clock,
     secrets: loadSecrets(config),
     databaseUrl: database.url,
-    queueSchema: "pgboss",
     ...(options.jobs ? { jobs: options.jobs } : {}),
     ...(options.engineSettings ? { engineSettings: options.engineSettings } : {}),
     ...(options.log ? { log: options.log } : {}),

@@ -9,7 +9,7 @@ import { connectDatabase } from "../../src/db/database.ts";
 import { startEmbeddedPostgres } from "../../src/db/embedded.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { jobRegistry } from "../../src/job-registry.ts";
-import { createJobQueue } from "../../src/jobs/queue.ts";
+import { createJobQueue, QUEUE_SCHEMA } from "../../src/jobs/queue.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -18,30 +18,40 @@ declare module "vitest" {
      * `adminUrl` creates and drops databases, `url` is the app's role (its database is replaced
      * by each file's own), `template` the migrated database each file's is copied from.
      */
-    testDatabases: { adminUrl: string; url: string; template: string };
+    testDatabases: TestDatabases;
   }
 }
 
+type TestDatabases = { adminUrl: string; url: string; template: string };
+
 /** The embedded run's migrated database every test file's database is copied from. */
 const TEMPLATE = "keepsake_template";
+
+/**
+ * ` OWNER <role>` for a new database: the app's role when it is not the one creating databases
+ * (the embedded PostgreSQL: the app connects as a role that is not a superuser), else nothing.
+ */
+export const ownerClause = (run: Omit<TestDatabases, "template">) =>
+  run.adminUrl === run.url ? "" : ` OWNER ${new URL(run.url).username}`;
 
 /**
  * Builds the migrated database every test file's database copies (CREATE DATABASE … TEMPLATE),
  * instead of running the migrations and pg-boss's schema again for each file: the migrations,
  * then pg-boss's schema and queues; then nobody may connect to it any more.
  */
-async function buildTemplate(adminUrl: string, url: string, template: string, owner: string) {
-  const admin = new pg.Client({ connectionString: adminUrl });
+async function buildTemplate(run: TestDatabases) {
+  const { template } = run;
+  const admin = new pg.Client({ connectionString: run.adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${template}${owner ? ` OWNER ${owner}` : ""}`);
-    const u = new URL(url);
+    await admin.query(`CREATE DATABASE ${template}${ownerClause(run)}`);
+    const u = new URL(run.url);
     u.pathname = `/${template}`;
     const handle = connectDatabase({ url: u.toString(), max: 2 });
     await migrate(handle.pool);
     const queue = createJobQueue<AppContext>({
       connectionString: u.toString(),
-      schema: "pgboss",
+      schema: QUEUE_SCHEMA,
       jobs: jobRegistry,
     });
     await queue.start();
@@ -86,29 +96,30 @@ async function dropTemplate(adminUrl: string, template: string) {
 export default async function setup(project: TestProject) {
   const server = process.env.TEST_DATABASE_URL;
   if (server) {
-    const template = `keepsake_template_${randomBytes(5).toString("hex")}`;
-    await buildTemplate(server, server, template, "").catch(async (err) => {
-      await dropTemplate(server, template).catch(() => {});
+    const run = {
+      adminUrl: server,
+      url: server,
+      template: `keepsake_template_${randomBytes(5).toString("hex")}`,
+    };
+    await buildTemplate(run).catch(async (err) => {
+      await dropTemplate(server, run.template).catch(() => {});
       throw err;
     });
-    project.provide("testDatabases", { adminUrl: server, url: server, template });
-    return () => dropTemplate(server, template);
+    project.provide("testDatabases", run);
+    return () => dropTemplate(server, run.template);
   }
   const dataDir = mkdtempSync(join(tmpdir(), "keepsake-test-db-"));
   chmodSync(dataDir, 0o755);
   const embedded = await startEmbeddedPostgres({ dataDir, durable: false });
+  const run = { adminUrl: embedded.adminUrl, url: embedded.url, template: TEMPLATE };
   try {
-    await buildTemplate(embedded.adminUrl, embedded.url, TEMPLATE, "keepsake");
+    await buildTemplate(run);
   } catch (err) {
     await embedded.close();
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  project.provide("testDatabases", {
-    adminUrl: embedded.adminUrl,
-    url: embedded.url,
-    template: TEMPLATE,
-  });
+  project.provide("testDatabases", run);
   return async () => {
     await embedded.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
+import { ownerClause } from "./database-template.ts";
 
 export interface TestDatabase {
   url: string;
@@ -29,8 +30,7 @@ export async function createServerDatabase(
   const run = inject("testDatabases");
   const name = `t_${randomBytes(6).toString("hex")}`;
   const template = options.empty ? "template0" : run.template;
-  const owner = run.adminUrl === run.url ? "" : ` OWNER ${new URL(run.url).username}`;
-  await asAdmin(run.adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}${owner}`);
+  await asAdmin(run.adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}${ownerClause(run)}`);
   const u = new URL(run.url);
   u.pathname = `/${name}`;
   return {

@@ -34,7 +34,7 @@ interface QueuedSync {
 async function queuedSyncs(): Promise<QueuedSync[]> {
   const { rows } = await t.ctx.pool.query<QueuedSync>(
     `SELECT data->>'accountId' AS account_id, data->>'kind' AS kind, start_after, created_on
-       FROM pgboss.job WHERE name = 'sync-account' AND state IN ('created', 'retry')`,
+       FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account' AND state IN ('created', 'retry')`,
   );
   return rows;
 }
@@ -114,7 +114,7 @@ describe("the sync scheduler", () => {
     expect((await state()).graph_usage_at?.getTime()).toBe(t.clock.now().getTime());
 
     const tick = async () => {
-      await t.ctx.pool.query(`DELETE FROM pgboss.job WHERE name = 'sync-account'`);
+      await t.ctx.pool.query(`DELETE FROM ${t.ctx.queueSchema}.job WHERE name = 'sync-account'`);
       await syncSchedulerJob.handler({}, t.ctx, { id: crypto.randomUUID(), retryCount: 0 });
       t.clock.advance(10 * 60_000);
       return (await queuedSyncs()).some((q) => q.account_id === u.accountId);
