@@ -7,6 +7,7 @@ vi.mock("../src/lib/redirect.ts", () => ({ hardRedirect: vi.fn() }));
 
 const { hardRedirect } = await import("../src/lib/redirect.ts");
 const { Toasts } = await import("../src/app.tsx");
+const { connectionKeys } = await import("../src/api/connections.ts");
 const { AccountsPanel, limitNotice, tokenExpiresSoon } = await import(
   "../src/pages/dashboard/accounts-panel.tsx"
 );
@@ -51,7 +52,7 @@ describe("accounts panel (pro and agency)", () => {
       // React Query tells its observers on a zero-delay timer: let that one run first.
       await new Promise((r) => setTimeout(r, 0));
     });
-    expect(queryClient.getQueryState(["accounts", "instagram"])?.status).toBe("error");
+    expect(queryClient.getQueryState(connectionKeys.accounts)?.status).toBe("error");
     expect(screen.queryByText("Could not load your Instagram accounts.")).toBeNull();
     expect(screen.getByRole("article", { name: "@kept.here" })).toBeTruthy();
   });
