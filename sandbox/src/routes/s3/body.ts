@@ -1,9 +1,12 @@
 import { createHash } from "node:crypto";
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import type { FastifyRequest } from "fastify";
-import { chunkSignature, S3Error, type SignedContext, sha256hex } from "./sigv4.ts";
+import type { Ctx } from "../../context.ts";
+import { chunkSignature, S3Error, type SignedContext } from "./sigv4.ts";
+import { blobPath, md5hex, writeBlob } from "./store.ts";
 
-/** The most one request body may bring here (a sandbox buffers it; parts are far smaller). */
+/** The most one request body may bring here (an aws-chunked one is held whole to decode it). */
 export const MAX_BODY_BYTES = 256 * 1024 * 1024;
 
 /** What S3 and its kin differ in: AWS takes the SDK's checksums; R2, B2 and older MinIO refuse them. */
@@ -18,8 +21,11 @@ export interface Payload {
 /** The connection was cut on purpose (a control rule) after some of the body arrived. */
 export class BodyCut extends Error {}
 
-async function readRaw(req: FastifyRequest, cutAfter: number | undefined): Promise<Buffer> {
-  const parts: Buffer[] = [];
+/**
+ * A request's body, piece by piece as it arrives: the connection dropped (`BodyCut`) once more
+ * than `cutAfter` bytes arrived (a control rule), EntityTooLarge past `MAX_BODY_BYTES`.
+ */
+async function* bodyPieces(req: FastifyRequest, cutAfter: number | undefined) {
   let size = 0;
   for await (const chunk of req.raw) {
     size += (chunk as Buffer).length;
@@ -34,8 +40,13 @@ async function readRaw(req: FastifyRequest, cutAfter: number | undefined): Promi
         "Your proposed upload exceeds the maximum allowed size",
       );
     }
-    parts.push(chunk as Buffer);
+    yield chunk as Buffer;
   }
+}
+
+async function readRaw(req: FastifyRequest, cutAfter: number | undefined): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const piece of bodyPieces(req, cutAfter)) parts.push(piece);
   return Buffer.concat(parts);
 }
 
@@ -83,15 +94,117 @@ function decodeChunked(
   return { data: Buffer.concat(out), trailers };
 }
 
-const DIGESTS: Record<string, (data: Buffer) => string> = {
-  crc32: (d) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32BE(crc32(d) >>> 0);
-    return b.toString("base64");
+/** Incremental digests of the flexible checksums S3 verifies (others are kept unverified). */
+interface Digest {
+  update(d: Buffer): void;
+  digest(): string;
+}
+
+const DIGESTS: Record<string, () => Digest> = {
+  crc32: () => {
+    let value = 0;
+    return {
+      update: (d) => {
+        value = crc32(d, value);
+      },
+      digest: () => {
+        const b = Buffer.alloc(4);
+        b.writeUInt32BE(value >>> 0);
+        return b.toString("base64");
+      },
+    };
   },
-  sha256: (d) => createHash("sha256").update(d).digest("base64"),
-  sha1: (d) => createHash("sha1").update(d).digest("base64"),
+  sha256: () => hashOf("sha256"),
+  sha1: () => hashOf("sha1"),
 };
+
+function hashOf(algorithm: string): Digest {
+  const h = createHash(algorithm);
+  return {
+    update: (d) => {
+      h.update(d);
+    },
+    digest: () => h.digest("base64"),
+  };
+}
+
+/**
+ * What S3 checks of a payload, fed its bytes as they arrive: the signed payload hash (unless
+ * `UNSIGNED-PAYLOAD` or aws-chunked, whose chunks are checked as decoded), `Content-MD5` and the
+ * `x-amz-checksum-*` given in headers or the trailer. The `r2` flavour refuses the flexible
+ * checksums, as R2, B2 and older MinIO do. `verify` throws S3's error for the first mismatch.
+ */
+function payloadChecks(
+  req: FastifyRequest,
+  signed: SignedContext,
+  flavor: S3Flavor,
+  trailers: Record<string, string>,
+) {
+  const mode = signed.payloadHash;
+  const payload =
+    mode !== "UNSIGNED-PAYLOAD" && !mode.startsWith("STREAMING-") ? createHash("sha256") : null;
+  const contentMd5 = req.headers["content-md5"];
+  const md5 = typeof contentMd5 === "string" ? createHash("md5") : null;
+  const given = { ...trailers };
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (
+      name.startsWith("x-amz-checksum-") &&
+      name !== "x-amz-checksum-type" &&
+      typeof value === "string"
+    )
+      given[name] = value;
+  }
+  const checksums: Record<string, string> = {};
+  const digests: { algorithm: string; value: string; d: Digest }[] = [];
+  for (const [name, value] of Object.entries(given)) {
+    if (!name.startsWith("x-amz-checksum-")) continue;
+    if (flavor === "r2") {
+      throw new S3Error(
+        501,
+        "NotImplemented",
+        `Header '${name}' with value '${value}' not implemented`,
+      );
+    }
+    const algorithm = name.slice("x-amz-checksum-".length);
+    const make = DIGESTS[algorithm];
+    if (make) digests.push({ algorithm, value, d: make() });
+    checksums[algorithm] = value;
+  }
+  return {
+    update(data: Buffer) {
+      payload?.update(data);
+      md5?.update(data);
+      for (const x of digests) x.d.update(data);
+    },
+    /** The checksums given (all verified that S3 verifies), or S3's error for a mismatch. */
+    verify(): Record<string, string> {
+      if (payload && payload.digest("hex") !== mode) {
+        throw new S3Error(
+          400,
+          "XAmzContentSHA256Mismatch",
+          "The provided 'x-amz-content-sha256' header does not match what was computed.",
+        );
+      }
+      if (md5 && md5.digest("base64") !== contentMd5) {
+        throw new S3Error(
+          400,
+          "BadDigest",
+          "The Content-MD5 you specified did not match what we received.",
+        );
+      }
+      for (const x of digests) {
+        if (x.d.digest() !== x.value) {
+          throw new S3Error(
+            400,
+            "BadDigest",
+            `The ${x.algorithm.toUpperCase()} you specified did not match the calculated checksum.`,
+          );
+        }
+      }
+      return checksums;
+    },
+  };
+}
 
 /**
  * Reads a signed request's body as S3 does: the payload hash or aws-chunked signatures checked,
@@ -130,51 +243,68 @@ export async function readPayload(
     }
   } else {
     data = raw;
-    if (mode !== "UNSIGNED-PAYLOAD" && sha256hex(data) !== mode) {
-      throw new S3Error(
-        400,
-        "XAmzContentSHA256Mismatch",
-        "The provided 'x-amz-content-sha256' header does not match what was computed.",
-      );
-    }
   }
-  const md5 = req.headers["content-md5"];
-  if (typeof md5 === "string" && createHash("md5").update(data).digest("base64") !== md5) {
-    throw new S3Error(
-      400,
-      "BadDigest",
-      "The Content-MD5 you specified did not match what we received.",
-    );
-  }
-  const checksums: Record<string, string> = {};
-  const given = { ...trailers };
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (
-      name.startsWith("x-amz-checksum-") &&
-      name !== "x-amz-checksum-type" &&
-      typeof value === "string"
-    )
-      given[name] = value;
-  }
-  for (const [name, value] of Object.entries(given)) {
-    if (!name.startsWith("x-amz-checksum-")) continue;
-    if (flavor === "r2") {
-      throw new S3Error(
-        501,
-        "NotImplemented",
-        `Header '${name}' with value '${value}' not implemented`,
-      );
-    }
-    const algorithm = name.slice("x-amz-checksum-".length);
-    const digest = DIGESTS[algorithm];
-    if (digest && digest(data) !== value) {
-      throw new S3Error(
-        400,
-        "BadDigest",
-        `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`,
-      );
-    }
-    checksums[algorithm] = value;
-  }
+  const checks = payloadChecks(req, signed, flavor, trailers);
+  checks.update(data);
+  const checksums = checks.verify();
   return { data, checksums };
+}
+
+/** A payload stored as a blob: its size, the md5 of what is stored (the ETag) and its checksums. */
+export interface StoredPayload {
+  size: number;
+  md5: string;
+  checksums: Record<string, string>;
+}
+
+/**
+ * Reads a PutObject's or UploadPart's payload into the blob `blob`, checked as `readPayload`
+ * checks it. A plain body (not aws-chunked) is written as it arrives and never held whole, so
+ * what the store costs here depends on the bytes, not on how they are split into requests, as
+ * on a real store. A corrupted write (the control API's) flips the stored first byte, as
+ * `writeBlob` does. `admit` (the store's own refusals: a condition, no room) runs once the
+ * size is known; nothing is left at `blob` when the payload is refused or cut.
+ */
+export async function storePayload(
+  ctx: Ctx,
+  req: FastifyRequest,
+  signed: SignedContext,
+  cutAfter: number | undefined,
+  blob: string,
+  admit: (size: number) => void,
+): Promise<StoredPayload> {
+  if (signed.payloadHash.startsWith("STREAMING-")) {
+    const { data, checksums } = await readPayload(req, signed, ctx.s3Flavor, cutAfter);
+    admit(data.length);
+    const stored = writeBlob(ctx, blob, data);
+    return { size: stored.length, md5: md5hex(stored), checksums };
+  }
+  const checks = payloadChecks(req, signed, ctx.s3Flavor, {});
+  const path = blobPath(ctx, blob);
+  const fd = openSync(path, "w");
+  const md5 = createHash("md5");
+  let size = 0;
+  try {
+    try {
+      for await (const piece of bodyPieces(req, cutAfter)) {
+        checks.update(piece);
+        md5.update(piece);
+        writeSync(fd, piece);
+        size += piece.length;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const checksums = checks.verify();
+    admit(size);
+    if (ctx.s3CorruptWrites > 0 && size > 0) {
+      // Rare (the control API's): the blob written again from its first byte, flipped.
+      const stored = writeBlob(ctx, blob, readFileSync(path));
+      return { size, md5: md5hex(stored), checksums };
+    }
+    return { size, md5: md5.digest("hex"), checksums };
+  } catch (err) {
+    rmSync(path, { force: true });
+    throw err;
+  }
 }

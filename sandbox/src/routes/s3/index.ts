@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
 import { sendS3Error } from "../../errors.ts";
-import { BodyCut, readPayload } from "./body.ts";
+import { BodyCut, storePayload } from "./body.ts";
 import { registerS3Control, takeLostAnswer } from "./control.ts";
 import { abortUpload, completeUpload, createUpload, listParts, uploadPart } from "./multipart.ts";
 import { S3Error, type SignedContext, verifySigV4 } from "./sigv4.ts";
@@ -13,10 +13,8 @@ import {
   bucketOf,
   checkConditions,
   dropObject,
-  md5hex,
   metadataOf,
   S3_NS,
-  writeBlob,
   XML_HEAD,
   xmlEscape,
 } from "./store.ts";
@@ -194,19 +192,26 @@ export function registerS3(app: FastifyInstance, ctx: Ctx): void {
             return createUpload(ctx, bucket, key, req, reply);
           const existing = bucket.objects[key];
           if (req.method === "PUT") {
-            const { data, checksums } = await readPayload(req, signed, ctx.s3Flavor, takeCut(ctx));
-            checkConditions(req.headers, existing);
-            assertRoom(bucket, data.length, existing?.size ?? 0);
             const blob = `s3-${randomBytes(12).toString("hex")}`;
-            dropObject(ctx, bucket, key);
             // The ETag is the md5 of what is stored, as for a part: a corrupted write (the
             // control API's) answers an ETag that is not the md5 of what was sent.
-            const stored = writeBlob(ctx, blob, data);
-            const etag = `"${md5hex(stored)}"`;
+            const { size, md5, checksums } = await storePayload(
+              ctx,
+              req,
+              signed,
+              takeCut(ctx),
+              blob,
+              (n) => {
+                checkConditions(req.headers, existing);
+                assertRoom(bucket, n, existing?.size ?? 0);
+              },
+            );
+            dropObject(ctx, bucket, key);
+            const etag = `"${md5}"`;
             bucket.objects[key] = {
               key,
               blob,
-              size: stored.length,
+              size,
               etag,
               contentType: String(req.headers["content-type"] ?? "binary/octet-stream"),
               metadata: metadataOf(req.headers),

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
 import type { S3Bucket, S3Upload } from "../../state.ts";
-import { readPayload } from "./body.ts";
+import { readPayload, storePayload } from "./body.ts";
 import type { SignedContext } from "./sigv4.ts";
 import { S3Error } from "./sigv4.ts";
 import {
@@ -12,10 +12,8 @@ import {
   checkConditions,
   dropObject,
   joinBlobs,
-  md5hex,
   metadataOf,
   S3_NS,
-  writeBlob,
   XML_HEAD,
   xmlEscape,
 } from "./store.ts";
@@ -80,15 +78,18 @@ export async function uploadPart(
       "Part number must be an integer between 1 and 10000, inclusive",
     );
   }
-  const { data } = await readPayload(req, signed, ctx.s3Flavor, cutAfter);
-  assertRoom(bucket, data.length);
   const blob = `s3-part-${upload.id}-${number}`;
-  const stored = writeBlob(ctx, blob, data);
-  const md5 = md5hex(stored);
+  // Written under a name of its own until it is the part: a part sent again whose new bytes
+  // are refused (a cut, a bad digest, no room) leaves the part S3 holds as it was.
+  const receiving = `${blob}-${randomBytes(6).toString("hex")}`;
+  const { size, md5 } = await storePayload(ctx, req, signed, cutAfter, receiving, (n) =>
+    assertRoom(bucket, n),
+  );
+  renameSync(blobPath(ctx, receiving), blobPath(ctx, blob));
   upload.parts[String(number)] = {
     number,
     blob,
-    size: stored.length,
+    size,
     md5,
     etag: `"${md5}"`,
     lastModified: ctx.now(),
