@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Dropbox, type DropboxResponseError } from "dropbox";
 import { describe, expect, it } from "vitest";
 import { SANDBOX_CREDENTIALS } from "../src/index.ts";
@@ -5,8 +8,18 @@ import { contentHash, DEMO_DROPBOX } from "../src/routes/dropbox/index.ts";
 import { json, useHarness } from "./helpers.ts";
 
 /** The control API's Dropbox faults (cuts, corruption, revoked grants), seen through the SDK. */
-const h = useHarness();
+const dataDir = mkdtempSync(join(tmpdir(), "keepsake-sandbox-dropbox-"));
+const h = useHarness({ dataDir });
 const D = SANDBOX_CREDENTIALS.dropbox;
+/** The Dropbox blobs on disk, by kind: `in` (bodies being received), `part`, files. */
+const blobs = () => {
+  const names = readdirSync(join(dataDir, "drive")).filter((f) => f.startsWith("dropbox-"));
+  return {
+    in: names.filter((f) => f.startsWith("dropbox-in-")).length,
+    part: names.filter((f) => f.startsWith("dropbox-part-")).length,
+    file: names.filter((f) => !/^dropbox-(in|part)-/.test(f)).length,
+  };
+};
 const MiB = 1024 * 1024;
 const REDIRECT = "http://127.0.0.1:9/api/oauth/dropbox/callback";
 
@@ -83,6 +96,60 @@ describe("Dropbox faults", () => {
       content_hash: contentHash(data.subarray(4 * MiB)),
     });
     expect(done.result).toMatchObject({ size: data.length, content_hash: contentHash(data) });
+  });
+
+  it("a body is written as it arrives: what is refused or cut leaves no blob behind", async () => {
+    const { dbx } = await connect();
+    const before = blobs();
+    const data = bytes(8 * MiB + 7);
+    const { session_id } = (await dbx.filesUploadSessionStart({ contents: Buffer.alloc(0) }))
+      .result;
+    const block = (n: number) => data.subarray(n * 4 * MiB, (n + 1) * 4 * MiB);
+    // Refused once arrived: a wrong content hash, a wrong offset; cut: mid-body.
+    expect(
+      await failure(
+        dbx.filesUploadSessionAppendV2({
+          cursor: { session_id, offset: 0 },
+          contents: block(0),
+          content_hash: contentHash(Buffer.from("other bytes")),
+        }),
+      ),
+    ).toMatchObject({ status: 409, summary: "content_hash_mismatch/." });
+    expect(
+      await failure(
+        dbx.filesUploadSessionAppendV2({ cursor: { session_id, offset: 5 }, contents: block(0) }),
+      ),
+    ).toMatchObject({ status: 409, summary: "incorrect_offset/." });
+    await h.ctl("dropbox/cut", { after_bytes: MiB });
+    expect(
+      await failure(
+        dbx.filesUploadSessionAppendV2({ cursor: { session_id, offset: 0 }, contents: block(0) }),
+      ),
+    ).toEqual({ network: true });
+    // The sandbox handles the cut request on its side after the client has let go.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(blobs()).toEqual(before);
+
+    await dbx.filesUploadSessionAppendV2({ cursor: { session_id, offset: 0 }, contents: block(0) });
+    await dbx.filesUploadSessionAppendV2({
+      cursor: { session_id, offset: 4 * MiB },
+      contents: data.subarray(4 * MiB),
+    });
+    expect(blobs()).toEqual({ ...before, part: before.part + 2 });
+    const commit = { path: "/Keepsake/whole.bin", mode: { ".tag": "add" as const } };
+    const done = await dbx.filesUploadSessionFinish({
+      cursor: { session_id, offset: data.length },
+      commit,
+      contents: Buffer.alloc(0),
+    });
+    expect(done.result).toMatchObject({ size: data.length, content_hash: contentHash(data) });
+    // A one-request upload refused for its path (other content there) keeps nothing either.
+    expect(
+      await failure(
+        dbx.filesUpload({ path: commit.path, mode: commit.mode, contents: Buffer.from("other") }),
+      ),
+    ).toMatchObject({ status: 409, summary: "path/conflict/file/." });
+    expect(blobs()).toEqual({ ...before, file: before.file + 1 });
   });
 
   it("a lost answer: the append was stored, and incorrect_offset says where to go on", async () => {

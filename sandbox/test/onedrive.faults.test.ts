@@ -88,6 +88,32 @@ describe("OneDrive faults", () => {
     expect(item.file.hashes.quickXorHash).toBe(quickXorHash(data));
   });
 
+  it("a fragment whose body is not its Content-Range is refused and keeps nothing", async () => {
+    const { graph } = await connect();
+    const data = bytes(3 * FRAGMENT_UNIT + 7);
+    const url = await session(graph, "short.bin");
+    await put(url, data.subarray(0, FRAGMENT_UNIT), 0, data.length);
+    // The range says one unit; the body brings three (written as it arrived, past the file's end).
+    const wrong = await fetch(url, {
+      method: "PUT",
+      headers: {
+        "content-range": `bytes ${FRAGMENT_UNIT}-${2 * FRAGMENT_UNIT - 1}/${data.length}`,
+      },
+      body: bytes(3 * FRAGMENT_UNIT, 77),
+    });
+    expect(wrong.status).toBe(400);
+    expect(await json<{ error: { message: string } }>(wrong)).toMatchObject({
+      error: { message: "The body does not match Content-Range." },
+    });
+    const status = await json<{ nextExpectedRanges: string[] }>(fetch(url));
+    expect(status.nextExpectedRanges).toEqual([`${FRAGMENT_UNIT}-${data.length - 1}`]);
+    const done = await put(url, data.subarray(FRAGMENT_UNIT), FRAGMENT_UNIT, data.length);
+    expect(done.status).toBe(201);
+    const item = await json<{ size: number; file: { hashes: { quickXorHash: string } } }>(done);
+    expect(item).toMatchObject({ size: data.length });
+    expect(item.file.hashes.quickXorHash).toBe(quickXorHash(data));
+  });
+
   it("a lost answer: the fragment was stored; the session's status tells", async () => {
     const { graph } = await connect();
     const data = bytes(2 * FRAGMENT_UNIT);

@@ -1,18 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { createReadStream, createWriteStream, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream, createWriteStream, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { destinationFaults, readBodyCut } from "../../destination-faults.ts";
+import { destinationFaults, receiveBodyCut } from "../../destination-faults.ts";
 import { sendDropboxError } from "../../errors.ts";
 import type { DropboxAccount } from "../../state.ts";
-import { commit, commitJoined, type JoinedBlob } from "./commit.ts";
+import { type commit, commitJoined, type JoinedBlob } from "./commit.ts";
 import {
   accountOf,
   BLOCK,
-  contentHash,
   contentHasher,
   DropboxBadInput,
   DropboxRouteError,
@@ -36,14 +35,25 @@ type Handler = (
   reply: FastifyReply,
 ) => unknown;
 
-/** An upload's body, under the control API's cuts (a cut mid-body stores nothing of it). */
-async function readBody(ctx: Ctx, req: FastifyRequest) {
-  return readBodyCut(
+/**
+ * An upload's body, written into a blob of its own as it arrives and hashed on the way, under
+ * the control API's cuts (a cut mid-body stores nothing of it: its blob is removed).
+ */
+async function receiveBody(ctx: Ctx, req: FastifyRequest) {
+  const blob = `dropbox-in-${randomBytes(12).toString("hex")}`;
+  const hasher = contentHasher();
+  const got = await receiveBodyCut(
     req.raw,
+    { path: join(ctx.blobDir, blob), at: 0, onPiece: (p) => hasher.update(p) },
     MAX_REQUEST_BYTES,
     () => new DropboxRouteError("payload_too_large", { ".tag": "payload_too_large" }),
     destinationFaults(ctx, "dropbox"),
-  );
+  ).catch((err) => {
+    rmSync(join(ctx.blobDir, blob), { force: true });
+    throw err;
+  });
+  const body: JoinedBlob = { blob, size: got.size, contentHash: hasher.digest() };
+  return { body, cut: got.cut };
 }
 
 /** Drops the connection without an answer (a cut). */
@@ -175,7 +185,7 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
       fn: (
         a: DropboxAccount,
         arg: Record<string, unknown>,
-        data: Buffer,
+        body: JoinedBlob,
         reply: FastifyReply,
       ) => unknown,
     ) =>
@@ -191,10 +201,19 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
         }
         return run(`dropbox.${route}`, req, reply, arg, async (a, parsed, r, rep) => {
           const socket = r.raw.socket;
-          const body = await readBody(ctx, r);
-          if (body.cut === "mid") return dropConnection(socket, rep);
-          const out = await fn(a, parsed, body.data, rep);
-          return body.cut === "answer" ? dropConnection(socket, rep) : out;
+          const { body, cut } = await receiveBody(ctx, r);
+          // The body's blob becomes a session's part or a file's, else it goes (refused, cut).
+          const received = join(ctx.blobDir, body.blob);
+          try {
+            if (cut === "mid") return dropConnection(socket, rep);
+            const out = await fn(a, parsed, body, rep);
+            return cut === "answer" ? dropConnection(socket, rep) : out;
+          } catch (err) {
+            rmSync(received, { force: true });
+            throw err;
+          } finally {
+            if (cut === "mid") rmSync(received, { force: true });
+          }
         });
       });
     const sessions = () => dropboxState(ctx).sessions;
@@ -206,14 +225,19 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
       }
       return { s, offset: Number(c.offset) };
     };
-    const append = (s: import("../../state.ts").DropboxSession, offset: number, data: Buffer) => {
+    /** The body's blob becomes the session's part at `offset` (an empty body is dropped). */
+    const append = (
+      s: import("../../state.ts").DropboxSession,
+      offset: number,
+      body: JoinedBlob,
+    ) => {
       if (s.closed) throw new DropboxRouteError("closed", { ".tag": "closed" });
       if (s.concurrent) {
         if (offset % BLOCK !== 0)
           throw new DropboxRouteError("concurrent_session_invalid_offset", {
             ".tag": "concurrent_session_invalid_offset",
           });
-        if (data.length % BLOCK !== 0)
+        if (body.size % BLOCK !== 0)
           throw new DropboxRouteError("concurrent_session_invalid_data_size", {
             ".tag": "concurrent_session_invalid_data_size",
           });
@@ -223,11 +247,14 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
           correct_offset: s.size,
         });
       }
-      if (data.length === 0) return;
+      if (body.size === 0) {
+        rmSync(join(ctx.blobDir, body.blob), { force: true });
+        return;
+      }
       const blob = `dropbox-part-${s.id}-${offset}`;
-      writeFileSync(join(ctx.blobDir, blob), data);
+      renameSync(join(ctx.blobDir, body.blob), join(ctx.blobDir, blob));
       s.chunks[String(offset)] = blob;
-      s.size = s.concurrent ? Math.max(s.size, offset + data.length) : s.size + data.length;
+      s.size = s.concurrent ? Math.max(s.size, offset + body.size) : s.size + body.size;
       ctx.changed();
     };
     /** The session's chunks joined into a new blob, streamed and hashed on the way. */
@@ -262,23 +289,23 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
       ctx.changed();
     };
 
-    content("files/upload", (a, arg, data) => commit(ctx, a, data, arg, arg.content_hash));
+    content("files/upload", (a, arg, body) => commitJoined(ctx, a, body, arg, arg.content_hash));
     // Each call's content_hash is that of the bytes the call brings (start's, append_v2's and
     // finish's alike, as Dropbox documents them), not the whole file's: a mismatch keeps none of them.
-    const checkCallHash = (arg: Record<string, unknown>, data: Buffer) => {
-      if (typeof arg.content_hash === "string" && arg.content_hash !== contentHash(data)) {
+    const checkCallHash = (arg: Record<string, unknown>, body: JoinedBlob) => {
+      if (typeof arg.content_hash === "string" && arg.content_hash !== body.contentHash) {
         throw new DropboxRouteError("content_hash_mismatch", { ".tag": "content_hash_mismatch" });
       }
     };
-    content("files/upload_session/start", (a, arg, data) => {
+    content("files/upload_session/start", (a, arg, body) => {
       const concurrent =
         (arg.session_type as { ".tag"?: string } | undefined)?.[".tag"] === "concurrent";
-      if (concurrent && data.length > 0) {
+      if (concurrent && body.size > 0) {
         throw new DropboxRouteError("concurrent_session_data_not_allowed", {
           ".tag": "concurrent_session_data_not_allowed",
         });
       }
-      checkCallHash(arg, data);
+      checkCallHash(arg, body);
       const s = {
         id: newId("pid_upload_session:"),
         accountId: a.accountId,
@@ -289,24 +316,25 @@ export function registerDropboxFiles(app: FastifyInstance, ctx: Ctx): void {
         createdAt: ctx.now(),
       };
       sessions()[s.id] = s;
-      append(s, 0, data);
+      append(s, 0, body);
       s.closed = arg.close === true;
       ctx.changed();
       return { session_id: s.id };
     });
-    content("files/upload_session/append_v2", (a, arg, data) => {
+    content("files/upload_session/append_v2", (a, arg, body) => {
       const { s, offset } = sessionOf(a, arg.cursor);
-      checkCallHash(arg, data);
-      append(s, offset, data);
+      checkCallHash(arg, body);
+      append(s, offset, body);
       if (arg.close === true) s.closed = true;
       ctx.changed();
       return null;
     });
-    content("files/upload_session/finish", async (a, arg, data) => {
+    content("files/upload_session/finish", async (a, arg, body) => {
       const { s, offset } = sessionOf(a, arg.cursor);
-      checkCallHash(arg, data);
-      if (data.length > 0) append(s, offset, data);
-      else if (!s.concurrent && offset !== s.size) {
+      checkCallHash(arg, body);
+      if (body.size > 0) append(s, offset, body);
+      else rmSync(join(ctx.blobDir, body.blob), { force: true });
+      if (body.size === 0 && !s.concurrent && offset !== s.size) {
         throw new DropboxRouteError("lookup_failed/incorrect_offset", {
           ".tag": "lookup_failed",
           lookup_failed: { ".tag": "incorrect_offset", correct_offset: s.size },

@@ -1,8 +1,8 @@
-import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Ctx } from "../../context.ts";
-import { destinationFaults, readBodyCut } from "../../destination-faults.ts";
+import { destinationFaults, receiveBodyCut } from "../../destination-faults.ts";
 import type { OneDriveSession } from "../../state.ts";
 import { driveItem, GraphApiError, onedriveState } from "./common.ts";
 import { commitFile, FRAGMENT_UNIT, MAX_FRAGMENT } from "./files.ts";
@@ -85,16 +85,19 @@ export function registerUploadUrl(scope: FastifyInstance, ctx: Ctx, guard: Guard
         );
       }
       const socket = req.raw.socket;
-      const { data, cut } = await readBodyCut(
+      // The fragment is written after what the session holds as it arrives (never held whole).
+      const path = join(ctx.blobDir, s.blob);
+      const { size, cut } = await receiveBodyCut(
         req.raw,
+        { path, at: s.received },
         MAX_FRAGMENT,
         () => new GraphApiError(413, "requestTooLarge", "The request is too large."),
         destinationFaults(ctx, "onedrive"),
       );
       if (cut === "mid") {
         // An interrupted fragment keeps its whole 320 KiB units; nextExpectedRanges tells.
-        const kept = Math.floor(data.length / FRAGMENT_UNIT) * FRAGMENT_UNIT;
-        if (kept > 0) appendFileSync(join(ctx.blobDir, s.blob), data.subarray(0, kept));
+        const kept = Math.floor(size / FRAGMENT_UNIT) * FRAGMENT_UNIT;
+        truncateSync(path, s.received + kept);
         s.total = total;
         s.received += kept;
         ctx.changed();
@@ -102,9 +105,10 @@ export function registerUploadUrl(scope: FastifyInstance, ctx: Ctx, guard: Guard
         reply.hijack();
         return reply;
       }
-      if (data.length !== length)
+      if (size !== length) {
+        truncateSync(path, s.received);
         throw new GraphApiError(400, "invalidRequest", "The body does not match Content-Range.");
-      appendFileSync(join(ctx.blobDir, s.blob), data);
+      }
       s.total = total;
       s.received += length;
       ctx.changed();
