@@ -1,12 +1,12 @@
 import type { DestinationKind } from "@keepsake/contracts";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { inTransaction } from "../db/transaction.ts";
 import { createSyncRunsRepository, type PostLimit } from "../sync/index.ts";
 import type { PostRow } from "../sync/tables.ts";
 import { createBackupAlertReads } from "./backup-alerts.repository.ts";
 import { createBackupFilesRepository } from "./backup-files.repository.ts";
 import { createBackupStats } from "./backup-stats.ts";
+import type { BackupRow } from "./tables.ts";
 
 /** The backups and backup_files tables: claims and leases, outcomes, the files in Drive, totals. */
 export function createBackupsRepository(db: Kysely<Database>) {
@@ -95,7 +95,7 @@ export function createBackupsRepository(db: Kysely<Database>) {
 
     /**
      * Ends the claim with its outcome, and counts an ended backup (not one put back to pending)
-     * in its sync run, completing the run when it was the last one: one transaction, so a worker
+     * in its sync run, completing the run when it was the last one: one statement, so a worker
      * that dies cannot leave the one without the other. Undefined when the lease was lost
      * meanwhile.
      */
@@ -115,35 +115,25 @@ export function createBackupsRepository(db: Kysely<Database>) {
       },
     ) {
       const { now, ...rest } = set;
-      const end = (q: Kysely<Database>) =>
-        q
-          .updateTable("backups")
-          .set({
-            ...rest,
-            lease_token: null,
-            lease_expires_at: null,
-            updated_at: now,
-            completed_at: set.status === "pending" ? null : now,
-          })
-          .where("id", "=", backupId)
-          .where("lease_token", "=", token)
-          .returningAll()
-          .executeTakeFirst();
-      if (set.status === "pending") return end(db);
-      return inTransaction(db, async (trx) => {
-        // The run's row is taken first, before the backup's: the backup's counters (migration
-        // 0700) wait for the account's lock while its row is held, so holding the row while
-        // waiting for the run (which every backup of the run wants) would hold it far longer
-        // and deadlock with a deletion that holds the account's lock and waits for the row.
-        const runs = createSyncRunsRepository(trx);
-        await runs.lockRunning(
-          trx.selectFrom("backups").select("sync_job_id").where("id", "=", backupId).$asScalar(),
-        );
-        const done = await end(trx);
-        if (done?.sync_job_id)
-          await runs.countBackupEnded(done.sync_job_id, now, done.status === "failed");
-        return done;
-      });
+      const ended = db
+        .updateTable("backups")
+        .set({
+          ...rest,
+          lease_token: null,
+          lease_expires_at: null,
+          updated_at: now,
+          completed_at: set.status === "pending" ? null : now,
+        })
+        .where("id", "=", backupId)
+        .where("lease_token", "=", token);
+      if (set.status === "pending") return ended.returningAll().executeTakeFirst();
+      // One statement with the run's count (the sync area's `endInRun`, which takes the run's
+      // row before this one's): a worker that dies cannot leave the one without the other.
+      return createSyncRunsRepository(db).endInRun<BackupRow>(
+        db.selectFrom("backups").select("sync_job_id").where("id", "=", backupId).$asScalar(),
+        (gate) => ended.where(gate).returningAll(),
+        now,
+      );
     },
 
     findBackupByPost(userId: string, postId: string) {

@@ -38,7 +38,7 @@ type Finish = Parameters<BackupsRepository["finishBackup"]>[2];
 /**
  * Records how one claimed attempt of a backup ended — completed, unavailable from Instagram,
  * failed (final, or for the next sync to retry), back to pending for a retry or a deferral; the
- * same transaction counts an ended backup in its sync run (`finishBackup`).
+ * same statement counts an ended backup in its sync run (`finishBackup`).
  */
 export function outcomeRecorder(deps: {
   backups: Pick<BackupsRepository, "finishBackup">;

@@ -1,4 +1,10 @@
-import { type Expression, type Kysely, type QueryCreator, sql } from "kysely";
+import {
+  type Expression,
+  type Kysely,
+  type OperationNodeSource,
+  type QueryCreator,
+  sql,
+} from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { SyncJobRow } from "./tables.ts";
 
@@ -6,36 +12,45 @@ import type { SyncJobRow } from "./tables.ts";
 export function createSyncRunsRepository(db: Kysely<Database>) {
   return {
     /**
-     * Takes a running run's row until the transaction ends (a backup ending in it is about to
-     * be counted): the backups area takes it before its own row, in every transaction that ends
-     * a backup, so the two never wait for each other in opposite orders. `run` may be the
-     * backups area's subquery for a backup's run id: found and locked in one statement.
+     * Ends a backup and counts it in its running run, in one statement (one round trip, atomic
+     * as a transaction is). In order:
+     *
+     * 1. `run` takes the run's row (`runOf`: the backups area's subquery for the backup's run).
+     *    It is taken first, before the backup's row. The backup's counters (migration 0700)
+     *    wait for the account's lock while that row is held. Holding the row while waiting for
+     *    the run (which every backup of the run wants) would hold it far longer, and deadlock
+     *    with a deletion that holds the account's lock and waits for the row. `ended` is gated
+     *    on `run`, a one-time filter PostgreSQL evaluates before it reads a row.
+     * 2. `ended` is the backups area's UPDATE of the backup, RETURNING its row (`sync_job_id`,
+     *    `status`).
+     * 3. The run counts the ended backup (failed or not), completing the run with its last one.
+     *
+     * Answers the ended row; undefined when the lease was lost meanwhile (nothing is counted).
      */
-    async lockRunning(run: string | Expression<string | null>): Promise<void> {
-      await db
-        .selectFrom("sync_jobs")
-        .select("id")
-        .where("id", "=", run)
-        .where("status", "=", "running")
-        .forNoKeyUpdate()
-        .execute();
-    },
-
-    /** Counts one ended backup in its running run, completing the run with its last one. */
-    async countBackupEnded(runId: string, now: Date, failed = false): Promise<void> {
-      const last = sql<boolean>`posts_total > 0 AND posts_processed + 1 >= posts_total`;
-      await db
-        .updateTable("sync_jobs")
-        .set((eb) => ({
-          posts_processed: eb("posts_processed", "+", 1),
-          posts_failed: eb("posts_failed", "+", failed ? 1 : 0),
-          heartbeat_at: now,
-          status: sql<"running" | "completed">`CASE WHEN ${last} THEN 'completed' ELSE status END`,
-          completed_at: sql<Date | null>`CASE WHEN ${last} THEN ${now}::timestamptz ELSE completed_at END`,
-        }))
-        .where("id", "=", runId)
-        .where("status", "=", "running")
-        .execute();
+    async endInRun<Row extends { sync_job_id: string | null; status: string }>(
+      runOf: Expression<string | null>,
+      ended: (gate: Expression<boolean>) => OperationNodeSource,
+      now: Date,
+    ): Promise<Row | undefined> {
+      const last = sql`s.posts_total > 0 AND s.posts_processed + 1 >= s.posts_total`;
+      const gate = sql<boolean>`(SELECT count(*) FROM run) >= 0`;
+      const r = await sql<Row>`
+        WITH run AS (
+          SELECT id FROM sync_jobs WHERE id = ${runOf} AND status = 'running' FOR NO KEY UPDATE
+        ),
+        ended AS (${ended(gate)}),
+        counted AS (
+          UPDATE sync_jobs AS s SET
+            posts_processed = s.posts_processed + 1,
+            posts_failed = s.posts_failed + (e.status = 'failed')::int,
+            heartbeat_at = ${now},
+            status = CASE WHEN ${last} THEN 'completed' ELSE s.status END,
+            completed_at = CASE WHEN ${last} THEN ${now}::timestamptz ELSE s.completed_at END
+          FROM ended AS e
+          WHERE s.id = e.sync_job_id AND s.status = 'running'
+        )
+        SELECT * FROM ended`.execute(db);
+      return r.rows[0];
     },
 
     /**

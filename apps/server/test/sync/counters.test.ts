@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostLimit, PostUpsert } from "../../src/sync/posts.repository.ts";
 import type { GraphMediaType } from "../../src/sync/tables.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
+import { until } from "../support/wait.ts";
 
 /**
  * The counters behind the totals (post_counts, backup_counts; migration 0700) stay exact while
@@ -337,5 +338,58 @@ describe("a sync's claim of backups", () => {
     // Settling a run that ended changes nothing.
     expect(await runs.settleSyncRun(job?.id as string, now)).toBeUndefined();
     expect(await drift()).toEqual({ posts: [], backups: [] });
+  });
+
+  it("a backup's end takes its run's row before its own, and waits for it holding nothing", async () => {
+    const { posts, backups, runs } = t.ctx.syncRepos;
+    const accountId = await newAccount("17841400000077009");
+    const now = new Date();
+    await posts.savePosts(accountId, [post(accountId, 9001, 0)], now);
+    const { job, claimed } = await startSync(accountId, now);
+    const lease = randomUUID();
+    const later = new Date(now.getTime() + 60_000);
+    const held = await backups.claimBackup(claimed[0]?.post_id as string, lease, now, later);
+    // Another session holds the run's row (as another backup of the run ending would).
+    const other = await t.ctx.pool.connect();
+    const probe = await t.ctx.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT id FROM sync_jobs WHERE id = $1 FOR UPDATE", [job?.id]);
+      const ending = backups.finishBackup(held?.id as string, lease, {
+        status: "completed",
+        error_message: null,
+        backup_size_bytes: 10,
+        now,
+      });
+      // The backup's end waits for the run's row.
+      await until(
+        async () =>
+          (
+            await probe.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+               WHERE datname = current_database() AND wait_event_type = 'Lock'
+                 AND query LIKE '%ended AS%'`,
+            )
+          ).rows[0]?.n,
+        (n) => n === 1,
+        10_000,
+      );
+      // While it waits, the backup's row is free: it was not taken before the run's.
+      await probe.query("BEGIN");
+      const free = await probe.query("SELECT id FROM backups WHERE id = $1 FOR UPDATE NOWAIT", [
+        held?.id,
+      ]);
+      expect(free.rowCount).toBe(1);
+      await probe.query("ROLLBACK");
+      await other.query("ROLLBACK");
+      expect((await ending)?.status).toBe("completed");
+      const run = await runs.findSyncJob(job?.id as string);
+      // Counted in the run (whose total the sync's settlement sets later).
+      expect([run?.status, run?.posts_processed]).toEqual(["running", 1]);
+    } finally {
+      await other.query("ROLLBACK").catch(() => {});
+      other.release();
+      probe.release();
+    }
   });
 });
