@@ -1,5 +1,5 @@
 /** Upload faults of the Dropbox and OneDrive emulators (`/_control/{dropbox,onedrive}/cut|corrupt`). */
-import { closeSync, existsSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { writePieces } from "./blob-file.ts";
 import type { Ctx } from "./context.ts";
 
 /**
@@ -56,15 +56,12 @@ export function clearDestinationFaults(ctx: Ctx): void {
 }
 
 /**
- * Writes an upload request's body into the file `path` as it arrives (never held whole: what
- * the emulator costs follows the bytes, not how a client splits them into requests), at
- * `at` (the bytes before it are kept; the file is created when missing), each piece also given
- * to `onPiece` (a hash on the way). Under the first pending cut, which applies once a body
- * reaches its `afterBytes`: `"mid"` stops there, with the bytes that arrived before it written
- * (the caller keeps what its provider keeps and drops the connection); `"answer"` (a
- * `loseAnswer` cut) with the whole body, which the caller stores before it drops the connection
- * instead of answering. A body over `limit` throws `tooLarge()`; whatever throws leaves the file
- * cut back to `at`.
+ * Writes an upload request's body into `into` as it arrives (`writePieces`), under the first
+ * pending cut, which applies once a body reaches its `afterBytes`: `"mid"` stops there, with
+ * the bytes that arrived before it written (the caller keeps what its provider keeps and drops
+ * the connection); `"answer"` (a `loseAnswer` cut) with the whole body, which the caller stores
+ * before it drops the connection instead of answering. A body over `limit` throws
+ * `tooLarge()`, nothing of it kept.
  */
 export async function receiveBodyCut(
   raw: AsyncIterable<unknown>,
@@ -75,32 +72,24 @@ export async function receiveBodyCut(
 ): Promise<{ size: number; cut: "mid" | "answer" | null }> {
   const cut = faults.cuts.find((c) => c.remaining > 0);
   const stopAt = cut && !cut.loseAnswer ? cut.afterBytes : Number.POSITIVE_INFINITY;
-  const fd = openSync(into.path, existsSync(into.path) ? "r+" : "w");
-  let size = 0;
-  const write = (piece: Buffer) => {
-    into.onPiece?.(piece);
-    writeSync(fd, piece, 0, piece.length, into.at + size);
-    size += piece.length;
-  };
-  try {
-    ftruncateSync(fd, into.at);
+  let stopped = false;
+  async function* pieces() {
+    let size = 0;
     for await (const chunk of raw) {
       const buf = chunk as Buffer;
       if (cut && size + buf.length > stopAt) {
+        stopped = true;
         spend(faults, cut);
-        write(buf.subarray(0, stopAt - size));
-        return { size, cut: "mid" };
+        yield buf.subarray(0, stopAt - size);
+        return;
       }
-      if (size + buf.length > limit) throw tooLarge();
-      write(buf);
+      size += buf.length;
+      if (size > limit) throw tooLarge();
+      yield buf;
     }
-  } catch (err) {
-    // Refused or broken off: nothing of this body stays.
-    ftruncateSync(fd, into.at);
-    throw err;
-  } finally {
-    closeSync(fd);
   }
+  const size = await writePieces(pieces(), into);
+  if (stopped) return { size, cut: "mid" };
   if (cut?.loseAnswer && size >= cut.afterBytes) {
     spend(faults, cut);
     return { size, cut: "answer" };

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import type { FastifyRequest } from "fastify";
+import { writePieces } from "../../blob-file.ts";
 import type { Ctx } from "../../context.ts";
 import { chunkSignature, S3Error, type SignedContext } from "./sigv4.ts";
-import { blobPath, md5hex, writeBlob } from "./store.ts";
+import { blobPath, corruptInPlace, md5hex } from "./store.ts";
 
 /** The most one request body may bring here (an aws-chunked one is held whole to decode it). */
 export const MAX_BODY_BYTES = 256 * 1024 * 1024;
@@ -14,6 +15,8 @@ export type S3Flavor = "aws" | "r2";
 
 export interface Payload {
   data: Buffer;
+  /** The md5 of `data` (hex): the ETag it makes. */
+  md5: string;
   /** Checksums given in headers or the trailer, verified, by algorithm (`crc32`, `sha256`…). */
   checksums: Record<string, string>;
 }
@@ -144,7 +147,8 @@ function payloadChecks(
   const payload =
     mode !== "UNSIGNED-PAYLOAD" && !mode.startsWith("STREAMING-") ? createHash("sha256") : null;
   const contentMd5 = req.headers["content-md5"];
-  const md5 = typeof contentMd5 === "string" ? createHash("md5") : null;
+  // Always: it is also the ETag of what is stored.
+  const md5 = createHash("md5");
   const given = { ...trailers };
   for (const [name, value] of Object.entries(req.headers)) {
     if (
@@ -173,11 +177,14 @@ function payloadChecks(
   return {
     update(data: Buffer) {
       payload?.update(data);
-      md5?.update(data);
+      md5.update(data);
       for (const x of digests) x.d.update(data);
     },
-    /** The checksums given (all verified that S3 verifies), or S3's error for a mismatch. */
-    verify(): Record<string, string> {
+    /**
+     * The checksums given (all verified that S3 verifies) and the bytes' md5 (hex), or S3's
+     * error for a mismatch.
+     */
+    verify(): { checksums: Record<string, string>; md5: string } {
       if (payload && payload.digest("hex") !== mode) {
         throw new S3Error(
           400,
@@ -185,7 +192,8 @@ function payloadChecks(
           "The provided 'x-amz-content-sha256' header does not match what was computed.",
         );
       }
-      if (md5 && md5.digest("base64") !== contentMd5) {
+      const digest = md5.digest();
+      if (typeof contentMd5 === "string" && digest.toString("base64") !== contentMd5) {
         throw new S3Error(
           400,
           "BadDigest",
@@ -201,7 +209,7 @@ function payloadChecks(
           );
         }
       }
-      return checksums;
+      return { checksums, md5: digest.toString("hex") };
     },
   };
 }
@@ -246,8 +254,7 @@ export async function readPayload(
   }
   const checks = payloadChecks(req, signed, flavor, trailers);
   checks.update(data);
-  const checksums = checks.verify();
-  return { data, checksums };
+  return { data, ...checks.verify() };
 }
 
 /** A payload stored as a blob: its size, the md5 of what is stored (the ETag) and its checksums. */
@@ -261,8 +268,8 @@ export interface StoredPayload {
  * Reads a PutObject's or UploadPart's payload into the blob `blob`, checked as `readPayload`
  * checks it. A plain body (not aws-chunked) is written as it arrives and never held whole, so
  * what the store costs here depends on the bytes, not on how they are split into requests, as
- * on a real store. A corrupted write (the control API's) flips the stored first byte, as
- * `writeBlob` does. `admit` (the store's own refusals: a condition, no room) runs once the
+ * on a real store. A corrupted write (the control API's) flips the stored first byte
+ * (`corruptInPlace`). `admit` (the store's own refusals: a condition, no room) runs once the
  * size is known; nothing is left at `blob` when the payload is refused or cut.
  */
 export async function storePayload(
@@ -273,36 +280,25 @@ export async function storePayload(
   blob: string,
   admit: (size: number) => void,
 ): Promise<StoredPayload> {
-  if (signed.payloadHash.startsWith("STREAMING-")) {
-    const { data, checksums } = await readPayload(req, signed, ctx.s3Flavor, cutAfter);
-    admit(data.length);
-    const stored = writeBlob(ctx, blob, data);
-    return { size: stored.length, md5: md5hex(stored), checksums };
-  }
-  const checks = payloadChecks(req, signed, ctx.s3Flavor, {});
   const path = blobPath(ctx, blob);
-  const fd = openSync(path, "w");
-  const md5 = createHash("md5");
-  let size = 0;
   try {
-    try {
-      for await (const piece of bodyPieces(req, cutAfter)) {
-        checks.update(piece);
-        md5.update(piece);
-        writeSync(fd, piece);
-        size += piece.length;
-      }
-    } finally {
-      closeSync(fd);
+    let size: number;
+    let given: { checksums: Record<string, string>; md5: string };
+    if (signed.payloadHash.startsWith("STREAMING-")) {
+      const { data, ...rest } = await readPayload(req, signed, ctx.s3Flavor, cutAfter);
+      admit(data.length);
+      writeFileSync(path, data);
+      size = data.length;
+      given = rest;
+    } else {
+      const checks = payloadChecks(req, signed, ctx.s3Flavor, {});
+      size = await writePieces(bodyPieces(req, cutAfter), { path, at: 0, onPiece: checks.update });
+      given = checks.verify();
+      admit(size);
     }
-    const checksums = checks.verify();
-    admit(size);
-    if (ctx.s3CorruptWrites > 0 && size > 0) {
-      // Rare (the control API's): the blob written again from its first byte, flipped.
-      const stored = writeBlob(ctx, blob, readFileSync(path));
-      return { size, md5: md5hex(stored), checksums };
-    }
-    return { size, md5: md5.digest("hex"), checksums };
+    // A corrupted write (the control API's, rare): the ETag is the md5 of what is stored.
+    const md5 = corruptInPlace(ctx, blob) ? md5hex(readFileSync(path)) : given.md5;
+    return { size, md5, checksums: given.checksums };
   } catch (err) {
     rmSync(path, { force: true });
     throw err;

@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { createReadStream, createWriteStream, rmSync, writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  openSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import type { Ctx } from "../../context.ts";
@@ -51,21 +58,9 @@ export function assertRoom(bucket: S3Bucket, adding: number, replacing = 0): voi
   }
 }
 
-/** Writes a blob, flipping its first byte when the control API asked for a corrupted write. */
-export function writeBlob(ctx: Ctx, blob: string, data: Buffer): Buffer {
-  let stored = data;
-  if (ctx.s3CorruptWrites > 0 && data.length > 0) {
-    ctx.s3CorruptWrites--;
-    stored = Buffer.from(data);
-    stored[0] = (stored[0] as number) ^ 0xff;
-  }
-  writeFileSync(blobPath(ctx, blob), stored);
-  return stored;
-}
-
 /**
  * Writes the blobs one after the other into a new blob, streamed (a 300 MB object is never one
- * buffer here), flipping its first byte when a corrupted write was asked for, as `writeBlob`.
+ * buffer here), its first byte flipped when a corrupted write was asked for (`corruptInPlace`).
  */
 export async function joinBlobs(ctx: Ctx, blobs: readonly string[], into: string): Promise<void> {
   const out = createWriteStream(blobPath(ctx, into));
@@ -80,18 +75,25 @@ export async function joinBlobs(ctx: Ctx, blobs: readonly string[], into: string
     rmSync(blobPath(ctx, into), { force: true });
     throw err;
   }
-  if (ctx.s3CorruptWrites > 0) {
-    const file = await open(blobPath(ctx, into), "r+");
-    try {
-      const first = Buffer.alloc(1);
-      if ((await file.read(first, 0, 1, 0)).bytesRead === 1) {
-        ctx.s3CorruptWrites--;
-        first[0] = (first[0] as number) ^ 0xff;
-        await file.write(first, 0, 1, 0);
-      }
-    } finally {
-      await file.close();
-    }
+  corruptInPlace(ctx, into);
+}
+
+/**
+ * Flips a blob's first byte in place when the control API asked for a corrupted write (and the
+ * blob has one); answers whether it did.
+ */
+export function corruptInPlace(ctx: Ctx, blob: string): boolean {
+  if (ctx.s3CorruptWrites <= 0) return false;
+  const fd = openSync(blobPath(ctx, blob), "r+");
+  try {
+    const first = Buffer.alloc(1);
+    if (readSync(fd, first, 0, 1, 0) !== 1) return false;
+    ctx.s3CorruptWrites--;
+    first[0] = (first[0] as number) ^ 0xff;
+    writeSync(fd, first, 0, 1, 0);
+    return true;
+  } finally {
+    closeSync(fd);
   }
 }
 
