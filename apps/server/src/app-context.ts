@@ -4,7 +4,12 @@ import type { AdminService } from "./admin/index.ts";
 import type { ApiKeysService } from "./api-keys/index.ts";
 import type { ArchiveService } from "./archive/index.ts";
 import type { AccountMailService, AuthGuards, AuthService } from "./auth/index.ts";
-import type { BackupEngine, BackupsRepositories, BackupsService } from "./backups/index.ts";
+import type {
+  BackedUpPost,
+  BackupEngine,
+  BackupsRepositories,
+  BackupsService,
+} from "./backups/index.ts";
 import type { BillingService, BillingWebhookService } from "./billing/index.ts";
 import type { CommentsService } from "./comments/index.ts";
 import type { Config } from "./config.ts";
@@ -107,7 +112,7 @@ export interface AppContext extends ContextDeps, HttpRoot {
   comments: CommentsService;
   /** What other areas do when a sync or a post's backup ends (the sync jobs call them). */
   syncHooks: {
-    afterBackup(postId: string): Promise<void>;
+    afterBackup(post: BackedUpPost): Promise<void>;
     afterSync(accountId: string): Promise<void>;
   };
 }

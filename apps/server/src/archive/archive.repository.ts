@@ -42,6 +42,12 @@ const walkStateQuery = (accountId: string) => sql`
 /** The reading's counters of the post_metrics row aliased `m`, as a select list. */
 const readingColumns = sql.join(archiveCounters.map((c) => sql.ref(`m.${c}`)));
 
+/** A post's readings and presence (`life`). */
+export interface PostLife {
+  readings: ({ at: Date; reason: MetricsReason } & ArchiveCounters)[];
+  presence: { user_id: string; last_seen_at: Date; gone_detected_at: Date | null } | null;
+}
+
 /** SQL of the archive area's tables: post_metrics, post_presence, archive_walks. */
 export function createArchiveRepository(db: Kysely<Database>) {
   return {
@@ -192,23 +198,39 @@ export function createArchiveRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    history(accountId: string, instagramId: string) {
-      return db
-        .selectFrom("post_metrics")
-        .select(["at", "reason", ...archiveCounters])
-        .where("account_id", "=", accountId)
-        .where("instagram_id", "=", instagramId)
-        .orderBy("at")
-        .execute();
-    },
-
-    presence(accountId: string, instagramId: string) {
-      return db
-        .selectFrom("post_presence")
-        .select(["user_id", "last_seen_at", "gone_detected_at"])
-        .where("account_id", "=", accountId)
-        .where("instagram_id", "=", instagramId)
-        .executeTakeFirst();
+    /**
+     * A post's life in one statement: its readings, oldest first, and its presence (who owns
+     * it, when a walk last saw it, since when it is gone), or null before a walk has seen it.
+     */
+    async life(accountId: string, instagramId: string): Promise<PostLife> {
+      const { rows } = await sql<{
+        readings: (Omit<PostLife["readings"][number], "at"> & { at: string })[];
+        user_id: string | null;
+        last_seen_at: Date | null;
+        gone_detected_at: Date | null;
+      }>`
+        SELECT COALESCE((
+                 SELECT json_agg(json_build_object('at', m.at, 'reason', m.reason, ${sql.join(
+                   archiveCounters.map((c) => sql`${sql.lit(c)}, ${sql.ref(`m.${c}`)}`),
+                 )}) ORDER BY m.at)
+                   FROM post_metrics m
+                  WHERE m.account_id = ${accountId} AND m.instagram_id = ${instagramId}
+               ), '[]'::json) AS readings,
+               p.user_id, p.last_seen_at, p.gone_detected_at
+          FROM (SELECT 1) one
+          LEFT JOIN post_presence p
+            ON p.account_id = ${accountId} AND p.instagram_id = ${instagramId}`.execute(db);
+      const row = rows[0];
+      return {
+        readings: (row?.readings ?? []).map((r) => ({ ...r, at: new Date(r.at) })),
+        presence: row?.user_id
+          ? {
+              user_id: row.user_id,
+              last_seen_at: row.last_seen_at as Date,
+              gone_detected_at: row.gone_detected_at,
+            }
+          : null,
+      };
     },
 
     /** The latest reading and the presence of each of the given posts (a page of tiles). */

@@ -199,13 +199,10 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
 
     /** What the post's sidecar says of its life: the readings and whether it is on Instagram. */
     async sidecarFields(accountId: string, instagramId: string) {
-      const [history, presence] = await Promise.all([
-        repo.history(accountId, instagramId),
-        repo.presence(accountId, instagramId),
-      ]);
+      const { readings, presence } = await repo.life(accountId, instagramId);
       const gone = presence?.gone_detected_at ?? null;
       return {
-        metrics: history.map(readingOut),
+        metrics: readings.map(readingOut),
         instagram_status: gone ? ("gone" as const) : ("on_instagram" as const),
         gone_detected_at: iso(gone),
       };
@@ -248,10 +245,7 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
 
     /** A post's readings, oldest first (its detail view's chart); `userId` must own it. */
     async history(accountId: string, instagramId: string, userId?: string) {
-      const [rows, presence] = await Promise.all([
-        repo.history(accountId, instagramId),
-        repo.presence(accountId, instagramId),
-      ]);
+      const { readings: rows, presence } = await repo.life(accountId, instagramId);
       if (userId !== undefined && presence?.user_id !== userId)
         throw new AppError("not_found", "Post not found");
       if (!presence && rows.length === 0) throw new AppError("not_found", "Post not found");

@@ -155,7 +155,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
         ...(attempt.signal ? { signal: attempt.signal } : {}),
       });
       checkLease();
-      return await outcome.completed(files, withheld, target.accountKey);
+      return await outcome.completed(files, withheld, target.accountKey, post);
     } catch (err) {
       if (attempt.signal?.aborted) {
         // The worker is shutting down: what exists is recorded (file ids, the open session), so

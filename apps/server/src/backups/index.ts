@@ -8,6 +8,7 @@ export type { BackupsService } from "./backups.service.ts";
 export { backupPostJob } from "./jobs/backup-post.job.ts";
 export type { BackupItem } from "./naming.ts";
 export { baseName, folderPath, postKind } from "./naming.ts";
+export type { BackedUpPost } from "./outcome.ts";
 export {
   CONNECTION_REASONS,
   destinationFullWords,

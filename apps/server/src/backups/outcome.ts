@@ -17,8 +17,16 @@ import type { BackupsRepository } from "./backups.repository.ts";
 import { destinationFullWords, fullReason, revokedReason } from "./outcome-reasons.ts";
 import type { BackupRow } from "./tables.ts";
 
+/** The post a completed backup put in its destination, as the areas told of it need it. */
+export interface BackedUpPost {
+  id: string;
+  account_id: string;
+  posted_at: Date;
+  media_product_type: string | null;
+}
+
 export type BackupOutcome =
-  | { outcome: "completed"; duplicate: boolean }
+  | { outcome: "completed"; duplicate: boolean; post: BackedUpPost }
   | { outcome: "unavailable"; message: string }
   | { outcome: "failed"; message: string }
   | { outcome: "retry"; message: string }
@@ -91,6 +99,7 @@ export function outcomeRecorder(deps: {
       withheld: number,
       /** The destination's account the files are in (the ledger's `owner`). */
       owner: string,
+      post: BackedUpPost,
     ): Promise<BackupOutcome> {
       const media = files.filter((f) => f.kind === "media");
       const first = media[0] ?? files.find((f) => f.kind === "meta");
@@ -112,7 +121,16 @@ export function outcomeRecorder(deps: {
       );
       return unavailable
         ? { outcome: "unavailable", message: m.mediaUnavailable }
-        : { outcome: "completed", duplicate };
+        : {
+            outcome: "completed",
+            duplicate,
+            post: {
+              id: post.id,
+              account_id: post.account_id,
+              posted_at: post.posted_at,
+              media_product_type: post.media_product_type,
+            },
+          };
     },
 
     /** What an error means for this backup: final, for the next sync, retried, or deferred. */

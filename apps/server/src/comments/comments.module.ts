@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { logOf, type ModuleBase, type ProviderCalls } from "../area-module.ts";
 import type { AuthGuards } from "../auth/index.ts";
+import type { BackedUpPost } from "../backups/index.ts";
 import type { ConnectionsModule } from "../connections/index.ts";
 import type { Destinations } from "../destinations/index.ts";
 import type { JobSender } from "../jobs/job.ts";
@@ -69,10 +70,12 @@ export function createCommentsModule(
     comments,
     /** What the sync jobs call when a sync or a post's backup ends; never fails them. */
     syncHooks: {
-      afterBackup: (postId: string) =>
+      afterBackup: (post: BackedUpPost) =>
         comments
-          .afterBackup(postId)
-          .catch((err) => deps.log?.warn({ postId, err: asError(err) }, "comments not queued")),
+          .afterBackup(post)
+          .catch((err) =>
+            deps.log?.warn({ postId: post.id, err: asError(err) }, "comments not queued"),
+          ),
       afterSync: (accountId: string) =>
         comments
           .afterSync(accountId)

@@ -79,6 +79,29 @@ export function createCommentsRepository(db: Db) {
       }
     },
 
+    /**
+     * Schedules a backed-up post's first comments read (now) when its account keeps comments:
+     * the setting is read and the read scheduled in one statement. Answers whether the account
+     * keeps them (also when the read was already scheduled).
+     */
+    async scheduleFirstReadIfKept(
+      post: { id: string; account_id: string; posted_at: Date },
+      now: Date,
+    ): Promise<boolean> {
+      const { rows } = await sql<{ kept: boolean }>`
+        WITH kept AS (
+          SELECT account_id FROM comment_settings
+           WHERE account_id = ${post.account_id}::uuid AND enabled
+        ), scheduled AS (
+          INSERT INTO comment_reads (post_id, account_id, posted_at, next_read_at)
+          SELECT ${post.id}::uuid, account_id, ${post.posted_at}::timestamptz, ${now}::timestamptz
+            FROM kept
+          ON CONFLICT (post_id) DO NOTHING
+        )
+        SELECT EXISTS (SELECT 1 FROM kept) AS kept`.execute(db);
+      return rows[0]?.kept === true;
+    },
+
     async hasDueReads(accountId: string, now: Date): Promise<boolean> {
       const row = await db
         .selectFrom("comment_reads")

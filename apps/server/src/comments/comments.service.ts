@@ -6,6 +6,7 @@ import {
   commentMessages as m,
   type PostCommentsResponse,
 } from "@keepsake/contracts";
+import type { BackedUpPost } from "../backups/index.ts";
 import { classifyDestinationError, type Destinations } from "../destinations/index.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -264,16 +265,13 @@ export function createCommentsService(deps: CommentsServiceDeps) {
       };
     },
 
-    /** A post's backup completed: its comments are read now (when its account keeps them). */
-    async afterBackup(postId: string) {
-      const post = await directory.post(postId);
-      if (!post || post.media_product_type === "STORY") return;
-      if (!(await repo.isEnabled(post.account_id))) return;
-      await repo.scheduleFirstReads(
-        post.account_id,
-        [{ post_id: post.id, posted_at: post.posted_at }],
-        clock.now(),
-      );
+    /**
+     * A post's backup completed (the backup says which post): its comments are read now, when
+     * its account keeps them. One statement checks the setting and schedules the read.
+     */
+    async afterBackup(post: BackedUpPost) {
+      if (post.media_product_type === "STORY") return;
+      if (!(await repo.scheduleFirstReadIfKept(post, clock.now()))) return;
       await deps.enqueue(post.account_id);
     },
 

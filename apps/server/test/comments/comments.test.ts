@@ -1,5 +1,6 @@
 import { DEMO_GOOGLE, DEMO_IG } from "@keepsake/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backupPostJob } from "../../src/backups/jobs/backup-post.job.ts";
 import { nextCommentRead } from "../../src/comments/cadence.ts";
 import { backupHelpers, FAST_ENGINE } from "../support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
@@ -178,6 +179,66 @@ describe("comments, for those who opt in", () => {
       token: other.token,
     });
     expect(res.status).toBe(404);
+  });
+
+  it("a backup that ends schedules the post's first read and queues it, only where comments are kept and not for a story", async () => {
+    /** A new account (a post and its stories): syncs, then runs each backup job as a worker. */
+    async function backUp(keep: boolean) {
+      const { u, account } = await h.userWithAccount(1);
+      await t.connectDrive(u.token, DEMO_GOOGLE.jordan.sub);
+      await t.rows.sync.deleteSyncJobsOfUser(u.user.id);
+      // Turned on; and for the account that does not keep them, turned off again.
+      for (const enabled of keep ? [true] : [true, false]) {
+        const set = await t.call("PUT", `/api/comments/settings/${account.id}`, {
+          token: u.token,
+          body: { enabled },
+        });
+        expect(set.status).toBe(200);
+      }
+      const started = await t.ctx.sync.runs.start(u.user.id, account.id);
+      await t.ctx.syncEngine.run(
+        { accountId: account.id, syncJobId: started.sync_job.id, kind: "manual", mode: "backup" },
+        { retryCount: 0, retryLimit: 3 },
+      );
+      const jobs = `${t.ctx.queueSchema}.job WHERE name = 'refresh-comments' AND data->>'accountId' = $1`;
+      await t.ctx.pool.query(`DELETE FROM ${jobs}`, [account.id]);
+      const posts = await t.ctx.db
+        .selectFrom("posts")
+        .select(["id", "media_product_type"])
+        .where("account_id", "=", account.id)
+        .execute();
+      const feed = posts.find((p) => p.media_product_type !== "STORY")!;
+      const story = posts.find((p) => p.media_product_type === "STORY")!;
+      const readOf = async (postId: string) => {
+        await backupPostJob.handler({ postId }, t.ctx, { id: postId, retryCount: 0 });
+        const backup = (await h.backups(u.user.id)).find((b) => b.post_id === postId);
+        expect(backup?.status).toBe("completed");
+        return t.ctx.db
+          .selectFrom("comment_reads")
+          .selectAll()
+          .where("post_id", "=", postId)
+          .executeTakeFirst();
+      };
+      const storyRead = await readOf(story.id);
+      const queuedAfterStory = Number(
+        (await t.ctx.pool.query(`SELECT count(*) AS n FROM ${jobs}`, [account.id])).rows[0].n,
+      );
+      const feedRead = await readOf(feed.id);
+      const queued = Number(
+        (await t.ctx.pool.query(`SELECT count(*) AS n FROM ${jobs}`, [account.id])).rows[0].n,
+      );
+      return { feedRead, storyRead, queuedAfterStory, queued };
+    }
+
+    const kept = await backUp(true);
+    expect(kept.storyRead).toBeUndefined();
+    expect(kept.queuedAfterStory).toBe(0);
+    expect(kept.feedRead?.next_read_at.getTime()).toBe(t.clock.now().getTime());
+    expect(kept.queued).toBe(1);
+
+    const notKept = await backUp(false);
+    expect(notKept.feedRead).toBeUndefined();
+    expect(notKept.queued).toBe(0);
   });
 
   it("cadence: at backup, then 1, 7 and 30 days after posting, then weekly", () => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineJob, type JobSender } from "../../jobs/job.ts";
 import type { BackupEngine } from "../backup.engine.ts";
+import type { BackedUpPost } from "../outcome.ts";
 
 /** Attempts of one backup before it is marked failed (the engine needs to know the last one). */
 export const BACKUP_RETRY_LIMIT = 6;
@@ -34,7 +35,7 @@ export const backupPostJob = defineJob({
       backupEngine: Pick<BackupEngine, "run">;
       queue: JobSender;
       /** What other areas do once a post is in Drive (the comments area reads its comments). */
-      syncHooks?: { afterBackup(postId: string): Promise<void> };
+      syncHooks?: { afterBackup(post: BackedUpPost): Promise<void> };
     },
     job,
   ) {
@@ -44,7 +45,7 @@ export const backupPostJob = defineJob({
       ...(job.signal ? { signal: job.signal } : {}),
     });
     if (result.outcome === "retry") throw new Error(result.message);
-    if (result.outcome === "completed") await ctx.syncHooks?.afterBackup(postId);
+    if (result.outcome === "completed") await ctx.syncHooks?.afterBackup(result.post);
     if (result.outcome === "deferred") {
       await ctx.queue.send(
         backupPostJob,
