@@ -139,7 +139,11 @@ describe("the first sync of the 150-post demo account", () => {
     const before = (await h.driveFiles()).length;
     const stateBefore = await h.syncState(user.accountId);
     t.clock.advance(60_000);
-    const { job, statements } = await h.syncAndDrain(user.user.id, user.accountId);
+    const { result, job, statements } = await h.syncAndDrain(user.user.id, user.accountId);
+    // The run ended in one pass (no retry, no deferral, each of which writes one more
+    // statement): checked first, so that a failure below says which it was.
+    expect(result.outcome).toBe("done");
+    expect(job?.status).toBe("completed");
     // The run's end records the account's sync: its time moves on, its history stays complete.
     const stateAfter = await h.syncState(user.accountId);
     expect(stateBefore.last_sync_at).not.toBeNull();
@@ -158,7 +162,6 @@ describe("the first sync of the 150-post demo account", () => {
     expect(statements).toBe(6);
     expect(requests(calls, "drive.")).toEqual({});
     expect((await h.driveFiles()).length).toBe(before);
-    expect(job?.status).toBe("completed");
     expect(job?.posts_total).toBe(0);
   });
 
