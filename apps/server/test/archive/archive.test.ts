@@ -291,6 +291,12 @@ describe("posts deleted or archived on Instagram", () => {
       token: stranger.token,
     });
     expect(refused.status).toBe(404);
+    // A post no walk has seen and with no reading is not found, for its account's owner too.
+    const unknown = await t.call("GET", `/api/archive/posts/${u.accountId}/999999999/history`, {
+      token: u.token,
+    });
+    expect(unknown.status).toBe(404);
+    await expect(t.ctx.archive.history(u.accountId, "999999999")).rejects.toThrow("Post not found");
     expect(
       (await t.call("GET", "/api/sync/posts?instagram_status=gone", { token: stranger.token })).body
         .total,

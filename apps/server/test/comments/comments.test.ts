@@ -219,15 +219,14 @@ describe("comments, for those who opt in", () => {
           .where("post_id", "=", postId)
           .executeTakeFirst();
       };
+      const queuedReads = async () =>
+        Number(
+          (await t.ctx.pool.query(`SELECT count(*) AS n FROM ${jobs}`, [account.id])).rows[0].n,
+        );
       const storyRead = await readOf(story.id);
-      const queuedAfterStory = Number(
-        (await t.ctx.pool.query(`SELECT count(*) AS n FROM ${jobs}`, [account.id])).rows[0].n,
-      );
+      const queuedAfterStory = await queuedReads();
       const feedRead = await readOf(feed.id);
-      const queued = Number(
-        (await t.ctx.pool.query(`SELECT count(*) AS n FROM ${jobs}`, [account.id])).rows[0].n,
-      );
-      return { feedRead, storyRead, queuedAfterStory, queued };
+      return { feedRead, storyRead, queuedAfterStory, queued: await queuedReads() };
     }
 
     const kept = await backUp(true);
