@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { SANDBOX_CREDENTIALS } from "../sandbox/src/credentials.ts";
-import { check, exited, freePort, signal, smokeProcesses, until } from "./smoke-processes.ts";
+import { freePort } from "./free-port.ts";
+import { check, exited, signal, smokeProcesses, until } from "./smoke-processes.ts";
 import { ROOT } from "./web-build.ts";
 
 /** The image's build steps, in order (Dockerfile, build stage). */

@@ -1,7 +1,6 @@
 // The processes of the production smoke test (production-smoke.ts): commands run to completion,
 // long-running roles in their own process groups, and the waits and checks between them.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 
 export const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null
@@ -82,19 +81,6 @@ export function smokeProcesses(app: string) {
   }
 
   return { children, dumpOutputs, sh, start };
-}
-
-export function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls `probe` until `done` holds; fails with `what` after `ms`. */

@@ -7,25 +7,12 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort } from "../../scripts/free-port.ts";
 import type { Seeder } from "./seeder.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", rej);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-}
 
 /** What another process (a test file) needs to use a Keepsake this one started. */
 export interface SharedKeepsake {

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../../../scripts/free-port.ts";
 import { statusSampleJob } from "../../src/status/status-sample.job.ts";
 import { backupHelpers, FAST_ENGINE } from "../support/backup.ts";
 import { createSandboxedApp, type SandboxedApp } from "../support/sandbox.ts";
@@ -151,12 +151,7 @@ describe("/metrics", () => {
   });
 
   it("a worker serves its own on METRICS_PORT, with the same token", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const srv = createServer().listen(0, "127.0.0.1", () => {
-        const a = srv.address();
-        srv.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-      });
-    });
+    const port = await freePort();
     const child = spawn(process.execPath, [WORKER], {
       env: {
         ...process.env,
