@@ -2,7 +2,7 @@
 #
 #   docker build -t keepsake .
 #   docker run --env-file keepsake.env keepsake                  # api (the default command)
-#   docker run --env-file keepsake.env -e MALLOC_ARENA_MAX=1 keepsake node --max-semi-space-size=1 apps/server/dist/main.js worker
+#   docker run --env-file keepsake.env -e MALLOC_ARENA_MAX=1 keepsake node --max-semi-space-size=1 --max-opt=2 apps/server/dist/main.js worker
 #
 # Docker is not available on our machines: scripts/production-smoke.ts (a stage of `npm test`)
 # performs these same build steps and runs these same commands without Docker, and checks that

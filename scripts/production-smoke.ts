@@ -19,7 +19,7 @@ export const BUILD_STEPS = [
 export const ROLE_COMMANDS = {
   migrate: ["node", "apps/server/dist/main.js", "migrate"],
   api: ["node", "--max-semi-space-size=4", "apps/server/dist/main.js", "api"],
-  worker: ["node", "--max-semi-space-size=1", "apps/server/dist/main.js", "worker"],
+  worker: ["node", "--max-semi-space-size=1", "--max-opt=2", "apps/server/dist/main.js", "worker"],
 } as const;
 
 const INSTAGRAM_ACCOUNT = { id: "8410000000000002", username: "maya.creates" };
@@ -126,12 +126,19 @@ try {
   const dockerfile = readFileSync(join(app, "Dockerfile"), "utf8");
   const compose = readFileSync(join(app, "compose.yaml"), "utf8");
   for (const s of BUILD_STEPS) check(dockerfile.includes(s), `Dockerfile does not run "${s}"`);
+  // And so must `npm run api` and `npm run worker` (their node flags: docs/operations.md).
+  const scripts = JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts;
   for (const [role, command] of Object.entries(ROLE_COMMANDS)) {
     const json = JSON.stringify(command).replaceAll(",", ", ");
     check(
       dockerfile.includes(json) || compose.includes(json),
       `neither Dockerfile nor compose.yaml runs the ${role} role as ${json}`,
     );
+    if (role !== "migrate")
+      check(
+        String(scripts[role]).endsWith(command.join(" ")),
+        `npm run ${role} does not end in ${command.join(" ")}`,
+      );
   }
 
   // 2. The image's build steps.
