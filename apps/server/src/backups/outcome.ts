@@ -121,16 +121,7 @@ export function outcomeRecorder(deps: {
       );
       return unavailable
         ? { outcome: "unavailable", message: m.mediaUnavailable }
-        : {
-            outcome: "completed",
-            duplicate,
-            post: {
-              id: post.id,
-              account_id: post.account_id,
-              posted_at: post.posted_at,
-              media_product_type: post.media_product_type,
-            },
-          };
+        : { outcome: "completed", duplicate, post };
     },
 
     /** What an error means for this backup: final, for the next sync, retried, or deferred. */
