@@ -101,6 +101,10 @@ export class Ctx {
   corruptUploads = 0;
   latency: { all: number; endpoints: Record<string, number> } = { all: 0, endpoints: {} };
   calls: Record<string, number> = {};
+  /** Requests of each endpoint being handled now (asleep in latency, reading or answering). */
+  readonly inFlight: Record<string, number> = {};
+  /** The most requests of each endpoint handled at once since the call counts were reset. */
+  peakInFlight: Record<string, number> = {};
   /**
    * Chunk requests of each resumable upload session still being handled (asleep in their
    * latency, reading a body or answering), by upload id. Runtime only: a reset leaves them, as
@@ -187,6 +191,7 @@ export class Ctx {
     this.corruptUploads = 0;
     this.latency = { all: 0, endpoints: {} };
     this.calls = {};
+    this.peakInFlight = {};
     this.usage = {};
     this.bucBudgetPerDay = 4800;
     this.appBudgetPerHour = 2000;
@@ -210,6 +215,12 @@ export class Ctx {
    */
   async enter(req: FastifyRequest, reply: FastifyReply, endpoint: string): Promise<boolean> {
     this.calls[endpoint] = (this.calls[endpoint] ?? 0) + 1;
+    const now = (this.inFlight[endpoint] ?? 0) + 1;
+    this.inFlight[endpoint] = now;
+    this.peakInFlight[endpoint] = Math.max(now, this.peakInFlight[endpoint] ?? 0);
+    reply.raw.once("close", () => {
+      this.inFlight[endpoint] = (this.inFlight[endpoint] ?? 1) - 1;
+    });
     const delay = this.latency.endpoints[endpoint] ?? this.latency.all;
     if (delay > 0) await sleep(delay);
     const rule = this.faults.find((f) => f.remaining > 0 && matches(f.endpoint, endpoint));

@@ -139,6 +139,28 @@ describe("fault controls", () => {
     expect(Date.now() - t).toBeGreaterThanOrEqual(110);
   });
 
+  it("tells the most requests of an endpoint handled at once, from the last reset", async () => {
+    const token = await igLongToken(h, B.id);
+    await h.ctl("latency", { ms: 200, endpoint: "ig.me" });
+    await h.ctl("calls", undefined, "DELETE");
+    // Four at once, then two at once: the peak stays four.
+    await Promise.all([me(token), me(token), me(token), me(token)]);
+    await Promise.all([me(token), me(token)]);
+    type Calls = { calls: Record<string, number>; peak_in_flight: Record<string, number> };
+    let got = await h.ctl<Calls>("calls");
+    expect(got.calls["ig.me"]).toBe(6);
+    expect(got.peak_in_flight["ig.me"]).toBe(4);
+    // One still in flight when the counts are reset: the next peak starts from it.
+    const slow = me(token);
+    await new Promise((r) => setTimeout(r, 50));
+    await h.ctl("calls", undefined, "DELETE");
+    expect((await h.ctl<Calls>("calls")).peak_in_flight).toEqual({ "ig.me": 1 });
+    await Promise.all([slow, me(token)]);
+    got = await h.ctl<Calls>("calls");
+    expect(got.peak_in_flight["ig.me"]).toBe(2);
+    await h.ctl("latency", { ms: 0, endpoint: "ig.me" });
+  });
+
   it("expires and revokes tokens", async () => {
     const token = await igLongToken(h, B.id);
     expect((await h.ctl<{ expired: number }>("tokens/expire", { token })).expired).toBe(1);

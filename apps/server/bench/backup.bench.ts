@@ -24,6 +24,8 @@
  * account is backed up. BENCH_RUNS (default 1):
  * runs, each on a fresh sandbox and database; more than one ends with min / median / max.
  * BENCH_WORKER_NODE_OPTIONS: NODE_OPTIONS for the worker alone (e.g. `--cpu-prof`).
+ * BENCH_LATENCY_MS (default 0): a wait the sandbox adds before answering every provider request
+ * (the CDN's included), in both phases alike — loopback answers at once, real providers do not.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -52,6 +54,7 @@ const IMAGES = process.env.BENCH_IMAGES
   : Number.POSITIVE_INFINITY;
 const DESTINATION = benchDestination();
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const MB = 1024 * 1024;
 const secrets = {
   JWT_SECRET: randomBytes(32).toString("hex"),
@@ -174,6 +177,8 @@ async function main(run: number): Promise<RunFigures> {
     await setUpJobsDone(t.ctx.queue);
     const cpuBefore = cpuSeconds(worker.pid as number);
 
+    // Every provider request (the CDN's too) waits LATENCY_MS first, in both phases.
+    if (LATENCY_MS > 0) await h.control("/latency", { body: { ms: LATENCY_MS } });
     await h.control("/calls", { method: "DELETE" });
     log(`backing up ${chosen.size} posts`);
     const others0 = { own: ownCpuSeconds(), pg: postgresCpuSeconds() };
@@ -271,7 +276,7 @@ async function main(run: number): Promise<RunFigures> {
     const graph = requestsByEndpoint(calls, "ig.", "fb.");
     console.log(
       [
-        `Keepsake backup benchmark${DESTINATION === "google_drive" ? "" : ` to ${LABELS[DESTINATION]}`} (sandbox over loopback; ${database.name ? `PostgreSQL server, database ${database.name}` : "embedded database"}; worker: npm run worker)`,
+        `Keepsake backup benchmark${DESTINATION === "google_drive" ? "" : ` to ${LABELS[DESTINATION]}`} (sandbox over loopback${LATENCY_MS > 0 ? `, ${LATENCY_MS} ms added to every provider request` : ""}; ${database.name ? `PostgreSQL server, database ${database.name}` : "embedded database"}; worker: npm run worker)`,
         `  posts: ${postsN} (${images.length} image/carousel posts + 1 video of ${VIDEO_MB} MB), files: ${files.length}`,
         `  total bytes:        ${bytes.toLocaleString("en-US")} (${f2(bytes / MB)} MiB, sidecars ${f2(metaBytes / 1024)} KiB)`,
         `  seconds:            ${f2(seconds)}`,

@@ -27,6 +27,7 @@ import type {
 } from "../sync/index.ts";
 import type { PostRow } from "../sync/tables.ts";
 import type { BackupsRepositories } from "./backups.repositories.ts";
+import { postsInProgress } from "./in-progress.ts";
 import { createMediaSource, MediaWithheldError, type PostRef } from "./media-source.ts";
 import type { BackupItem } from "./naming.ts";
 import { type BackupOutcome, type FailedBackupEvent, outcomeRecorder } from "./outcome.ts";
@@ -88,6 +89,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
   const { repos, directory, clock, settings: s } = deps;
   const source = createMediaSource({ ...deps, repo: repos.posts, settings: s });
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
+  const shared = postsInProgress(s.transferLanes);
 
   async function run(postId: string, attempt: AttemptInfo): Promise<BackupOutcome> {
     const lease = randomUUID();
@@ -184,7 +186,7 @@ export function createBackupEngine(deps: BackupEngineDeps) {
     // mark as it was before this attempt), its folder found and what earlier attempts recorded
     // read: three round trips at once.
     const [found, rows] = await Promise.all([
-      destination.ensureFolder(accountKey, path),
+      shared.ensureFolder(destination, [backup.destination, post.user_id], accountKey, path),
       repos.backups.backupFiles(backup.id, backup.destination, accountKey),
       post.backup_started_at === null
         ? repos.posts.markPostBackupStarted(post.id, clock.now())
@@ -283,22 +285,27 @@ export function createBackupEngine(deps: BackupEngineDeps) {
       else await ledger.forgetSession(item);
     }
     if (!resume && existing) return ledger.record(item, existing, true);
+    // The download and its upload hold a lane; the record is written outside it.
     const stream = async (from: OpenUpload | null) =>
       ledger.record(
         item,
-        await a.destination.put(
-          spec,
-          {
-            download: await source.open(item, a.account.id, ref, a.signal),
-            reopen: () => source.open(item, a.account.id, ref, a.signal),
-          },
-          ledger.recorder(item),
-          {
-            resume: from,
-            checkLease: a.checkLease,
-            ...(a.signal ? { signal: a.signal } : {}),
-          },
-        ),
+        await shared.inLane(async () => {
+          // The claim may have been lost, or the worker told to stop, while this waited.
+          a.checkLease();
+          return a.destination.put(
+            spec,
+            {
+              download: await source.open(item, a.account.id, ref, a.signal),
+              reopen: () => source.open(item, a.account.id, ref, a.signal),
+            },
+            ledger.recorder(item),
+            {
+              resume: from,
+              checkLease: a.checkLease,
+              ...(a.signal ? { signal: a.signal } : {}),
+            },
+          );
+        }),
         false,
       );
     try {

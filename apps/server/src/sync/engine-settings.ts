@@ -13,9 +13,15 @@ export interface EngineSettings extends RetrySettings {
   /**
    * How many buffers of `multipartMaxBytes` a process reads small files of unknown length into
    * (reused, made when first needed; more such uploads at once wait for one). As many as the
-   * backup job's concurrency. Small files of known length are piped and need none.
+   * transfer lanes. Small files of known length are piped and need none.
    */
   smallUploadBuffers: number;
+  /**
+   * How many media files a worker process moves at once (each a CDN download piped into its
+   * upload). More posts than this are in progress (the backup job's concurrency): their claims,
+   * records, folders and sidecars go on beside the transfers instead of holding one up.
+   */
+  transferLanes: number;
   /** Media per Graph page. */
   pageSize: number;
   /** A sync stops after this many already-known posts in a row (pinned posts come first). */
@@ -35,6 +41,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   chunkBytes: 64 * 1024 * 1024,
   multipartMaxBytes: 5 * 1024 * 1024,
   smallUploadBuffers: 3,
+  transferLanes: 3,
   pageSize: 50,
   knownRunToStop: 12,
   leaseMs: 45_000,

@@ -95,9 +95,11 @@ export function registerControl(app: FastifyInstance, ctx: Ctx, stripe: StripeSi
     return { ok: true };
   });
 
-  app.get(`${c}/calls`, async () => ({ calls: ctx.calls }));
+  app.get(`${c}/calls`, async () => ({ calls: ctx.calls, peak_in_flight: ctx.peakInFlight }));
   app.delete(`${c}/calls`, async () => {
     ctx.calls = {};
+    // The peaks start again from the requests still being handled.
+    ctx.peakInFlight = Object.fromEntries(Object.entries(ctx.inFlight).filter(([, n]) => n > 0));
     return { ok: true };
   });
 

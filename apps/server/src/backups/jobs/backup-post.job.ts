@@ -26,7 +26,9 @@ export const backupPostJob = defineJob({
     expireInSeconds: 4 * 3600,
     heartbeatSeconds: 15,
   },
-  concurrency: 3,
+  // Posts in progress; their media files move through the engine's lanes (`transferLanes`, 3),
+  // so one post's claim, records and sidecar never hold up another's download and upload.
+  concurrency: 6,
   // Many short jobs: an idle slot asks often, so small files do not wait on the poll.
   pollingIntervalSeconds: 0.5,
   async handler(
