@@ -16,7 +16,7 @@ export function postsInProgress(transferLanes: number) {
 
     /** `destination.ensureFolder`, joined by the others asking for the same folder meanwhile. */
     ensureFolder(
-      destination: DestinationSession,
+      destination: Pick<DestinationSession, "ensureFolder">,
       /** Whose folder: the destination, the user and the destination's account. */
       owner: string[],
       accountKey: string,
